@@ -1,0 +1,89 @@
+// The set of actions offered to the Navigator: lookup, the schema the model must follow, and
+// running one action with its parameters validated. Errors become results the model can read.
+
+import { z } from 'zod';
+import { ActionError, ChatModelError, PlannavError, RequestCancelledError } from '../errors';
+import { toModelJsonSchema, type JSONSchema } from '../llm/json-schema';
+import { raceAbort } from '../util/abort';
+import type { Action, ActionContext, ActionResult } from './types';
+
+function describeIssues(error: z.ZodError): string {
+  return error.issues.map((issue) => `${issue.path.length > 0 ? issue.path.join('.') : '(root)'}: ${issue.message}`).join('; ');
+}
+
+/** Errors that no other action can work around: they end the task instead of becoming results. */
+function isFatal(error: unknown): boolean {
+  if (RequestCancelledError.isInstance(error)) return true;
+  return ChatModelError.isInstance(error) && ['CHAT_MODEL_AUTH', 'CHAT_MODEL_FORBIDDEN', 'CHAT_MODEL_BAD_REQUEST'].includes(error.code);
+}
+
+/** The actions the Navigator may choose, by name. Later definitions replace earlier ones. */
+export class ActionRegistry {
+  private readonly actions = new Map<string, Action>();
+
+  constructor(actions: readonly Action[]) {
+    for (const action of actions) this.actions.set(action.name, action);
+  }
+
+  /** The action called `name`, if registered. */
+  get(name: string): Action | undefined {
+    return this.actions.get(name);
+  }
+
+  /** Every registered action, in registration order. */
+  list(): Action[] {
+    return [...this.actions.values()];
+  }
+
+  /** The zod schema of one action item as the model must write it: `{ "<name>": { …params } }`. */
+  itemSchema(): z.ZodType {
+    const variants = this.list().map((action) =>
+      z.object({ [action.name]: action.schema.describe(action.description) }).strict(),
+    );
+    if (variants.length === 1) return variants[0] as z.ZodType;
+    return z.union(variants as unknown as [z.ZodType, z.ZodType, ...z.ZodType[]]);
+  }
+
+  /** The JSON Schema of one action item, for the prompt and the model's structured output. */
+  itemJsonSchema(): JSONSchema {
+    return toModelJsonSchema(this.itemSchema());
+  }
+
+  /** One line per action for the system prompt: name, description and parameters. */
+  describe(): string {
+    return this.list()
+      .map((action) => {
+        const schema = toModelJsonSchema(action.schema) as { properties?: Record<string, unknown> };
+        const parameters = JSON.stringify(schema.properties ?? {});
+        return `- ${action.name}: ${action.description} Parameters: ${parameters}`;
+      })
+      .join('\n');
+  }
+
+  /**
+   * Runs one action. Unknown names, invalid parameters and failures inside the handler become
+   * error results the model reads; a cancel or a fatal model error is thrown.
+   */
+  async run(name: string, params: unknown, context: ActionContext): Promise<ActionResult> {
+    const action = this.actions.get(name);
+    if (!action) {
+      return {
+        error: `Unknown action "${name}". Available actions: ${[...this.actions.keys()].join(', ')}.`,
+        includeInMemory: true,
+      };
+    }
+    const parsed = action.schema.safeParse(params ?? {});
+    if (!parsed.success) {
+      return { error: `Invalid parameters for ${name}: ${describeIssues(parsed.error)}.`, includeInMemory: true };
+    }
+    try {
+      const result = await raceAbort(action.handler(parsed.data, context), context.signal);
+      return typeof result === 'string' ? { extractedContent: result, includeInMemory: true } : result;
+    } catch (error) {
+      if (isFatal(error)) throw error;
+      const message = error instanceof Error ? error.message : String(error);
+      const prefix = ActionError.isInstance(error) || PlannavError.isInstance(error) ? '' : `${name} failed: `;
+      return { error: prefix + message, includeInMemory: true };
+    }
+  }
+}

@@ -1,0 +1,73 @@
+// What the agents share during one task: the conversation, the browser, the options, the cancel
+// signal and the event sink. The Executor builds one per task; agents only read and append.
+
+import type { ActionRegistry } from '../actions/registry';
+import type { ActionResult, HumanAnswer } from '../actions/types';
+import type { PageState, PageStateReader } from '../browser/page-state';
+import type { BrowserDriver } from '../browser/types';
+import type { EventBase, ExecutorEventMap, ExecutorEventName } from '../events';
+import type { ModelCallObserver, ModelRetryOptions } from '../llm/generate-object';
+import { toErrorInfo } from '../history/error-info';
+import type { LLMClient } from '../llm/types';
+import type { MessageManager } from '../messages/message-manager';
+
+/** The options the agents read. */
+export interface AgentSettings {
+  readonly maxSteps: number;
+  readonly maxActionsPerStep: number;
+  readonly useVision: boolean;
+  readonly useVisionForPlanner: boolean;
+  readonly modelRetry: ModelRetryOptions;
+  readonly modelTimeoutMs: number | undefined;
+  readonly temperature: number | undefined;
+}
+
+/** An event payload without the fields the context fills in. */
+export type EventPayload<K extends ExecutorEventName> = Omit<ExecutorEventMap[K], keyof EventBase>;
+
+/** The shared state of one task. */
+export interface AgentContext {
+  readonly taskId: string;
+  readonly settings: AgentSettings;
+  readonly messages: MessageManager;
+  readonly driver: BrowserDriver;
+  readonly pageReader: PageStateReader;
+  readonly registry: ActionRegistry;
+  readonly navigatorLLM: LLMClient;
+  readonly plannerLLM: LLMClient;
+  readonly extractionLLM: LLMClient;
+  /** Aborted when the task is cancelled. */
+  readonly signal: AbortSignal;
+  /** Navigator steps started in this task. */
+  nSteps: number;
+  /** The results of the last Navigator step. */
+  actionResults: ActionResult[];
+  /** The state added to the conversation in this iteration, if any. */
+  currentState: PageState | undefined;
+  /** Whether this iteration's state message is already in the conversation. */
+  stateMessageAdded: boolean;
+  /** Emits an event, filling in task id, step and time. */
+  emit<K extends ExecutorEventName>(name: K, actor: EventBase['actor'], payload: EventPayload<K>): void;
+  /** Resolves at once, or when a pause ends; rejects when the task is cancelled. */
+  checkpoint(): Promise<void>;
+  /** Asks the user a question (the `ask_human` action). */
+  askHuman(question: string): Promise<HumanAnswer>;
+}
+
+/** Model-call events for one agent, as a generateObject observer. */
+export function modelCallObserver(context: AgentContext, actor: 'planner' | 'navigator', llm: LLMClient): ModelCallObserver {
+  const model = { provider: llm.provider, model: llm.model };
+  return {
+    onCallStart: (attempt) => context.emit('model-call-start', actor, { ...model, attempt }),
+    onCallEnd: (attempt, outcome) =>
+      context.emit('model-call-end', actor, {
+        ...model,
+        attempt,
+        usage: outcome.usage,
+        durationMs: outcome.durationMs,
+        finishReason: outcome.finishReason,
+        error: outcome.error ? toErrorInfo(outcome.error) : undefined,
+      }),
+    onRetry: (attempt, error, delayMs) => context.emit('model-retry', actor, { attempt, delayMs, error: toErrorInfo(error) }),
+  };
+}

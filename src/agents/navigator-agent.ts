@@ -1,0 +1,259 @@
+// The Navigator: sees the current page, chooses up to maxActionsPerStep actions and runs them in
+// order. Its `done` is a proposal the Planner checks; unknown or invalid actions become results.
+
+import { z } from 'zod';
+import type { ActionContext, ActionResult } from '../actions/types';
+import { ActionError } from '../errors';
+import type { StepRecorder } from '../history/step-recorder';
+import { generateObject } from '../llm/generate-object';
+import { hasImages, withoutImages } from '../llm/images';
+import { toModelJsonSchema } from '../llm/json-schema';
+import type { TokenUsage } from '../llm/usage';
+import { buildStateMessage } from '../prompts/state-message';
+import type { AgentContext } from './agent-context';
+import { modelCallObserver } from './agent-context';
+
+const text = z.preprocess((value) => (value === null || value === undefined ? '' : value), z.string());
+
+/**
+ * Repairs the action list the way models get it wrong: a JSON string, a single object, null
+ * entries, or several actions in one object.
+ */
+function normalizeActions(value: unknown): unknown {
+  let list = value;
+  if (typeof list === 'string') {
+    try {
+      list = JSON.parse(list) as unknown;
+    } catch {
+      return list;
+    }
+  }
+  if (list !== null && typeof list === 'object' && !Array.isArray(list)) list = [list];
+  if (!Array.isArray(list)) return list;
+  return list.flatMap((item: unknown) => {
+    if (item === null || item === undefined) return [];
+    if (typeof item !== 'object' || Array.isArray(item)) return [item];
+    return Object.entries(item as Record<string, unknown>).map(([name, params]) => ({ [name]: params }));
+  });
+}
+
+/** What the Navigator's output is validated against: lenient, so actions are judged one by one. */
+export const navigatorOutputSchema = z.object({
+  current_state: z
+    .object({ evaluation_previous_goal: text, memory: text, next_goal: text })
+    .default({ evaluation_previous_goal: '', memory: '', next_goal: '' }),
+  action: z.preprocess(
+    normalizeActions,
+    z.array(z.record(z.string(), z.unknown()), { error: 'action must be a list of {"action_name": {parameters}} objects' }).min(1, 'write at least one action'),
+  ),
+});
+
+/** The Navigator's output. */
+export type NavigatorOutput = z.output<typeof navigatorOutputSchema>;
+
+/** What one Navigator step did. */
+export interface NavigatorStepResult {
+  readonly output: NavigatorOutput;
+  readonly results: readonly ActionResult[];
+  /** The step proposed that the task is done. */
+  readonly done: boolean;
+  /** With `done`: the success flag the Navigator gave. */
+  readonly success: boolean | undefined;
+  /** With `done`: the data the `done` action returned. */
+  readonly data: unknown;
+  /** Every action that ran returned an error: the step made no progress. */
+  readonly allActionsFailed: boolean;
+  readonly usage: TokenUsage;
+}
+
+function firstEntry(item: Record<string, unknown>): [string, unknown] {
+  return Object.entries(item)[0] ?? ['', undefined];
+}
+
+/** The Navigator agent. */
+export class NavigatorAgent {
+  private readonly jsonSchema;
+
+  constructor(private readonly context: AgentContext) {
+    const { registry, settings } = context;
+    this.jsonSchema = toModelJsonSchema(
+      z.object({
+        current_state: z.object({
+          evaluation_previous_goal: z.string(),
+          memory: z.string(),
+          next_goal: z.string(),
+        }),
+        action: z.array(registry.itemSchema()).min(1).max(settings.maxActionsPerStep),
+      }),
+    );
+  }
+
+  /**
+   * Adds the current browser state to the conversation, unless this iteration already did.
+   * Results kept in memory become permanent messages first; the others appear once, in the state.
+   * `upcomingStep` is the number of the Navigator step this state is for.
+   */
+  async addStateMessageToMemory(upcomingStep: number): Promise<void> {
+    const { context } = this;
+    if (context.stateMessageAdded) return;
+    const transient: ActionResult[] = [];
+    for (const result of context.actionResults) {
+      if (!result.includeInMemory) {
+        transient.push(result);
+        continue;
+      }
+      if (result.extractedContent) context.messages.addActionResult(`Action result: ${result.extractedContent}`);
+      if (result.error) context.messages.addActionResult(`Action error: ${result.error}`);
+    }
+    context.actionResults = [];
+    const state = await context.pageReader.capture({ screenshot: context.settings.useVision, signal: context.signal });
+    context.currentState = state;
+    context.messages.addStateMessage(
+      buildStateMessage({
+        state,
+        step: upcomingStep,
+        maxSteps: context.settings.maxSteps,
+        transientResults: transient,
+        includeScreenshot: context.settings.useVision,
+      }),
+    );
+    context.stateMessageAdded = true;
+  }
+
+  /** Runs one step: state, model call, actions. `recorder` receives each fact as it happens. */
+  async step(recorder: StepRecorder): Promise<NavigatorStepResult> {
+    const { context } = this;
+    const llm = context.navigatorLLM;
+    await this.addStateMessageToMemory(context.nSteps);
+    recorder.setState(context.currentState);
+    let messages = context.messages.messages();
+    if (hasImages(messages) && llm.supportsImages === false) {
+      context.emit('warning', 'navigator', { code: 'IMAGES_UNSUPPORTED', message: `${llm.model} does not accept images; the Navigator got text only.` });
+      messages = withoutImages(messages);
+    }
+    let result;
+    try {
+      result = await generateObject({
+        client: llm,
+        messages,
+        name: 'navigator_output',
+        description: 'The Navigator evaluation, memory, next goal and actions',
+        schema: navigatorOutputSchema,
+        jsonSchema: this.jsonSchema,
+        signal: context.signal,
+        retry: context.settings.modelRetry,
+        timeout: context.settings.modelTimeoutMs,
+        temperature: context.settings.temperature,
+        observer: modelCallObserver(context, 'navigator', llm),
+      });
+    } finally {
+      // The state message is transient: the next step (or a retry) adds a fresh one.
+      context.messages.removeStateMessage();
+      context.stateMessageAdded = false;
+    }
+    const output = result.object;
+    recorder.setModelOutput(output, result.usage);
+    context.messages.addModelOutput(JSON.stringify(output));
+    const limit = context.settings.maxActionsPerStep;
+    const chosen = output.action.slice(0, limit);
+    context.emit('navigator-output', 'navigator', {
+      evaluationPreviousGoal: output.current_state.evaluation_previous_goal,
+      memory: output.current_state.memory,
+      nextGoal: output.current_state.next_goal,
+      actions: chosen.map((item) => {
+        const [name, params] = firstEntry(item);
+        return { name, params };
+      }),
+    });
+    const { results, failed } = await this.runActions(chosen, recorder);
+    if (output.action.length > limit) {
+      results.push({
+        error: `Only the first ${limit} actions ran: ${output.action.length - limit} more were dropped (at most ${limit} per step).`,
+        includeInMemory: true,
+      });
+    }
+    context.actionResults = results;
+    const doneResult = results.find((item) => item.isDone);
+    return {
+      output,
+      results,
+      done: doneResult !== undefined,
+      success: doneResult?.success,
+      data: doneResult?.data,
+      allActionsFailed: failed === chosen.length,
+      usage: result.usage,
+    };
+  }
+
+  private actionContext(): ActionContext {
+    const { context } = this;
+    return {
+      driver: context.driver,
+      state: context.currentState,
+      signal: context.signal,
+      extractionLLM: context.extractionLLM,
+      taskId: context.taskId,
+      step: context.nSteps,
+      askHuman: (question) => context.askHuman(question),
+      element: (index) => {
+        const element = context.currentState?.elements.get(index);
+        if (!element) {
+          throw new ActionError('element', `There is no element with index ${index} on the page you saw. Use an index from the current state.`);
+        }
+        return element;
+      },
+    };
+  }
+
+  /** Runs the actions in order; `failed` counts those that returned an error. Skipped ones count as failed. */
+  private async runActions(items: readonly Record<string, unknown>[], recorder: StepRecorder): Promise<{ results: ActionResult[]; failed: number }> {
+    const { context } = this;
+    const results: ActionResult[] = [];
+    let failed = 0;
+    const actionContext = this.actionContext();
+    for (let position = 0; position < items.length; position++) {
+      if (position > 0) await context.checkpoint();
+      const [name, params] = firstEntry(items[position] as Record<string, unknown>);
+      context.emit('action-start', 'navigator', { action: name, params, actionIndex: position });
+      const started = Date.now();
+      const result = await context.registry.run(name, params, actionContext);
+      const durationMs = Date.now() - started;
+      context.emit('action-end', 'navigator', {
+        action: name,
+        params,
+        actionIndex: position,
+        result: result.extractedContent,
+        error: result.error,
+        durationMs,
+      });
+      recorder.addAction({
+        name,
+        params,
+        result: result.extractedContent,
+        error: result.error,
+        includeInMemory: result.includeInMemory ?? false,
+        isDone: result.isDone ?? false,
+        success: result.success,
+        data: result.data,
+        element: elementOf(params, context),
+        durationMs,
+      });
+      results.push(result);
+      if (result.error !== undefined) failed++;
+      const rest = items.slice(position + 1).map((item) => firstEntry(item)[0]);
+      if ((result.isDone || result.stopSequence) && rest.length > 0) {
+        const why = result.isDone ? 'done ends the step' : `the page changed after ${name}`;
+        results.push({ error: `Skipped ${rest.length} action(s) that did not run because ${why}: ${rest.join(', ')}.`, includeInMemory: true });
+        return { results, failed: failed + rest.length };
+      }
+    }
+    return { results, failed };
+  }
+}
+
+function elementOf(params: unknown, context: AgentContext): { index: number; tagName: string; selector?: string | undefined } | undefined {
+  const index = (params as { index?: unknown } | null)?.index;
+  if (typeof index !== 'number') return undefined;
+  const element = context.currentState?.elements.get(index);
+  return element ? { index, tagName: element.tagName, selector: element.selector } : undefined;
+}

@@ -1,0 +1,130 @@
+// The contract between plannav and a browser: what a driver (Playwright, Puppeteer, a Chrome
+// extension, a remote browser) implements. Types only; no implementation lives here.
+
+/** Options every asynchronous driver call accepts. @public */
+export interface CallOptions {
+  /** Aborts the call; the driver should reject promptly. */
+  readonly signal?: AbortSignal | undefined;
+  /** Milliseconds after which the call should give up. */
+  readonly timeout?: number | undefined;
+}
+
+/** A browser tab. @public */
+export interface TabInfo {
+  /** The driver's id for the tab, stable while the tab lives. */
+  readonly id: string;
+  readonly url: string;
+  readonly title: string;
+}
+
+/** A frame of the active tab the snapshot script can run in. @public */
+export interface FrameInfo {
+  /** The driver's id for the frame. */
+  readonly id: string;
+  /** The id of the parent frame; absent for the top frame. */
+  readonly parentId?: string | undefined;
+  readonly url: string;
+  /** The frame element's box in the parent frame's viewport, used to map coordinates to the top page. */
+  readonly offset?: { readonly x: number; readonly y: number } | undefined;
+}
+
+/**
+ * A script the core runs inside a page frame. Real drivers evaluate `run` in the page (it must
+ * be self-contained: no closure over Node values); test drivers may answer by `id`.
+ * @public
+ */
+export interface PageScript<TArg, TResult> {
+  /** A stable identifier, such as `plannav.dom-snapshot@1`. */
+  readonly id: string;
+  /** The function to run in the page, with `arg` (JSON-serialisable) as its only argument. */
+  readonly run: (arg: TArg) => TResult;
+}
+
+/** An element of the snapshot the model saw, as the driver must find it again. @public */
+export interface ElementRef {
+  /** The index the model used. */
+  readonly index: number;
+  /** The frame the element lives in. */
+  readonly frameId: string;
+  /** The element's id in the page, assigned by the snapshot script and kept while the element lives. */
+  readonly elementId: string;
+  /** The element's tag name, lower case. */
+  readonly tagName: string;
+  /** A CSS selector that found the element when the snapshot was taken, as a fallback. */
+  readonly selector?: string | undefined;
+}
+
+/** Options of a click. @public */
+export interface ClickOptions extends CallOptions {
+  readonly button?: 'left' | 'right' | 'middle' | undefined;
+  readonly modifiers?: readonly ('Alt' | 'Control' | 'Meta' | 'Shift')[] | undefined;
+}
+
+/** What to scroll and how far. @public */
+export interface ScrollOptions extends CallOptions {
+  /** Scroll inside this element instead of the page. */
+  readonly ref?: ElementRef | undefined;
+  /** Scroll by this many pixels (negative is up). */
+  readonly deltaY?: number | undefined;
+  /** Scroll to this percentage (0 to 100) of the scrollable height. */
+  readonly toPercent?: number | undefined;
+}
+
+/** Options of a screenshot. @public */
+export interface ScreenshotOptions extends CallOptions {
+  /** JPEG quality from 0 to 100. @defaultValue 70 */
+  readonly quality?: number | undefined;
+  /** The whole page instead of the viewport. @defaultValue false */
+  readonly fullPage?: boolean | undefined;
+}
+
+/**
+ * A browser as plannav drives it. Implement this to plug in any browser; the core's snapshot
+ * script runs through `frames()` and `evaluate()`, so every driver sees the same elements with
+ * the same numbers.
+ * @public
+ */
+export interface BrowserDriver {
+  /** The version of this interface the driver implements. */
+  readonly specificationVersion: 'v1';
+  /** Lists the open tabs. */
+  tabs(options?: CallOptions): Promise<TabInfo[]>;
+  /** The tab the driver acts on. */
+  activeTab(options?: CallOptions): Promise<TabInfo>;
+  /** Opens a tab, makes it active and loads `url` in it. */
+  openTab(url: string, options?: CallOptions): Promise<TabInfo>;
+  /** Makes a tab active. */
+  switchTab(tabId: string, options?: CallOptions): Promise<TabInfo>;
+  /** Closes a tab; if it was active, another becomes active. */
+  closeTab(tabId: string, options?: CallOptions): Promise<void>;
+  /** Loads `url` in the active tab. */
+  goto(url: string, options?: CallOptions): Promise<void>;
+  /** Goes back in the active tab's history. */
+  goBack(options?: CallOptions): Promise<void>;
+  /** The active tab's URL. */
+  currentUrl(options?: CallOptions): Promise<string>;
+  /** The frames of the active tab, top frame first. */
+  frames(options?: CallOptions): Promise<FrameInfo[]>;
+  /** Runs a core script in a frame of the active tab and returns its JSON-serialisable result. */
+  evaluate<TArg, TResult>(frameId: string, script: PageScript<TArg, TResult>, arg: TArg, options?: CallOptions): Promise<TResult>;
+  /** Clicks an element of the last snapshot. */
+  click(ref: ElementRef, options?: ClickOptions): Promise<void>;
+  /** Replaces the value of an input, textarea or editable element. */
+  fill(ref: ElementRef, text: string, options?: CallOptions): Promise<void>;
+  /** Selects the option with this label (or value) in a select element; returns the selected values. */
+  selectOption(ref: ElementRef, label: string, options?: CallOptions): Promise<string[]>;
+  /** Sets the files of a file input. */
+  uploadFiles(ref: ElementRef, paths: readonly string[], options?: CallOptions): Promise<void>;
+  /** Presses keys on the focused element, such as `Enter` or `Control+A`. */
+  press(keys: string, options?: CallOptions): Promise<void>;
+  /** Scrolls the page or an element. */
+  scroll(options: ScrollOptions): Promise<void>;
+  /** A JPEG of the viewport (or the whole page). */
+  screenshot(options?: ScreenshotOptions): Promise<Uint8Array>;
+  /** Resolves when the page has settled after an action (navigation committed, network and DOM quiet), within a bound. */
+  waitForSettled(options?: CallOptions): Promise<void>;
+  /** Releases what the driver created. Idempotent. */
+  close(): Promise<void>;
+  /** Same as `close()`, for `await using`. */
+  [Symbol.asyncDispose](): Promise<void>;
+}

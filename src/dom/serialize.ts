@@ -1,0 +1,70 @@
+// Turns frame snapshots into the text the model reads and the index→element map actions use.
+// Indices are kept stable across snapshots while an element lives; new elements are marked `*`.
+
+import type { ElementRef } from '../browser/types';
+import type { FrameSnapshot } from './types';
+
+/** A frame snapshot and the frame it came from. */
+export interface FrameSnapshotInput {
+  readonly frameId: string;
+  readonly snapshot: FrameSnapshot;
+}
+
+/** The model's view of a page. */
+export interface SerializedPage {
+  /** One line per indexed element and the page text between them. */
+  readonly text: string;
+  /** The element behind each index in `text`. */
+  readonly elements: ReadonlyMap<number, ElementRef>;
+  /** Indices that were not in the previous snapshot. */
+  readonly newIndices: ReadonlySet<number>;
+}
+
+function quote(value: string): string {
+  return `"${value.replace(/"/g, '\\"')}"`;
+}
+
+/**
+ * Hands out indices for page elements and keeps them while the elements live, so the numbers
+ * the model saw stay valid from one snapshot to the next. One indexer serves one tab session.
+ */
+export class ElementIndexer {
+  private readonly indices = new Map<string, number>();
+  private nextIndex = 1;
+  private snapshots = 0;
+
+  /** Serialises the frames, assigning indices; forgets elements that are gone. */
+  serialize(frames: readonly FrameSnapshotInput[]): SerializedPage {
+    const seen = new Map<string, number>();
+    const elements = new Map<number, ElementRef>();
+    const newIndices = new Set<number>();
+    const lines: string[] = [];
+    const markNew = this.snapshots > 0;
+    for (const { frameId, snapshot } of frames) {
+      for (const item of snapshot.items) {
+        const indent = '\t'.repeat(Math.max(0, item.depth));
+        if (item.kind === 'text') {
+          lines.push(indent + item.text);
+          continue;
+        }
+        const key = `${frameId}\u0000${item.elementId}`;
+        let index = this.indices.get(key);
+        if (index === undefined) {
+          index = this.nextIndex++;
+          if (markNew) newIndices.add(index);
+        }
+        seen.set(key, index);
+        elements.set(index, { index, frameId, elementId: item.elementId, tagName: item.tagName, selector: item.selector });
+        const attributes = Object.entries(item.attributes)
+          .map(([name, value]) => (value === '' ? ` ${name}` : ` ${name}=${quote(value)}`))
+          .join('');
+        const marker = newIndices.has(index) ? '*' : '';
+        lines.push(`${indent}${marker}[${index}]<${item.tagName}${attributes}>${item.text} />`);
+      }
+    }
+    this.indices.clear();
+    for (const [key, index] of seen) this.indices.set(key, index);
+    this.snapshots++;
+    return { text: lines.join('\n'), elements, newIndices };
+  }
+}

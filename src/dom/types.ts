@@ -1,0 +1,50 @@
+// The data the in-page snapshot script returns for one frame. Plain JSON, so it crosses any
+// driver's evaluate boundary; the core turns it into the model's text.
+
+/** An interactive element found by the snapshot script. @public */
+export interface SnapshotElement {
+  readonly kind: 'element';
+  /** Unique in the page and kept while the element lives. */
+  readonly elementId: string;
+  /** Lower-case tag name. */
+  readonly tagName: string;
+  /** The whitelisted attributes, values already capped. */
+  readonly attributes: Readonly<Record<string, string>>;
+  /** The element's own visible text, trimmed. */
+  readonly text: string;
+  /** Nesting depth among the listed elements, for indentation. */
+  readonly depth: number;
+  /** A CSS selector that finds the element, as a fallback for drivers. */
+  readonly selector?: string | undefined;
+}
+
+/** Visible page text between interactive elements. @public */
+export interface SnapshotText {
+  readonly kind: 'text';
+  readonly text: string;
+  readonly depth: number;
+}
+
+/** One entry of a frame snapshot, in document order. @public */
+export type SnapshotItem = SnapshotElement | SnapshotText;
+
+/** What the snapshot script returns for one frame. @public */
+export interface FrameSnapshot {
+  readonly url: string;
+  readonly title: string;
+  readonly items: readonly SnapshotItem[];
+  /** Pixels of content above the viewport. */
+  readonly pixelsAbove: number;
+  /** Pixels of content below the viewport. */
+  readonly pixelsBelow: number;
+}
+
+/** Options the core passes to the snapshot script. @public */
+export interface SnapshotScriptOptions {
+  /** Pixels beyond the viewport still indexed; -1 for the whole page. */
+  readonly viewportExpansion: number;
+  /** Attributes kept for the model. */
+  readonly includeAttributes: readonly string[];
+  /** Upper bound of one attribute value or text run, in characters. */
+  readonly maxTextLength: number;
+}

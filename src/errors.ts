@@ -1,0 +1,243 @@
+// The typed errors of plannav: one base class that users branch on by `code`, `retryable` or a
+// static `isInstance`. Nothing here may depend on another module of the package.
+
+/** Stable machine-readable codes carried by every {@link PlannavError}. @public */
+export type PlannavErrorCode =
+  | 'CHAT_MODEL_ERROR'
+  | 'CHAT_MODEL_AUTH'
+  | 'CHAT_MODEL_BAD_REQUEST'
+  | 'CHAT_MODEL_FORBIDDEN'
+  | 'CHAT_MODEL_RATE_LIMIT'
+  | 'CHAT_MODEL_SERVER'
+  | 'CHAT_MODEL_NETWORK'
+  | 'CHAT_MODEL_TIMEOUT'
+  | 'CHAT_MODEL_OUTPUT'
+  | 'REQUEST_CANCELLED'
+  | 'URL_NOT_ALLOWED'
+  | 'MAX_STEPS_REACHED'
+  | 'MAX_FAILURES_REACHED'
+  | 'ACTION_ERROR'
+  | 'BROWSER_ERROR'
+  | 'CONFIG_ERROR'
+  | 'EXECUTOR_BUSY';
+
+/** Options shared by the constructors of every {@link PlannavError}. @public */
+export interface PlannavErrorOptions {
+  /** The error that caused this one, kept for debugging. */
+  readonly cause?: unknown;
+  /** Overrides the class's default retryability. */
+  readonly retryable?: boolean | undefined;
+}
+
+const markerPrefix = 'plannav.error.';
+
+/** Something a class of {@link PlannavError} can be recognised by across duplicated installs. */
+interface ErrorClassLike {
+  readonly errorName: string;
+}
+
+/**
+ * The base class of every error plannav throws or reports.
+ *
+ * @remarks
+ * Use the static `isInstance` of a class rather than `instanceof`: it works across two copies of
+ * the package (a bundler realm, a duplicated install).
+ *
+ * @example
+ * ```ts
+ * if (ChatModelRateLimitError.isInstance(error)) await sleep(error.retryAfterMs ?? 1000);
+ * ```
+ * @public
+ */
+export class PlannavError extends Error {
+  /** The class's stable name; also the `name` of its instances. */
+  static readonly errorName: string = 'PlannavError';
+  /** Stable machine-readable code. */
+  readonly code: PlannavErrorCode;
+  /** Whether doing the same thing again may succeed (a rate limit, a server hiccup). */
+  readonly retryable: boolean;
+
+  constructor(code: PlannavErrorCode, message: string, options: PlannavErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    const errorClass = new.target as unknown as ErrorClassLike;
+    this.name = errorClass.errorName;
+    this.code = code;
+    this.retryable = options.retryable ?? false;
+    // Mark the instance with every class of its chain, so `isInstance` needs no prototype check.
+    for (let current: unknown = new.target; current && current !== Function.prototype; current = Object.getPrototypeOf(current)) {
+      const name = (current as Partial<ErrorClassLike>).errorName;
+      if (typeof name === 'string') {
+        Object.defineProperty(this, Symbol.for(markerPrefix + name), { value: true, enumerable: false });
+      }
+    }
+  }
+
+  /**
+   * Whether `error` is an instance of this class (or a subclass), even from another copy of the
+   * package.
+   */
+  static isInstance<T extends abstract new (...args: never[]) => PlannavError>(
+    this: T & ErrorClassLike,
+    error: unknown,
+  ): error is InstanceType<T> {
+    return (
+      typeof error === 'object' &&
+      error !== null &&
+      (error as Record<symbol, unknown>)[Symbol.for(markerPrefix + this.errorName)] === true
+    );
+  }
+}
+
+/** Details a model service gave about a failed call. @public */
+export interface ChatModelErrorOptions extends PlannavErrorOptions {
+  /** HTTP status code of the failed response, if any. */
+  readonly statusCode?: number | undefined;
+  /** The provider's request id, for support tickets. */
+  readonly requestId?: string | undefined;
+  /** The body of the failed response, if any, cut to a readable length. */
+  readonly responseBody?: string | undefined;
+}
+
+/**
+ * A language-model call failed. Subclasses say why; `retryable` says whether the call may succeed
+ * if made again (rate limits, server errors, network errors and timeouts are retryable).
+ * @public
+ */
+export class ChatModelError extends PlannavError {
+  static override readonly errorName: string = 'ChatModelError';
+  /** HTTP status code of the failed response, if any. */
+  readonly statusCode: number | undefined;
+  /** The provider's request id, for support tickets. */
+  readonly requestId: string | undefined;
+  /** The body of the failed response, if any. */
+  readonly responseBody: string | undefined;
+
+  constructor(message: string, options: ChatModelErrorOptions & { readonly code?: PlannavErrorCode } = {}) {
+    super(options.code ?? 'CHAT_MODEL_ERROR', message, options);
+    this.statusCode = options.statusCode;
+    this.requestId = options.requestId;
+    this.responseBody = options.responseBody;
+  }
+}
+
+/** The model service rejected the credentials (HTTP 401). Ends a task at once. @public */
+export class ChatModelAuthError extends ChatModelError {
+  static override readonly errorName: string = 'ChatModelAuthError';
+  constructor(message: string, options: ChatModelErrorOptions = {}) {
+    super(message, { ...options, code: 'CHAT_MODEL_AUTH', retryable: false });
+  }
+}
+
+/** The model service refused the request as malformed (HTTP 400/422). Ends a task at once. @public */
+export class ChatModelBadRequestError extends ChatModelError {
+  static override readonly errorName: string = 'ChatModelBadRequestError';
+  constructor(message: string, options: ChatModelErrorOptions = {}) {
+    super(message, { ...options, code: 'CHAT_MODEL_BAD_REQUEST', retryable: false });
+  }
+}
+
+/** The credentials lack permission for this model or endpoint (HTTP 403). Ends a task at once. @public */
+export class ChatModelForbiddenError extends ChatModelError {
+  static override readonly errorName: string = 'ChatModelForbiddenError';
+  constructor(message: string, options: ChatModelErrorOptions = {}) {
+    super(message, { ...options, code: 'CHAT_MODEL_FORBIDDEN', retryable: false });
+  }
+}
+
+/** The model service is rate limiting (HTTP 429). Retryable; honours `retryAfterMs`. @public */
+export class ChatModelRateLimitError extends ChatModelError {
+  static override readonly errorName: string = 'ChatModelRateLimitError';
+  /** How long the service asked to wait before the next call (from `Retry-After`), if it said. */
+  readonly retryAfterMs: number | undefined;
+  constructor(message: string, options: ChatModelErrorOptions & { readonly retryAfterMs?: number | undefined } = {}) {
+    super(message, { ...options, code: 'CHAT_MODEL_RATE_LIMIT', retryable: true });
+    this.retryAfterMs = options.retryAfterMs;
+  }
+}
+
+/**
+ * The model answered, but its output could not be used: not JSON, not of the required shape,
+ * or cut off by the output token limit.
+ * @public
+ */
+export class ChatModelOutputError extends ChatModelError {
+  static override readonly errorName: string = 'ChatModelOutputError';
+  /** The model's raw text, when there was one. */
+  readonly text: string | undefined;
+  constructor(message: string, options: ChatModelErrorOptions & { readonly text?: string | undefined } = {}) {
+    super(message, { ...options, code: 'CHAT_MODEL_OUTPUT', retryable: false });
+    this.text = options.text;
+  }
+}
+
+/** The task, a model call or an action was cancelled (by `cancel()` or the caller's signal). @public */
+export class RequestCancelledError extends PlannavError {
+  static override readonly errorName: string = 'RequestCancelledError';
+  constructor(message = 'The request was cancelled.', options: PlannavErrorOptions = {}) {
+    super('REQUEST_CANCELLED', message, { ...options, retryable: false });
+  }
+}
+
+/** A browser-side failure: a page that would not load, a driver call that failed. @public */
+export class BrowserError extends PlannavError {
+  static override readonly errorName: string = 'BrowserError';
+  constructor(message: string, options: PlannavErrorOptions & { readonly code?: PlannavErrorCode } = {}) {
+    super(options.code ?? 'BROWSER_ERROR', message, options);
+  }
+}
+
+/** A navigation was refused by the URL policy. The model is told and may try something else. @public */
+export class URLNotAllowedError extends BrowserError {
+  static override readonly errorName: string = 'URLNotAllowedError';
+  /** The URL that was refused. */
+  readonly url: string;
+  constructor(url: string, message = `Navigation to ${url} is not allowed by the URL policy.`, options: PlannavErrorOptions = {}) {
+    super(message, { ...options, code: 'URL_NOT_ALLOWED', retryable: false });
+    this.url = url;
+  }
+}
+
+/** The task used up `maxSteps` without the Planner declaring it done. @public */
+export class MaxStepsReachedError extends PlannavError {
+  static override readonly errorName: string = 'MaxStepsReachedError';
+  /** The cap that was reached. */
+  readonly maxSteps: number;
+  constructor(maxSteps: number) {
+    super('MAX_STEPS_REACHED', `The task did not finish within maxSteps (${maxSteps}). Raise maxSteps or split the task.`);
+    this.maxSteps = maxSteps;
+  }
+}
+
+/** `maxFailures` steps failed in a row. `cause` holds the last failure. @public */
+export class MaxFailuresReachedError extends PlannavError {
+  static override readonly errorName: string = 'MaxFailuresReachedError';
+  /** How many failures in a row ended the task. */
+  readonly failures: number;
+  constructor(failures: number, cause: unknown) {
+    const detail = cause instanceof Error ? `: ${cause.message}` : '';
+    super('MAX_FAILURES_REACHED', `The task stopped after ${failures} failed steps in a row${detail}`, { cause });
+    this.failures = failures;
+  }
+}
+
+/** An action could not run: unknown name, invalid parameters, or a failure inside it. @public */
+export class ActionError extends PlannavError {
+  static override readonly errorName: string = 'ActionError';
+  /** The action's name. */
+  readonly action: string;
+  constructor(action: string, message: string, options: PlannavErrorOptions = {}) {
+    super('ACTION_ERROR', message, options);
+    this.action = action;
+  }
+}
+
+/** An option or argument is invalid. The message names the field and what it must be. @public */
+export class ConfigError extends PlannavError {
+  static override readonly errorName: string = 'ConfigError';
+  /** The option's path, such as `maxSteps` or `planner.temperature`, when one field is at fault. */
+  readonly field: string | undefined;
+  constructor(message: string, options: PlannavErrorOptions & { readonly field?: string | undefined } = {}) {
+    super('CONFIG_ERROR', message, options);
+    this.field = options.field;
+  }
+}

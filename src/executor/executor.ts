@@ -1,0 +1,461 @@
+// The Executor: runs the Planner/Navigator loop for a task and its follow-ups, with pause,
+// resume, cancel, human input, typed events and a history that survives any ending.
+
+import { EventEmitter } from 'eventemitter3';
+import { ActionRegistry } from '../actions/registry';
+import { askHumanAction } from '../actions/builtin/ask-human';
+import { cacheContentAction } from '../actions/builtin/cache-content';
+import { doneAction } from '../actions/builtin/done';
+import { waitAction } from '../actions/builtin/wait';
+import type { ActionResult, HumanAnswer } from '../actions/types';
+import type { AgentContext, AgentSettings, EventPayload } from '../agents/agent-context';
+import { NavigatorAgent, type NavigatorStepResult } from '../agents/navigator-agent';
+import { PlannerAgent, type PlannerStepResult } from '../agents/planner-agent';
+import { defaultIncludeAttributes, PageStateReader } from '../browser/page-state';
+import {
+  ActionError,
+  ChatModelAuthError,
+  ChatModelBadRequestError,
+  ChatModelForbiddenError,
+  ConfigError,
+  MaxFailuresReachedError,
+  MaxStepsReachedError,
+  PlannavError,
+  RequestCancelledError,
+} from '../errors';
+import type { Actor, EventBase, ExecutorEvent, ExecutorEventMap, ExecutorEventName, TaskStatus } from '../events';
+import { toErrorInfo } from '../history/error-info';
+import { StepRecorder } from '../history/step-recorder';
+import type { RunHistory, StepRecord, TaskRecord } from '../history/types';
+import { addUsage, emptyUsage, type TokenUsage } from '../llm/usage';
+import { MessageManager } from '../messages/message-manager';
+import { navigatorSystemPrompt } from '../prompts/navigator-system';
+import { createEventStream } from './event-stream';
+import { HumanInputBroker } from './human-input';
+import { resolveExecutorOptions, type ExecutorOptions, type ResolvedExecutorOptions } from './options';
+import { TaskControl } from './task-control';
+
+/** How one `execute()` ended. @public */
+export interface ExecutionResult {
+  readonly taskId: string;
+  readonly status: TaskStatus;
+  /** True when the Planner declared the task done and the Navigator did not report failure. */
+  readonly success: boolean;
+  /** The Planner's final answer, when the task finished. */
+  readonly finalAnswer: string | undefined;
+  /** The structured result of the `done` action, when there was one. */
+  readonly data: unknown;
+  /** Why the task did not finish: a `MaxStepsReachedError`, `MaxFailuresReachedError`, `RequestCancelledError`, or a fatal model error. */
+  readonly error: PlannavError | undefined;
+  /** Navigator steps taken in this task. */
+  readonly steps: number;
+  /** Tokens used by this task's model calls. */
+  readonly usage: TokenUsage;
+  /** The session's history so far (every task, every step). */
+  readonly history: RunHistory;
+  readonly durationMs: number;
+}
+
+/** A listener as the untyped emitter stores it; the public methods keep the types. */
+type AnyListener = (event: unknown) => void;
+
+/** Errors no retry can fix: they end the task at once without using the failure budget. */
+function isFatal(error: unknown): boolean {
+  return (
+    RequestCancelledError.isInstance(error) ||
+    ChatModelAuthError.isInstance(error) ||
+    ChatModelBadRequestError.isInstance(error) ||
+    ChatModelForbiddenError.isInstance(error)
+  );
+}
+
+function newTaskId(): string {
+  const crypto = (globalThis as { crypto?: { randomUUID?: () => string } }).crypto;
+  return crypto?.randomUUID?.() ?? `task-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 10)}`;
+}
+
+/**
+ * Runs a browser task with a Planner and a Navigator sharing one conversation.
+ *
+ * @example
+ * ```ts
+ * const executor = new Executor({ task: 'Find the cheapest blue mug', llm, browser });
+ * executor.on('action-end', (event) => console.log(event.action, event.result ?? event.error));
+ * const result = await executor.execute();
+ * console.log(result.status, result.finalAnswer);
+ * ```
+ * @public
+ */
+export class Executor {
+  private readonly options: ResolvedExecutorOptions;
+  private readonly emitter = new EventEmitter<string>();
+  private readonly control = new TaskControl();
+  private readonly human: HumanInputBroker;
+  private readonly messages: MessageManager;
+  private readonly registry: ActionRegistry;
+  private readonly pageReader: PageStateReader;
+  private readonly tasks: TaskRecord[] = [];
+  private readonly steps: StepRecord[] = [];
+  private carriedResults: ActionResult[] = [];
+  private nextTaskIndex = 0;
+  private running = false;
+  private current: { taskId: string; step: number } | undefined;
+
+  /**
+   * @throws `ConfigError` when an option is invalid; nothing has run yet.
+   */
+  constructor(options: ExecutorOptions) {
+    this.options = resolveExecutorOptions(options);
+    const excluded = new Set(this.options.excludeActions);
+    const builtins = [doneAction(this.options.outputSchema), waitAction, cacheContentAction, askHumanAction];
+    const unknown = this.options.excludeActions.filter((name) => !builtins.some((action) => action.name === name));
+    if (unknown.length > 0) {
+      throw new ConfigError(`Option \`excludeActions\` names unknown built-in actions: ${unknown.join(', ')}.`, { field: 'excludeActions' });
+    }
+    if (excluded.has('done')) throw new ConfigError('Option `excludeActions` cannot exclude `done`: the Navigator needs it to finish.', { field: 'excludeActions' });
+    this.registry = new ActionRegistry([...builtins.filter((action) => !excluded.has(action.name)), ...this.options.actions]);
+    this.human = new HumanInputBroker(this.options.humanInput, this.options.humanTimeoutMs);
+    this.messages = new MessageManager({ maxInputTokens: this.options.maxInputTokens });
+    this.messages.initTask(
+      navigatorSystemPrompt({ maxActionsPerStep: this.options.maxActionsPerStep, actionList: this.registry.describe() }),
+      this.options.task,
+    );
+    this.pageReader = new PageStateReader(this.options.browser, {
+      viewportExpansion: this.options.viewportExpansion,
+      includeAttributes: this.options.includeAttributes ?? defaultIncludeAttributes,
+      maxTextLength: 100,
+    });
+    this.tasks.push({ taskId: newTaskId(), task: this.options.task, startedAt: 0, endedAt: undefined, status: undefined, finalAnswer: undefined });
+  }
+
+  /** Listens to an event. Returns this, for chaining. */
+  on<K extends ExecutorEventName>(name: K, listener: (event: ExecutorEventMap[K]) => void): this {
+    this.emitter.on(name, listener as AnyListener);
+    return this;
+  }
+
+  /** Listens to the next occurrence of an event only. */
+  once<K extends ExecutorEventName>(name: K, listener: (event: ExecutorEventMap[K]) => void): this {
+    this.emitter.once(name, listener as AnyListener);
+    return this;
+  }
+
+  /** Stops listening. */
+  off<K extends ExecutorEventName>(name: K, listener: (event: ExecutorEventMap[K]) => void): this {
+    this.emitter.off(name, listener as AnyListener);
+    return this;
+  }
+
+  /**
+   * Every event, as an async iterator, for streaming to a UI. It ends after the next
+   * `task-end`, when `signal` aborts, or when the loop breaks. Start it before `execute()`.
+   */
+  events(options: { readonly signal?: AbortSignal | undefined } = {}): AsyncIterableIterator<ExecutorEvent> {
+    return createEventStream((listener) => {
+      const names = Object.keys(eventNames) as ExecutorEventName[];
+      const handlers = names.map((type) => {
+        const handler: AnyListener = (event) => listener({ type, ...(event as object) } as ExecutorEvent);
+        this.emitter.on(type, handler);
+        return () => this.emitter.off(type, handler);
+      });
+      return () => handlers.forEach((remove) => remove());
+    }, options.signal);
+  }
+
+  /** The session's history: every task and step so far, as versioned JSON-ready data. */
+  get history(): RunHistory {
+    return { version: 1, tasks: this.tasks.map((task) => ({ ...task })), steps: [...this.steps] };
+  }
+
+  /** Whether a task is running. */
+  get isRunning(): boolean {
+    return this.running;
+  }
+
+  /** Pauses the running task at its next checkpoint (between steps and actions). */
+  pause(): void {
+    if (this.running && this.control.pause()) this.emit('task-pause', 'user', {});
+  }
+
+  /** Resumes a paused task. */
+  resume(): void {
+    if (this.running && this.control.resume()) this.emit('task-resume', 'user', {});
+  }
+
+  /**
+   * Cancels the running task: the model call or action in flight is aborted and `execute()`
+   * resolves with status `cancelled` at once, even while paused or waiting for a person.
+   */
+  cancel(reason = 'Cancelled by the caller.'): void {
+    if (this.running && this.control.cancel(reason)) this.emit('task-cancel', 'user', { reason });
+  }
+
+  /**
+   * Answers the agent's question (after a `human-question` event), the oldest waiting one unless
+   * `questionId` is given. Returns false when no question was waiting.
+   */
+  respond(answer: string, questionId?: string): boolean {
+    return this.human.respond(answer, questionId);
+  }
+
+  /**
+   * Adds a follow-up task to the same session: same browser, same conversation. Run it with
+   * `execute()`. Only action results kept in memory carry over.
+   * @throws `ConfigError` while a task is running, or when `task` is empty.
+   */
+  addFollowUpTask(task: string): void {
+    if (this.running) throw new ConfigError('A follow-up task can only be added when no task is running: await execute() first.', { field: 'task' });
+    if (typeof task !== 'string' || !task.trim()) throw new ConfigError('A follow-up task must be a non-empty string.', { field: 'task' });
+    this.tasks.push({ taskId: newTaskId(), task, startedAt: 0, endedAt: undefined, status: undefined, finalAnswer: undefined });
+    this.messages.addNewTask(task);
+    this.carriedResults = this.carriedResults.filter((result) => result.includeInMemory);
+  }
+
+  /**
+   * Runs the next task (the first, then each follow-up) to its end. Never rejects for what
+   * happens during the task: the result says how it ended.
+   * @throws `ConfigError` when a task is already running or there is no task left to run.
+   */
+  async execute(): Promise<ExecutionResult> {
+    if (this.running) throw new ConfigError('execute() is already running: await it, or cancel() it first.');
+    const taskIndex = this.nextTaskIndex;
+    const task = this.tasks[taskIndex];
+    if (!task) throw new ConfigError('There is no task left to run: add one with addFollowUpTask() first.');
+    this.nextTaskIndex++;
+    this.running = true;
+    this.control.reset();
+    const unlink = this.linkCallerSignal();
+    const startedAt = Date.now();
+    this.tasks[taskIndex] = { ...task, startedAt };
+    this.current = { taskId: task.taskId, step: 0 };
+    const context = this.createContext(task.taskId);
+    this.emit('task-start', 'system', { task: task.task, taskIndex });
+
+    let status: TaskStatus = 'ok';
+    let error: PlannavError | undefined;
+    let finalAnswer: string | undefined;
+    let success = false;
+    let data: unknown;
+    let usage = emptyUsage;
+    try {
+      const outcome = await this.loop(context, taskIndex, (stepUsage) => {
+        usage = addUsage(usage, stepUsage);
+      });
+      ({ finalAnswer, success, data } = outcome);
+    } catch (caught) {
+      error = this.control.cancelled ? (this.control.signal.reason as PlannavError) : toPlannavError(caught);
+      status = RequestCancelledError.isInstance(error) ? 'cancelled' : MaxStepsReachedError.isInstance(error) ? 'max-steps' : 'failed';
+    } finally {
+      unlink();
+      this.carriedResults = context.actionResults;
+      this.running = false;
+    }
+    const endedAt = Date.now();
+    this.tasks[taskIndex] = { ...(this.tasks[taskIndex] as TaskRecord), endedAt, status, finalAnswer };
+    this.emit('task-end', 'system', {
+      status,
+      success,
+      finalAnswer,
+      error: error ? toErrorInfo(error) : undefined,
+      usage,
+      durationMs: endedAt - startedAt,
+    });
+    this.current = undefined;
+    return {
+      taskId: task.taskId,
+      status,
+      success,
+      finalAnswer,
+      data,
+      error,
+      steps: context.nSteps,
+      usage,
+      history: this.history,
+      durationMs: endedAt - startedAt,
+    };
+  }
+
+  private async loop(
+    context: AgentContext,
+    taskIndex: number,
+    addStepUsage: (usage: TokenUsage) => void,
+  ): Promise<{ finalAnswer: string; success: boolean; data: unknown }> {
+    const { maxSteps, maxFailures, planningInterval } = this.options;
+    const planner = new PlannerAgent(context);
+    const navigator = new NavigatorAgent(context);
+    let failures = 0;
+    let planningCalls = 0;
+    let proposal: NavigatorStepResult | undefined;
+    const fail = (caught: unknown): void => {
+      if (isFatal(caught)) throw caught;
+      failures++;
+      if (failures >= maxFailures) throw new MaxFailuresReachedError(failures, caught);
+    };
+
+    for (;;) {
+      await context.checkpoint();
+      if (context.nSteps % planningInterval === 0 || proposal?.done) {
+        const plan = await this.runStep(context, taskIndex, 'planner', failures, async (recorder) => {
+          if (planningCalls > 0) {
+            await navigator.addStateMessageToMemory(context.nSteps + 1);
+            recorder.setState(context.currentState);
+          }
+          planningCalls++;
+          const result: PlannerStepResult = await planner.plan();
+          recorder.setModelOutput(result.output, result.usage);
+          recorder.setPlan(result.plan);
+          this.emit('plan-end', 'planner', { plan: result.plan });
+          return result;
+        }).catch((caught: unknown) => {
+          fail(caught);
+          return undefined;
+        });
+        if (plan) addStepUsage(plan.usage);
+        if (plan && (plan.plan.done || !plan.plan.webTask)) {
+          const navigatorVerdict = proposal?.done ? proposal.success !== false : true;
+          return { finalAnswer: plan.plan.finalAnswer, success: navigatorVerdict, data: proposal?.done ? proposal.data : undefined };
+        }
+      }
+      if (context.nSteps >= maxSteps) throw new MaxStepsReachedError(maxSteps);
+      await context.checkpoint();
+      context.nSteps++;
+      this.setStep(context.nSteps);
+      const stepResult = await this.runStep(context, taskIndex, 'navigator', failures, (recorder) => navigator.step(recorder)).catch(
+        (caught: unknown) => {
+          fail(caught);
+          return undefined;
+        },
+      );
+      proposal = stepResult;
+      if (!stepResult) continue;
+      addStepUsage(stepResult.usage);
+      if (stepResult.allActionsFailed) {
+        const last = stepResult.results[stepResult.results.length - 1];
+        fail(new ActionError('step', `Every action of step ${context.nSteps} failed: ${last?.error ?? ''}`));
+      } else {
+        failures = 0;
+      }
+    }
+  }
+
+  /** Runs one agent step with its events and history record, whatever happens inside. */
+  private async runStep<T extends { usage: TokenUsage }>(
+    context: AgentContext,
+    taskIndex: number,
+    actor: 'planner' | 'navigator',
+    failuresBefore: number,
+    body: (recorder: StepRecorder) => Promise<T>,
+  ): Promise<T> {
+    const recorder = new StepRecorder(context.taskId, taskIndex, context.nSteps, actor);
+    const started = Date.now();
+    this.emit('step-start', actor, {});
+    try {
+      const result = await body(recorder);
+      this.steps.push(recorder.finish());
+      this.emit('step-end', actor, { durationMs: Date.now() - started, usage: recorder.tokenUsage, error: undefined, consecutiveFailures: failuresBefore });
+      return result;
+    } catch (caught) {
+      const error = this.control.cancelled ? this.control.signal.reason : caught;
+      this.steps.push(recorder.finish(error));
+      const counted = isFatal(error) ? failuresBefore : failuresBefore + 1;
+      this.emit('step-end', actor, { durationMs: Date.now() - started, usage: recorder.tokenUsage, error: toErrorInfo(error), consecutiveFailures: counted });
+      throw error;
+    }
+  }
+
+  private createContext(taskId: string): AgentContext {
+    const options = this.options;
+    const settings: AgentSettings = {
+      maxSteps: options.maxSteps,
+      maxActionsPerStep: options.maxActionsPerStep,
+      useVision: options.useVision,
+      useVisionForPlanner: options.useVisionForPlanner,
+      modelRetry: options.modelRetry,
+      modelTimeoutMs: options.modelTimeoutMs,
+      temperature: options.temperature,
+    };
+    const control = this.control;
+    return {
+      taskId,
+      settings,
+      messages: this.messages,
+      driver: options.browser,
+      pageReader: this.pageReader,
+      registry: this.registry,
+      navigatorLLM: options.llm,
+      plannerLLM: options.plannerLLM ?? options.llm,
+      extractionLLM: options.extractionLLM ?? options.llm,
+      signal: control.signal,
+      nSteps: 0,
+      actionResults: this.carriedResults,
+      currentState: undefined,
+      stateMessageAdded: false,
+      emit: (name, actor, payload) => this.emit(name, actor, payload),
+      checkpoint: () => control.checkpoint(),
+      askHuman: (question) => this.askHuman(question, taskId),
+    };
+  }
+
+  private async askHuman(question: string, taskId: string): Promise<HumanAnswer> {
+    const questionId = this.human.nextQuestionId();
+    const step = this.current?.step ?? 0;
+    this.emit('human-question', 'navigator', { questionId, question, timeoutMs: this.options.humanTimeoutMs });
+    const reply = await this.human.ask({ questionId, question, taskId, step }, this.control.signal);
+    this.emit('human-answer', 'user', { questionId, answer: reply.answer, timedOut: reply.timedOut });
+    return reply;
+  }
+
+  /** Makes the caller's signal cancel the task; returns the function that unlinks it. */
+  private linkCallerSignal(): () => void {
+    const signal = this.options.signal;
+    if (!signal) return () => undefined;
+    const onAbort = (): void => this.cancel('Cancelled by the caller\u2019s signal.');
+    if (signal.aborted) {
+      onAbort();
+      return () => undefined;
+    }
+    signal.addEventListener('abort', onAbort, { once: true });
+    return () => signal.removeEventListener('abort', onAbort);
+  }
+
+  private setStep(step: number): void {
+    if (this.current) this.current.step = step;
+  }
+
+  private emit<K extends ExecutorEventName>(name: K, actor: Actor, payload: EventPayload<K>): void {
+    const base: EventBase = { taskId: this.current?.taskId ?? '', step: this.current?.step ?? 0, actor, timestamp: Date.now() };
+    const event = { ...base, ...payload } as ExecutorEventMap[K];
+    try {
+      this.emitter.emit(name, event);
+    } catch {
+      // A listener's exception must not break the task; listeners own their errors.
+    }
+  }
+}
+
+/** Every event name, for subscribing to all of them. */
+const eventNames: Record<ExecutorEventName, true> = {
+  'task-start': true,
+  'task-end': true,
+  'task-pause': true,
+  'task-resume': true,
+  'task-cancel': true,
+  'step-start': true,
+  'step-end': true,
+  'plan-end': true,
+  'navigator-output': true,
+  'action-start': true,
+  'action-end': true,
+  'model-call-start': true,
+  'model-call-end': true,
+  'model-retry': true,
+  'human-question': true,
+  'human-answer': true,
+  'warning': true,
+};
+
+function toPlannavError(error: unknown): PlannavError {
+  if (PlannavError.isInstance(error)) return error;
+  const message = error instanceof Error ? error.message : String(error);
+  return new PlannavError('BROWSER_ERROR', `The task failed unexpectedly: ${message}`, { cause: error });
+}

@@ -1,0 +1,176 @@
+// The Executor's options: their documented types, defaults, and the zod check at construction
+// that turns a bad option into a ConfigError naming the field, before anything runs.
+
+import { z } from 'zod';
+import type { Action } from '../actions/types';
+import type { BrowserDriver } from '../browser/types';
+import { ConfigError } from '../errors';
+import type { ModelRetryOptions } from '../llm/generate-object';
+import type { LLMClient } from '../llm/types';
+
+/** A question the agent asks the user, as a {@link HumanInputHandler} receives it. @public */
+export interface HumanQuestion {
+  readonly questionId: string;
+  readonly question: string;
+  readonly taskId: string;
+  readonly step: number;
+}
+
+/**
+ * Answers the agent's questions (the `ask_human` action). Resolve with the answer, or with
+ * `undefined` when there is none. Honour `signal`: it aborts on cancel and on timeout.
+ * @public
+ */
+export type HumanInputHandler = (
+  question: HumanQuestion,
+  options: { readonly signal: AbortSignal; readonly timeout: number },
+) => Promise<string | undefined>;
+
+/**
+ * What an Executor needs: the task, the models, the browser and the loop's limits.
+ * @public
+ */
+export interface ExecutorOptions {
+  /** The task, in plain words. */
+  readonly task: string;
+  /** The Navigator's model; also the Planner's and the extraction model unless those are given. */
+  readonly llm: LLMClient;
+  /** The Planner's model. @defaultValue `llm` */
+  readonly plannerLLM?: LLMClient | undefined;
+  /** The model actions use to extract content from pages. @defaultValue `llm` */
+  readonly extractionLLM?: LLMClient | undefined;
+  /** The browser. The Executor never closes it: the caller owns it. */
+  readonly browser: BrowserDriver;
+  /** Cancels the running task when aborted, like `cancel()`. */
+  readonly signal?: AbortSignal | undefined;
+  /** Hard cap on Navigator steps per task. @defaultValue 100 */
+  readonly maxSteps?: number | undefined;
+  /** Failed steps in a row that end the task. @defaultValue 3 */
+  readonly maxFailures?: number | undefined;
+  /** The Planner runs every this many Navigator steps (and after the Navigator proposes done). @defaultValue 3 */
+  readonly planningInterval?: number | undefined;
+  /** At most this many actions run per Navigator step; the rest are dropped. @defaultValue 10 */
+  readonly maxActionsPerStep?: number | undefined;
+  /** Send a screenshot with each state. @defaultValue false */
+  readonly useVision?: boolean | undefined;
+  /** With `useVision`, let the Planner see the screenshot too. @defaultValue true */
+  readonly useVisionForPlanner?: boolean | undefined;
+  /** Token budget of the conversation sent to a model; older turns are compacted beyond it. @defaultValue 128000 */
+  readonly maxInputTokens?: number | undefined;
+  /** How transient model failures (429, 5xx, network, timeouts) are retried. */
+  readonly modelRetry?: ModelRetryOptions | undefined;
+  /** Milliseconds a model call may take before it fails as a (retryable) timeout; passed to the client. */
+  readonly modelTimeoutMs?: number | undefined;
+  /** Sampling temperature for both agents, when set. */
+  readonly temperature?: number | undefined;
+  /** Actions added to the built-in ones; an action with a built-in's name replaces it. */
+  readonly actions?: readonly Action[] | undefined;
+  /** Names of built-in actions to withhold from the model. */
+  readonly excludeActions?: readonly string[] | undefined;
+  /** The shape of the structured result the `done` action must return in `data`. */
+  readonly outputSchema?: z.ZodType | undefined;
+  /** Answers the agent's questions. Without it, answer with `executor.respond()` after a `human-question` event. */
+  readonly humanInput?: HumanInputHandler | undefined;
+  /** How long a question waits for an answer, in milliseconds. @defaultValue 3600000 (one hour) */
+  readonly humanTimeoutMs?: number | undefined;
+  /** Pixels beyond the viewport whose elements are still indexed; -1 indexes the whole page. @defaultValue 0 */
+  readonly viewportExpansion?: number | undefined;
+  /** Element attributes shown to the model. */
+  readonly includeAttributes?: readonly string[] | undefined;
+}
+
+const llmClient = z.custom<LLMClient>(
+  (value) =>
+    typeof value === 'object' &&
+    value !== null &&
+    (value as LLMClient).specificationVersion === 'v1' &&
+    typeof (value as LLMClient).generate === 'function',
+  { error: 'must be an LLMClient (specificationVersion "v1" and a generate() method)' },
+);
+
+const browserDriver = z.custom<BrowserDriver>(
+  (value) =>
+    typeof value === 'object' &&
+    value !== null &&
+    (value as BrowserDriver).specificationVersion === 'v1' &&
+    typeof (value as BrowserDriver).evaluate === 'function',
+  { error: 'must be a BrowserDriver (specificationVersion "v1")' },
+);
+
+const positiveInteger = z.number({ error: 'must be a number' }).int('must be an integer').positive('must be a positive integer');
+const nonNegativeInteger = z.number({ error: 'must be a number' }).int('must be an integer').nonnegative('must be 0 or more');
+
+const actionShape = z.custom<Action>(
+  (value) => typeof value === 'object' && value !== null && typeof (value as Action).name === 'string' && typeof (value as Action).handler === 'function',
+  { error: 'must be an action made with defineAction()' },
+);
+
+const optionsSchema = z
+  .object({
+    task: z.string({ error: 'must be a string' }).trim().min(1, 'must not be empty'),
+    llm: llmClient,
+    plannerLLM: llmClient.optional(),
+    extractionLLM: llmClient.optional(),
+    browser: browserDriver,
+    signal: z.custom<AbortSignal>((value) => typeof value === 'object' && value !== null && 'aborted' in value, { error: 'must be an AbortSignal' }).optional(),
+    maxSteps: positiveInteger.default(100),
+    maxFailures: positiveInteger.default(3),
+    planningInterval: positiveInteger.default(3),
+    maxActionsPerStep: positiveInteger.default(10),
+    useVision: z.boolean({ error: 'must be a boolean' }).default(false),
+    useVisionForPlanner: z.boolean({ error: 'must be a boolean' }).default(true),
+    maxInputTokens: z.number().int('must be an integer').min(1000, 'must be at least 1000').default(128_000),
+    modelRetry: z
+      .object({
+        retries: nonNegativeInteger.optional(),
+        minTimeout: nonNegativeInteger.optional(),
+        maxTimeout: nonNegativeInteger.optional(),
+        maxRetryTime: nonNegativeInteger.optional(),
+      })
+      .strict()
+      .default({}),
+    modelTimeoutMs: positiveInteger.optional(),
+    temperature: z.number().min(0, 'must be between 0 and 2').max(2, 'must be between 0 and 2').optional(),
+    actions: z.array(actionShape).default([]),
+    excludeActions: z.array(z.string()).default([]),
+    outputSchema: z.custom<z.ZodType>((value) => value instanceof z.ZodType, { error: 'must be a zod schema' }).optional(),
+    humanInput: z.custom<HumanInputHandler>((value) => typeof value === 'function', { error: 'must be a function' }).optional(),
+    humanTimeoutMs: positiveInteger.default(3_600_000),
+    viewportExpansion: z.number().int('must be an integer').min(-1, 'must be -1 (whole page) or 0 or more').default(0),
+    includeAttributes: z.array(z.string()).optional(),
+  })
+  .strict();
+
+/** The options with every default filled in. */
+export type ResolvedExecutorOptions = z.output<typeof optionsSchema>;
+
+function describeValue(value: unknown): string {
+  if (typeof value === 'string') return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
+  if (typeof value === 'number' || typeof value === 'boolean' || value === null || value === undefined) return String(value);
+  return typeof value;
+}
+
+function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
+  let current = input;
+  for (const key of path) current = typeof current === 'object' && current !== null ? (current as Record<PropertyKey, unknown>)[key] : undefined;
+  return current;
+}
+
+/**
+ * Validates options and fills in the defaults.
+ * @throws `ConfigError` naming the first invalid field and what it must be.
+ */
+export function resolveExecutorOptions(input: ExecutorOptions): ResolvedExecutorOptions {
+  const parsed = optionsSchema.safeParse(input);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0] as z.core.$ZodIssue;
+  if (issue.code === 'unrecognized_keys') {
+    const prefix = issue.path.length > 0 ? `${issue.path.join('.')}.` : '';
+    const field = `${prefix}${issue.keys[0] ?? ''}`;
+    throw new ConfigError(`Unknown option \`${field}\`. Check its spelling against ExecutorOptions.`, { field });
+  }
+  const field = issue.path.join('.');
+  const value = valueAt(input, issue.path);
+  const got = value === undefined ? 'it is missing' : `got ${describeValue(value)}`;
+  throw new ConfigError(`Option \`${field}\` ${issue.message}; ${got}.`, { field });
+}

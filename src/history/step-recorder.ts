@@ -1,0 +1,67 @@
+// Builds one StepRecord while the step runs, so a step that fails or is cancelled half way still
+// leaves a complete record of what happened up to that point.
+
+import type { PageState } from '../browser/page-state';
+import type { PlanInfo } from '../events';
+import { addUsage, emptyUsage, type TokenUsage } from '../llm/usage';
+import { toErrorInfo } from './error-info';
+import type { ActionRecord, StepRecord } from './types';
+
+/** Collects a step's facts as they happen. */
+export class StepRecorder {
+  private readonly startedAt = Date.now();
+  private browser: StepRecord['browser'];
+  private modelOutput: unknown;
+  private plan: PlanInfo | undefined;
+  private readonly actions: ActionRecord[] = [];
+  private usage: TokenUsage = emptyUsage;
+
+  constructor(
+    private readonly taskId: string,
+    private readonly taskIndex: number,
+    private readonly step: number,
+    private readonly actor: 'planner' | 'navigator',
+  ) {}
+
+  setState(state: PageState | undefined): void {
+    if (state) this.browser = { url: state.url, title: state.title, tabs: state.tabs.length };
+  }
+
+  setModelOutput(output: unknown, usage: TokenUsage): void {
+    this.modelOutput = output;
+    this.usage = addUsage(this.usage, usage);
+  }
+
+  setPlan(plan: PlanInfo): void {
+    this.plan = plan;
+  }
+
+  addAction(record: ActionRecord): void {
+    this.actions.push(record);
+  }
+
+  /** The usage recorded so far. */
+  get tokenUsage(): TokenUsage {
+    return this.usage;
+  }
+
+  /** The finished record; `error` when the step failed. */
+  finish(error?: unknown): StepRecord {
+    const endedAt = Date.now();
+    return {
+      taskId: this.taskId,
+      taskIndex: this.taskIndex,
+      step: this.step,
+      actor: this.actor,
+      startedAt: this.startedAt,
+      endedAt,
+      durationMs: endedAt - this.startedAt,
+      browser: this.browser,
+      modelOutput: this.modelOutput,
+      plan: this.plan,
+      actions: [...this.actions],
+      error: error === undefined ? undefined : toErrorInfo(error),
+      usage: this.usage,
+    };
+  }
+}

@@ -1,0 +1,73 @@
+// The public face of the core entry point `plannav`: everything exported here is public API,
+// and nothing else is. It must not import a `node:` module or an adapter.
+
+export { Executor } from './executor/executor';
+export type { ExecutionResult } from './executor/executor';
+export type { ExecutorOptions, HumanInputHandler, HumanQuestion } from './executor/options';
+
+export { defineAction } from './actions/define-action';
+export type { Action, ActionContext, ActionResult, ActionSchema, HumanAnswer } from './actions/types';
+
+export type {
+  BrowserDriver,
+  CallOptions,
+  ClickOptions,
+  ElementRef,
+  FrameInfo,
+  PageScript,
+  ScreenshotOptions,
+  ScrollOptions,
+  TabInfo,
+} from './browser/types';
+export type { PageState } from './browser/page-state';
+export { domSnapshotScript } from './dom/snapshot-script';
+export type { FrameSnapshot, SnapshotElement, SnapshotItem, SnapshotScriptOptions, SnapshotText } from './dom/types';
+
+export type {
+  ChatMessage,
+  ContentPart,
+  FinishReason,
+  GenerateRequest,
+  GenerateResult,
+  ImagePart,
+  LLMClient,
+  LLMUsage,
+  StructuredOutputRequest,
+  TextPart,
+} from './llm/types';
+export type { JSONSchema } from './llm/json-schema';
+export type { TokenUsage } from './llm/usage';
+export type { ModelRetryOptions } from './llm/generate-object';
+export { chatModelErrorFromStatus } from './llm/model-errors';
+export type { HttpFailure } from './llm/model-errors';
+
+export type { ActionRecord, RunHistory, StepRecord, TaskRecord } from './history/types';
+
+export type {
+  Actor,
+  ErrorInfo,
+  EventBase,
+  ExecutorEvent,
+  ExecutorEventMap,
+  ExecutorEventName,
+  PlanInfo,
+  TaskStatus,
+} from './events';
+
+export {
+  ActionError,
+  BrowserError,
+  ChatModelAuthError,
+  ChatModelBadRequestError,
+  ChatModelError,
+  ChatModelForbiddenError,
+  ChatModelOutputError,
+  ChatModelRateLimitError,
+  ConfigError,
+  MaxFailuresReachedError,
+  MaxStepsReachedError,
+  PlannavError,
+  RequestCancelledError,
+  URLNotAllowedError,
+} from './errors';
+export type { ChatModelErrorOptions, PlannavErrorCode, PlannavErrorOptions } from './errors';

@@ -1,0 +1,107 @@
+// Turns what a model call threw into plannav's typed errors, so the loop can tell retryable
+// failures from fatal ones. Adapters use `chatModelErrorFromStatus` for HTTP responses.
+
+import {
+  ChatModelAuthError,
+  ChatModelBadRequestError,
+  ChatModelError,
+  ChatModelForbiddenError,
+  ChatModelRateLimitError,
+  PlannavError,
+  RequestCancelledError,
+} from '../errors';
+
+/** Details of a failed HTTP response from a model service. @public */
+export interface HttpFailure {
+  /** The HTTP status code. */
+  readonly status: number;
+  /** The provider's error message, if it gave one. */
+  readonly message?: string | undefined;
+  /** Milliseconds to wait, from a `Retry-After` header. */
+  readonly retryAfterMs?: number | undefined;
+  /** The provider's request id. */
+  readonly requestId?: string | undefined;
+  /** The response body, for debugging. */
+  readonly responseBody?: string | undefined;
+}
+
+/**
+ * Maps an HTTP failure of a model service to the typed error users branch on: 401 auth,
+ * 403 forbidden, 400/422 bad request, 429 rate limit, 408/409/5xx retryable.
+ * @public
+ */
+export function chatModelErrorFromStatus(failure: HttpFailure): ChatModelError {
+  const { status } = failure;
+  const detail = failure.message ? `: ${failure.message}` : '';
+  const suffix = failure.requestId ? ` (request id ${failure.requestId})` : '';
+  const options = { statusCode: status, requestId: failure.requestId, responseBody: failure.responseBody };
+  if (status === 401) {
+    return new ChatModelAuthError(`The model service rejected the API key (HTTP 401)${detail}. Check the key and its environment variable.${suffix}`, options);
+  }
+  if (status === 403) {
+    return new ChatModelForbiddenError(`The API key may not use this model or endpoint (HTTP 403)${detail}.${suffix}`, options);
+  }
+  if (status === 400 || status === 422) {
+    return new ChatModelBadRequestError(`The model service refused the request (HTTP ${status})${detail}.${suffix}`, options);
+  }
+  if (status === 429) {
+    return new ChatModelRateLimitError(`The model service is rate limiting (HTTP 429)${detail}.${suffix}`, {
+      ...options,
+      retryAfterMs: failure.retryAfterMs,
+    });
+  }
+  const retryable = status === 408 || status === 409 || status >= 500;
+  return new ChatModelError(`The model call failed (HTTP ${status})${detail}.${suffix}`, {
+    ...options,
+    code: status >= 500 ? 'CHAT_MODEL_SERVER' : 'CHAT_MODEL_ERROR',
+    retryable,
+  });
+}
+
+function isAbortError(error: unknown): boolean {
+  return error instanceof Error && error.name === 'AbortError';
+}
+
+const networkCodes = new Set(['ECONNRESET', 'ECONNREFUSED', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_SOCKET', 'UND_ERR_CONNECT_TIMEOUT']);
+
+function isNetworkError(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const code = (error as { code?: unknown }).code ?? (error.cause as { code?: unknown } | undefined)?.code;
+  if (typeof code === 'string' && networkCodes.has(code)) return true;
+  return error instanceof TypeError && /fetch failed|network|Failed to fetch|Load failed/i.test(error.message);
+}
+
+/**
+ * Turns anything a model call threw into a {@link PlannavError}: typed errors pass through,
+ * aborts become `RequestCancelledError`, errors with a numeric `status` or `statusCode` are
+ * mapped like HTTP failures, network errors become retryable, anything else is not retried.
+ */
+export function toChatModelError(error: unknown): PlannavError {
+  if (PlannavError.isInstance(error)) return error;
+  if (isAbortError(error)) return new RequestCancelledError('The model call was cancelled.', { cause: error });
+  if (error instanceof Error && error.name === 'TimeoutError') {
+    return new ChatModelError(`The model call timed out: ${error.message}`, { code: 'CHAT_MODEL_TIMEOUT', retryable: true, cause: error });
+  }
+  if (typeof error === 'object' && error !== null) {
+    const record = error as { status?: unknown; statusCode?: unknown; message?: unknown };
+    const status = typeof record.status === 'number' ? record.status : typeof record.statusCode === 'number' ? record.statusCode : undefined;
+    if (status !== undefined) {
+      const mapped = chatModelErrorFromStatus({ status, message: typeof record.message === 'string' ? record.message : undefined });
+      return withCause(mapped, error);
+    }
+  }
+  if (isNetworkError(error)) {
+    return new ChatModelError(`The model service could not be reached: ${(error as Error).message}`, {
+      code: 'CHAT_MODEL_NETWORK',
+      retryable: true,
+      cause: error,
+    });
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  return new ChatModelError(`The model call failed: ${message}`, { cause: error });
+}
+
+function withCause(mapped: ChatModelError, cause: unknown): ChatModelError {
+  if (mapped.cause === undefined) Object.defineProperty(mapped, 'cause', { value: cause, enumerable: false, writable: true });
+  return mapped;
+}

@@ -1,0 +1,180 @@
+// The one conversation the Planner and the Navigator share, and its token budget: when it grows
+// past maxInputTokens the oldest turns go first; the system prompt, tasks and latest state stay.
+
+import type { ChatMessage, ContentPart } from '../llm/types';
+
+/** What a message of the conversation is, which decides whether compaction may drop it. */
+export type MessageKind = 'system' | 'task' | 'plan' | 'state' | 'model-output' | 'action-result' | 'compaction';
+
+interface ManagedMessage {
+  readonly message: ChatMessage;
+  readonly kind: MessageKind;
+  readonly tokens: number;
+}
+
+/** How the conversation counts and bounds its tokens. */
+export interface MessageManagerSettings {
+  readonly maxInputTokens: number;
+  /** Characters per token in the estimate. @defaultValue 3 */
+  readonly charactersPerToken?: number | undefined;
+  /** Tokens counted per image. @defaultValue 800 */
+  readonly imageTokens?: number | undefined;
+}
+
+const messageOverhead = 4;
+const protectedKinds: ReadonlySet<MessageKind> = new Set(['system', 'task', 'state']);
+
+function textOf(message: ChatMessage): string {
+  if (typeof message.content === 'string') return message.content;
+  return message.content.map((part) => (part.type === 'text' ? part.text : '')).join('');
+}
+
+/** Wraps the user's request so the model can tell it from page content. */
+export function wrapUserRequest(task: string, followUp: boolean): string {
+  const lead = followUp
+    ? 'Your new task follows the previous ones: take all of the earlier context into account and finish this task.'
+    : 'Your task:';
+  return `<user_request>\n${lead}\n${task}\n</user_request>`;
+}
+
+/** The shared conversation of one session (a task and its follow-ups). */
+export class MessageManager {
+  private history: ManagedMessage[] = [];
+  private readonly charactersPerToken: number;
+  private readonly imageTokens: number;
+  private removedCount = 0;
+
+  constructor(private readonly settings: MessageManagerSettings) {
+    this.charactersPerToken = settings.charactersPerToken ?? 3;
+    this.imageTokens = settings.imageTokens ?? 800;
+  }
+
+  /** Estimates the tokens of one message. */
+  estimateTokens(message: ChatMessage): number {
+    let tokens = messageOverhead;
+    if (typeof message.content === 'string') return tokens + Math.ceil(message.content.length / this.charactersPerToken);
+    for (const part of message.content) {
+      tokens += part.type === 'text' ? Math.ceil(part.text.length / this.charactersPerToken) : this.imageTokens;
+    }
+    return tokens;
+  }
+
+  /** The estimated tokens of the whole conversation. */
+  get totalTokens(): number {
+    return this.history.reduce((sum, entry) => sum + entry.tokens, 0);
+  }
+
+  /** Starts the conversation: the system prompt and the first task. */
+  initTask(systemPrompt: string, task: string): void {
+    this.history = [];
+    this.removedCount = 0;
+    this.push({ role: 'system', content: systemPrompt }, 'system');
+    this.push({ role: 'user', content: wrapUserRequest(task, false) }, 'task');
+  }
+
+  /** Adds a follow-up task to the same conversation. */
+  addNewTask(task: string): void {
+    this.removeStateMessage();
+    this.push({ role: 'user', content: wrapUserRequest(task, true) }, 'task');
+  }
+
+  /** Adds the Planner's output, before the current state message when there is one. */
+  addPlan(plan: string): void {
+    const entry = this.entry({ role: 'assistant', content: `<plan>\n${plan}\n</plan>` }, 'plan');
+    const stateIndex = this.history.findIndex((item) => item.kind === 'state');
+    if (stateIndex === -1) this.history.push(entry);
+    else this.history.splice(stateIndex, 0, entry);
+  }
+
+  /** Sets the current browser state message, replacing the previous one. */
+  addStateMessage(content: string | readonly ContentPart[]): void {
+    this.removeStateMessage();
+    this.push({ role: 'user', content }, 'state');
+  }
+
+  /** Whether a state message is in the conversation. */
+  hasStateMessage(): boolean {
+    return this.history.some((item) => item.kind === 'state');
+  }
+
+  /** Removes the state message: it is transient and replaced by the next one. */
+  removeStateMessage(): void {
+    this.history = this.history.filter((item) => item.kind !== 'state');
+  }
+
+  /** Records the Navigator's output. */
+  addModelOutput(output: string): void {
+    this.push({ role: 'assistant', content: output }, 'model-output');
+  }
+
+  /** Records an action result that stays in memory. */
+  addActionResult(text: string): void {
+    this.push({ role: 'user', content: text }, 'action-result');
+  }
+
+  /**
+   * The conversation to send, within the token budget. With `systemPrompt`, the first message is
+   * replaced (the Planner has its own). Compaction drops the oldest turns for good and leaves a
+   * note saying so; if the protected messages alone are over budget, the state message's images
+   * go, then its text is cut.
+   */
+  messages(systemPrompt?: string): ChatMessage[] {
+    const system = systemPrompt === undefined ? undefined : this.entry({ role: 'system', content: systemPrompt }, 'system');
+    const systemDelta = system ? system.tokens - (this.history[0]?.tokens ?? 0) : 0;
+    const budget = this.settings.maxInputTokens - systemDelta;
+    this.compact(budget);
+    const result = this.history.map((item) => item.message);
+    if (system) result[0] = system.message;
+    return result;
+  }
+
+  private compact(budget: number): void {
+    let total = this.totalTokens;
+    let removed = 0;
+    while (total > budget) {
+      const index = this.history.findIndex((item) => !protectedKinds.has(item.kind) && item.kind !== 'compaction');
+      if (index === -1) break;
+      total -= (this.history[index] as ManagedMessage).tokens;
+      this.history.splice(index, 1);
+      removed++;
+    }
+    if (removed > 0) this.noteRemoval(removed);
+    if (this.totalTokens > budget) this.shrinkState(budget);
+  }
+
+  private noteRemoval(removed: number): void {
+    this.removedCount += removed;
+    this.history = this.history.filter((item) => item.kind !== 'compaction');
+    const note = this.entry(
+      {
+        role: 'user',
+        content: `[${this.removedCount} earlier messages were removed to stay within the token budget. Rely on your memory field for what happened before.]`,
+      },
+      'compaction',
+    );
+    const lastTask = this.history.map((item) => item.kind).lastIndexOf('task');
+    this.history.splice(lastTask + 1, 0, note);
+  }
+
+  private shrinkState(budget: number): void {
+    const index = this.history.findIndex((item) => item.kind === 'state');
+    const state = this.history[index];
+    if (!state) return;
+    // Images go first; the text is cut only if that is not enough.
+    const text = textOf(state.message);
+    this.history[index] = this.entry({ role: 'user', content: text }, 'state');
+    const excess = this.totalTokens - budget;
+    if (excess <= 0) return;
+    const marker = '\n[... the rest of the page state was cut to fit the token budget ...]';
+    const keep = Math.max(0, text.length - excess * this.charactersPerToken - marker.length);
+    this.history[index] = this.entry({ role: 'user', content: text.slice(0, keep) + marker }, 'state');
+  }
+
+  private entry(message: ChatMessage, kind: MessageKind): ManagedMessage {
+    return { message, kind, tokens: this.estimateTokens(message) };
+  }
+
+  private push(message: ChatMessage, kind: MessageKind): void {
+    this.history.push(this.entry(message, kind));
+  }
+}

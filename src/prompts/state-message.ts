@@ -1,0 +1,65 @@
+// The state message: the browser as it is now, the step counter and the results the model has
+// not seen yet. Page content is marked untrusted so it cannot pose as instructions.
+
+import type { PageState } from '../browser/page-state';
+import type { ActionResult } from '../actions/types';
+import type { ContentPart } from '../llm/types';
+
+const untrustedTag = /<\/?\s*(untrusted_content|user_request|plan)\b[^>]*>/gi;
+
+/** Wraps page content so the model treats it as data, removing tags that could fake our own. */
+export function wrapUntrustedContent(content: string): string {
+  return `<untrusted_content>\n${content.replace(untrustedTag, '')}\n</untrusted_content>`;
+}
+
+/** What the state message is built from. */
+export interface StateMessageInput {
+  readonly state: PageState;
+  readonly step: number;
+  readonly maxSteps: number;
+  /** Results of the previous step not kept in memory: shown once, here. */
+  readonly transientResults: readonly ActionResult[];
+  /** Attach the screenshot as an image part. */
+  readonly includeScreenshot: boolean;
+  readonly now?: Date | undefined;
+}
+
+function formatLocalTime(date: Date): string {
+  const pad = (value: number): string => String(value).padStart(2, '0');
+  return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())} ${pad(date.getHours())}:${pad(date.getMinutes())}`;
+}
+
+/** Builds the state message's content: text, and the screenshot when asked. */
+export function buildStateMessage(input: StateMessageInput): string | ContentPart[] {
+  const { state } = input;
+  const otherTabs = state.tabs.filter((tab) => tab.id !== state.activeTabId);
+  const lines = [
+    '[Current browser state]',
+    `Current tab: ${JSON.stringify({ id: state.activeTabId, url: state.url, title: state.title })}`,
+  ];
+  if (otherTabs.length > 0) {
+    lines.push('Other tabs:', ...otherTabs.map((tab) => `- ${JSON.stringify({ id: tab.id, url: tab.url, title: tab.title })}`));
+  }
+  lines.push('Interactive elements of the current page:');
+  if (state.elementsText.trim()) {
+    const above = state.pixelsAbove > 0 ? `... ${state.pixelsAbove} pixels above - scroll up to see more ...\n` : '[Start of page]\n';
+    const below = state.pixelsBelow > 0 ? `\n... ${state.pixelsBelow} pixels below - scroll down to see more ...` : '\n[End of page]';
+    lines.push(wrapUntrustedContent(above + state.elementsText + below));
+  } else {
+    lines.push('(empty page)');
+  }
+  lines.push(`Current step: ${input.step}/${input.maxSteps}`, `Current date and time: ${formatLocalTime(input.now ?? new Date())}`);
+  input.transientResults.forEach((result, position) => {
+    const label = `${position + 1}/${input.transientResults.length}`;
+    if (result.extractedContent) lines.push(`Action result ${label}: ${result.extractedContent}`);
+    if (result.error) lines.push(`Action error ${label}: ${result.error}`);
+  });
+  const text = lines.join('\n');
+  if (input.includeScreenshot && state.screenshot) {
+    return [
+      { type: 'text', text },
+      { type: 'image', data: state.screenshot, mediaType: 'image/jpeg' },
+    ];
+  }
+  return text;
+}

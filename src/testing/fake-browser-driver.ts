@@ -1,0 +1,336 @@
+// FakeBrowserDriver: an in-memory BrowserDriver with pages, tabs and elements, enough to run the
+// loop end to end without a browser. It answers the core's snapshot script from its own model.
+
+import type {
+  BrowserDriver,
+  CallOptions,
+  ClickOptions,
+  ElementRef,
+  FrameInfo,
+  PageScript,
+  ScrollOptions,
+  ScreenshotOptions,
+  TabInfo,
+} from '../browser/types';
+import { domSnapshotScript } from '../dom/snapshot-script';
+import type { FrameSnapshot, SnapshotItem } from '../dom/types';
+import { BrowserError } from '../errors';
+import { raceAbort } from '../util/abort';
+
+/** An element of a fake page. @public */
+export interface FakeElement {
+  /** Lower-case tag name. */
+  readonly tag: string;
+  /** Visible text. */
+  readonly text?: string | undefined;
+  /** Attributes shown to the model. */
+  readonly attributes?: Readonly<Record<string, string>> | undefined;
+  /** Clicking it loads this URL in the active tab (a link). */
+  readonly href?: string | undefined;
+  /** Runs when the element is clicked; may change pages, tabs or elements through the driver. */
+  readonly onClick?: ((driver: FakeBrowserDriver) => void | Promise<void>) | undefined;
+  /** Options of a select element. */
+  readonly options?: readonly string[] | undefined;
+  /** Nesting depth, for indentation in the model's view. @defaultValue 0 */
+  readonly depth?: number | undefined;
+}
+
+/** A fake page: a title, its interactive elements and text lines, in order. @public */
+export interface FakePage {
+  readonly title: string;
+  /** Elements and plain text lines (strings), in document order. */
+  readonly content: readonly (FakeElement | string)[];
+  /** Pixels of content below the viewport. @defaultValue 0 */
+  readonly pixelsBelow?: number | undefined;
+}
+
+/** Options of {@link FakeBrowserDriver}. @public */
+export interface FakeBrowserDriverOptions {
+  /** Pages by URL. Unknown URLs load an empty "Not found" page. */
+  readonly pages?: Readonly<Record<string, FakePage>> | undefined;
+  /** The first tab's URL. @defaultValue 'about:blank' */
+  readonly startUrl?: string | undefined;
+  /** Milliseconds every driver call takes (aborted by its signal). @defaultValue 0 */
+  readonly latencyMs?: number | undefined;
+}
+
+/** A driver call, as recorded. @public */
+export interface FakeDriverCall {
+  readonly method: string;
+  readonly args: readonly unknown[];
+}
+
+interface LoadedElement {
+  readonly elementId: string;
+  readonly element: FakeElement;
+  value: string;
+}
+
+interface Tab {
+  readonly id: string;
+  readonly history: string[];
+  position: number;
+  /** The loaded document: its elements, with ids kept while it stays loaded. */
+  document: { url: string; title: string; items: (LoadedElement | string)[]; scrollY: number; pixelsBelow: number };
+}
+
+const blankPage: FakePage = { title: '', content: [] };
+const notFoundPage: FakePage = { title: 'Not found', content: ['404 - page not found'] };
+/** One small valid JPEG, for screenshots. */
+const jpegBytes = new Uint8Array([0xff, 0xd8, 0xff, 0xe0, 0x00, 0x10, 0x4a, 0x46, 0x49, 0x46, 0x00, 0x01, 0xff, 0xd9]);
+
+/**
+ * An in-memory browser for tests: pages by URL, tabs, links, forms and click handlers. It records
+ * every call in `calls`.
+ *
+ * @example
+ * ```ts
+ * const browser = new FakeBrowserDriver({
+ *   startUrl: 'https://shop.test/',
+ *   pages: { 'https://shop.test/': { title: 'Shop', content: [{ tag: 'a', text: 'Mugs', href: 'https://shop.test/mugs' }] } },
+ * });
+ * ```
+ * @public
+ */
+export class FakeBrowserDriver implements BrowserDriver {
+  readonly specificationVersion = 'v1' as const;
+  /** Every call made to the driver, in order. */
+  readonly calls: FakeDriverCall[] = [];
+  private readonly pages: Map<string, FakePage>;
+  private readonly tabList: Tab[] = [];
+  private activeId: string;
+  private nextTab = 1;
+  private loads = 0;
+  private closed = false;
+  private readonly latencyMs: number;
+
+  constructor(options: FakeBrowserDriverOptions = {}) {
+    this.pages = new Map(Object.entries(options.pages ?? {}));
+    this.latencyMs = options.latencyMs ?? 0;
+    this.activeId = this.createTab(options.startUrl ?? 'about:blank').id;
+  }
+
+  /** Adds or replaces a page; an open tab showing it keeps the old document until it reloads. */
+  setPage(url: string, page: FakePage): void {
+    this.pages.set(url, page);
+  }
+
+  /** Replaces the active document's content in place, as a script would: surviving elements keep their ids. */
+  updateContent(content: readonly (FakeElement | string)[]): void {
+    const document = this.active().document;
+    const previous = document.items.filter((item): item is LoadedElement => typeof item !== 'string');
+    document.items = content.map((item) => {
+      if (typeof item === 'string') return item;
+      const same = previous.find((loaded) => loaded.element === item);
+      return same ?? { elementId: this.newElementId(), element: item, value: item.attributes?.value ?? '' };
+    });
+  }
+
+  /** The value of an input in the active document, by its element id or its `name` attribute. */
+  valueOf(nameOrElementId: string): string | undefined {
+    const loaded = this.loadedElements().find((item) => item.elementId === nameOrElementId || item.element.attributes?.name === nameOrElementId);
+    return loaded?.value;
+  }
+
+  /** The methods called so far, in order. */
+  get methodsCalled(): string[] {
+    return this.calls.map((call) => call.method);
+  }
+
+  async tabs(options?: CallOptions): Promise<TabInfo[]> {
+    await this.enter('tabs', [], options);
+    return this.tabList.map((tab) => this.info(tab));
+  }
+
+  async activeTab(options?: CallOptions): Promise<TabInfo> {
+    await this.enter('activeTab', [], options);
+    return this.info(this.active());
+  }
+
+  async openTab(url: string, options?: CallOptions): Promise<TabInfo> {
+    await this.enter('openTab', [url], options);
+    const tab = this.createTab(url);
+    this.activeId = tab.id;
+    return this.info(tab);
+  }
+
+  async switchTab(tabId: string, options?: CallOptions): Promise<TabInfo> {
+    await this.enter('switchTab', [tabId], options);
+    const tab = this.tabList.find((item) => item.id === tabId);
+    if (!tab) throw new BrowserError(`There is no tab with id ${tabId}.`);
+    this.activeId = tab.id;
+    return this.info(tab);
+  }
+
+  async closeTab(tabId: string, options?: CallOptions): Promise<void> {
+    await this.enter('closeTab', [tabId], options);
+    const position = this.tabList.findIndex((item) => item.id === tabId);
+    if (position === -1) throw new BrowserError(`There is no tab with id ${tabId}.`);
+    this.tabList.splice(position, 1);
+    if (this.tabList.length === 0) this.createTab('about:blank');
+    if (this.activeId === tabId) this.activeId = (this.tabList[Math.max(0, position - 1)] as Tab).id;
+  }
+
+  async goto(url: string, options?: CallOptions): Promise<void> {
+    await this.enter('goto', [url], options);
+    this.navigate(url);
+  }
+
+  async goBack(options?: CallOptions): Promise<void> {
+    await this.enter('goBack', [], options);
+    const tab = this.active();
+    if (tab.position === 0) return;
+    tab.position--;
+    tab.document = this.load(tab.history[tab.position] as string);
+  }
+
+  async currentUrl(options?: CallOptions): Promise<string> {
+    await this.enter('currentUrl', [], options);
+    return this.active().document.url;
+  }
+
+  async frames(options?: CallOptions): Promise<FrameInfo[]> {
+    await this.enter('frames', [], options);
+    return [{ id: 'main', url: this.active().document.url }];
+  }
+
+  async evaluate<TArg, TResult>(frameId: string, script: PageScript<TArg, TResult>, arg: TArg, options?: CallOptions): Promise<TResult> {
+    await this.enter('evaluate', [frameId, script.id, arg], options);
+    if (frameId !== 'main') throw new BrowserError(`There is no frame with id ${frameId}.`);
+    if (script.id !== domSnapshotScript.id) {
+      throw new BrowserError(`FakeBrowserDriver can only run the DOM snapshot script, not ${script.id}.`);
+    }
+    return this.snapshot() as TResult;
+  }
+
+  async click(ref: ElementRef, options?: ClickOptions): Promise<void> {
+    await this.enter('click', [ref.index, ref.elementId], options);
+    const loaded = this.find(ref);
+    if (loaded.element.href) this.navigate(loaded.element.href);
+    if (loaded.element.onClick) await raceAbort(Promise.resolve(loaded.element.onClick(this)), options?.signal);
+  }
+
+  async fill(ref: ElementRef, text: string, options?: CallOptions): Promise<void> {
+    await this.enter('fill', [ref.index, text], options);
+    const loaded = this.find(ref);
+    if (!['input', 'textarea'].includes(loaded.element.tag) && loaded.element.attributes?.contenteditable === undefined) {
+      throw new BrowserError(`Element ${ref.index} is a <${loaded.element.tag}>, which cannot take text.`);
+    }
+    loaded.value = text;
+  }
+
+  async selectOption(ref: ElementRef, label: string, options?: CallOptions): Promise<string[]> {
+    await this.enter('selectOption', [ref.index, label], options);
+    const loaded = this.find(ref);
+    const choices = loaded.element.options ?? [];
+    if (!choices.includes(label)) throw new BrowserError(`Element ${ref.index} has no option "${label}". Options: ${choices.join(', ')}.`);
+    loaded.value = label;
+    return [label];
+  }
+
+  async uploadFiles(ref: ElementRef, paths: readonly string[], options?: CallOptions): Promise<void> {
+    await this.enter('uploadFiles', [ref.index, [...paths]], options);
+    this.find(ref).value = paths.join(', ');
+  }
+
+  async press(keys: string, options?: CallOptions): Promise<void> {
+    await this.enter('press', [keys], options);
+  }
+
+  async scroll(options: ScrollOptions): Promise<void> {
+    await this.enter('scroll', [{ index: options.ref?.index, deltaY: options.deltaY, toPercent: options.toPercent }], options);
+    const document = this.active().document;
+    const total = document.scrollY + document.pixelsBelow;
+    const target = options.toPercent !== undefined ? (total * options.toPercent) / 100 : document.scrollY + (options.deltaY ?? 0);
+    const next = Math.min(total, Math.max(0, target));
+    document.pixelsBelow = total - next;
+    document.scrollY = next;
+  }
+
+  async screenshot(options?: ScreenshotOptions): Promise<Uint8Array> {
+    await this.enter('screenshot', [], options);
+    return jpegBytes.slice();
+  }
+
+  async waitForSettled(options?: CallOptions): Promise<void> {
+    await this.enter('waitForSettled', [], options);
+  }
+
+  async close(): Promise<void> {
+    if (!this.closed) this.calls.push({ method: 'close', args: [] });
+    this.closed = true;
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.close();
+  }
+
+  private async enter(method: string, args: unknown[], options: CallOptions | undefined): Promise<void> {
+    if (this.closed) throw new BrowserError(`The browser is closed: ${method}() cannot run.`);
+    this.calls.push({ method, args });
+    if (options?.signal?.aborted) throw new BrowserError(`${method}() was aborted.`, { cause: options.signal.reason });
+    if (this.latencyMs > 0) await raceAbort(new Promise((resolve) => setTimeout(resolve, this.latencyMs)), options?.signal);
+  }
+
+  private newElementId(): string {
+    return `fake-${this.loads}-${Math.random().toString(36).slice(2, 8)}`;
+  }
+
+  private load(url: string): Tab['document'] {
+    this.loads++;
+    const page = url === 'about:blank' ? blankPage : (this.pages.get(url) ?? notFoundPage);
+    return {
+      url,
+      title: page.title,
+      items: page.content.map((item) =>
+        typeof item === 'string' ? item : { elementId: this.newElementId(), element: item, value: item.attributes?.value ?? '' },
+      ),
+      scrollY: 0,
+      pixelsBelow: page.pixelsBelow ?? 0,
+    };
+  }
+
+  private createTab(url: string): Tab {
+    const tab: Tab = { id: `tab-${this.nextTab++}`, history: [url], position: 0, document: this.load(url) };
+    this.tabList.push(tab);
+    return tab;
+  }
+
+  private navigate(url: string): void {
+    const tab = this.active();
+    tab.history.splice(tab.position + 1, tab.history.length, url);
+    tab.position = tab.history.length - 1;
+    tab.document = this.load(url);
+  }
+
+  private active(): Tab {
+    return this.tabList.find((tab) => tab.id === this.activeId) as Tab;
+  }
+
+  private info(tab: Tab): TabInfo {
+    return { id: tab.id, url: tab.document.url, title: tab.document.title };
+  }
+
+  private loadedElements(): LoadedElement[] {
+    return this.active().document.items.filter((item): item is LoadedElement => typeof item !== 'string');
+  }
+
+  private find(ref: ElementRef): LoadedElement {
+    const loaded = this.loadedElements().find((item) => item.elementId === ref.elementId);
+    if (!loaded) throw new BrowserError(`Element ${ref.index} is no longer on the page (it was removed or the page changed).`);
+    return loaded;
+  }
+
+  private snapshot(): FrameSnapshot {
+    const document = this.active().document;
+    const items: SnapshotItem[] = document.items.map((item) => {
+      if (typeof item === 'string') return { kind: 'text', text: item, depth: 0 };
+      const attributes: Record<string, string> = { ...(item.element.attributes ?? {}) };
+      if (item.element.href) attributes.href = item.element.href;
+      if (item.value && attributes.type !== 'password') attributes.value = item.value;
+      else delete attributes.value;
+      return { kind: 'element', elementId: item.elementId, tagName: item.element.tag, attributes, text: item.element.text ?? '', depth: item.element.depth ?? 0 };
+    });
+    return { url: document.url, title: document.title, items, pixelsAbove: document.scrollY, pixelsBelow: document.pixelsBelow };
+  }
+}

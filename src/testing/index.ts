@@ -1,0 +1,7 @@
+// The public face of `plannav/testing`: a scripted model and an in-memory browser, for tests of
+// plannav itself and of users' own apps. Nothing here is needed at run time.
+
+export { ScriptedLLM, scriptedActions, scriptedPlan } from './scripted-llm';
+export type { ScriptedFailure, ScriptedLLMOptions, ScriptedPlan, ScriptedRequest, ScriptedResponse } from './scripted-llm';
+export { FakeBrowserDriver } from './fake-browser-driver';
+export type { FakeBrowserDriverOptions, FakeDriverCall, FakeElement, FakePage } from './fake-browser-driver';
