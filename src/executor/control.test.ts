@@ -1,0 +1,244 @@
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { conversationText, shopBrowser } from '../../test/helpers/loop';
+import { defineAction } from '../actions/define-action';
+import { RequestCancelledError } from '../errors';
+import { ScriptedLLM, scriptedActions, scriptedPlan } from '../testing/scripted-llm';
+import { Executor } from './executor';
+
+function waitFor(condition: () => boolean, timeoutMs = 2000): Promise<void> {
+  const started = Date.now();
+  return new Promise((resolve, reject) => {
+    const check = (): void => {
+      if (condition()) resolve();
+      else if (Date.now() - started > timeoutMs) reject(new Error('condition not met in time'));
+      else setTimeout(check, 2);
+    };
+    check();
+  });
+}
+
+/** An action that only ends when its signal aborts, and reports whether it saw the abort. */
+function hangingAction(): { action: ReturnType<typeof defineAction>; state: { started: boolean; aborted: boolean } } {
+  const state = { started: false, aborted: false };
+  const action = defineAction({
+    name: 'slow_job',
+    description: 'A job that takes forever',
+    schema: z.object({}),
+    handler: (_params, context) =>
+      new Promise((_resolve, reject) => {
+        state.started = true;
+        context.signal.addEventListener('abort', () => {
+          state.aborted = true;
+          reject(context.signal.reason);
+        });
+      }),
+  });
+  return { action, state };
+}
+
+describe('Executor: pause, resume and cancel', () => {
+  it('makes no model call while paused and continues on resume', async () => {
+    const llm = new ScriptedLLM({
+      respond: (request) => {
+        if (request.agent === 'planner') return scriptedPlan({ done: llm.requestsOf('navigator').length >= 3, finalAnswer: 'ok' });
+        return scriptedActions([{ cache_content: { content: 'x' } }]);
+      },
+    });
+    const executor = new Executor({ task: 'x', llm, browser: shopBrowser(), planningInterval: 100 });
+    const events: string[] = [];
+    executor.on('task-pause', () => events.push('pause'));
+    executor.on('task-resume', () => events.push('resume'));
+    let paused = false;
+    executor.on('step-end', (event) => {
+      if (event.actor === 'navigator' && event.step === 1 && !paused) {
+        paused = true;
+        executor.pause();
+      }
+    });
+    const running = executor.execute();
+    await waitFor(() => paused);
+    const callsWhenPaused = llm.callCount;
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    expect(llm.callCount).toBe(callsWhenPaused);
+    executor.resume();
+    const result = await running;
+    expect(result.status).toBe('ok');
+    expect(result.steps).toBeGreaterThan(1);
+    expect(events).toEqual(['pause', 'resume']);
+  });
+
+  it('cancels an in-flight model call within 100 ms', async () => {
+    const llm = new ScriptedLLM({ responses: [scriptedPlan(), { fail: 'hang' }] });
+    const executor = new Executor({ task: 'x', llm, browser: shopBrowser() });
+    const cancelEvents: string[] = [];
+    executor.on('task-cancel', (event) => cancelEvents.push(event.reason));
+    const running = executor.execute();
+    await waitFor(() => llm.callCount === 2);
+    const started = Date.now();
+    executor.cancel('user pressed stop');
+    const result = await running;
+    expect(Date.now() - started).toBeLessThan(100);
+    expect(result.status).toBe('cancelled');
+    expect(RequestCancelledError.isInstance(result.error)).toBe(true);
+    expect(result.error?.message).toBe('user pressed stop');
+    expect(llm.requests[1]!.signal?.aborted).toBe(true);
+    expect(cancelEvents).toEqual(['user pressed stop']);
+    expect(result.history.steps.at(-1)?.error?.code).toBe('REQUEST_CANCELLED');
+  });
+
+  it('cancels a model client that ignores its signal, without waiting for it', async () => {
+    const stubborn = {
+      specificationVersion: 'v1' as const,
+      provider: 'stubborn',
+      model: 'never-returns',
+      generate: () => new Promise<never>(() => undefined),
+    };
+    const executor = new Executor({ task: 'x', llm: stubborn, browser: shopBrowser() });
+    const running = executor.execute();
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    const started = Date.now();
+    executor.cancel();
+    const result = await running;
+    expect(Date.now() - started).toBeLessThan(100);
+    expect(result.status).toBe('cancelled');
+  });
+
+  it('cancels a running action through its signal', async () => {
+    const { action, state } = hangingAction();
+    const llm = new ScriptedLLM({ responses: [scriptedPlan(), scriptedActions([{ slow_job: {} }])] });
+    const executor = new Executor({ task: 'x', llm, browser: shopBrowser(), actions: [action] });
+    const running = executor.execute();
+    await waitFor(() => state.started);
+    const started = Date.now();
+    executor.cancel();
+    const result = await running;
+    expect(Date.now() - started).toBeLessThan(100);
+    expect(result.status).toBe('cancelled');
+    expect(state.aborted).toBe(true);
+  });
+
+  it('cancels while paused', async () => {
+    const llm = new ScriptedLLM({ respond: (request) => (request.agent === 'planner' ? scriptedPlan() : scriptedActions([{ cache_content: { content: 'x' } }])) });
+    const executor = new Executor({ task: 'x', llm, browser: shopBrowser() });
+    executor.once('step-end', () => executor.pause());
+    const running = executor.execute();
+    await waitFor(() => llm.callCount >= 1);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const started = Date.now();
+    executor.cancel();
+    const result = await running;
+    expect(Date.now() - started).toBeLessThan(100);
+    expect(result.status).toBe('cancelled');
+    expect(llm.callCount).toBe(1);
+  });
+
+  it('cancels when the caller\u2019s signal aborts, even before the start', async () => {
+    const controller = new AbortController();
+    const llm = new ScriptedLLM({ responses: [scriptedPlan(), { fail: 'hang' }] });
+    const executor = new Executor({ task: 'x', llm, browser: shopBrowser(), signal: controller.signal });
+    const running = executor.execute();
+    await waitFor(() => llm.callCount === 2);
+    controller.abort();
+    expect((await running).status).toBe('cancelled');
+
+    const aborted = new AbortController();
+    aborted.abort();
+    const untouched = new ScriptedLLM({ responses: [scriptedPlan()] });
+    const result = await new Executor({ task: 'x', llm: untouched, browser: shopBrowser(), signal: aborted.signal }).execute();
+    expect(result.status).toBe('cancelled');
+    expect(untouched.callCount).toBe(0);
+  });
+
+  it('ignores pause, resume and cancel when no task is running', async () => {
+    const llm = new ScriptedLLM({ responses: [scriptedPlan({ done: true, finalAnswer: 'ok' })] });
+    const executor = new Executor({ task: 'x', llm, browser: shopBrowser() });
+    executor.cancel();
+    executor.pause();
+    const result = await executor.execute();
+    expect(result.status).toBe('ok');
+    expect(executor.isRunning).toBe(false);
+  });
+});
+
+describe('Executor: follow-up tasks', () => {
+  it('continues the same conversation and browser; only results kept in memory survive', async () => {
+    const browser = shopBrowser();
+    const remember = defineAction({
+      name: 'note',
+      description: 'Note something',
+      schema: z.object({ text: z.string(), keep: z.boolean() }),
+      handler: async ({ text, keep }) => ({ extractedContent: text, includeInMemory: keep }),
+    });
+    const llm = new ScriptedLLM({
+      responses: [
+        scriptedPlan(),
+        scriptedActions([{ note: { text: 'kept fact', keep: true } }, { note: { text: 'passing remark', keep: false } }]),
+        scriptedPlan({ done: true, finalAnswer: 'first answer' }),
+        // follow-up
+        scriptedPlan({ nextSteps: 'continue' }),
+        scriptedActions([{ done: { text: 'second' } }]),
+        scriptedPlan({ done: true, finalAnswer: 'second answer' }),
+      ],
+    });
+    const executor = new Executor({ task: 'First task', llm, browser, actions: [remember], planningInterval: 1 });
+    const first = await executor.execute();
+    expect(first.finalAnswer).toBe('first answer');
+    await browser.goto('https://shop.test/mugs');
+    executor.addFollowUpTask('Second task');
+    const second = await executor.execute();
+    expect(second.status).toBe('ok');
+    expect(second.finalAnswer).toBe('second answer');
+    expect(second.taskId).not.toBe(first.taskId);
+    const followUpPlanner = conversationText(llm.requests[3]!);
+    expect(followUpPlanner).toContain('First task');
+    expect(followUpPlanner).toContain('Second task');
+    expect(followUpPlanner).toContain('Your new task follows the previous ones');
+    expect(followUpPlanner).toContain('first answer');
+    const followUpNavigator = conversationText(llm.requests[4]!);
+    expect(followUpNavigator).toContain('Action result: kept fact');
+    expect(followUpNavigator).not.toMatch(/Action result[^:]*: passing remark/);
+    expect(llm.requests[2]!.lastUserText).toContain('Action result 1/1: passing remark');
+    expect(llm.requests[4]!.lastUserText).toContain('https://shop.test/mugs');
+    expect(executor.history.tasks.map((task) => task.status)).toEqual(['ok', 'ok']);
+    expect(executor.history.steps.filter((step) => step.taskIndex === 1)).toHaveLength(3);
+  });
+
+  it('runs a follow-up after a cancelled task', async () => {
+    const llm = new ScriptedLLM({ responses: [scriptedPlan(), { fail: 'hang' }, scriptedPlan({ done: true, webTask: false, finalAnswer: 'fresh start' })] });
+    const executor = new Executor({ task: 'x', llm, browser: shopBrowser() });
+    const running = executor.execute();
+    await waitFor(() => llm.callCount === 2);
+    executor.cancel();
+    expect((await running).status).toBe('cancelled');
+    executor.addFollowUpTask('And now?');
+    const result = await executor.execute();
+    expect(result).toMatchObject({ status: 'ok', finalAnswer: 'fresh start' });
+  });
+
+  it('resets the failure count for a follow-up', async () => {
+    const llm = new ScriptedLLM({
+      responses: [
+        scriptedPlan(),
+        'garbage', 'garbage',
+        scriptedPlan({ done: true, webTask: false, finalAnswer: 'answered' }),
+      ],
+    });
+    const executor = new Executor({ task: 'x', llm, browser: shopBrowser(), maxFailures: 1, planningInterval: 100 });
+    expect((await executor.execute()).status).toBe('failed');
+    executor.addFollowUpTask('y');
+    expect((await executor.execute()).status).toBe('ok');
+  });
+
+  it('refuses a follow-up or a second run while a task runs, and a run with no task left', async () => {
+    const llm = new ScriptedLLM({ responses: [scriptedPlan(), { fail: 'hang' }, scriptedPlan({ done: true })] });
+    const executor = new Executor({ task: 'x', llm, browser: shopBrowser() });
+    const running = executor.execute();
+    expect(() => executor.addFollowUpTask('y')).toThrow(/no task is running/);
+    await expect(executor.execute()).rejects.toThrow(/already running/);
+    executor.cancel();
+    await running;
+    await expect(executor.execute()).rejects.toThrow(/no task left to run/);
+    expect(() => executor.addFollowUpTask('  ')).toThrow(/non-empty/);
+  });
+});

@@ -1,0 +1,103 @@
+import { describe, expect, it } from 'vitest';
+import { shopBrowser } from '../../test/helpers/loop';
+import type { ExecutorEvent } from '../events';
+import { ScriptedLLM, scriptedActions, scriptedPlan } from '../testing/scripted-llm';
+import { Executor } from './executor';
+
+function simpleRun(): { executor: Executor; llm: ScriptedLLM } {
+  const llm = new ScriptedLLM({
+    responses: [
+      scriptedPlan({ nextSteps: 'note it' }),
+      scriptedActions([{ cache_content: { content: 'a fact' } }], { memory: 'one fact', nextGoal: 'finish' }),
+      scriptedActions([{ done: { text: 'ok' } }]),
+      scriptedPlan({ done: true, finalAnswer: 'the fact' }),
+    ],
+    usage: { inputTokens: 50, outputTokens: 5, cachedInputTokens: 10, reasoningTokens: 2 },
+  });
+  return { executor: new Executor({ task: 'Note a fact', llm, browser: shopBrowser() }), llm };
+}
+
+describe('Executor: events', () => {
+  it('emits structured, typed events in order', async () => {
+    const { executor } = simpleRun();
+    const seen: ExecutorEvent[] = [];
+    const stream = executor.events();
+    const reading = (async () => {
+      for await (const event of stream) seen.push(event);
+    })();
+    const result = await executor.execute();
+    await reading;
+
+    const sequence = seen.map((event) => `${event.type}:${event.actor}`);
+    expect(sequence).toEqual([
+      'task-start:system',
+      'step-start:planner', 'model-call-start:planner', 'model-call-end:planner', 'plan-end:planner', 'step-end:planner',
+      'step-start:navigator', 'model-call-start:navigator', 'model-call-end:navigator', 'navigator-output:navigator', 'action-start:navigator', 'action-end:navigator', 'step-end:navigator',
+      'step-start:navigator', 'model-call-start:navigator', 'model-call-end:navigator', 'navigator-output:navigator', 'action-start:navigator', 'action-end:navigator', 'step-end:navigator',
+      'step-start:planner', 'model-call-start:planner', 'model-call-end:planner', 'plan-end:planner', 'step-end:planner',
+      'task-end:system',
+    ]);
+    for (const event of seen) {
+      expect(event.taskId).toBe(result.taskId);
+      expect(typeof event.timestamp).toBe('number');
+    }
+    const actionEnd = seen.find((event) => event.type === 'action-end');
+    expect(actionEnd).toMatchObject({ step: 1, action: 'cache_content', params: { content: 'a fact' }, result: 'Cached findings: a fact', error: undefined, actionIndex: 0 });
+    const output = seen.find((event) => event.type === 'navigator-output');
+    expect(output).toMatchObject({ memory: 'one fact', nextGoal: 'finish', actions: [{ name: 'cache_content', params: { content: 'a fact' } }] });
+    const modelEnd = seen.find((event) => event.type === 'model-call-end');
+    expect(modelEnd).toMatchObject({ provider: 'scripted', model: 'scripted-model', attempt: 1, usage: { inputTokens: 50, outputTokens: 5, cachedInputTokens: 10, reasoningTokens: 2, totalTokens: 55, calls: 1 } });
+    const taskEnd = seen.at(-1);
+    expect(taskEnd).toMatchObject({ type: 'task-end', status: 'ok', success: true, finalAnswer: 'the fact', usage: { inputTokens: 200, cachedInputTokens: 40, calls: 4 } });
+    const stepEnds = seen.filter((event) => event.type === 'step-end');
+    expect(stepEnds.map((event) => event.step)).toEqual([0, 1, 2, 2]);
+  });
+
+  it('ends the stream after task-end and unsubscribes', async () => {
+    const { executor } = simpleRun();
+    const stream = executor.events();
+    await executor.execute();
+    const types: string[] = [];
+    for await (const event of stream) types.push(event.type);
+    expect(types.at(-1)).toBe('task-end');
+    expect(await stream.next()).toEqual({ value: undefined, done: true });
+  });
+
+  it('ends the stream when its signal aborts or the consumer breaks', async () => {
+    const { executor } = simpleRun();
+    const controller = new AbortController();
+    const stream = executor.events({ signal: controller.signal });
+    const pending = stream.next();
+    controller.abort();
+    expect(await pending).toEqual({ value: undefined, done: true });
+
+    const again = executor.events();
+    const running = executor.execute();
+    for await (const event of again) {
+      if (event.type === 'task-start') break;
+    }
+    expect(await again.next()).toEqual({ value: undefined, done: true });
+    await running;
+  });
+
+  it('keeps running when a listener throws', async () => {
+    const { executor } = simpleRun();
+    executor.on('step-start', () => {
+      throw new Error('listener bug');
+    });
+    const result = await executor.execute();
+    expect(result.status).toBe('ok');
+  });
+
+  it('stops delivering to a listener after off()', async () => {
+    const { executor } = simpleRun();
+    let count = 0;
+    const listener = (): void => {
+      count++;
+    };
+    executor.on('step-start', listener);
+    executor.off('step-start', listener);
+    await executor.execute();
+    expect(count).toBe(0);
+  });
+});
