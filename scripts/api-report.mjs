@@ -1,0 +1,39 @@
+// Checks (or with --local, updates) the API report etc/*.api.md of every entry in scripts/entries.mjs.
+// Reads the bundled dist/<name>.d.ts written by tsup, so run `npm run build` first.
+import { existsSync } from 'node:fs';
+import { Extractor, ExtractorConfig } from '@microsoft/api-extractor';
+import { apiConfigOf, apiReportOf, entries, specifierOf } from './entries.mjs';
+
+const local = process.argv.includes('--local');
+const changed = [];
+let failed = false;
+
+for (const entry of entries) {
+  const configFile = apiConfigOf(entry);
+  const dts = `dist/${entry.name}.d.ts`;
+  if (!existsSync(configFile)) {
+    console.error(`api-report: ${configFile} is missing (copy api-extractor.testing.json and adapt it)`);
+    failed = true;
+    continue;
+  }
+  if (!existsSync(dts)) {
+    console.error(`api-report: ${dts} is missing: run npm run build first`);
+    failed = true;
+    continue;
+  }
+  const config = ExtractorConfig.loadFileAndPrepare(configFile);
+  // Warnings (TSDoc syntax, forgotten exports) are printed but never fail; errors and report drift do.
+  const result = Extractor.invoke(config, { localBuild: local, printApiReportDiff: !local });
+  if (result.errorCount > 0) failed = true;
+  if (result.apiReportChanged) changed.push(apiReportOf(entry));
+  console.log(`api-report: ${specifierOf(entry)}: ${result.errorCount} errors, ${result.warningCount} warnings`);
+}
+
+if (local) {
+  console.log(changed.length ? `api-report: updated ${changed.join(', ')}` : 'api-report: reports are up to date');
+} else if (changed.length) {
+  console.error(`api-report: ${changed.join(', ')} differ from the build.`);
+  console.error('public API changed: run npm run api:update and commit etc/*.api.md');
+  failed = true;
+}
+process.exitCode = failed ? 1 : 0;

@@ -1,0 +1,32 @@
+// The public entry points of plannav, in ONE place: tsup builds them, api-report checks them, tests import them.
+// To add one: append it here, add its "exports" block to package.json and an api-extractor.<name>.json.
+
+/**
+ * @typedef {object} Entry
+ * @property {string} name     output base name: tsup writes dist/<name>.js, .cjs, .d.ts, .d.cts
+ * @property {string} subpath  key in package.json "exports" ('.' or './<name>')
+ * @property {string} src      source file of the entry point
+ */
+
+/** @type {Entry[]} */
+export const entries = [
+  { name: 'index', subpath: '.', src: 'src/index.ts' },
+  { name: 'testing', subpath: './testing', src: 'src/testing/index.ts' },
+];
+
+/**
+ * ESM-only runtime dependencies (and their own dependencies): the CJS build bundles them so that
+ * `require('plannav')` works on every Node 20.x; the ESM build keeps them external.
+ */
+export const bundledInCjs = ['p-retry', 'is-network-error'];
+
+/** The import specifier of an entry, e.g. 'plannav' or 'plannav/testing'. */
+export const specifierOf = (/** @type {Entry} */ entry) => `plannav${entry.subpath.slice(1)}`;
+
+/** The API report written for an entry: etc/plannav.api.md, etc/plannav-testing.api.md, ... */
+export const apiReportOf = (/** @type {Entry} */ entry) =>
+  entry.name === 'index' ? 'etc/plannav.api.md' : `etc/plannav-${entry.name}.api.md`;
+
+/** The api-extractor config of an entry: api-extractor.json for the core, api-extractor.<name>.json otherwise. */
+export const apiConfigOf = (/** @type {Entry} */ entry) =>
+  entry.name === 'index' ? 'api-extractor.json' : `api-extractor.${entry.name}.json`;

@@ -1,0 +1,80 @@
+// Architecture test on the sources: core files (src/ minus tests and NOT_CORE folders) import no Node builtin,
+// and every import between layers (top folder or top file of src/) is allowed by the LAYERS table below.
+import { readdirSync, readFileSync } from 'node:fs';
+import { builtinModules } from 'node:module';
+import { dirname, join, relative, resolve, sep } from 'node:path';
+import ts from 'typescript';
+import { describe, expect, it } from 'vitest';
+
+/**
+ * Layer -> the layers it may import (besides itself). A layer is a folder `src/<layer>/` or a file
+ * `src/<layer>.ts`. Top to bottom: executor > agents > messages, prompts, actions >
+ * llm, browser, dom, history, security > errors, events, util. Type-only imports count too.
+ * Layers that do not exist yet are fine; a core file in a layer missing here fails the test.
+ */
+const BASE = ['errors', 'events', 'util']; // usable by every layer
+const BOTTOM = ['llm', 'browser', 'dom', 'history', 'security'];
+const MIDDLE = ['messages', 'prompts', 'actions'];
+const LAYERS: Record<string, string[]> = {
+  index: ['executor', 'agents', ...MIDDLE, ...BOTTOM, ...BASE], // src/index.ts, the public face
+  executor: ['agents', ...MIDDLE, ...BOTTOM, ...BASE], // nothing imports executor but index.ts
+  agents: [...MIDDLE, ...BOTTOM, ...BASE],
+  messages: [...MIDDLE, ...BOTTOM, ...BASE],
+  prompts: [...MIDDLE, ...BOTTOM, ...BASE],
+  actions: [...MIDDLE, ...BOTTOM, ...BASE],
+  llm: BASE,
+  browser: ['dom', ...BASE], // page state capture uses the DOM snapshot
+  dom: BASE, // must not import browser
+  history: ['llm', 'browser', ...BASE],
+  security: BASE,
+  util: ['errors'], // small helpers (abort, base64)
+  events: ['errors'],
+  errors: [],
+};
+
+/** Folders of src/ that are not core: not checked here, and no core file may import them. */
+const NOT_CORE = ['testing'];
+
+const SRC = resolve('src');
+const isBuiltin = (spec: string) =>
+  spec.startsWith('node:') || builtinModules.includes(spec) || builtinModules.includes(spec.split('/')[0]!);
+
+/** The layer of an absolute path inside src/: its first path segment without extension. */
+const layerOf = (path: string) => (relative(SRC, path).split(sep)[0] || 'index').replace(/\.[cm]?[jt]sx?$/, '');
+
+function coreFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((d) => {
+    const path = join(dir, d.name);
+    if (d.isDirectory()) return dir === SRC && NOT_CORE.includes(d.name) ? [] : coreFiles(path);
+    return /\.ts$/.test(d.name) && !/\.test\.ts$/.test(d.name) ? [path] : [];
+  });
+}
+
+const files = coreFiles(SRC);
+const imports = files.flatMap((file) =>
+  ts.preProcessFile(readFileSync(file, 'utf8'), true, true).importedFiles.map(({ fileName: spec }) => ({
+    file: relative('.', file),
+    from: layerOf(file),
+    spec,
+    to: spec.startsWith('.') ? layerOf(resolve(dirname(file), spec)) : undefined,
+  })),
+);
+
+describe('source layers', () => {
+  it('core files import no Node builtin', () => {
+    const bad = imports.filter(({ spec }) => isBuiltin(spec)).map(({ file, spec }) => `${file} imports ${spec}`);
+    expect(bad).toEqual([]);
+  });
+
+  it('every core file is in a known layer', () => {
+    const unknown = [...new Set(files.map(layerOf))].filter((layer) => !(layer in LAYERS));
+    expect(unknown, 'add these layers to LAYERS in test/package/layers.test.ts').toEqual([]);
+  });
+
+  it('imports between layers follow the LAYERS table (core never imports src/testing)', () => {
+    const bad = imports
+      .filter(({ from, to }) => to !== undefined && to !== from && !(LAYERS[from] ?? []).includes(to))
+      .map(({ file, from, to, spec }) => `${file} (${from}) imports ${spec} (${to})`);
+    expect(bad).toEqual([]);
+  });
+});
