@@ -3,7 +3,8 @@
 
 import type { ActionRegistry } from '../actions/registry';
 import type { ActionResult, HumanAnswer } from '../actions/types';
-import type { PageState, PageStateReader } from '../browser/page-state';
+import type { PageState } from '../browser/page-state';
+import type { PageStateReader } from '../dom/page-state-reader';
 import type { BrowserDriver } from '../browser/types';
 import type { EventBase, ExecutorEventMap, ExecutorEventName } from '../events';
 import type { ModelCallObserver, ModelRetryOptions } from '../llm/generate-object';

@@ -39,8 +39,8 @@ function hangingAction(): { action: ReturnType<typeof defineAction>; state: { st
 
 describe('Executor: pause, resume and cancel', () => {
   it('makes no model call while paused and continues on resume', async () => {
-    const llm = new ScriptedLLM({
-      respond: (request) => {
+    const llm: ScriptedLLM = new ScriptedLLM({
+      respond: (request): string => {
         if (request.agent === 'planner') return scriptedPlan({ done: llm.requestsOf('navigator').length >= 3, finalAnswer: 'ok' });
         return scriptedActions([{ cache_content: { content: 'x' } }]);
       },

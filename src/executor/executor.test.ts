@@ -82,8 +82,8 @@ describe('Executor: a task run end to end', () => {
 
 describe('Executor: Planner cadence and authority', () => {
   it('runs the Planner when nSteps % planningInterval === 0', async () => {
-    const llm = new ScriptedLLM({
-      respond: (request) => {
+    const llm: ScriptedLLM = new ScriptedLLM({
+      respond: (request): string => {
         if (request.agent === 'planner') return scriptedPlan({ done: llm.requestsOf('navigator').length >= 5, finalAnswer: 'done' });
         return scriptedActions([{ cache_content: { content: `note ${request.callIndex}` } }]);
       },

@@ -11,7 +11,7 @@ import type { ActionResult, HumanAnswer } from '../actions/types';
 import type { AgentContext, AgentSettings, EventPayload } from '../agents/agent-context';
 import { NavigatorAgent, type NavigatorStepResult } from '../agents/navigator-agent';
 import { PlannerAgent, type PlannerStepResult } from '../agents/planner-agent';
-import { defaultIncludeAttributes, PageStateReader } from '../browser/page-state';
+import { defaultIncludeAttributes, PageStateReader } from '../dom/page-state-reader';
 import {
   ActionError,
   ChatModelAuthError,

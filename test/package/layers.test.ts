@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 /**
  * Layer -> the layers it may import (besides itself). A layer is a folder `src/<layer>/` or a file
  * `src/<layer>.ts`. Top to bottom: executor > agents > messages, prompts, actions >
- * llm, browser, dom, history, security > errors, events, util. Type-only imports count too.
+ * llm, browser, dom, history, security > errors, events, util (dom may use browser, not the reverse). Type-only imports count too.
  * Layers that do not exist yet are fine; a core file in a layer missing here fails the test.
  */
 const BASE = ['errors', 'events', 'util']; // usable by every layer
@@ -23,12 +23,12 @@ const LAYERS: Record<string, string[]> = {
   prompts: [...MIDDLE, ...BOTTOM, ...BASE],
   actions: [...MIDDLE, ...BOTTOM, ...BASE],
   llm: BASE,
-  browser: ['dom', ...BASE], // page state capture uses the DOM snapshot
-  dom: BASE, // must not import browser
+  browser: BASE, // the driver contract and page-state types only
+  dom: ['browser', ...BASE], // the snapshot runs through the driver contract
   history: ['llm', 'browser', ...BASE],
   security: BASE,
   util: ['errors'], // small helpers (abort, base64)
-  events: ['errors'],
+  events: ['errors', 'llm'], // type-only: token usage in event payloads
   errors: [],
 };
 
