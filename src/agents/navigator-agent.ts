@@ -8,7 +8,6 @@ import type { StepRecorder } from '../history/step-recorder';
 import { generateObject } from '../llm/generate-object';
 import { hasImages, withoutImages } from '../llm/images';
 import { toModelJsonSchema } from '../llm/json-schema';
-import type { TokenUsage } from '../llm/usage';
 import { buildStateMessage } from '../prompts/state-message';
 import type { AgentContext } from './agent-context';
 import { modelCallObserver } from './agent-context';
@@ -63,7 +62,6 @@ export interface NavigatorStepResult {
   readonly data: unknown;
   /** Every action that ran returned an error: the step made no progress. */
   readonly allActionsFailed: boolean;
-  readonly usage: TokenUsage;
 }
 
 function firstEntry(item: Record<string, unknown>): [string, unknown] {
@@ -152,7 +150,7 @@ export class NavigatorAgent {
       context.stateMessageAdded = false;
     }
     const output = result.object;
-    recorder.setModelOutput(output, result.usage);
+    recorder.setModelOutput(output);
     context.messages.addModelOutput(JSON.stringify(output));
     const limit = context.settings.maxActionsPerStep;
     const chosen = output.action.slice(0, limit);
@@ -181,7 +179,6 @@ export class NavigatorAgent {
       success: doneResult?.success,
       data: doneResult?.data,
       allActionsFailed: failed === chosen.length,
-      usage: result.usage,
     };
   }
 

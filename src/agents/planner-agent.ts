@@ -6,7 +6,6 @@ import type { PlanInfo } from '../events';
 import { generateObject } from '../llm/generate-object';
 import { hasImages, withoutImages } from '../llm/images';
 import { toModelJsonSchema } from '../llm/json-schema';
-import type { TokenUsage } from '../llm/usage';
 import { plannerSystemPrompt } from '../prompts/planner-system';
 import { modelCallObserver, type AgentContext } from './agent-context';
 
@@ -57,7 +56,6 @@ const plannerJsonSchema = toModelJsonSchema(
 export interface PlannerStepResult {
   readonly plan: PlanInfo;
   readonly output: PlannerOutput;
-  readonly usage: TokenUsage;
 }
 
 /** Converts the model's field names to the camelCase ones events and results use. */
@@ -103,6 +101,6 @@ export class PlannerAgent {
       observer: modelCallObserver(context, 'planner', llm),
     });
     context.messages.addPlan(JSON.stringify(result.object));
-    return { plan: toPlanInfo(result.object), output: result.object, usage: result.usage };
+    return { plan: toPlanInfo(result.object), output: result.object };
   }
 }

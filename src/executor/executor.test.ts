@@ -255,6 +255,9 @@ describe('Executor: failures', () => {
     const repair = llm.requestsOf('navigator')[1]!;
     expect(repair.messages[repair.messages.length - 1]!.content).toContain('could not be read as JSON');
     expect(result.history.steps.filter((step) => step.error?.code === 'CHAT_MODEL_OUTPUT')).toHaveLength(3);
+    // Calls whose output was unusable still cost tokens: they count in the step and the task.
+    expect(result.usage.calls).toBe(llm.callCount);
+    expect(result.history.steps[1]?.usage.calls).toBe(2);
   });
 
   it('resets the failure count on a good step', async () => {

@@ -99,6 +99,9 @@ export class Executor {
   private carriedResults: ActionResult[] = [];
   private nextTaskIndex = 0;
   private running = false;
+  /** Token usage of the running task and of its current step, summed from model-call-end events. */
+  private taskUsage = emptyUsage;
+  private stepRecorder: StepRecorder | undefined;
   private current: { taskId: string; step: number } | undefined;
 
   /**
@@ -236,12 +239,9 @@ export class Executor {
     let finalAnswer: string | undefined;
     let success = false;
     let data: unknown;
-    let usage = emptyUsage;
+    this.taskUsage = emptyUsage;
     try {
-      const outcome = await this.loop(context, taskIndex, (stepUsage) => {
-        usage = addUsage(usage, stepUsage);
-      });
-      ({ finalAnswer, success, data } = outcome);
+      ({ finalAnswer, success, data } = await this.loop(context, taskIndex));
     } catch (caught) {
       error = this.control.cancelled ? (this.control.signal.reason as PlannavError) : toPlannavError(caught);
       status = RequestCancelledError.isInstance(error) ? 'cancelled' : MaxStepsReachedError.isInstance(error) ? 'max-steps' : 'failed';
@@ -252,6 +252,7 @@ export class Executor {
     }
     const endedAt = Date.now();
     this.tasks[taskIndex] = { ...(this.tasks[taskIndex] as TaskRecord), endedAt, status, finalAnswer };
+    const usage = this.taskUsage;
     this.emit('task-end', 'system', {
       status,
       success,
@@ -275,11 +276,7 @@ export class Executor {
     };
   }
 
-  private async loop(
-    context: AgentContext,
-    taskIndex: number,
-    addStepUsage: (usage: TokenUsage) => void,
-  ): Promise<{ finalAnswer: string; success: boolean; data: unknown }> {
+  private async loop(context: AgentContext, taskIndex: number): Promise<{ finalAnswer: string; success: boolean; data: unknown }> {
     const { maxSteps, maxFailures, planningInterval } = this.options;
     const planner = new PlannerAgent(context);
     const navigator = new NavigatorAgent(context);
@@ -302,7 +299,7 @@ export class Executor {
           }
           planningCalls++;
           const result: PlannerStepResult = await planner.plan();
-          recorder.setModelOutput(result.output, result.usage);
+          recorder.setModelOutput(result.output);
           recorder.setPlan(result.plan);
           this.emit('plan-end', 'planner', { plan: result.plan });
           return result;
@@ -310,7 +307,6 @@ export class Executor {
           fail(caught);
           return undefined;
         });
-        if (plan) addStepUsage(plan.usage);
         if (plan && (plan.plan.done || !plan.plan.webTask)) {
           const navigatorVerdict = proposal?.done ? proposal.success !== false : true;
           return { finalAnswer: plan.plan.finalAnswer, success: navigatorVerdict, data: proposal?.done ? proposal.data : undefined };
@@ -328,7 +324,6 @@ export class Executor {
       );
       proposal = stepResult;
       if (!stepResult) continue;
-      addStepUsage(stepResult.usage);
       if (stepResult.allActionsFailed) {
         const last = stepResult.results[stepResult.results.length - 1];
         fail(new ActionError('step', `Every action of step ${context.nSteps} failed: ${last?.error ?? ''}`));
@@ -339,7 +334,7 @@ export class Executor {
   }
 
   /** Runs one agent step with its events and history record, whatever happens inside. */
-  private async runStep<T extends { usage: TokenUsage }>(
+  private async runStep<T>(
     context: AgentContext,
     taskIndex: number,
     actor: 'planner' | 'navigator',
@@ -347,6 +342,7 @@ export class Executor {
     body: (recorder: StepRecorder) => Promise<T>,
   ): Promise<T> {
     const recorder = new StepRecorder(context.taskId, taskIndex, context.nSteps, actor);
+    this.stepRecorder = recorder;
     const started = Date.now();
     this.emit('step-start', actor, {});
     try {
@@ -425,6 +421,11 @@ export class Executor {
   private emit<K extends ExecutorEventName>(name: K, actor: Actor, payload: EventPayload<K>): void {
     const base: EventBase = { taskId: this.current?.taskId ?? '', step: this.current?.step ?? 0, actor, timestamp: Date.now() };
     const event = { ...base, ...payload } as ExecutorEventMap[K];
+    if (name === 'model-call-end') {
+      const { usage } = event as ExecutorEventMap['model-call-end'];
+      this.taskUsage = addUsage(this.taskUsage, usage);
+      this.stepRecorder?.addUsage(usage);
+    }
     try {
       this.emitter.emit(name, event);
     } catch {

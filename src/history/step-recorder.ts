@@ -27,8 +27,12 @@ export class StepRecorder {
     if (state) this.browser = { url: state.url, title: state.title, tabs: state.tabs.length };
   }
 
-  setModelOutput(output: unknown, usage: TokenUsage): void {
+  setModelOutput(output: unknown): void {
     this.modelOutput = output;
+  }
+
+  /** Adds one model call's usage (every call counts, including retries and repairs). */
+  addUsage(usage: TokenUsage): void {
     this.usage = addUsage(this.usage, usage);
   }
 
