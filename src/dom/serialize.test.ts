@@ -1,0 +1,132 @@
+import { describe, expect, it } from 'vitest';
+import { ElementIndexer, type FrameSnapshotInput } from './serialize';
+import type { SnapshotElement, SnapshotItem, SnapshotText } from './types';
+
+function element(elementId: string, overrides: Partial<Omit<SnapshotElement, 'kind' | 'elementId'>> = {}): SnapshotElement {
+  return { kind: 'element', elementId, tagName: 'button', attributes: {}, text: elementId, depth: 0, ...overrides };
+}
+
+function text(value: string, depth = 0): SnapshotText {
+  return { kind: 'text', text: value, depth };
+}
+
+function frame(items: readonly SnapshotItem[], frameId = 'main'): FrameSnapshotInput {
+  return { frameId, snapshot: { url: 'https://example.test/', title: 'Example', items, pixelsAbove: 0, pixelsBelow: 0 } };
+}
+
+/** The index the serialised page gave to an element id, read from the elements map. */
+function indexOf(elements: ReadonlyMap<number, { elementId: string; frameId: string }>, elementId: string, frameId = 'main'): number {
+  for (const [index, ref] of elements) if (ref.elementId === elementId && ref.frameId === frameId) return index;
+  throw new Error(`no index for ${frameId}/${elementId}`);
+}
+
+describe('ElementIndexer line format', () => {
+  it('writes one line per element with its index, tag, attributes and text', () => {
+    const page = new ElementIndexer().serialize([
+      frame([element('a1', { tagName: 'a', attributes: { href: '/mugs', title: 'Mugs' }, text: 'All mugs' })]),
+    ]);
+    expect(page.text).toBe('[1]<a href="/mugs" title="Mugs">All mugs />');
+  });
+
+  it('writes an attribute with an empty value as a bare name', () => {
+    const page = new ElementIndexer().serialize([frame([element('c1', { tagName: 'input', attributes: { checked: '', type: 'checkbox' }, text: '' })])]);
+    expect(page.text).toBe('[1]<input checked type="checkbox"> />');
+  });
+
+  it('escapes double quotes inside attribute values', () => {
+    const page = new ElementIndexer().serialize([frame([element('q1', { attributes: { 'aria-label': 'Say "hi"' }, text: 'Hi' })])]);
+    expect(page.text).toBe('[1]<button aria-label="Say \\"hi\\"">Hi />');
+  });
+
+  it('writes text lines as they are and indents every line with one tab per depth', () => {
+    const page = new ElementIndexer().serialize([
+      frame([
+        text('Welcome to the shop'),
+        element('menu', { tagName: 'div', attributes: { role: 'menu' }, text: 'Menu' }),
+        element('item', { tagName: 'a', text: 'Home', depth: 1 }),
+        text('Nested text', 2),
+      ]),
+    ]);
+    expect(page.text.split('\n')).toEqual([
+      'Welcome to the shop',
+      '[1]<div role="menu">Menu />',
+      '\t[2]<a>Home />',
+      '\t\tNested text',
+    ]);
+  });
+
+  it('fills the elements map with frame, element id, tag and selector', () => {
+    const page = new ElementIndexer().serialize([
+      frame([element('b1', { tagName: 'button', selector: '#buy' }), element('i1', { tagName: 'input' })]),
+    ]);
+    expect(page.elements.get(1)).toEqual({ index: 1, frameId: 'main', elementId: 'b1', tagName: 'button', selector: '#buy' });
+    expect(page.elements.get(2)).toEqual({ index: 2, frameId: 'main', elementId: 'i1', tagName: 'input', selector: undefined });
+    expect(page.elements.size).toBe(2);
+  });
+
+  it('gives text lines no index', () => {
+    const page = new ElementIndexer().serialize([frame([text('only text'), text('more text')])]);
+    expect(page.elements.size).toBe(0);
+    expect(page.text).toBe('only text\nmore text');
+  });
+});
+
+describe('ElementIndexer index stability', () => {
+  it('marks nothing as new on the first snapshot', () => {
+    const page = new ElementIndexer().serialize([frame([element('a'), element('b')])]);
+    expect(page.newIndices.size).toBe(0);
+    expect(page.text).not.toContain('*');
+  });
+
+  it('keeps the index of an element across snapshots, even when the order changes and others are removed', () => {
+    const indexer = new ElementIndexer();
+    const first = indexer.serialize([frame([element('a'), element('b'), element('c')])]);
+    const second = indexer.serialize([frame([element('c'), element('a')])]);
+    expect(indexOf(second.elements, 'a')).toBe(indexOf(first.elements, 'a'));
+    expect(indexOf(second.elements, 'c')).toBe(indexOf(first.elements, 'c'));
+    expect(second.elements.has(indexOf(first.elements, 'b'))).toBe(false);
+    expect(second.newIndices.size).toBe(0);
+    expect(second.text).toBe(`[3]<button>c />\n[1]<button>a />`);
+  });
+
+  it('gives new elements fresh indices marked with a star', () => {
+    const indexer = new ElementIndexer();
+    indexer.serialize([frame([element('a'), element('b')])]);
+    const second = indexer.serialize([frame([element('a'), element('new')])]);
+    const newIndex = indexOf(second.elements, 'new');
+    expect(newIndex).toBe(3);
+    expect([...second.newIndices]).toEqual([3]);
+    expect(second.text.split('\n')).toEqual(['[1]<button>a />', '*[3]<button>new />']);
+  });
+
+  it('does not reuse the index of a removed element for another element', () => {
+    const indexer = new ElementIndexer();
+    const first = indexer.serialize([frame([element('a'), element('b')])]);
+    const removedIndex = indexOf(first.elements, 'b');
+    const second = indexer.serialize([frame([element('a'), element('replacement')])]);
+    expect(indexOf(second.elements, 'replacement')).not.toBe(removedIndex);
+    const third = indexer.serialize([frame([element('a'), element('replacement'), element('another')])]);
+    expect([...third.elements.keys()]).not.toContain(removedIndex);
+  });
+
+  it('gives an element that disappeared and came back a new index', () => {
+    const indexer = new ElementIndexer();
+    const first = indexer.serialize([frame([element('a'), element('b')])]);
+    indexer.serialize([frame([element('a')])]);
+    const third = indexer.serialize([frame([element('a'), element('b')])]);
+    expect(indexOf(third.elements, 'b')).not.toBe(indexOf(first.elements, 'b'));
+    expect(third.newIndices.has(indexOf(third.elements, 'b'))).toBe(true);
+  });
+
+  it('gives elements of two frames with the same element id different indices', () => {
+    const indexer = new ElementIndexer();
+    const page = indexer.serialize([frame([element('same')], 'main'), frame([element('same')], 'frame-2')]);
+    const mainIndex = indexOf(page.elements, 'same', 'main');
+    const childIndex = indexOf(page.elements, 'same', 'frame-2');
+    expect(mainIndex).not.toBe(childIndex);
+    expect(page.elements.get(childIndex)?.frameId).toBe('frame-2');
+    const again = indexer.serialize([frame([element('same')], 'main'), frame([element('same')], 'frame-2')]);
+    expect(indexOf(again.elements, 'same', 'frame-2')).toBe(childIndex);
+    expect(indexOf(again.elements, 'same', 'main')).toBe(mainIndex);
+  });
+});
