@@ -10,10 +10,33 @@ export function stripReasoning(text: string): string {
   return text.replace(reasoningBlock, '').replace(strayReasoningEnd, '').trim();
 }
 
+/** Removes commas before a closing brace or bracket, outside strings. */
+function withoutTrailingCommas(text: string): string {
+  let result = '';
+  let inString = false;
+  for (let position = 0; position < text.length; position++) {
+    const character = text[position] as string;
+    if (inString) {
+      if (character === '\\') {
+        result += character + (text[position + 1] ?? '');
+        position++;
+        continue;
+      }
+      if (character === '"') inString = false;
+    } else if (character === '"') {
+      inString = true;
+    } else if (character === ',' && /^\s*[}\]]/.test(text.slice(position + 1))) {
+      continue;
+    }
+    result += character;
+  }
+  return result;
+}
+
 function tryParse(candidate: string): { ok: true; value: unknown } | undefined {
   const trimmed = candidate.trim();
   if (!trimmed) return undefined;
-  for (const attempt of [trimmed, trimmed.replace(/,\s*([}\]])/g, '$1')]) {
+  for (const attempt of [trimmed, withoutTrailingCommas(trimmed)]) {
     try {
       return { ok: true, value: JSON.parse(attempt) as unknown };
     } catch {

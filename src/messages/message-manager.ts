@@ -29,6 +29,14 @@ function textOf(message: ChatMessage): string {
   return message.content.map((part) => (part.type === 'text' ? part.text : '')).join('');
 }
 
+/** The note that stands in for the turns compaction removed. */
+function compactionNote(removedCount: number): ChatMessage {
+  return {
+    role: 'user',
+    content: `[${removedCount} earlier messages were removed to stay within the token budget. Rely on your memory field for what happened before.]`,
+  };
+}
+
 /** Wraps the user's request so the model can tell it from page content. */
 export function wrapUserRequest(task: string, followUp: boolean): string {
   const lead = followUp
@@ -129,9 +137,12 @@ export class MessageManager {
   }
 
   private compact(budget: number): void {
-    let total = this.totalTokens;
+    // The note that replaces dropped turns costs tokens too: reserve room for it while dropping.
+    const existingNote = this.history.find((item) => item.kind === 'compaction')?.tokens ?? 0;
+    const noteReserve = this.estimateTokens(compactionNote(Number.MAX_SAFE_INTEGER));
+    let total = this.totalTokens - existingNote;
     let removed = 0;
-    while (total > budget) {
+    while (total + (this.removedCount + removed > 0 ? noteReserve : 0) > budget) {
       const index = this.history.findIndex((item) => !protectedKinds.has(item.kind) && item.kind !== 'compaction');
       if (index === -1) break;
       total -= (this.history[index] as ManagedMessage).tokens;
@@ -145,15 +156,8 @@ export class MessageManager {
   private noteRemoval(removed: number): void {
     this.removedCount += removed;
     this.history = this.history.filter((item) => item.kind !== 'compaction');
-    const note = this.entry(
-      {
-        role: 'user',
-        content: `[${this.removedCount} earlier messages were removed to stay within the token budget. Rely on your memory field for what happened before.]`,
-      },
-      'compaction',
-    );
     const lastTask = this.history.map((item) => item.kind).lastIndexOf('task');
-    this.history.splice(lastTask + 1, 0, note);
+    this.history.splice(lastTask + 1, 0, this.entry(compactionNote(this.removedCount), 'compaction'));
   }
 
   private shrinkState(budget: number): void {

@@ -7,9 +7,19 @@ import type { ContentPart } from '../llm/types';
 
 const untrustedTag = /<\/?\s*(untrusted_content|user_request|plan)\b[^>]*>/gi;
 
+/** Removes tags that could fake our own from text that comes from a page. */
+function withoutOurTags(text: string): string {
+  return text.replace(untrustedTag, '');
+}
+
 /** Wraps page content so the model treats it as data, removing tags that could fake our own. */
 export function wrapUntrustedContent(content: string): string {
-  return `<untrusted_content>\n${content.replace(untrustedTag, '')}\n</untrusted_content>`;
+  return `<untrusted_content>\n${withoutOurTags(content)}\n</untrusted_content>`;
+}
+
+/** A tab as one line of JSON; its title and URL come from the page, so our tags are removed. */
+function tabLine(tab: { id: string; url: string; title: string }): string {
+  return withoutOurTags(JSON.stringify({ id: tab.id, url: tab.url, title: tab.title }));
 }
 
 /** What the state message is built from. */
@@ -35,10 +45,10 @@ export function buildStateMessage(input: StateMessageInput): string | ContentPar
   const otherTabs = state.tabs.filter((tab) => tab.id !== state.activeTabId);
   const lines = [
     '[Current browser state]',
-    `Current tab: ${JSON.stringify({ id: state.activeTabId, url: state.url, title: state.title })}`,
+    `Current tab: ${tabLine({ id: state.activeTabId, url: state.url, title: state.title })}`,
   ];
   if (otherTabs.length > 0) {
-    lines.push('Other tabs:', ...otherTabs.map((tab) => `- ${JSON.stringify({ id: tab.id, url: tab.url, title: tab.title })}`));
+    lines.push('Other tabs:', ...otherTabs.map((tab) => `- ${tabLine(tab)}`));
   }
   lines.push('Interactive elements of the current page:');
   if (state.elementsText.trim()) {

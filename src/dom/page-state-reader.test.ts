@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { SnapshotScriptOptions } from '../dom/types';
+import type { SnapshotScriptOptions } from './types';
 import { FakeBrowserDriver, type FakeElement } from '../testing/fake-browser-driver';
-import { defaultIncludeAttributes, PageStateReader } from '../dom/page-state-reader';
+import { defaultIncludeAttributes, PageStateReader } from './page-state-reader';
 
 const scriptOptions: SnapshotScriptOptions = { viewportExpansion: 0, includeAttributes: defaultIncludeAttributes, maxTextLength: 100 };
 const homeUrl = 'https://news.test/';
