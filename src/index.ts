@@ -16,7 +16,7 @@ export type {
   FrameInfo,
   PageScript,
   ScreenshotOptions,
-  ScrollOptions,
+  ScrollRequest,
   TabInfo,
 } from './browser/types';
 export type { PageState } from './browser/page-state';

@@ -61,7 +61,7 @@ export interface ClickOptions extends CallOptions {
 }
 
 /** What to scroll and how far. @public */
-export interface ScrollOptions extends CallOptions {
+export interface ScrollRequest extends CallOptions {
   /** Scroll inside this element instead of the page. */
   readonly ref?: ElementRef | undefined;
   /** Scroll by this many pixels (negative is up). */
@@ -118,7 +118,7 @@ export interface BrowserDriver {
   /** Presses keys on the focused element, such as `Enter` or `Control+A`. */
   press(keys: string, options?: CallOptions): Promise<void>;
   /** Scrolls the page or an element. */
-  scroll(options: ScrollOptions): Promise<void>;
+  scroll(options: ScrollRequest): Promise<void>;
   /** A JPEG of the viewport (or the whole page). */
   screenshot(options?: ScreenshotOptions): Promise<Uint8Array>;
   /** Resolves when the page has settled after an action (navigation committed, network and DOM quiet), within a bound. */

@@ -8,7 +8,7 @@ import type {
   ElementRef,
   FrameInfo,
   PageScript,
-  ScrollOptions,
+  ScrollRequest,
   ScreenshotOptions,
   TabInfo,
 } from '../browser/types';
@@ -237,7 +237,7 @@ export class FakeBrowserDriver implements BrowserDriver {
     await this.enter('press', [keys], options);
   }
 
-  async scroll(options: ScrollOptions): Promise<void> {
+  async scroll(options: ScrollRequest): Promise<void> {
     await this.enter('scroll', [{ index: options.ref?.index, deltaY: options.deltaY, toPercent: options.toPercent }], options);
     const document = this.active().document;
     const total = document.scrollY + document.pixelsBelow;
