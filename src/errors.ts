@@ -57,6 +57,7 @@ export class PlannavError extends Error {
   /** Whether doing the same thing again may succeed (a rate limit, a server hiccup). */
   readonly retryable: boolean;
 
+  /** Creates an error with a code, a message for people, and optionally its cause and retryability. */
   constructor(code: PlannavErrorCode, message: string, options: PlannavErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     const errorClass = new.target as unknown as ErrorClassLike;
@@ -104,6 +105,7 @@ export interface ChatModelErrorOptions extends PlannavErrorOptions {
  * @public
  */
 export class ChatModelError extends PlannavError {
+  /** The stable name of this error class; also the `name` of its instances. */
   static override readonly errorName: string = 'ChatModelError';
   /** HTTP status code of the failed response, if any. */
   readonly statusCode: number | undefined;
@@ -112,6 +114,7 @@ export class ChatModelError extends PlannavError {
   /** The body of the failed response, if any. */
   readonly responseBody: string | undefined;
 
+  /** Creates a model error; `options.code` gives a more specific code than `CHAT_MODEL_ERROR`. */
   constructor(message: string, options: ChatModelErrorOptions & { readonly code?: PlannavErrorCode } = {}) {
     super(options.code ?? 'CHAT_MODEL_ERROR', message, options);
     this.statusCode = options.statusCode;
@@ -122,7 +125,9 @@ export class ChatModelError extends PlannavError {
 
 /** The model service rejected the credentials (HTTP 401). Ends a task at once. @public */
 export class ChatModelAuthError extends ChatModelError {
+  /** The stable name of this error class; also the `name` of its instances. */
   static override readonly errorName: string = 'ChatModelAuthError';
+  /** Creates the error; it is never retryable. */
   constructor(message: string, options: ChatModelErrorOptions = {}) {
     super(message, { ...options, code: 'CHAT_MODEL_AUTH', retryable: false });
   }
@@ -130,7 +135,9 @@ export class ChatModelAuthError extends ChatModelError {
 
 /** The model service refused the request as malformed (HTTP 400/422). Ends a task at once. @public */
 export class ChatModelBadRequestError extends ChatModelError {
+  /** The stable name of this error class; also the `name` of its instances. */
   static override readonly errorName: string = 'ChatModelBadRequestError';
+  /** Creates the error; it is never retryable. */
   constructor(message: string, options: ChatModelErrorOptions = {}) {
     super(message, { ...options, code: 'CHAT_MODEL_BAD_REQUEST', retryable: false });
   }
@@ -138,7 +145,9 @@ export class ChatModelBadRequestError extends ChatModelError {
 
 /** The credentials lack permission for this model or endpoint (HTTP 403). Ends a task at once. @public */
 export class ChatModelForbiddenError extends ChatModelError {
+  /** The stable name of this error class; also the `name` of its instances. */
   static override readonly errorName: string = 'ChatModelForbiddenError';
+  /** Creates the error; it is never retryable. */
   constructor(message: string, options: ChatModelErrorOptions = {}) {
     super(message, { ...options, code: 'CHAT_MODEL_FORBIDDEN', retryable: false });
   }
@@ -146,9 +155,11 @@ export class ChatModelForbiddenError extends ChatModelError {
 
 /** The model service is rate limiting (HTTP 429). Retryable; honours `retryAfterMs`. @public */
 export class ChatModelRateLimitError extends ChatModelError {
+  /** The stable name of this error class; also the `name` of its instances. */
   static override readonly errorName: string = 'ChatModelRateLimitError';
   /** How long the service asked to wait before the next call (from `Retry-After`), if it said. */
   readonly retryAfterMs: number | undefined;
+  /** Creates the error, always retryable; `options.retryAfterMs` is the wait the service asked for, in milliseconds. */
   constructor(message: string, options: ChatModelErrorOptions & { readonly retryAfterMs?: number | undefined } = {}) {
     super(message, { ...options, code: 'CHAT_MODEL_RATE_LIMIT', retryable: true });
     this.retryAfterMs = options.retryAfterMs;
@@ -161,9 +172,11 @@ export class ChatModelRateLimitError extends ChatModelError {
  * @public
  */
 export class ChatModelOutputError extends ChatModelError {
+  /** The stable name of this error class; also the `name` of its instances. */
   static override readonly errorName: string = 'ChatModelOutputError';
   /** The model's raw text, when there was one. */
   readonly text: string | undefined;
+  /** Creates the error, never retryable; `options.text` keeps the model's raw reply. */
   constructor(message: string, options: ChatModelErrorOptions & { readonly text?: string | undefined } = {}) {
     super(message, { ...options, code: 'CHAT_MODEL_OUTPUT', retryable: false });
     this.text = options.text;
@@ -172,7 +185,9 @@ export class ChatModelOutputError extends ChatModelError {
 
 /** The task, a model call or an action was cancelled (by `cancel()` or the caller's signal). @public */
 export class RequestCancelledError extends PlannavError {
+  /** The stable name of this error class; also the `name` of its instances. */
   static override readonly errorName: string = 'RequestCancelledError';
+  /** Creates the error; it is never retryable. */
   constructor(message = 'The request was cancelled.', options: PlannavErrorOptions = {}) {
     super('REQUEST_CANCELLED', message, { ...options, retryable: false });
   }
@@ -180,7 +195,9 @@ export class RequestCancelledError extends PlannavError {
 
 /** A browser-side failure: a page that would not load, a driver call that failed. @public */
 export class BrowserError extends PlannavError {
+  /** The stable name of this error class; also the `name` of its instances. */
   static override readonly errorName: string = 'BrowserError';
+  /** Creates a browser error; `options.code` gives a more specific code than `BROWSER_ERROR`. */
   constructor(message: string, options: PlannavErrorOptions & { readonly code?: PlannavErrorCode } = {}) {
     super(options.code ?? 'BROWSER_ERROR', message, options);
   }
@@ -188,9 +205,11 @@ export class BrowserError extends PlannavError {
 
 /** A navigation was refused by the URL policy. The model is told and may try something else. @public */
 export class URLNotAllowedError extends BrowserError {
+  /** The stable name of this error class; also the `name` of its instances. */
   static override readonly errorName: string = 'URLNotAllowedError';
   /** The URL that was refused. */
   readonly url: string;
+  /** Creates the error for the refused `url`; the default message names it. */
   constructor(url: string, message = `Navigation to ${url} is not allowed by the URL policy.`, options: PlannavErrorOptions = {}) {
     super(message, { ...options, code: 'URL_NOT_ALLOWED', retryable: false });
     this.url = url;
@@ -199,9 +218,11 @@ export class URLNotAllowedError extends BrowserError {
 
 /** The task used up `maxSteps` without the Planner declaring it done. @public */
 export class MaxStepsReachedError extends PlannavError {
+  /** The stable name of this error class; also the `name` of its instances. */
   static override readonly errorName: string = 'MaxStepsReachedError';
   /** The cap that was reached. */
   readonly maxSteps: number;
+  /** Creates the error for the `maxSteps` cap that was reached; the message suggests what to do. */
   constructor(maxSteps: number) {
     super('MAX_STEPS_REACHED', `The task did not finish within maxSteps (${maxSteps}). Raise maxSteps or split the task.`);
     this.maxSteps = maxSteps;
@@ -210,9 +231,11 @@ export class MaxStepsReachedError extends PlannavError {
 
 /** `maxFailures` steps failed in a row. `cause` holds the last failure. @public */
 export class MaxFailuresReachedError extends PlannavError {
+  /** The stable name of this error class; also the `name` of its instances. */
   static override readonly errorName: string = 'MaxFailuresReachedError';
   /** How many failures in a row ended the task. */
   readonly failures: number;
+  /** Creates the error from the number of failed steps in a row and the last failure, kept as `cause`. */
   constructor(failures: number, cause: unknown) {
     const detail = cause instanceof Error ? `: ${cause.message}` : '';
     super('MAX_FAILURES_REACHED', `The task stopped after ${failures} failed steps in a row${detail}`, { cause });
@@ -222,9 +245,11 @@ export class MaxFailuresReachedError extends PlannavError {
 
 /** An action could not run: unknown name, invalid parameters, or a failure inside it. @public */
 export class ActionError extends PlannavError {
+  /** The stable name of this error class; also the `name` of its instances. */
   static override readonly errorName: string = 'ActionError';
   /** The action's name. */
   readonly action: string;
+  /** Creates the error for the named action; the message is what the model reads. */
   constructor(action: string, message: string, options: PlannavErrorOptions = {}) {
     super('ACTION_ERROR', message, options);
     this.action = action;
@@ -233,9 +258,11 @@ export class ActionError extends PlannavError {
 
 /** An option or argument is invalid. The message names the field and what it must be. @public */
 export class ConfigError extends PlannavError {
+  /** The stable name of this error class; also the `name` of its instances. */
   static override readonly errorName: string = 'ConfigError';
   /** The option's path, such as `maxSteps` or `planner.temperature`, when one field is at fault. */
   readonly field: string | undefined;
+  /** Creates the error; `options.field` names the option at fault, when there is one. */
   constructor(message: string, options: PlannavErrorOptions & { readonly field?: string | undefined } = {}) {
     super('CONFIG_ERROR', message, options);
     this.field = options.field;

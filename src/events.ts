@@ -11,17 +11,23 @@ export type TaskStatus = 'ok' | 'failed' | 'cancelled' | 'max-steps';
 
 /** An error as events and history carry it: plain data. @public */
 export interface ErrorInfo {
+  /** The error's class name, such as `ChatModelRateLimitError`. */
   readonly name: string;
+  /** The error's `PlannavErrorCode`, or `UNKNOWN` for an error plannav did not raise. */
   readonly code: string;
+  /** The error's message, for people. */
   readonly message: string;
+  /** Whether doing the same thing again may succeed. */
   readonly retryable: boolean;
 }
 
 /** Fields every event carries. @public */
 export interface EventBase {
+  /** The id of the task the event belongs to, as in `ExecutionResult.taskId`. */
   readonly taskId: string;
   /** The Navigator step the event belongs to (0 before the first). */
   readonly step: number;
+  /** Who the event is about: an agent, the Executor itself (`system`), or the caller (`user`). */
   readonly actor: Actor;
   /** Milliseconds since the epoch. */
   readonly timestamp: number;
@@ -29,12 +35,19 @@ export interface EventBase {
 
 /** The Planner's decision, as events and history carry it. @public */
 export interface PlanInfo {
+  /** The Planner's view of the current situation. */
   readonly observation: string;
+  /** Obstacles or risks the Planner sees; empty when there are none. */
   readonly challenges: string;
+  /** Whether the Planner judges the whole task complete; when true, the task ends. */
   readonly done: boolean;
+  /** The next two or three high-level steps for the Navigator; empty when done. */
   readonly nextSteps: string;
+  /** The answer for the user when `done` is true; empty otherwise. */
   readonly finalAnswer: string;
+  /** Why the Planner decided what it did. */
   readonly reasoning: string;
+  /** Whether the task needs a browser; when false, the Planner answers at once and the task ends. */
   readonly webTask: boolean;
 }
 
@@ -43,71 +56,98 @@ export interface PlanInfo {
  * @public
  */
 export interface ExecutorEventMap {
-  /** A task (or follow-up task) started. */
+  /** A task (or follow-up task) started; `taskIndex` is 0 for the first task, 1 for the first follow-up, and so on. */
   'task-start': EventBase & { readonly task: string; readonly taskIndex: number };
   /** A task ended, however it ended. */
   'task-end': EventBase & {
+    /** How the task ended. */
     readonly status: TaskStatus;
+    /** True when the Planner declared the task done and the Navigator did not report failure. */
     readonly success: boolean;
+    /** The Planner's final answer, when the task finished. */
     readonly finalAnswer: string | undefined;
+    /** Why the task did not finish; `undefined` when it did. */
     readonly error: ErrorInfo | undefined;
+    /** Tokens used by the task's model calls. */
     readonly usage: TokenUsage;
+    /** How long the task ran, in milliseconds. */
     readonly durationMs: number;
   };
   /** `pause()` took effect. */
   'task-pause': EventBase;
   /** `resume()` took effect. */
   'task-resume': EventBase;
-  /** The task was cancelled, by `cancel()` or the caller's signal. */
+  /** The task was cancelled, by `cancel()` or the caller's signal; `reason` says why, for people. */
   'task-cancel': EventBase & { readonly reason: string };
   /** A Planner or Navigator step started. */
   'step-start': EventBase;
   /** A Planner or Navigator step ended; `error` is set when it failed. */
   'step-end': EventBase & {
+    /** How long the step took, in milliseconds. */
     readonly durationMs: number;
+    /** Tokens used by the step's model calls, retries and repairs included. */
     readonly usage: TokenUsage;
+    /** Why the step failed; `undefined` when it succeeded. */
     readonly error: ErrorInfo | undefined;
+    /** Failed steps in a row, this one included; the task ends when it reaches `maxFailures`. */
     readonly consecutiveFailures: number;
   };
   /** The Planner decided. */
   'plan-end': EventBase & { readonly plan: PlanInfo };
   /** The Navigator chose its actions for this step. */
   'navigator-output': EventBase & {
+    /** The Navigator's judgement of whether its previous goal was reached. */
     readonly evaluationPreviousGoal: string;
+    /** What the Navigator notes to remember across steps. */
     readonly memory: string;
+    /** What the Navigator means to achieve with this step's actions. */
     readonly nextGoal: string;
+    /** The actions it chose, in order, with the parameters it wrote; at most `maxActionsPerStep`. */
     readonly actions: readonly { readonly name: string; readonly params: unknown }[];
   };
-  /** An action is about to run. */
+  /** An action is about to run; `actionIndex` is its position in the step, from 0. */
   'action-start': EventBase & { readonly action: string; readonly params: unknown; readonly actionIndex: number };
   /** An action ran; `error` is the message the model will read when it failed. */
   'action-end': EventBase & {
+    /** The action's name. */
     readonly action: string;
+    /** The parameters the model gave the action. */
     readonly params: unknown;
+    /** The action's position in the step, from 0. */
     readonly actionIndex: number;
+    /** What the action reported to the model, if anything. */
     readonly result: string | undefined;
+    /** The error the model will read; `undefined` when the action succeeded. */
     readonly error: string | undefined;
+    /** How long the action ran, in milliseconds. */
     readonly durationMs: number;
   };
   /** A model call is about to be made (`attempt` counts retries from 1). */
   'model-call-start': EventBase & { readonly provider: string; readonly model: string; readonly attempt: number };
   /** A model call ended. */
   'model-call-end': EventBase & {
+    /** The client's provider name. */
     readonly provider: string;
+    /** The client's model id. */
     readonly model: string;
+    /** Which try this was, from 1. */
     readonly attempt: number;
+    /** Tokens this call used. */
     readonly usage: TokenUsage;
+    /** How long the call took, in milliseconds. */
     readonly durationMs: number;
+    /** Why the model stopped, as the client reported it (`length` means the reply was cut off). */
     readonly finishReason: string | undefined;
+    /** Why the call failed; `undefined` when it succeeded. */
     readonly error: ErrorInfo | undefined;
   };
-  /** A transient model failure will be retried after `delayMs`. */
+  /** A transient model failure will be retried after `delayMs` milliseconds; `attempt` is the try that failed, from 1. */
   'model-retry': EventBase & { readonly attempt: number; readonly delayMs: number; readonly error: ErrorInfo };
-  /** The agent asked the user a question; answer it with `executor.respond()` (unless a handler was given). */
+  /** The agent asked the user a question; answer it with `executor.respond()` (unless a handler was given) within `timeoutMs` milliseconds. */
   'human-question': EventBase & { readonly questionId: string; readonly question: string; readonly timeoutMs: number };
-  /** A question was answered, or its wait ran out. */
+  /** A question was answered, or its wait ran out (`timedOut`, with `answer` undefined). */
   'human-answer': EventBase & { readonly questionId: string; readonly answer: string | undefined; readonly timedOut: boolean };
-  /** Something the host should know that does not stop the task. */
+  /** Something the host should know that does not stop the task; `code` is stable, `message` is for people. */
   'warning': EventBase & { readonly code: string; readonly message: string };
 }
 

@@ -5,9 +5,13 @@ import type { ElementRef, TabInfo } from './types';
 
 /** The browser as the model saw it at one step. @public */
 export interface PageState {
+  /** The active tab's URL. */
   readonly url: string;
+  /** The title of the active tab's page. */
   readonly title: string;
+  /** Every open tab. */
   readonly tabs: readonly TabInfo[];
+  /** The id of the active tab, one of `tabs`. */
   readonly activeTabId: string;
   /** The indexed elements and page text, as the model reads them. */
   readonly elementsText: string;
@@ -15,8 +19,9 @@ export interface PageState {
   readonly elements: ReadonlyMap<number, ElementRef>;
   /** Indices new since the previous state. */
   readonly newIndices: ReadonlySet<number>;
-  /** Pixels of content above and below the viewport of the top frame. */
+  /** Pixels of content above the viewport of the top frame. */
   readonly pixelsAbove: number;
+  /** Pixels of content below the viewport of the top frame. */
   readonly pixelsBelow: number;
   /** A base64 JPEG of the viewport, when vision is on. */
   readonly screenshot?: string | undefined;

@@ -13,7 +13,9 @@ export interface CallOptions {
 export interface TabInfo {
   /** The driver's id for the tab, stable while the tab lives. */
   readonly id: string;
+  /** The URL loaded in the tab. */
   readonly url: string;
+  /** The title of the tab's page; may be empty. */
   readonly title: string;
 }
 
@@ -23,6 +25,7 @@ export interface FrameInfo {
   readonly id: string;
   /** The id of the parent frame; absent for the top frame. */
   readonly parentId?: string | undefined;
+  /** The URL of the frame's document. */
   readonly url: string;
   /** The frame element's box in the parent frame's viewport, used to map coordinates to the top page. */
   readonly offset?: { readonly x: number; readonly y: number } | undefined;
@@ -56,7 +59,9 @@ export interface ElementRef {
 
 /** Options of a click. @public */
 export interface ClickOptions extends CallOptions {
+  /** The mouse button to click with; `left` when absent. */
   readonly button?: 'left' | 'right' | 'middle' | undefined;
+  /** Keys held down during the click. */
   readonly modifiers?: readonly ('Alt' | 'Control' | 'Meta' | 'Shift')[] | undefined;
 }
 

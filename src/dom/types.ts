@@ -3,6 +3,7 @@
 
 /** An interactive element found by the snapshot script. @public */
 export interface SnapshotElement {
+  /** Marks an element entry, as opposed to a text entry. */
   readonly kind: 'element';
   /** Unique in the page and kept while the element lives. */
   readonly elementId: string;
@@ -20,8 +21,11 @@ export interface SnapshotElement {
 
 /** Visible page text between interactive elements. @public */
 export interface SnapshotText {
+  /** Marks a text entry, as opposed to an element entry. */
   readonly kind: 'text';
+  /** The text, whitespace collapsed and cut to `maxTextLength` characters. */
   readonly text: string;
+  /** Nesting depth among the listed elements, for indentation. */
   readonly depth: number;
 }
 
@@ -30,8 +34,11 @@ export type SnapshotItem = SnapshotElement | SnapshotText;
 
 /** What the snapshot script returns for one frame. @public */
 export interface FrameSnapshot {
+  /** The URL of the frame's document. */
   readonly url: string;
+  /** The title of the frame's document. */
   readonly title: string;
+  /** The frame's interactive elements and visible text, in document order. */
   readonly items: readonly SnapshotItem[];
   /** Pixels of content above the viewport. */
   readonly pixelsAbove: number;

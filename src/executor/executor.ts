@@ -37,7 +37,9 @@ import { TaskControl } from './task-control';
 
 /** How one `execute()` ended. @public */
 export interface ExecutionResult {
+  /** The id of the task that ran; its events and history records carry the same id. */
   readonly taskId: string;
+  /** How the task ended: `ok` when the Planner finished it, else `failed`, `cancelled` or `max-steps`. */
   readonly status: TaskStatus;
   /** True when the Planner declared the task done and the Navigator did not report failure. */
   readonly success: boolean;
@@ -53,6 +55,7 @@ export interface ExecutionResult {
   readonly usage: TokenUsage;
   /** The session's history so far (every task, every step). */
   readonly history: RunHistory;
+  /** How long the task ran, in milliseconds. */
   readonly durationMs: number;
 }
 
@@ -105,6 +108,7 @@ export class Executor {
   private current: { taskId: string; step: number } | undefined;
 
   /**
+   * Checks the options and prepares the first task; nothing runs until `execute()`.
    * @throws `ConfigError` when an option is invalid; nothing has run yet.
    */
   constructor(options: ExecutorOptions) {

@@ -10,15 +10,20 @@ import type { LLMClient } from '../llm/types';
 
 /** A question the agent asks the user, as a {@link HumanInputHandler} receives it. @public */
 export interface HumanQuestion {
+  /** Identifies the question, as in the `human-question` event; `executor.respond()` accepts it. */
   readonly questionId: string;
+  /** The question, in the agent's words. */
   readonly question: string;
+  /** The id of the task that asks. */
   readonly taskId: string;
+  /** The Navigator step that asks (1-based). */
   readonly step: number;
 }
 
 /**
  * Answers the agent's questions (the `ask_human` action). Resolve with the answer, or with
  * `undefined` when there is none. Honour `signal`: it aborts on cancel and on timeout.
+ * `options.timeout` is how long the question may wait, in milliseconds.
  * @public
  */
 export type HumanInputHandler = (

@@ -5,12 +5,15 @@ import type { JSONSchema } from './json-schema';
 
 /** A text part of a message. @public */
 export interface TextPart {
+  /** Marks a text part. */
   readonly type: 'text';
+  /** The text. */
   readonly text: string;
 }
 
 /** An image part of a message, as base64 data. @public */
 export interface ImagePart {
+  /** Marks an image part. */
   readonly type: 'image';
   /** Base64-encoded image bytes, without a `data:` prefix. */
   readonly data: string;
@@ -58,7 +61,9 @@ export interface GenerateRequest {
 
 /** Token counts reported by one model call. Missing counts are taken as 0. @public */
 export interface LLMUsage {
+  /** Tokens of the prompt the model read. */
   readonly inputTokens?: number | undefined;
+  /** Tokens the model wrote in its reply. */
   readonly outputTokens?: number | undefined;
   /** Input tokens served from the provider's prompt cache. */
   readonly cachedInputTokens?: number | undefined;

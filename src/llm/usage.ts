@@ -5,7 +5,9 @@ import type { LLMUsage } from './types';
 
 /** Token counts with every field filled in, summed over one or more model calls. @public */
 export interface TokenUsage {
+  /** Tokens of the prompts the model read, summed over the calls. */
   readonly inputTokens: number;
+  /** Tokens the model wrote in its replies, summed over the calls. */
   readonly outputTokens: number;
   /** Input tokens served from the provider's prompt cache. */
   readonly cachedInputTokens: number;

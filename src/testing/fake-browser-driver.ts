@@ -37,6 +37,7 @@ export interface FakeElement {
 
 /** A fake page: a title, its interactive elements and text lines, in order. @public */
 export interface FakePage {
+  /** The page's title. */
   readonly title: string;
   /** Elements and plain text lines (strings), in document order. */
   readonly content: readonly (FakeElement | string)[];
@@ -56,7 +57,12 @@ export interface FakeBrowserDriverOptions {
 
 /** A driver call, as recorded. @public */
 export interface FakeDriverCall {
+  /** The name of the `BrowserDriver` method called, such as `click`. */
   readonly method: string;
+  /**
+   * The call's arguments, simplified for assertions: an element appears as its index (a click
+   * adds its element id), a script as its id, and signals and timeouts are left out.
+   */
   readonly args: readonly unknown[];
 }
 
@@ -93,6 +99,7 @@ const jpegBytes = new Uint8Array([0xff, 0xd8, 0xff, 0xe0, 0x00, 0x10, 0x4a, 0x46
  * @public
  */
 export class FakeBrowserDriver implements BrowserDriver {
+  /** The version of the `BrowserDriver` interface this driver implements. */
   readonly specificationVersion = 'v1' as const;
   /** Every call made to the driver, in order. */
   readonly calls: FakeDriverCall[] = [];
@@ -104,6 +111,7 @@ export class FakeBrowserDriver implements BrowserDriver {
   private closed = false;
   private readonly latencyMs: number;
 
+  /** Creates a fake browser with one tab showing `options.startUrl` (a blank page by default). */
   constructor(options: FakeBrowserDriverOptions = {}) {
     this.pages = new Map(Object.entries(options.pages ?? {}));
     this.latencyMs = options.latencyMs ?? 0;
@@ -137,16 +145,19 @@ export class FakeBrowserDriver implements BrowserDriver {
     return this.calls.map((call) => call.method);
   }
 
+  /** Lists the fake tabs, in the order they were opened. */
   async tabs(options?: CallOptions): Promise<TabInfo[]> {
     await this.enter('tabs', [], options);
     return this.tabList.map((tab) => this.info(tab));
   }
 
+  /** The fake tab that calls act on. */
   async activeTab(options?: CallOptions): Promise<TabInfo> {
     await this.enter('activeTab', [], options);
     return this.info(this.active());
   }
 
+  /** Opens a fake tab on `url` and makes it active. */
   async openTab(url: string, options?: CallOptions): Promise<TabInfo> {
     await this.enter('openTab', [url], options);
     const tab = this.createTab(url);
@@ -154,6 +165,7 @@ export class FakeBrowserDriver implements BrowserDriver {
     return this.info(tab);
   }
 
+  /** Makes a fake tab active; throws a `BrowserError` for an unknown id. */
   async switchTab(tabId: string, options?: CallOptions): Promise<TabInfo> {
     await this.enter('switchTab', [tabId], options);
     const tab = this.tabList.find((item) => item.id === tabId);
@@ -162,6 +174,7 @@ export class FakeBrowserDriver implements BrowserDriver {
     return this.info(tab);
   }
 
+  /** Closes a fake tab; closing the last one opens a blank tab. */
   async closeTab(tabId: string, options?: CallOptions): Promise<void> {
     await this.enter('closeTab', [tabId], options);
     const position = this.tabList.findIndex((item) => item.id === tabId);
@@ -171,11 +184,13 @@ export class FakeBrowserDriver implements BrowserDriver {
     if (this.activeId === tabId) this.activeId = (this.tabList[Math.max(0, position - 1)] as Tab).id;
   }
 
+  /** Loads `url` in the active tab and adds it to the tab's history. */
   async goto(url: string, options?: CallOptions): Promise<void> {
     await this.enter('goto', [url], options);
     this.navigate(url);
   }
 
+  /** Loads the previous page of the active tab's history; does nothing on the first page. */
   async goBack(options?: CallOptions): Promise<void> {
     await this.enter('goBack', [], options);
     const tab = this.active();
@@ -184,16 +199,19 @@ export class FakeBrowserDriver implements BrowserDriver {
     tab.document = this.load(tab.history[tab.position] as string);
   }
 
+  /** The active tab's URL. */
   async currentUrl(options?: CallOptions): Promise<string> {
     await this.enter('currentUrl', [], options);
     return this.active().document.url;
   }
 
+  /** Lists one frame, `main`: fake pages have no inner frames. */
   async frames(options?: CallOptions): Promise<FrameInfo[]> {
     await this.enter('frames', [], options);
     return [{ id: 'main', url: this.active().document.url }];
   }
 
+  /** Answers the DOM snapshot script from the active fake page; any other script throws a `BrowserError`. */
   async evaluate<TArg, TResult>(frameId: string, script: PageScript<TArg, TResult>, arg: TArg, options?: CallOptions): Promise<TResult> {
     await this.enter('evaluate', [frameId, script.id, arg], options);
     if (frameId !== 'main') throw new BrowserError(`There is no frame with id ${frameId}.`);
@@ -203,6 +221,7 @@ export class FakeBrowserDriver implements BrowserDriver {
     return this.snapshot() as TResult;
   }
 
+  /** Clicks a fake element: follows its `href`, then runs its `onClick`. */
   async click(ref: ElementRef, options?: ClickOptions): Promise<void> {
     await this.enter('click', [ref.index, ref.elementId], options);
     const loaded = this.find(ref);
@@ -210,6 +229,7 @@ export class FakeBrowserDriver implements BrowserDriver {
     if (loaded.element.onClick) await raceAbort(Promise.resolve(loaded.element.onClick(this)), options?.signal);
   }
 
+  /** Sets the value of an input, a textarea or an editable element; throws a `BrowserError` for any other element. */
   async fill(ref: ElementRef, text: string, options?: CallOptions): Promise<void> {
     await this.enter('fill', [ref.index, text], options);
     const loaded = this.find(ref);
@@ -219,6 +239,7 @@ export class FakeBrowserDriver implements BrowserDriver {
     loaded.value = text;
   }
 
+  /** Selects an option of a fake select element by its label; throws a `BrowserError` for a label it does not have. */
   async selectOption(ref: ElementRef, label: string, options?: CallOptions): Promise<string[]> {
     await this.enter('selectOption', [ref.index, label], options);
     const loaded = this.find(ref);
@@ -228,15 +249,18 @@ export class FakeBrowserDriver implements BrowserDriver {
     return [label];
   }
 
+  /** Sets the input's value to the file paths, joined by commas; no file is read. */
   async uploadFiles(ref: ElementRef, paths: readonly string[], options?: CallOptions): Promise<void> {
     await this.enter('uploadFiles', [ref.index, [...paths]], options);
     this.find(ref).value = paths.join(', ');
   }
 
+  /** Records the key press; it changes nothing on the page. */
   async press(keys: string, options?: CallOptions): Promise<void> {
     await this.enter('press', [keys], options);
   }
 
+  /** Scrolls the active page within its content; with a `ref`, the page scrolls all the same. */
   async scroll(options: ScrollRequest): Promise<void> {
     await this.enter('scroll', [{ index: options.ref?.index, deltaY: options.deltaY, toPercent: options.toPercent }], options);
     const document = this.active().document;
@@ -247,20 +271,24 @@ export class FakeBrowserDriver implements BrowserDriver {
     document.scrollY = next;
   }
 
+  /** Returns a tiny valid JPEG, the same every time. */
   async screenshot(options?: ScreenshotOptions): Promise<Uint8Array> {
     await this.enter('screenshot', [], options);
     return jpegBytes.slice();
   }
 
+  /** Resolves at once (after `latencyMs`): fake pages are always settled. */
   async waitForSettled(options?: CallOptions): Promise<void> {
     await this.enter('waitForSettled', [], options);
   }
 
+  /** Closes the fake browser; every later call throws a `BrowserError`. Idempotent. */
   async close(): Promise<void> {
     if (!this.closed) this.calls.push({ method: 'close', args: [] });
     this.closed = true;
   }
 
+  /** Same as `close()`, for `await using`. */
   async [Symbol.asyncDispose](): Promise<void> {
     await this.close();
   }

@@ -26,9 +26,13 @@ export type ScriptedFailure =
 export type ScriptedResponse =
   | string
   | {
+      /** The reply's text. */
       readonly text?: string | undefined;
+      /** An already-parsed structured reply, as a provider's tool call returns it. */
       readonly object?: unknown;
+      /** The reply's token counts; the client's `usage` option when absent. */
       readonly usage?: LLMUsage | undefined;
+      /** Why the model stopped; `stop` when absent. */
       readonly finishReason?: FinishReason | undefined;
     }
   | ScriptedFailure;
@@ -49,11 +53,11 @@ export interface ScriptedLLMOptions {
   readonly responses?: readonly ScriptedResponse[] | undefined;
   /** Computes each reply from the request; used when `responses` is absent or used up. */
   readonly respond?: ((request: ScriptedRequest) => ScriptedResponse | Promise<ScriptedResponse>) | undefined;
-  /** @defaultValue 'scripted' */
+  /** The provider name the client reports in events and history. @defaultValue 'scripted' */
   readonly provider?: string | undefined;
-  /** @defaultValue 'scripted-model' */
+  /** The model id the client reports in events and history. @defaultValue 'scripted-model' */
   readonly model?: string | undefined;
-  /** @defaultValue true */
+  /** Whether the client says it accepts images; set false to test the text-only fallback. @defaultValue true */
   readonly supportsImages?: boolean | undefined;
   /** Milliseconds each reply takes (aborted by the request's signal). @defaultValue 0 */
   readonly latencyMs?: number | undefined;
@@ -107,14 +111,19 @@ function lastUserText(request: GenerateRequest): string {
  * @public
  */
 export class ScriptedLLM implements LLMClient {
+  /** The version of the `LLMClient` interface this client implements. */
   readonly specificationVersion = 'v1' as const;
+  /** The provider name reported in events and history: the `provider` option, or `scripted`. */
   readonly provider: string;
+  /** The model id reported in events and history: the `model` option, or `scripted-model`. */
   readonly model: string;
+  /** Whether the client says it accepts images: the `supportsImages` option, or true. */
   readonly supportsImages: boolean;
   /** Every request received, in order. */
   readonly requests: ScriptedRequest[] = [];
   private readonly queue: ScriptedResponse[];
 
+  /** Creates a client that answers from `options.responses`, then from `options.respond`. */
   constructor(private readonly options: ScriptedLLMOptions = {}) {
     this.provider = options.provider ?? 'scripted';
     this.model = options.model ?? 'scripted-model';
@@ -137,6 +146,10 @@ export class ScriptedLLM implements LLMClient {
     this.queue.push(...responses);
   }
 
+  /**
+   * Records the request and answers with the next scripted reply (or the `respond` function's).
+   * @throws `ChatModelError` when the script has no reply left, or the error a scripted failure stands for.
+   */
   async generate(request: GenerateRequest): Promise<GenerateResult> {
     const name = request.output?.name ?? '';
     const agent = name.startsWith('planner') ? 'planner' : name.startsWith('navigator') ? 'navigator' : 'other';
@@ -181,12 +194,19 @@ export class ScriptedLLM implements LLMClient {
 
 /** The fields of a scripted Planner reply; missing ones are filled in. @public */
 export interface ScriptedPlan {
+  /** Whether the whole task is complete; a string (such as `'True'`) is written as is, as models sometimes do. @defaultValue false */
   readonly done?: boolean | string | undefined;
+  /** Whether the task needs a browser; a string is written as is, as for `done`. @defaultValue true */
   readonly webTask?: boolean | string | undefined;
+  /** The next high-level steps for the Navigator. @defaultValue '' */
   readonly nextSteps?: string | undefined;
+  /** The answer for the user, when `done`. @defaultValue '' */
   readonly finalAnswer?: string | undefined;
+  /** The Planner's view of the current situation. @defaultValue '' */
   readonly observation?: string | undefined;
+  /** Obstacles or risks the Planner sees. @defaultValue '' */
   readonly challenges?: string | undefined;
+  /** Why the Planner decided what it did. @defaultValue '' */
   readonly reasoning?: string | undefined;
 }
 
@@ -203,7 +223,11 @@ export function scriptedPlan(plan: ScriptedPlan = {}): string {
   });
 }
 
-/** A Navigator reply as a model would write it (JSON text): `[{ action_name: params }]`. @public */
+/**
+ * A Navigator reply as a model would write it (JSON text): `[{ action_name: params }]`. `state`
+ * fills in the Navigator's evaluation of its previous goal, its memory and its next goal.
+ * @public
+ */
 export function scriptedActions(
   actions: readonly Record<string, unknown>[],
   state: { readonly evaluation?: string; readonly memory?: string; readonly nextGoal?: string } = {},
