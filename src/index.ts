@@ -36,7 +36,7 @@ export type {
   TextPart,
 } from './llm/types';
 export type { JSONSchema } from './llm/json-schema';
-export type { TokenUsage } from './llm/usage';
+export type { ModelPrice, PriceTable, TokenUsage } from './llm/usage';
 export type { ModelRetryOptions } from './llm/generate-object';
 export { chatModelErrorFromStatus } from './llm/model-errors';
 export type { HttpFailure } from './llm/model-errors';

@@ -10,6 +10,7 @@ import type { EventBase, ExecutorEventMap, ExecutorEventName } from '../events';
 import type { ModelCallObserver, ModelRetryOptions } from '../llm/generate-object';
 import { toErrorInfo } from '../history/error-info';
 import type { LLMClient } from '../llm/types';
+import { priceUsage, type PriceTable } from '../llm/usage';
 import type { MessageManager } from '../messages/message-manager';
 
 /** The options the agents read. */
@@ -21,6 +22,7 @@ export interface AgentSettings {
   readonly modelRetry: ModelRetryOptions;
   readonly modelTimeoutMs: number | undefined;
   readonly temperature: number | undefined;
+  readonly prices: PriceTable | undefined;
 }
 
 /** An event payload without the fields the context fills in. */
@@ -64,7 +66,7 @@ export function modelCallObserver(context: AgentContext, actor: 'planner' | 'nav
       context.emit('model-call-end', actor, {
         ...model,
         attempt,
-        usage: outcome.usage,
+        usage: priceUsage(outcome.usage, context.settings.prices?.[llm.model]),
         durationMs: outcome.durationMs,
         finishReason: outcome.finishReason,
         error: outcome.error ? toErrorInfo(outcome.error) : undefined,

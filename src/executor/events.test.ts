@@ -53,6 +53,23 @@ describe('Executor: events', () => {
     expect(stepEnds.map((event) => event.step)).toEqual([0, 1, 2, 2]);
   });
 
+  it('prices every model call from the prices option', async () => {
+    const llm = new ScriptedLLM({
+      model: 'priced-model',
+      responses: [scriptedPlan({ done: true, webTask: false, finalAnswer: 'ok' })],
+      usage: { inputTokens: 1_000_000, outputTokens: 1_000_000 },
+    });
+    const executor = new Executor({ task: 'x', llm, browser: shopBrowser(), prices: { 'priced-model': { input: 1, output: 3 } } });
+    const costs: (number | undefined)[] = [];
+    executor.on('model-call-end', (event) => costs.push(event.usage.costUsd));
+    const result = await executor.execute();
+    expect(costs).toEqual([4]);
+    expect(result.usage.costUsd).toBe(4);
+
+    const unpriced = await new Executor({ task: 'x', llm: new ScriptedLLM({ responses: [scriptedPlan({ done: true, webTask: false })] }), browser: shopBrowser() }).execute();
+    expect(unpriced.usage.costUsd).toBeUndefined();
+  });
+
   it('ends the stream after task-end and unsubscribes', async () => {
     const { executor } = simpleRun();
     const stream = executor.events();

@@ -373,6 +373,7 @@ export class Executor {
       modelRetry: options.modelRetry,
       modelTimeoutMs: options.modelTimeoutMs,
       temperature: options.temperature,
+      prices: options.prices,
     };
     const control = this.control;
     return {

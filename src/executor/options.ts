@@ -7,6 +7,7 @@ import type { BrowserDriver } from '../browser/types';
 import { ConfigError } from '../errors';
 import type { ModelRetryOptions } from '../llm/generate-object';
 import type { LLMClient } from '../llm/types';
+import type { PriceTable } from '../llm/usage';
 
 /** A question the agent asks the user, as a {@link HumanInputHandler} receives it. @public */
 export interface HumanQuestion {
@@ -66,6 +67,8 @@ export interface ExecutorOptions {
   readonly modelRetry?: ModelRetryOptions | undefined;
   /** Milliseconds a model call may take before it fails as a (retryable) timeout; passed to the client. */
   readonly modelTimeoutMs?: number | undefined;
+  /** Prices by model id: usage in events and results then carries `costUsd`. */
+  readonly prices?: PriceTable | undefined;
   /** Sampling temperature for both agents, when set. */
   readonly temperature?: number | undefined;
   /** Actions added to the built-in ones; an action with a built-in's name replaces it. */
@@ -136,6 +139,12 @@ const optionsSchema = z
       .default({}),
     modelTimeoutMs: positiveInteger.optional(),
     temperature: z.number().min(0, 'must be between 0 and 2').max(2, 'must be between 0 and 2').optional(),
+    prices: z
+      .record(
+        z.string(),
+        z.object({ input: z.number().nonnegative(), cachedInput: z.number().nonnegative().optional(), output: z.number().nonnegative() }).strict(),
+      )
+      .optional(),
     actions: z.array(actionShape).default([]),
     excludeActions: z.array(z.string()).default([]),
     outputSchema: z.custom<z.ZodType>((value) => value instanceof z.ZodType, { error: 'must be a zod schema' }).optional(),

@@ -4,7 +4,7 @@
 import type { ErrorInfo, PlanInfo, TaskStatus } from '../events';
 import type { TokenUsage } from '../llm/usage';
 
-/** One action as it ran (or was skipped). @public */
+/** One action as it ran. @public */
 export interface ActionRecord {
   /** The action's name, as the model wrote it. */
   readonly name: string;

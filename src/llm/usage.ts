@@ -1,5 +1,5 @@
-// Token usage: normalising what adapters report and adding it up per step and per task.
-// Pure functions; no model calls.
+// Token usage: normalising what adapters report, pricing it, and adding it up per step and per
+// task. Pure functions; no model calls.
 
 import type { LLMUsage } from './types';
 
@@ -17,7 +17,32 @@ export interface TokenUsage {
   readonly totalTokens: number;
   /** How many model calls these counts cover. */
   readonly calls: number;
+  /**
+   * What the calls cost in US dollars, from the Executor's `prices` option; `undefined` when a
+   * call's model has no price there.
+   */
+  readonly costUsd: number | undefined;
 }
+
+/**
+ * Prices of one model in US dollars per million tokens.
+ * @example
+ * ```ts
+ * const prices = { 'gpt-4.1-mini': { input: 0.4, cachedInput: 0.1, output: 1.6 } };
+ * ```
+ * @public
+ */
+export interface ModelPrice {
+  /** Per million input tokens. */
+  readonly input: number;
+  /** Per million input tokens served from the prompt cache. @defaultValue `input` */
+  readonly cachedInput?: number | undefined;
+  /** Per million output tokens (reasoning tokens are output tokens). */
+  readonly output: number;
+}
+
+/** Prices by model id, as `LLMClient.model` reports it. @public */
+export type PriceTable = Readonly<Record<string, ModelPrice>>;
 
 /** A usage of zero calls. */
 export const emptyUsage: TokenUsage = Object.freeze({
@@ -27,6 +52,7 @@ export const emptyUsage: TokenUsage = Object.freeze({
   reasoningTokens: 0,
   totalTokens: 0,
   calls: 0,
+  costUsd: 0,
 });
 
 function count(value: number | undefined): number {
@@ -44,6 +70,7 @@ export function normalizeUsage(usage: LLMUsage | undefined): TokenUsage {
     reasoningTokens: count(usage?.reasoningTokens),
     totalTokens: inputTokens + outputTokens,
     calls: 1,
+    costUsd: undefined,
   };
 }
 
@@ -54,12 +81,26 @@ export function addUsage(...usages: readonly TokenUsage[]): TokenUsage {
   let cachedInputTokens = 0;
   let reasoningTokens = 0;
   let calls = 0;
+  let costUsd: number | undefined = 0;
   for (const usage of usages) {
     inputTokens += usage.inputTokens;
     outputTokens += usage.outputTokens;
     cachedInputTokens += usage.cachedInputTokens;
     reasoningTokens += usage.reasoningTokens;
     calls += usage.calls;
+    costUsd = costUsd === undefined || usage.costUsd === undefined ? undefined : costUsd + usage.costUsd;
   }
-  return { inputTokens, outputTokens, cachedInputTokens, reasoningTokens, totalTokens: inputTokens + outputTokens, calls };
+  return { inputTokens, outputTokens, cachedInputTokens, reasoningTokens, totalTokens: inputTokens + outputTokens, calls, costUsd };
+}
+
+/**
+ * Prices one call's usage: cached input at the cached price, the rest of the input at the input
+ * price, output at the output price. Without a price the cost is `undefined`.
+ */
+export function priceUsage(usage: TokenUsage, price: ModelPrice | undefined): TokenUsage {
+  if (!price) return { ...usage, costUsd: usage.calls === 0 ? 0 : undefined };
+  const cached = Math.min(usage.cachedInputTokens, usage.inputTokens);
+  const dollars =
+    (usage.inputTokens - cached) * price.input + cached * (price.cachedInput ?? price.input) + usage.outputTokens * price.output;
+  return { ...usage, costUsd: dollars / 1_000_000 };
 }
