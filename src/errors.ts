@@ -6,6 +6,7 @@ export type PlannavErrorCode =
   | 'CHAT_MODEL_ERROR'
   | 'CHAT_MODEL_AUTH'
   | 'CHAT_MODEL_BAD_REQUEST'
+  | 'CHAT_MODEL_CONTEXT_LENGTH'
   | 'CHAT_MODEL_FORBIDDEN'
   | 'CHAT_MODEL_RATE_LIMIT'
   | 'CHAT_MODEL_SERVER'
@@ -140,6 +141,22 @@ export class ChatModelBadRequestError extends ChatModelError {
   /** Creates the error; it is never retryable. */
   constructor(message: string, options: ChatModelErrorOptions = {}) {
     super(message, { ...options, code: 'CHAT_MODEL_BAD_REQUEST', retryable: false });
+  }
+}
+
+/**
+ * The prompt is longer than the model's context window. A bad request that retrying cannot fix:
+ * shorten the conversation (a lower `maxInputTokens`) or use a model with a larger window.
+ * @public
+ */
+export class ChatModelContextLengthError extends ChatModelBadRequestError {
+  /** The stable name of this error class; also the `name` of its instances. */
+  static override readonly errorName: string = 'ChatModelContextLengthError';
+  /** Always `CHAT_MODEL_CONTEXT_LENGTH`. */
+  override readonly code: PlannavErrorCode = 'CHAT_MODEL_CONTEXT_LENGTH';
+  /** Creates the error; it is never retryable. */
+  constructor(message: string, options: ChatModelErrorOptions = {}) {
+    super(message, options);
   }
 }
 

@@ -39,6 +39,8 @@ export type { JSONSchema } from './llm/json-schema';
 export type { ModelPrice, PriceTable, TokenUsage } from './llm/usage';
 export type { ModelRetryOptions } from './llm/generate-object';
 export { chatModelErrorFromStatus } from './llm/model-errors';
+export { withRetries } from './llm/retry';
+export type { WithRetriesOptions } from './llm/retry';
 export type { HttpFailure } from './llm/model-errors';
 
 export type { ActionRecord, RunHistory, StepRecord, TaskRecord } from './history/types';
@@ -59,6 +61,7 @@ export {
   BrowserError,
   ChatModelAuthError,
   ChatModelBadRequestError,
+  ChatModelContextLengthError,
   ChatModelError,
   ChatModelForbiddenError,
   ChatModelOutputError,

@@ -1,27 +1,17 @@
 // One structured model call as the agents make it: retries with backoff for transient failures,
 // parsing that survives real models, and one repair round when the output does not validate.
 
-import pRetry from 'p-retry';
 import type { z } from 'zod';
-import { ChatModelOutputError, ChatModelRateLimitError, type PlannavError } from '../errors';
-import { cancellationError, raceAbort, sleep, throwIfAborted } from '../util/abort';
+import { ChatModelOutputError, type PlannavError } from '../errors';
+import { cancellationError, raceAbort } from '../util/abort';
 import type { JSONSchema } from './json-schema';
 import { toChatModelError } from './model-errors';
 import { extractJson } from './parse-json';
+import { retryModelCall, type ModelRetryOptions } from './retry';
 import type { ChatMessage, GenerateResult, LLMClient } from './types';
 import { addUsage, emptyUsage, normalizeUsage, type TokenUsage } from './usage';
 
-/** How transient model failures (429, 5xx, network, timeouts) are retried. @public */
-export interface ModelRetryOptions {
-  /** Retries after the first try. @defaultValue 3 */
-  readonly retries?: number | undefined;
-  /** Milliseconds before the first retry; doubled for each next one. @defaultValue 1000 */
-  readonly minTimeout?: number | undefined;
-  /** Upper bound of the wait between two tries, in milliseconds. @defaultValue 30000 */
-  readonly maxTimeout?: number | undefined;
-  /** Upper bound of the time spent on one call and its retries, in milliseconds. @defaultValue 120000 */
-  readonly maxRetryTime?: number | undefined;
-}
+export type { ModelRetryOptions } from './retry';
 
 /** What {@link generateObject} reports as it goes, for events. */
 export interface ModelCallObserver {
@@ -65,22 +55,14 @@ function describeIssues(error: z.ZodError): string {
     .join('\n');
 }
 
-function retryDelay(attempt: number, options: ModelRetryOptions): number {
-  const min = options.minTimeout ?? 1000;
-  return Math.min(min * 2 ** (attempt - 1), options.maxTimeout ?? 30_000);
-}
-
 /** Calls the model once, retrying transient failures with backoff; never retries a cancel. */
-async function callWithRetry<T>(args: GenerateObjectArgs<T>, messages: readonly ChatMessage[]): Promise<GenerateResult> {
-  const retry = args.retry ?? {};
-  let attempt = 0;
-  const retried = pRetry(
-    async () => {
-      throwIfAborted(args.signal);
-      attempt++;
+function callWithRetry<T>(args: GenerateObjectArgs<T>, messages: readonly ChatMessage[]): Promise<GenerateResult> {
+  return retryModelCall(
+    async (attempt) => {
       args.observer?.onCallStart?.(attempt);
       const started = Date.now();
       try {
+        // Raced here too, so a client that ignores its signal still reports the cancelled call.
         const result = await raceAbort(
           args.client.generate({
             messages,
@@ -100,29 +82,8 @@ async function callWithRetry<T>(args: GenerateObjectArgs<T>, messages: readonly 
         throw typed;
       }
     },
-    {
-      retries: retry.retries ?? 3,
-      minTimeout: retry.minTimeout ?? 1000,
-      maxTimeout: retry.maxTimeout ?? 30_000,
-      maxRetryTime: retry.maxRetryTime ?? 120_000,
-      factor: 2,
-      signal: args.signal,
-      shouldRetry: ({ error }) => (error as PlannavError).retryable && !args.signal.aborted,
-      onFailedAttempt: async ({ error, attemptNumber, retriesLeft }) => {
-        const typed = error as PlannavError;
-        if (!typed.retryable || retriesLeft === 0 || args.signal.aborted) return;
-        // p-retry's own backoff follows; a Retry-After longer than it is waited out first.
-        const backoff = retryDelay(attemptNumber, retry);
-        const asked = ChatModelRateLimitError.isInstance(typed) ? (typed.retryAfterMs ?? 0) : 0;
-        args.observer?.onRetry?.(attemptNumber, typed, Math.max(backoff, asked));
-        if (asked > backoff) await sleep(asked - backoff, args.signal);
-      },
-    },
+    { retry: args.retry, signal: args.signal, onRetry: args.observer?.onRetry },
   );
-  // The race makes a cancel felt at once, even during p-retry's wait between tries.
-  return raceAbort(retried, args.signal).catch((error: unknown) => {
-    throw args.signal.aborted ? cancellationError(args.signal) : toChatModelError(error);
-  });
 }
 
 /**

@@ -4,6 +4,7 @@
 import {
   ChatModelAuthError,
   ChatModelBadRequestError,
+  ChatModelContextLengthError,
   ChatModelError,
   ChatModelForbiddenError,
   ChatModelRateLimitError,
@@ -17,6 +18,8 @@ export interface HttpFailure {
   readonly status: number;
   /** The provider's error message, if it gave one. */
   readonly message?: string | undefined;
+  /** The provider's machine-readable error code or type (`context_length_exceeded`, `invalid_request_error`), if it gave one. */
+  readonly code?: string | undefined;
   /** Milliseconds to wait, from a `Retry-After` header. */
   readonly retryAfterMs?: number | undefined;
   /** The provider's request id. */
@@ -25,9 +28,24 @@ export interface HttpFailure {
   readonly responseBody?: string | undefined;
 }
 
+// How the providers say the prompt does not fit: OpenAI and compatible servers (vLLM, DeepSeek,
+// Mistral, Groq, LM Studio), Anthropic ("prompt is too long") and Gemini ("input token count").
+const contextLengthCodes = /^(context_length_exceeded|string_above_max_length|model_context_window_exceeded)$/i;
+const contextLengthMessages =
+  /context[ _-]?(length|window)|prompt is too long|input token count .*exceeds|exceeds the maximum number of tokens|too large for model with \d+ maximum context/i;
+
+/**
+ * Whether a provider's error code or message says the prompt exceeds the model's context window.
+ * @internal
+ */
+export function isContextLengthFailure(failure: { readonly code?: string | undefined; readonly message?: string | undefined }): boolean {
+  return (failure.code !== undefined && contextLengthCodes.test(failure.code)) || (failure.message !== undefined && contextLengthMessages.test(failure.message));
+}
+
 /**
  * Maps an HTTP failure of a model service to the typed error users branch on: 401 auth,
- * 403 forbidden, 400/422 bad request, 429 rate limit, 408/409/5xx retryable.
+ * 403 forbidden, 400/422 bad request (a prompt longer than the context window is a
+ * `ChatModelContextLengthError`), 429 rate limit, 408/409/5xx retryable.
  * @public
  */
 export function chatModelErrorFromStatus(failure: HttpFailure): ChatModelError {
@@ -40,6 +58,12 @@ export function chatModelErrorFromStatus(failure: HttpFailure): ChatModelError {
   }
   if (status === 403) {
     return new ChatModelForbiddenError(`The API key may not use this model or endpoint (HTTP 403)${detail}.${suffix}`, options);
+  }
+  if ((status === 400 || status === 413 || status === 422) && isContextLengthFailure(failure)) {
+    return new ChatModelContextLengthError(
+      `The prompt is longer than the model's context window (HTTP ${status})${detail}. Lower maxInputTokens or use a model with a larger context window.${suffix}`,
+      options,
+    );
   }
   if (status === 400 || status === 422) {
     return new ChatModelBadRequestError(`The model service refused the request (HTTP ${status})${detail}.${suffix}`, options);
@@ -83,10 +107,14 @@ export function toChatModelError(error: unknown): PlannavError {
     return new ChatModelError(`The model call timed out: ${error.message}`, { code: 'CHAT_MODEL_TIMEOUT', retryable: true, cause: error });
   }
   if (typeof error === 'object' && error !== null) {
-    const record = error as { status?: unknown; statusCode?: unknown; message?: unknown };
+    const record = error as { status?: unknown; statusCode?: unknown; message?: unknown; code?: unknown };
     const status = typeof record.status === 'number' ? record.status : typeof record.statusCode === 'number' ? record.statusCode : undefined;
     if (status !== undefined) {
-      const mapped = chatModelErrorFromStatus({ status, message: typeof record.message === 'string' ? record.message : undefined });
+      const mapped = chatModelErrorFromStatus({
+        status,
+        message: typeof record.message === 'string' ? record.message : undefined,
+        code: typeof record.code === 'string' ? record.code : undefined,
+      });
       return withCause(mapped, error);
     }
   }
