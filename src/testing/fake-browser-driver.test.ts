@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { rejectionOf } from '../../test/helpers/rejection';
 import type { ElementRef, PageScript } from '../browser/types';
 import { domSnapshotScript } from '../dom/snapshot-script';
 import type { FrameSnapshot, SnapshotElement, SnapshotScriptOptions } from '../dom/types';
@@ -48,15 +49,6 @@ async function refTo(driver: FakeBrowserDriver, tagName: string, name?: string):
   );
   if (!found) throw new Error(`no <${tagName}> ${name ?? ''} on the page`);
   return { index: 1, frameId: 'main', elementId: found.elementId, tagName };
-}
-
-async function rejectionOf(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected the promise to reject');
 }
 
 describe('FakeBrowserDriver tabs', () => {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { rejectionOf } from '../../test/helpers/rejection';
 import { ChatModelError, ChatModelRateLimitError } from '../errors';
 import type { GenerateRequest } from '../llm/types';
 import { ScriptedLLM, scriptedActions, scriptedPlan } from './scripted-llm';
@@ -9,15 +10,6 @@ function request(overrides: Partial<GenerateRequest> = {}): GenerateRequest {
 
 function outputRequest(name: string): GenerateRequest {
   return request({ output: { name, schema: { type: 'object' } } });
-}
-
-async function rejectionOf(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected the promise to reject');
 }
 
 describe('ScriptedLLM replies', () => {

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { rejectionOf } from '../../test/helpers/rejection';
 import { RequestCancelledError } from '../errors';
 import { cancellationError, raceAbort, sleep, throwIfAborted } from './abort';
 
@@ -6,15 +7,6 @@ function abortedSignal(reason?: unknown): AbortSignal {
   const controller = new AbortController();
   controller.abort(reason);
   return controller.signal;
-}
-
-async function rejectionOf(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected the promise to reject');
 }
 
 afterEach(() => {
