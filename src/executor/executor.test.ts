@@ -272,9 +272,15 @@ describe('Executor: failures', () => {
         return scriptedActions([{ done: { text: 'ok' } }]);
       },
     });
-    const result = await new Executor({ task: 'x', llm, browser: shopBrowser(), maxFailures: 3, planningInterval: 100, modelRetry: { retries: 0 } }).execute();
+    const executor = new Executor({ task: 'x', llm, browser: shopBrowser(), maxFailures: 3, planningInterval: 100, modelRetry: { retries: 0 } });
+    const counts: number[] = [];
+    executor.on('step-end', (event) => {
+      if (event.actor === 'navigator') counts.push(event.consecutiveFailures);
+    });
+    const result = await executor.execute();
     expect(result.status).toBe('ok');
     expect(result.history.steps.filter((step) => step.error).length).toBe(4);
+    expect(counts).toEqual([1, 2, 0, 1, 2, 0, 0]);
   });
 
   it('counts a step whose every action failed as a failure', async () => {
@@ -282,6 +288,7 @@ describe('Executor: failures', () => {
     const result = await new Executor({ task: 'x', llm, browser: shopBrowser(), actions: [clickAction], maxFailures: 2, planningInterval: 100 }).execute();
     expect(MaxFailuresReachedError.isInstance(result.error)).toBe(true);
     expect(result.steps).toBe(2);
+    expect(result.history.steps[1]?.error).toMatchObject({ code: 'ACTION_ERROR', message: expect.stringContaining('Every action of step 1 failed') });
   });
 
   it.each([

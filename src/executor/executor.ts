@@ -281,17 +281,12 @@ export class Executor {
   }
 
   private async loop(context: AgentContext, taskIndex: number): Promise<{ finalAnswer: string; success: boolean; data: unknown }> {
-    const { maxSteps, maxFailures, planningInterval } = this.options;
+    const { maxSteps, planningInterval } = this.options;
     const planner = new PlannerAgent(context);
     const navigator = new NavigatorAgent(context);
-    let failures = 0;
+    const failures = { count: 0 };
     let planningCalls = 0;
     let proposal: NavigatorStepResult | undefined;
-    const fail = (caught: unknown): void => {
-      if (isFatal(caught)) throw caught;
-      failures++;
-      if (failures >= maxFailures) throw new MaxFailuresReachedError(failures, caught);
-    };
 
     for (;;) {
       await context.checkpoint();
@@ -307,9 +302,6 @@ export class Executor {
           recorder.setPlan(result.plan);
           this.emit('plan-end', 'planner', { plan: result.plan });
           return result;
-        }).catch((caught: unknown) => {
-          fail(caught);
-          return undefined;
         });
         if (plan && (plan.plan.done || !plan.plan.webTask)) {
           const navigatorVerdict = proposal?.done ? proposal.success !== false : true;
@@ -320,47 +312,63 @@ export class Executor {
       await context.checkpoint();
       context.nSteps++;
       this.setStep(context.nSteps);
-      const stepResult = await this.runStep(context, taskIndex, 'navigator', failures, (recorder) => navigator.step(recorder)).catch(
-        (caught: unknown) => {
-          fail(caught);
-          return undefined;
+      proposal = await this.runStep(
+        context,
+        taskIndex,
+        'navigator',
+        failures,
+        (recorder) => navigator.step(recorder),
+        (result) => {
+          if (!result.allActionsFailed) return undefined;
+          const last = result.results[result.results.length - 1];
+          return new ActionError('step', `Every action of step ${context.nSteps} failed: ${last?.error ?? ''}`);
         },
       );
-      proposal = stepResult;
-      if (!stepResult) continue;
-      if (stepResult.allActionsFailed) {
-        const last = stepResult.results[stepResult.results.length - 1];
-        fail(new ActionError('step', `Every action of step ${context.nSteps} failed: ${last?.error ?? ''}`));
-      } else {
-        failures = 0;
-      }
     }
   }
 
-  /** Runs one agent step with its events and history record, whatever happens inside. */
+  /**
+   * Runs one agent step with its events and history record, whatever happens inside, and keeps
+   * the count of failed steps in a row: a Navigator step that makes progress resets it. `judge`
+   * may call a step that ran a failure. Returns undefined for a failed step; throws when the task
+   * must end (a fatal error, or `maxFailures` reached).
+   */
   private async runStep<T>(
     context: AgentContext,
     taskIndex: number,
     actor: 'planner' | 'navigator',
-    failuresBefore: number,
+    failures: { count: number },
     body: (recorder: StepRecorder) => Promise<T>,
-  ): Promise<T> {
+    judge?: (result: T) => PlannavError | undefined,
+  ): Promise<T | undefined> {
     const recorder = new StepRecorder(context.taskId, taskIndex, context.nSteps, actor);
     this.stepRecorder = recorder;
     const started = Date.now();
     this.emit('step-start', actor, {});
+    let result: T | undefined;
+    let failure: unknown;
     try {
-      const result = await body(recorder);
-      this.steps.push(recorder.finish());
-      this.emit('step-end', actor, { durationMs: Date.now() - started, usage: recorder.tokenUsage, error: undefined, consecutiveFailures: failuresBefore });
-      return result;
+      result = await body(recorder);
+      failure = judge?.(result);
     } catch (caught) {
-      const error = this.control.cancelled ? this.control.signal.reason : caught;
-      this.steps.push(recorder.finish(error));
-      const counted = isFatal(error) ? failuresBefore : failuresBefore + 1;
-      this.emit('step-end', actor, { durationMs: Date.now() - started, usage: recorder.tokenUsage, error: toErrorInfo(error), consecutiveFailures: counted });
-      throw error;
+      failure = this.control.cancelled ? this.control.signal.reason : caught;
     }
+    const fatal = failure !== undefined && isFatal(failure);
+    if (failure === undefined) {
+      if (actor === 'navigator') failures.count = 0;
+    } else if (!fatal) {
+      failures.count++;
+    }
+    this.steps.push(recorder.finish(failure));
+    this.emit('step-end', actor, {
+      durationMs: Date.now() - started,
+      usage: recorder.tokenUsage,
+      error: failure === undefined ? undefined : toErrorInfo(failure),
+      consecutiveFailures: failures.count,
+    });
+    if (fatal) throw failure;
+    if (failures.count >= this.options.maxFailures) throw new MaxFailuresReachedError(failures.count, failure);
+    return failure === undefined ? result : undefined;
   }
 
   private createContext(taskId: string): AgentContext {
