@@ -8,7 +8,8 @@ import { describe, expect, it } from 'vitest';
 import { bundledInCjs } from '../../scripts/entries.mjs';
 import pkg from '../../package.json' with { type: 'json' };
 
-const runtimeDeps = [...Object.keys(pkg.dependencies ?? {}), ...Object.keys(pkg.peerDependencies ?? {})];
+// The core may use its dependencies and zod; the optional peers (playwright-core, ai) belong to adapters.
+const runtimeDeps = [...Object.keys(pkg.dependencies ?? {}), 'zod'];
 const esmOnlyDepsOfDeps = bundledInCjs.filter((name) => !runtimeDeps.includes(name));
 
 // Start file -> packages it (and its chunks) may import. CJS must have bundled the ESM-only ones.
