@@ -27,7 +27,11 @@ export interface FrameInfo {
   readonly parentId?: string | undefined;
   /** The URL of the frame's document. */
   readonly url: string;
-  /** The frame element's box in the parent frame's viewport, used to map coordinates to the top page. */
+  /**
+   * The top-left corner of the frame element's box in the parent frame's viewport, used to map
+   * coordinates to the top page. Absent for the top frame, and for a child frame that is not
+   * rendered (display:none, detached): the core leaves such frames out of the snapshot.
+   */
   readonly offset?: { readonly x: number; readonly y: number } | undefined;
 }
 
@@ -81,6 +85,11 @@ export interface ScreenshotOptions extends CallOptions {
   readonly quality?: number | undefined;
   /** The whole page instead of the viewport. @defaultValue false */
   readonly fullPage?: boolean | undefined;
+  /**
+   * The indexed elements of the state being captured. A driver that draws index labels on
+   * screenshots (set-of-mark images for vision models) outlines these; others ignore them.
+   */
+  readonly elements?: readonly ElementRef[] | undefined;
 }
 
 /**

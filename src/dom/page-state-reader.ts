@@ -2,16 +2,44 @@
 // elements of every frame, scroll position and, when asked, a screenshot.
 
 import type { PageState } from '../browser/page-state';
-import type { BrowserDriver } from '../browser/types';
+import type { BrowserDriver, CallOptions, FrameInfo } from '../browser/types';
 import { bytesToBase64 } from '../util/base64';
 import { ElementIndexer } from './serialize';
 import { domSnapshotScript } from './snapshot-script';
 import type { FrameSnapshot, SnapshotScriptOptions } from './types';
 
-/** Default attributes shown to the model. */
+/**
+ * Default attributes shown to the model. `value`, `checked` and `selected` show the live state
+ * (what was typed or chosen), not the HTML attribute; password values are never shown.
+ */
 export const defaultIncludeAttributes: readonly string[] = [
-  'title', 'type', 'name', 'role', 'aria-label', 'placeholder', 'value', 'alt', 'aria-expanded', 'href', 'checked', 'selected',
+  'title', 'type', 'name', 'role', 'aria-label', 'placeholder', 'value', 'alt', 'href', 'checked', 'selected',
+  'aria-expanded', 'aria-checked', 'aria-selected', 'aria-pressed',
 ];
+
+/** Where each frame sits on the top page: the sum of its offsets up the frame chain; none when a frame is not rendered. */
+function absoluteOffsets(frames: readonly FrameInfo[]): Map<string, { x: number; y: number } | undefined> {
+  const byId = new Map(frames.map((frame) => [frame.id, frame]));
+  const result = new Map<string, { x: number; y: number } | undefined>();
+  for (const frame of frames) {
+    let x = 0;
+    let y = 0;
+    let current: FrameInfo | undefined = frame;
+    let rendered = true;
+    // Bounded by the number of frames, so a malformed parent chain cannot loop.
+    for (let level = 0; current?.parentId !== undefined && level <= frames.length; level++) {
+      if (!current.offset) {
+        rendered = false;
+        break;
+      }
+      x += current.offset.x;
+      y += current.offset.y;
+      current = byId.get(current.parentId);
+    }
+    result.set(frame.id, rendered && current !== undefined ? { x, y } : undefined);
+  }
+  return result;
+}
 
 /** Options of {@link PageStateReader.capture}. */
 export interface CaptureOptions {
@@ -32,13 +60,12 @@ export class PageStateReader {
   async capture(options: CaptureOptions): Promise<PageState> {
     const call = { signal: options.signal };
     const [tabs, active, frames] = await Promise.all([this.driver.tabs(call), this.driver.activeTab(call), this.driver.frames(call)]);
-    const snapshots: { frameId: string; snapshot: FrameSnapshot }[] = [];
-    for (const frame of frames) {
-      snapshots.push({ frameId: frame.id, snapshot: await this.driver.evaluate(frame.id, domSnapshotScript, this.scriptOptions, call) });
-    }
+    const snapshots = await this.snapshotFrames(frames, call);
     const page = this.indexer.serialize(snapshots);
     const top = snapshots[0]?.snapshot;
-    const screenshot = options.screenshot ? bytesToBase64(await this.driver.screenshot({ ...call, quality: 70 })) : undefined;
+    const screenshot = options.screenshot
+      ? bytesToBase64(await this.driver.screenshot({ ...call, quality: 70, elements: [...page.elements.values()] }))
+      : undefined;
     return {
       url: top?.url ?? active.url,
       title: top?.title ?? active.title,
@@ -52,5 +79,35 @@ export class PageStateReader {
       screenshot,
       capturedAt: Date.now(),
     };
+  }
+
+  /**
+   * Runs the snapshot script in the top frame, then in every rendered child frame at once, each
+   * told which part of the top page's viewport it covers. A child frame that goes away meanwhile
+   * (a navigation, an ad reloading) is left out rather than failing the whole state.
+   */
+  private async snapshotFrames(frames: readonly FrameInfo[], call: CallOptions): Promise<{ frameId: string; snapshot: FrameSnapshot }[]> {
+    const [topFrame, ...children] = frames;
+    if (!topFrame) return [];
+    const top = await this.driver.evaluate(topFrame.id, domSnapshotScript, this.scriptOptions, call);
+    const offsets = absoluteOffsets(frames);
+    const expansion = this.scriptOptions.viewportExpansion;
+    const width = top.viewport?.width ?? 0;
+    const height = top.viewport?.height ?? 0;
+    const childSnapshots = await Promise.all(
+      children.map(async (frame) => {
+        const offset = offsets.get(frame.id);
+        if (!offset) return undefined;
+        const clip = expansion < 0 || !top.viewport ? undefined : { x: -offset.x, y: -offset.y - expansion, width, height: height + 2 * expansion };
+        try {
+          const snapshot = await this.driver.evaluate(frame.id, domSnapshotScript, { ...this.scriptOptions, clip }, call);
+          return { frameId: frame.id, snapshot };
+        } catch (error) {
+          if (call.signal?.aborted) throw error;
+          return undefined;
+        }
+      }),
+    );
+    return [{ frameId: topFrame.id, snapshot: top }, ...childSnapshots.filter((entry) => entry !== undefined)];
   }
 }

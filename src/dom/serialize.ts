@@ -40,7 +40,12 @@ export class ElementIndexer {
     const newIndices = new Set<number>();
     const lines: string[] = [];
     const markNew = this.snapshots > 0;
-    for (const { frameId, snapshot } of frames) {
+    frames.forEach(({ frameId, snapshot }, position) => {
+      // Child frames follow the top frame, between boundary lines, so the model sees where an
+      // iframe's content starts and ends (a payment form, an embedded login).
+      const child = position > 0;
+      if (child && snapshot.items.length === 0) return;
+      if (child) lines.push(`--- iframe ${snapshot.url} ---`);
       for (const item of snapshot.items) {
         const indent = '\t'.repeat(Math.max(0, item.depth));
         if (item.kind === 'text') {
@@ -59,9 +64,11 @@ export class ElementIndexer {
           .map(([name, value]) => (value === '' ? ` ${name}` : ` ${name}=${quote(value)}`))
           .join('');
         const marker = newIndices.has(index) ? '*' : '';
-        lines.push(`${indent}${marker}[${index}]<${item.tagName}${attributes}>${item.text} />`);
+        const scroll = item.scroll ? ` (scrollable: ${item.scroll.above}px above, ${item.scroll.below}px below)` : '';
+        lines.push(`${indent}${marker}[${index}]<${item.tagName}${attributes}>${item.text} />${scroll}`);
       }
-    }
+      if (child) lines.push('--- end of iframe ---');
+    });
     this.indices.clear();
     for (const [key, index] of seen) this.indices.set(key, index);
     this.snapshots++;

@@ -1,116 +1,486 @@
 // The script the core runs in each page frame to list what the model can act on. It must stay
-// self-contained (drivers serialise `run`), and walks the DOM once per call.
+// self-contained (drivers serialise `run`): no imports, no closures over module values.
 
 import type { PageScript } from '../browser/types';
-import type { FrameSnapshot, SnapshotItem, SnapshotScriptOptions } from './types';
+import type { FrameSnapshot, SnapshotElement, SnapshotItem, SnapshotScriptOptions } from './types';
 
-/** Where the script keeps its per-document state on `window`. */
-const stateKey = '__plannavSnapshot';
+/** A mutable element entry while the walk fills in its text. */
+type Draft = { -readonly [K in keyof SnapshotElement]: SnapshotElement[K] } & { parts: string[] };
+
+/** A rectangle as the walk uses it: edges, not sizes. */
+type Box = { top: number; bottom: number; left: number; right: number };
+
+/** What an element passes to its children during the walk. */
+type Context = {
+  /** The area inside which a static or relative child can be seen (overflow clipping). */
+  clip: Box;
+  /** The same for absolutely positioned children: the clip at the nearest positioned ancestor. */
+  absoluteClip: Box;
+  /** Number of indexed ancestors (indentation depth). */
+  depth: number;
+  /** The nearest indexed ancestor that collects text, if any. */
+  sink: Draft | undefined;
+  /** An ancestor is visibility:hidden (children may override it). */
+  hidden: boolean;
+  /** Inside an `inert` subtree or a disabled fieldset: nothing is indexed. */
+  inert: boolean;
+  /** Inside an indexed element: only distinct interactions get their own index. */
+  insideIndexed: boolean;
+};
 
 function runSnapshot(options: SnapshotScriptOptions): FrameSnapshot {
-  // Everything below runs in the page: no imports, no closures over module values.
+  // Everything below runs in the page. Per-document state lives on window so element ids survive
+  // between calls; the token tells documents apart, so an id never matches in another document.
   type State = { token: string; next: number; ids: WeakMap<Element, string>; elements: Map<string, WeakRef<Element>> };
-  const host = window as unknown as Record<string, State | undefined>;
-  const state: State =
-    host['__plannavSnapshot'] ??
-    (host['__plannavSnapshot'] = { token: Math.random().toString(36).slice(2, 8), next: 1, ids: new WeakMap(), elements: new Map() });
-  const interactiveTags = new Set(['a', 'button', 'input', 'select', 'textarea', 'summary', 'details', 'option', 'label']);
-  const interactiveRoles = new Set([
-    'button', 'link', 'checkbox', 'radio', 'switch', 'tab', 'menuitem', 'menuitemcheckbox', 'menuitemradio',
-    'option', 'combobox', 'listbox', 'textbox', 'searchbox', 'slider', 'spinbutton', 'treeitem',
-  ]);
-  const skipTags = new Set(['script', 'style', 'noscript', 'template', 'svg', 'head', 'meta', 'link']);
-  const viewportHeight = window.innerHeight;
+  const host = window as unknown as Record<string, unknown>;
+  const state = (host['__plannavSnapshot'] as State | undefined) ?? {
+    token: Math.random().toString(36).slice(2, 8),
+    next: 1,
+    ids: new WeakMap<Element, string>(),
+    elements: new Map<string, WeakRef<Element>>(),
+  };
+  host['__plannavSnapshot'] = state;
+  state.elements = new Map();
+  // Filled by the listener recorder (listener-script.ts) when the driver installed it before page scripts.
+  const listened = host['__plannavListeners'] as WeakSet<EventTarget> | undefined;
+  const closedRoots = host['__plannavShadowRoots'] as WeakMap<Element, ShadowRoot> | undefined;
+
+  const maxText = Math.max(8, options.maxTextLength);
+  const include = new Set(options.includeAttributes);
+  const wholePage = options.viewportExpansion < 0;
+  const expansion = Math.max(0, options.viewportExpansion);
   const viewportWidth = window.innerWidth;
-  const expansion = options.viewportExpansion;
-  const cap = (value: string): string => {
-    const clean = value.replace(/\s+/g, ' ').trim();
-    return clean.length > options.maxTextLength ? `${clean.slice(0, options.maxTextLength)}…` : clean;
-  };
-  const isVisible = (element: Element): boolean => {
-    const style = window.getComputedStyle(element);
-    if (style.display === 'none' || style.visibility === 'hidden' || style.opacity === '0') return false;
-    const box = element.getBoundingClientRect();
-    return box.width > 0 && box.height > 0;
-  };
-  const inViewport = (element: Element): boolean => {
-    if (expansion < 0) return true;
-    const box = element.getBoundingClientRect();
-    return box.bottom >= -expansion && box.top <= viewportHeight + expansion && box.right >= 0 && box.left <= viewportWidth;
-  };
-  const isTopMost = (element: Element): boolean => {
-    const box = element.getBoundingClientRect();
-    const x = box.left + box.width / 2;
-    const y = box.top + box.height / 2;
-    if (x < 0 || y < 0 || x > viewportWidth || y > viewportHeight) return true;
-    const top = document.elementFromPoint(x, y);
-    return top !== null && (top === element || element.contains(top) || top.contains(element));
-  };
-  const isInteractive = (element: Element): boolean => {
-    const tag = element.tagName.toLowerCase();
-    if (element.hasAttribute('disabled') || element.closest('[inert]')) return false;
-    if (interactiveTags.has(tag)) return tag !== 'input' || (element as HTMLInputElement).type !== 'hidden';
-    const role = element.getAttribute('role');
-    if (role && interactiveRoles.has(role)) return true;
-    if (element.hasAttribute('onclick') || (element as HTMLElement).isContentEditable) return true;
-    const tabIndex = element.getAttribute('tabindex');
-    return tabIndex !== null && tabIndex !== '-1';
-  };
+  const viewportHeight = window.innerHeight;
+  const viewport: Box = { top: 0, bottom: viewportHeight, left: 0, right: viewportWidth };
+  const infinite = 1e9;
+  // The region whose elements are indexed, in this frame's viewport coordinates.
+  let region: Box = wholePage
+    ? { top: -window.scrollY - 1, bottom: infinite, left: -window.scrollX - 1, right: infinite }
+    : { top: -expansion, bottom: viewportHeight + expansion, left: 0, right: viewportWidth };
+  const clip = options.clip;
+  if (clip && !wholePage) {
+    region = {
+      top: Math.max(region.top, clip.y),
+      bottom: Math.min(region.bottom, clip.y + clip.height),
+      left: Math.max(region.left, clip.x),
+      right: Math.min(region.right, clip.x + clip.width),
+    };
+  }
+  const everywhere: Box = { top: -infinite, bottom: infinite, left: -infinite, right: infinite };
+
+  const nativeTags = new Set(['a', 'button', 'input', 'select', 'textarea', 'summary', 'option']);
+  const widgetRoles = new Set([
+    'button', 'link', 'checkbox', 'radio', 'switch', 'tab', 'menuitem', 'menuitemcheckbox', 'menuitemradio', 'option',
+    'combobox', 'textbox', 'searchbox', 'slider', 'spinbutton', 'treeitem', 'gridcell', 'row', 'columnheader',
+  ]);
+  const containerRoles = new Set(['listbox', 'menu', 'menubar', 'tree', 'tablist', 'grid', 'radiogroup', 'toolbar', 'dialog', 'tabpanel']);
+  const skipTags = new Set(['script', 'style', 'noscript', 'template', 'head', 'meta', 'link', 'title', 'iframe', 'frame', 'object', 'embed', 'br', 'wbr']);
+  const textless = new Set(['input', 'select', 'textarea', 'img', 'svg', 'canvas', 'video', 'audio']);
+  const valueless = new Set(['checkbox', 'radio', 'submit', 'button', 'reset', 'image', 'hidden', 'password']);
+
+  const collapse = (value: string): string => value.replace(/\s+/g, ' ').trim();
+  const cap = (value: string, limit = maxText): string => (value.length > limit ? `${value.slice(0, limit)}…` : value);
+  const intersects = (a: Box, b: Box): boolean => a.left < b.right && a.right > b.left && a.top < b.bottom && a.bottom > b.top;
+  const meet = (a: Box, b: Box): Box => ({
+    top: Math.max(a.top, b.top),
+    bottom: Math.min(a.bottom, b.bottom),
+    left: Math.max(a.left, b.left),
+    right: Math.min(a.right, b.right),
+  });
+
   const idOf = (element: Element): string => {
     let id = state.ids.get(element);
-    if (!id) {
+    if (id === undefined) {
       id = `${state.token}-${state.next++}`;
       state.ids.set(element, id);
     }
     state.elements.set(id, new WeakRef(element));
     return id;
   };
+
+  const selectorOf = (element: Element): string | undefined => {
+    const escape = (value: string): string => (typeof CSS !== 'undefined' && CSS.escape ? CSS.escape(value) : value);
+    if (element.id) return `#${escape(element.id)}`;
+    const name = element.getAttribute('name');
+    const tag = element.tagName.toLowerCase();
+    if (name) return `${tag}[name="${name.replace(/["\\]/g, '\\$&')}"]`;
+    // A short path below the nearest ancestor with an id, within a few levels; otherwise none.
+    const path: string[] = [];
+    let current: Element | null = element;
+    for (let level = 0; current && level < 5; level++) {
+      if (current.id) return `#${escape(current.id)} > ${path.join(' > ')}`;
+      const parent: Element | null = current.parentElement;
+      if (!parent) break;
+      let position = 1;
+      for (let sibling = current.previousElementSibling; sibling; sibling = sibling.previousElementSibling) {
+        if (sibling.tagName === current.tagName) position++;
+      }
+      path.unshift(`${current.tagName.toLowerCase()}:nth-of-type(${position})`);
+      current = parent;
+    }
+    return undefined;
+  };
+
+  /** A short word from an id, class or file name, for controls that show only an icon. */
+  const iconHint = (element: Element): string => {
+    const named = element.querySelector('[aria-label],[title],img[alt],svg title');
+    if (named) {
+      const label = named.getAttribute('aria-label') || named.getAttribute('title') || named.getAttribute('alt') || (named.tagName.toLowerCase() === 'title' ? named.textContent : '');
+      if (label && label.trim()) return cap(collapse(label), 40);
+    }
+    const words: string[] = [];
+    const take = (value: string | null | undefined): void => {
+      if (!value) return;
+      for (const word of value.split(/[\s_]+/)) {
+        const cleaned = word.replace(/^(fa[srlbd]?|bi|glyphicon|material-icons|icon|ico|mdi|ti|la|svg|btn|button)-/i, '').replace(/[^a-z0-9-]/gi, '');
+        if (cleaned.length > 1 && !/^(fa|icon|btn|button|js|is|has|active|ui|sm|lg|xs|md|[a-z]\d*|\d+)$/i.test(cleaned) && !words.includes(cleaned)) {
+          words.push(cleaned);
+        }
+      }
+    };
+    take(element.id);
+    take(element.getAttribute('class'));
+    for (const child of element.querySelectorAll('i,span,svg,use,img')) {
+      if (words.length >= 3) break;
+      take(child.getAttribute('class'));
+      const source = child.getAttribute('src') || child.getAttribute('href') || child.getAttribute('xlink:href');
+      if (source) take(source.split(/[/#?]/).filter(Boolean).pop()?.replace(/\.\w+$/, ''));
+      take(child.getAttribute('data-icon'));
+    }
+    return cap(words.slice(0, 3).join(' '), 40);
+  };
+
+  /** How strongly an element asks to be clicked: 2 on its own, 1 only by its pointer cursor, 0 not. */
+  const interactivity = (element: Element, tag: string, style: CSSStyleDeclaration, parentStyle: CSSStyleDeclaration | undefined): number => {
+    if (nativeTags.has(tag) && (tag !== 'a' || element.hasAttribute('href'))) {
+      if (tag === 'input') return (element as HTMLInputElement).type === 'hidden' ? 0 : 2;
+      if (tag === 'option') return element.parentElement?.tagName === 'SELECT' || element.parentElement?.tagName === 'OPTGROUP' ? 0 : 2;
+      return 2;
+    }
+    const role = element.getAttribute('role');
+    if (role && widgetRoles.has(role)) return 2;
+    if (tag === 'label') return 0; // handled by labelTarget: a label is indexed only when its control is not
+    if ((element as HTMLElement).isContentEditable && !(element.parentElement as HTMLElement | null)?.isContentEditable) return 2;
+    if (listened?.has(element) || element.hasAttribute('onclick') || typeof (element as HTMLElement).onclick === 'function') return 2;
+    const tabIndex = element.getAttribute('tabindex');
+    if (tabIndex !== null && Number(tabIndex) >= 0) return 2;
+    if (element.getAttribute('aria-haspopup') === 'true' || element.getAttribute('aria-haspopup') === 'menu') return 2;
+    // A pointer cursor the element sets itself (not inherited from a clickable parent).
+    if (style.cursor === 'pointer' && (!parentStyle || parentStyle.cursor !== 'pointer')) return 1;
+    return 0;
+  };
+
+  /** A label whose control cannot be clicked itself (a styled checkbox): the label stands for it. */
+  const labelStandsIn = (label: HTMLLabelElement): boolean => {
+    const control = label.control;
+    if (!control) return false;
+    const box = control.getBoundingClientRect();
+    if (box.width <= 1 || box.height <= 1) return true;
+    const style = window.getComputedStyle(control);
+    return style.opacity === '0' || style.visibility === 'hidden';
+  };
+
+  const isDisabled = (element: Element, tag: string): boolean => {
+    if (element.getAttribute('aria-disabled') === 'true') return true;
+    if (tag === 'button' || tag === 'input' || tag === 'select' || tag === 'textarea' || tag === 'option' || tag === 'fieldset') {
+      return element.matches(':disabled');
+    }
+    return false;
+  };
+
+  /** True when the element, or something inside it, is what the viewport shows at its position. */
+  const isTopMost = (element: Element, box: Box, clip: Box): boolean => {
+    const visible = meet(meet(box, viewport), clip);
+    if (visible.right - visible.left < 1 || visible.bottom - visible.top < 1) return true; // outside the viewport: cannot hit-test
+    const root = element.getRootNode() as Document | ShadowRoot;
+    const hitTester = typeof root.elementFromPoint === 'function' ? root : document;
+    const width = visible.right - visible.left;
+    const height = visible.bottom - visible.top;
+    const points: [number, number][] = [[visible.left + width / 2, visible.top + height / 2]];
+    if (width > 8 && height > 8) {
+      points.push([visible.left + 4, visible.top + 4], [visible.right - 4, visible.bottom - 4], [visible.left + 4, visible.bottom - 4], [visible.right - 4, visible.top + 4]);
+    }
+    for (const [x, y] of points) {
+      const hit = hitTester.elementFromPoint(x, y);
+      if (hit && (hit === element || element.contains(hit))) return true;
+    }
+    return false;
+  };
+
+  const hrefOf = (element: Element): string | undefined => {
+    const raw = element.getAttribute('href');
+    if (raw === null) return undefined;
+    if (/^\s*javascript:/i.test(raw)) return undefined;
+    const absolute = (element as HTMLAnchorElement).href || raw;
+    const origin = location.origin;
+    const here = location.href.split('#')[0] ?? '';
+    const short = absolute.startsWith(`${here}#`) && here
+      ? absolute.slice(here.length)
+      : origin && origin !== 'null' && absolute.startsWith(`${origin}/`)
+        ? absolute.slice(origin.length)
+        : absolute;
+    return cap(short, Math.min(maxText, 80));
+  };
+
+  /** The element's whitelisted attributes and live state (values, checked, selected, expanded). */
+  const attributesOf = (element: Element, tag: string): Record<string, string> => {
+    const attributes: Record<string, string> = {};
+    for (const name of include) {
+      if (name === 'value' || name === 'checked' || name === 'selected' || name === 'href') continue;
+      if (name === 'type' && tag !== 'input') continue;
+      const value = element.getAttribute(name);
+      if (value === null || !value.trim()) continue;
+      if (name === 'role' && value === tag) continue;
+      attributes[name] = cap(collapse(value));
+    }
+    if (include.has('href')) {
+      const href = hrefOf(element);
+      if (href) attributes.href = href;
+    }
+    if (tag === 'input') {
+      const input = element as HTMLInputElement;
+      const type = input.type;
+      if (type === 'checkbox' || type === 'radio') {
+        if (input.checked && include.has('checked')) attributes.checked = '';
+      } else if (type === 'file') {
+        if (input.files && input.files.length > 0 && include.has('value')) attributes.value = cap([...input.files].map((file) => file.name).join(', '));
+      } else if (!valueless.has(type) && input.value && include.has('value')) {
+        attributes.value = cap(input.value);
+      } else if ((type === 'submit' || type === 'button' || type === 'reset') && input.value) {
+        attributes.value = cap(input.value);
+      }
+      if (type === 'range' || type === 'number') {
+        if (input.min) attributes.min = input.min;
+        if (input.max) attributes.max = input.max;
+      }
+    } else if (tag === 'textarea') {
+      const value = (element as HTMLTextAreaElement).value;
+      if (value && include.has('value')) attributes.value = cap(collapse(value));
+    } else if (tag === 'select') {
+      const select = element as HTMLSelectElement;
+      const chosen = [...select.selectedOptions].map((option) => collapse(option.label || option.text));
+      if (chosen.length > 0 && include.has('selected')) attributes.selected = cap(chosen.join(', '));
+      const labels: string[] = [];
+      let more = 0;
+      for (const option of select.options) {
+        if (option.disabled) continue;
+        if (labels.length < 12) labels.push(cap(collapse(option.label || option.text), 30));
+        else more++;
+      }
+      attributes.options = labels.join('|') + (more > 0 ? `|…${more} more` : '');
+    } else if (tag === 'summary') {
+      const details = element.parentElement;
+      if (details && details.tagName === 'DETAILS') attributes.expanded = (details as HTMLDetailsElement).open ? 'true' : 'false';
+    } else if (tag === 'option') {
+      if ((element as HTMLOptionElement).selected && include.has('selected')) attributes.selected = '';
+    }
+    if (tag === 'label') {
+      const control = (element as HTMLLabelElement).control;
+      if (control instanceof HTMLInputElement && (control.type === 'checkbox' || control.type === 'radio')) {
+        attributes.type = control.type;
+        if (control.checked && include.has('checked')) attributes.checked = '';
+      }
+    }
+    return attributes;
+  };
+
   const items: SnapshotItem[] = [];
-  const walk = (node: Node, depth: number): void => {
-    if (node.nodeType === Node.TEXT_NODE) {
-      const text = cap(node.textContent ?? '');
-      if (text && node.parentElement && isVisible(node.parentElement)) items.push({ kind: 'text', text, depth });
+  let pending: string[] = [];
+  let pendingDepth = 0;
+  const flush = (): void => {
+    if (pending.length === 0) return;
+    const text = collapse(pending.join(' '));
+    pending = [];
+    if (text) items.push({ kind: 'text', text: cap(text), depth: pendingDepth });
+  };
+  const addText = (text: string, context: Context): void => {
+    if (context.sink) {
+      context.sink.parts.push(text);
       return;
     }
-    if (!(node instanceof Element)) return;
-    const tag = node.tagName.toLowerCase();
-    if (skipTags.has(tag)) return;
-    if (!isVisible(node) && node.children.length === 0) return;
-    let childDepth = depth;
-    if (isInteractive(node) && isVisible(node) && inViewport(node) && isTopMost(node)) {
-      const attributes: Record<string, string> = {};
-      for (const name of options.includeAttributes) {
-        const value = node.getAttribute(name);
-        if (value !== null) attributes[name] = cap(value);
-      }
-      if ((tag === 'input' || tag === 'textarea') && (node as HTMLInputElement).type !== 'password') {
-        const value = (node as HTMLInputElement).value;
-        if (value) attributes.value = cap(value);
-      }
-      items.push({ kind: 'element', elementId: idOf(node), tagName: tag, attributes, text: cap(tag === 'input' ? '' : (node as HTMLElement).innerText ?? ''), depth });
-      childDepth = depth + 1;
-      if (tag !== 'select' && tag !== 'div' && tag !== 'span' && tag !== 'li') return;
-    }
-    const children = node.shadowRoot ? [...node.shadowRoot.childNodes, ...node.childNodes] : [...node.childNodes];
-    for (const child of children) walk(child, childDepth);
+    if (pending.length > 0 && pendingDepth !== context.depth) flush();
+    pendingDepth = context.depth;
+    pending.push(text);
   };
-  walk(document.body ?? document.documentElement, 0);
-  const scrollHeight = document.documentElement.scrollHeight;
+
+  const drafts: Draft[] = [];
+  let visited = 0;
+  const maxVisited = 200_000; // bounds the walk on pathological pages
+
+  const rendersChildrenOf = (node: Node): NodeListOf<ChildNode> | Node[] => {
+    if (node instanceof HTMLSlotElement) {
+      const assigned = node.assignedNodes({ flatten: true });
+      return assigned.length > 0 ? assigned : node.childNodes;
+    }
+    if (node instanceof Element) {
+      const shadow = node.shadowRoot ?? closedRoots?.get(node);
+      if (shadow) return shadow.childNodes;
+    }
+    return node.childNodes;
+  };
+
+  const walkText = (node: Text, parentBox: Box, context: Context): void => {
+    if (context.hidden) return;
+    const raw = node.data;
+    if (!raw.trim()) return;
+    // Big parents (a body with bare text, a long article) are checked per text node.
+    if (!wholePage && (parentBox.top < region.top || parentBox.bottom > region.bottom)) {
+      const range = document.createRange();
+      range.selectNodeContents(node);
+      const rect = range.getBoundingClientRect();
+      if (rect.width === 0 && rect.height === 0) return;
+      if (!intersects({ top: rect.top, bottom: rect.bottom, left: rect.left, right: rect.right }, meet(region, context.clip))) return;
+    }
+    addText(raw, context);
+  };
+
+  const walk = (element: Element, context: Context, parentStyle: CSSStyleDeclaration | undefined, parentBox: Box): void => {
+    if (++visited > maxVisited) return;
+    const tag = element.localName;
+    if (skipTags.has(tag)) return;
+    const style = window.getComputedStyle(element);
+    const display = style.display;
+    if (display === 'none') return;
+    const contents = display === 'contents';
+    const position = style.position;
+    const ownClip = position === 'fixed' ? everywhere : position === 'absolute' ? context.absoluteClip : context.clip;
+    const rect = contents ? undefined : element.getBoundingClientRect();
+    const box: Box = rect ? { top: rect.top, bottom: rect.bottom, left: rect.left, right: rect.right } : parentBox;
+    const hasSize = rect !== undefined && rect.width > 0 && rect.height > 0;
+    const overflowClips = style.overflowX !== 'visible' || style.overflowY !== 'visible';
+    const onPath = mustVisit.has(element);
+    if (style.opacity === '0' && !onPath) return;
+    if (rect && !onPath) {
+      // Visually hidden (the 1-pixel screen-reader pattern, a collapsed section) or clipped away.
+      if (overflowClips && (rect.width <= 1 || rect.height <= 1)) return;
+      if (hasSize && !intersects(box, ownClip)) return;
+      // Outside the indexed region: what could escape it (fixed bars, overlays) is on a hit path.
+      if (hasSize && !wholePage && !intersects(box, region)) return;
+      // Laid out to nothing by content-visibility or a closed <details>: nothing inside shows.
+      if (!hasSize && typeof element.checkVisibility === 'function' && !element.checkVisibility()) return;
+    }
+    const hidden = style.visibility === 'hidden' || style.visibility === 'collapse' ? true : style.visibility === 'visible' ? false : context.hidden;
+
+    const inert = context.inert || element.hasAttribute('inert');
+    const inRegion = rect !== undefined && hasSize && intersects(box, meet(region, ownClip));
+    let draft: Draft | undefined;
+    const block = !(display.startsWith('inline') || contents);
+    if (block) flush();
+
+    let scroll: { above: number; below: number } | undefined;
+    const scrollY = style.overflowY === 'auto' || style.overflowY === 'scroll';
+    const scrollX = style.overflowX === 'auto' || style.overflowX === 'scroll';
+    if ((scrollY || scrollX) && element !== document.scrollingElement && element !== document.body && hasSize) {
+      const below = element.scrollHeight - element.clientHeight - element.scrollTop;
+      const right = element.scrollWidth - element.clientWidth - element.scrollLeft;
+      if ((scrollY && (element.scrollTop > 2 || below > 2)) || (scrollX && (element.scrollLeft > 2 || right > 2))) {
+        scroll = { above: Math.round(element.scrollTop), below: Math.max(0, Math.round(below)) };
+      }
+    }
+
+    if (inRegion && !hidden && !inert) {
+      let level = interactivity(element, tag, style, parentStyle);
+      if (tag === 'label' && labelStandsIn(element as HTMLLabelElement)) level = 2;
+      if (scroll && level === 0) level = 2;
+      const wanted = level === 2 || (level === 1 && !context.insideIndexed);
+      if (wanted && !isDisabled(element, tag) && isTopMost(element, box, ownClip)) {
+        draft = {
+          kind: 'element',
+          elementId: idOf(element),
+          tagName: tag,
+          attributes: attributesOf(element, tag),
+          text: '',
+          depth: context.depth,
+          selector: selectorOf(element),
+          scroll,
+          parts: [],
+        };
+        if (!draft.scroll) delete draft.scroll;
+        if (!draft.selector) delete draft.selector;
+        flush();
+        items.push(draft);
+        drafts.push(draft);
+      }
+    }
+
+    if (textless.has(tag)) return;
+    const role = element.getAttribute('role');
+    const collects = draft !== undefined && !draft.scroll && !(role && containerRoles.has(role)) && tag !== 'details';
+    const childClip = overflowClips && rect ? meet(ownClip, box) : ownClip;
+    const childContext: Context = {
+      clip: childClip,
+      absoluteClip: position !== 'static' ? childClip : context.absoluteClip,
+      depth: draft ? context.depth + 1 : context.depth,
+      sink: draft ? (collects ? draft : undefined) : context.sink,
+      hidden,
+      inert: inert || (tag === 'fieldset' && element.matches(':disabled')),
+      insideIndexed: context.insideIndexed || draft !== undefined,
+    };
+    const closedDetails = tag === 'details' && !(element as HTMLDetailsElement).open;
+    for (const child of rendersChildrenOf(element)) {
+      if (closedDetails && (child.nodeType !== 1 || (child as Element).localName !== 'summary')) continue;
+      if (child.nodeType === 3) walkText(child as Text, box, childContext);
+      else if (child.nodeType === 1) walk(child as Element, childContext, style, box);
+    }
+    if (block) flush();
+  };
+
+  // Hit paths: what the viewport shows at a grid of points, with its ancestors. Walking prunes
+  // subtrees outside the indexed region, except these, so fixed bars and overlays whose parents
+  // lie elsewhere are still reached.
+  const mustVisit = new Set<Element>();
+  if (!wholePage) {
+    for (let row = 0; row < 8; row++) {
+      for (let column = 0; column < 6; column++) {
+        let hit: Element | null = document.elementFromPoint(((column + 0.5) * viewportWidth) / 6, ((row + 0.5) * viewportHeight) / 8);
+        while (hit && !mustVisit.has(hit)) {
+          mustVisit.add(hit);
+          hit = hit.parentElement ?? ((hit.parentNode as ShadowRoot | null)?.host ?? null);
+        }
+      }
+    }
+  }
+
+  const start = document.body ?? document.documentElement;
+  if (start) {
+    walk(start, { clip: everywhere, absoluteClip: everywhere, depth: 0, sink: undefined, hidden: false, inert: false, insideIndexed: false }, undefined, everywhere);
+  }
+  flush();
+
+  for (const draft of drafts) {
+    let text = cap(collapse(draft.parts.join(' ')));
+    const attributes = draft.attributes as Record<string, string>;
+    for (const name of ['aria-label', 'title', 'placeholder', 'alt']) if (attributes[name] === text) delete attributes[name];
+    if (!text && !textless.has(draft.tagName) && !attributes['aria-label'] && !attributes.title && !attributes.alt && !attributes.placeholder && !attributes.value) {
+      const element = state.elements.get(draft.elementId)?.deref();
+      const hint = element ? iconHint(element) : '';
+      if (hint) attributes.hint = hint;
+    }
+    if (draft.tagName === 'textarea' || draft.tagName === 'select') text = '';
+    draft.text = text;
+    delete (draft as Partial<Draft>).parts;
+  }
+
+  const scroller = document.scrollingElement ?? document.documentElement;
+  const scrollHeight = scroller ? scroller.scrollHeight : viewportHeight;
   return {
     url: location.href,
     title: document.title,
     items,
-    pixelsAbove: Math.round(window.scrollY),
+    pixelsAbove: Math.max(0, Math.round(window.scrollY)),
     pixelsBelow: Math.max(0, Math.round(scrollHeight - window.scrollY - viewportHeight)),
+    viewport: { width: viewportWidth, height: viewportHeight },
   };
 }
 
 /**
- * The core's DOM snapshot script. A basic walker: visible, top-most, interactive elements in
- * the viewport, open shadow roots, stable element ids kept in a per-document weak map.
+ * The core's DOM snapshot script: one walk per frame over the rendered tree (open shadow roots,
+ * slots), listing visible, top-most, interactive elements of the viewport (plus the expansion)
+ * with their live state, and the visible text between them. Element ids are kept in a
+ * per-document weak map, so an element keeps its id while it lives.
  * @public
  */
 export const domSnapshotScript: PageScript<SnapshotScriptOptions, FrameSnapshot> = {
-  id: `plannav.${stateKey}@1`,
+  id: 'plannav.dom-snapshot@2',
   run: runSnapshot,
 };

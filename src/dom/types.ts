@@ -17,6 +17,11 @@ export interface SnapshotElement {
   readonly depth: number;
   /** A CSS selector that finds the element, as a fallback for drivers. */
   readonly selector?: string | undefined;
+  /**
+   * For a scrollable container: the pixels of its content hidden above and below its visible
+   * area, so the model knows it can scroll inside it (by this element's index).
+   */
+  readonly scroll?: { readonly above: number; readonly below: number } | undefined;
 }
 
 /** Visible page text between interactive elements. @public */
@@ -44,6 +49,8 @@ export interface FrameSnapshot {
   readonly pixelsAbove: number;
   /** Pixels of content below the viewport. */
   readonly pixelsBelow: number;
+  /** The frame's viewport size in CSS pixels; the core uses the top frame's to place child frames. */
+  readonly viewport?: { readonly width: number; readonly height: number } | undefined;
 }
 
 /** Options the core passes to the snapshot script. @public */
@@ -54,4 +61,10 @@ export interface SnapshotScriptOptions {
   readonly includeAttributes: readonly string[];
   /** Upper bound of one attribute value or text run, in characters. */
   readonly maxTextLength: number;
+  /**
+   * For a child frame: the part of the top page's (expanded) viewport this frame covers, in the
+   * frame's own viewport coordinates. Only elements inside it are indexed. Absent for the top
+   * frame, which uses its own viewport and `viewportExpansion`, and in whole-page mode.
+   */
+  readonly clip?: { readonly x: number; readonly y: number; readonly width: number; readonly height: number } | undefined;
 }

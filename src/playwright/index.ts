@@ -1,0 +1,5 @@
+// The public face of `plannav/playwright`: the Playwright driver and its options. Node-only;
+// `playwright-core` is an optional peer dependency of plannav, needed only by this entry point.
+
+export { PlaywrightDriver } from './playwright-driver';
+export type { PlaywrightConnectOptions, PlaywrightDriverOptions, PlaywrightLaunchOptions, SettleOptions } from './options';

@@ -1,0 +1,145 @@
+// The options of PlaywrightDriver: how it settles after actions, what it draws on screenshots,
+// and how it launches or connects to a browser. Types only, plus their defaults.
+
+import type { BrowserContextOptions } from 'playwright-core';
+
+/**
+ * How the driver decides that a page has settled after an action: navigation committed, no
+ * tracked request in flight and no DOM mutation for a short quiet window, within an upper bound.
+ * @public
+ */
+export interface SettleOptions {
+  /**
+   * Milliseconds without a network request starting or finishing that count as quiet.
+   * @defaultValue 200
+   */
+  readonly networkQuietMs?: number | undefined;
+  /**
+   * Milliseconds without a DOM mutation that count as quiet.
+   * @defaultValue 100
+   */
+  readonly domQuietMs?: number | undefined;
+  /**
+   * Upper bound of one settle wait, in milliseconds; the action goes on after it even if the
+   * page is still busy (a video, a live ticker).
+   * @defaultValue 5000
+   */
+  readonly maxWaitMs?: number | undefined;
+  /**
+   * A request in flight longer than this many milliseconds (long polling, a stalled tracker)
+   * no longer keeps the page from settling.
+   * @defaultValue 3000
+   */
+  readonly ignoreRequestsAfterMs?: number | undefined;
+}
+
+/**
+ * Options every way of creating a {@link PlaywrightDriver} accepts.
+ * @public
+ */
+export interface PlaywrightDriverOptions {
+  /** How the driver waits for a page to settle after each action. */
+  readonly settle?: SettleOptions | undefined;
+  /**
+   * Draw a box with its index over each indexed element in screenshots (a "set-of-mark" image
+   * for vision models). The page itself is left as it was.
+   * @defaultValue false
+   */
+  readonly highlightElements?: boolean | undefined;
+  /**
+   * Milliseconds a driver call may take when the caller gives no `timeout`.
+   * @defaultValue 15000
+   */
+  readonly defaultTimeout?: number | undefined;
+}
+
+/**
+ * Options of {@link PlaywrightDriver.launch}: a local Chromium with a fresh profile that the driver
+ * owns and removes on `close()`.
+ *
+ * @example
+ * ```ts
+ * await using driver = await PlaywrightDriver.launch({ headless: true, viewport: { width: 1280, height: 1100 } });
+ * ```
+ * @public
+ */
+export interface PlaywrightLaunchOptions extends PlaywrightDriverOptions {
+  /**
+   * The Chromium or Chrome binary. When absent, the driver looks in the usual places
+   * (`/usr/bin/chromium`, `/usr/bin/chromium-browser`, `/usr/bin/google-chrome`, the macOS and
+   * Windows install folders, `$CHROME_PATH`) and finally lets Playwright use its own browser.
+   */
+  readonly executablePath?: string | undefined;
+  /**
+   * Run without a window.
+   * @defaultValue true
+   */
+  readonly headless?: boolean | undefined;
+  /** Extra command-line switches for Chromium, after the driver's own. */
+  readonly args?: readonly string[] | undefined;
+  /**
+   * The viewport size in CSS pixels.
+   * @defaultValue `{ width: 1280, height: 1100 }`
+   */
+  readonly viewport?: { readonly width: number; readonly height: number } | undefined;
+  /** The URL of the first tab. @defaultValue 'about:blank' */
+  readonly startUrl?: string | undefined;
+  /** Other Playwright context options (locale, user agent, `javaScriptEnabled`, …), passed as they are. */
+  readonly contextOptions?: BrowserContextOptions | undefined;
+  /**
+   * Milliseconds the browser may take to start.
+   * @defaultValue 30000
+   */
+  readonly launchTimeout?: number | undefined;
+}
+
+/**
+ * Options of {@link PlaywrightDriver.connect}: a remote browser, by the `wsEndpoint` of a
+ * Playwright server (`launchServer`, a browser grid) or the CDP URL of a Chromium started with
+ * `--remote-debugging-port`. The driver opens its own context there and closes only that.
+ * @public
+ */
+export interface PlaywrightConnectOptions extends PlaywrightDriverOptions {
+  /** The WebSocket endpoint of a Playwright browser server. */
+  readonly wsEndpoint?: string | undefined;
+  /** The CDP endpoint of a Chromium, such as `http://127.0.0.1:9222`. */
+  readonly cdpUrl?: string | undefined;
+  /** Headers sent with the connection request (a grid's token). */
+  readonly headers?: Readonly<Record<string, string>> | undefined;
+  /** Options of the context the driver opens in the remote browser. */
+  readonly contextOptions?: BrowserContextOptions | undefined;
+  /**
+   * Milliseconds the connection may take.
+   * @defaultValue 30000
+   */
+  readonly connectTimeout?: number | undefined;
+}
+
+/** The settle options with every default filled in. */
+export interface ResolvedSettleOptions {
+  readonly networkQuietMs: number;
+  readonly domQuietMs: number;
+  readonly maxWaitMs: number;
+  readonly ignoreRequestsAfterMs: number;
+}
+
+/** Fills in the settle defaults. */
+export function resolveSettleOptions(options: SettleOptions | undefined): ResolvedSettleOptions {
+  return {
+    networkQuietMs: options?.networkQuietMs ?? 200,
+    domQuietMs: options?.domQuietMs ?? 100,
+    maxWaitMs: options?.maxWaitMs ?? 5000,
+    ignoreRequestsAfterMs: options?.ignoreRequestsAfterMs ?? 3000,
+  };
+}
+
+/** The switches every launch uses: no sandbox (containers), no GPU, no background traffic. */
+export const defaultChromiumArgs: readonly string[] = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--no-first-run',
+  '--disable-sync',
+  '--disable-dev-shm-usage',
+];

@@ -1,0 +1,659 @@
+// PlaywrightDriver: plannav's BrowserDriver over playwright-core. It launches, attaches to or
+// connects to Chromium, tracks tabs, settles after actions, and never closes what it did not create.
+
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, type Browser, type BrowserContext, type ElementHandle, type Frame, type Page, type Request } from 'playwright-core';
+import type {
+  BrowserDriver,
+  CallOptions,
+  ClickOptions,
+  ElementRef,
+  FrameInfo,
+  PageScript,
+  ScreenshotOptions,
+  ScrollRequest,
+  TabInfo,
+} from '../browser/types';
+import { listenerRecorderArgument, listenerRecorderScript } from '../dom/listener-script';
+import { BrowserError, ConfigError } from '../errors';
+import { sleep } from '../util/abort';
+import { asBrowserError, firstLine, guardedCall } from './call';
+import { findChromium } from './find-chromium';
+import { portable } from './page-function';
+import { drawHighlights, removeHighlights, type HighlightTarget } from './highlight';
+import {
+  defaultChromiumArgs,
+  resolveSettleOptions,
+  type PlaywrightConnectOptions,
+  type PlaywrightDriverOptions,
+  type PlaywrightLaunchOptions,
+  type ResolvedSettleOptions,
+} from './options';
+
+/** What the driver owns and must release on close; attached drivers own nothing. */
+interface Ownership {
+  readonly browser?: Browser | undefined;
+  readonly context?: BrowserContext | undefined;
+  readonly userDataDir?: string | undefined;
+}
+
+/** Requests of these kinds keep a page from settling; media streams and sockets never end. */
+const trackedResourceTypes = new Set(['document', 'stylesheet', 'script', 'xhr', 'fetch', 'image', 'font']);
+
+/** Network activity of one page, since the driver first saw it. */
+class NetworkActivity {
+  readonly inFlight = new Map<Request, number>();
+  lastActivity = 0;
+
+  constructor(page: Page) {
+    page.on('request', (request) => {
+      if (!trackedResourceTypes.has(request.resourceType())) return;
+      this.inFlight.set(request, Date.now());
+      this.lastActivity = Date.now();
+    });
+    const done = (request: Request): void => {
+      if (this.inFlight.delete(request)) this.lastActivity = Date.now();
+    };
+    page.on('requestfinished', done);
+    page.on('requestfailed', done);
+  }
+
+  /** True when no recent request is in flight and nothing started or ended for `quietMs`. */
+  isQuiet(now: number, quietMs: number, ignoreAfterMs: number): boolean {
+    for (const started of this.inFlight.values()) if (now - started < ignoreAfterMs) return false;
+    return now - this.lastActivity >= quietMs;
+  }
+}
+
+/** Resolves in the page once the DOM has had no mutation for `quietMs`, or after `maxMs`. */
+function waitForDomQuiet({ quietMs, maxMs }: { quietMs: number; maxMs: number }): Promise<boolean> {
+  return new Promise((resolve) => {
+    let quietTimer: ReturnType<typeof setTimeout> | undefined;
+    let capTimer: ReturnType<typeof setTimeout> | undefined;
+    const observer = new MutationObserver(() => {
+      clearTimeout(quietTimer);
+      quietTimer = setTimeout(() => finish(true), quietMs);
+    });
+    const finish = (quiet: boolean): void => {
+      observer.disconnect();
+      clearTimeout(quietTimer);
+      clearTimeout(capTimer);
+      resolve(quiet);
+    };
+    observer.observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
+    quietTimer = setTimeout(() => finish(true), quietMs);
+    capTimer = setTimeout(() => finish(false), maxMs);
+  });
+}
+
+/** Finds an element of the snapshot in its document: by id through the weak map, else by selector in the same document. */
+function findSnapshotElement({ elementId, selector }: { elementId: string; selector: string | null }): Element | string {
+  const state = (window as unknown as Record<string, { token?: string; elements?: Map<string, WeakRef<Element>> } | undefined>)['__plannavSnapshot'];
+  if (!state || !state.token || !elementId.startsWith(`${state.token}-`)) return 'document';
+  const element = state.elements?.get(elementId)?.deref();
+  if (element && element.isConnected) return element;
+  if (selector) {
+    try {
+      const found = document.querySelector(selector);
+      if (found) return found;
+    } catch {
+      // an invalid selector is no fallback
+    }
+  }
+  return 'removed';
+}
+
+/** Scrolls the page, or an element, by pixels or to a percentage; returns the new scroll top. */
+function scrollInPage(
+  element: Element | null,
+  { deltaY, toPercent }: { deltaY: number | null; toPercent: number | null },
+): number {
+  const target = element ?? document.scrollingElement ?? document.documentElement;
+  const viewport = element ? element.clientHeight : window.innerHeight;
+  const range = Math.max(0, target.scrollHeight - viewport);
+  const top = toPercent !== null ? (range * toPercent) / 100 : target.scrollTop + (deltaY ?? viewport * 0.8);
+  if (element) element.scrollTo({ top, behavior: 'instant' });
+  else window.scrollTo({ top, behavior: 'instant' });
+  return target.scrollTop;
+}
+
+/** The option of a select matching a label or value, or the list of labels when none matches. */
+function findOption(element: Element, wanted: string): { index: number } | { labels: string[] } {
+  if (!(element instanceof HTMLSelectElement)) return { labels: [] };
+  const clean = (value: string): string => value.replace(/\s+/g, ' ').trim().toLowerCase();
+  const target = clean(wanted);
+  const options = [...element.options];
+  let index = options.findIndex((option) => clean(option.label || option.text) === target);
+  if (index === -1) index = options.findIndex((option) => clean(option.value) === target);
+  if (index === -1) index = options.findIndex((option) => clean(option.label || option.text).includes(target));
+  return index === -1 ? { labels: options.map((option) => option.label || option.text) } : { index };
+}
+
+/**
+ * A {@link BrowserDriver} over Playwright (`playwright-core`, Chromium). Create one with
+ * {@link PlaywrightDriver.launch}, {@link PlaywrightDriver.attach} or {@link PlaywrightDriver.connect}.
+ *
+ * @remarks
+ * Tabs are the pages of one browser context; a page that a click opens (a `target=_blank` link,
+ * `window.open`) becomes the active tab. After every action the driver waits until the page has
+ * settled: navigation committed, network and DOM quiet, within `settle.maxWaitMs`. An init
+ * script records click listeners added by page scripts, so the snapshot counts those elements
+ * as interactive. `close()` releases only what the driver created.
+ *
+ * @example
+ * ```ts
+ * import { Executor } from 'plannav';
+ * import { PlaywrightDriver } from 'plannav/playwright';
+ *
+ * await using browser = await PlaywrightDriver.launch();
+ * await browser.goto('https://example.com');
+ * const result = await new Executor({ task: 'Find the pricing page', llm, browser }).execute();
+ * ```
+ * @public
+ */
+export class PlaywrightDriver implements BrowserDriver {
+  /** The version of the driver contract this class implements. */
+  readonly specificationVersion = 'v1' as const;
+  /** The Playwright context whose pages are this driver's tabs. */
+  readonly context: BrowserContext;
+  private readonly owned: Ownership;
+  private readonly settleOptions: ResolvedSettleOptions;
+  private readonly highlightElements: boolean;
+  private readonly defaultTimeout: number;
+  private readonly tabIds = new WeakMap<Page, string>();
+  private readonly tabOrder: Page[] = [];
+  private readonly frameIds = new WeakMap<Frame, string>();
+  private readonly framesById = new Map<string, WeakRef<Frame>>();
+  private readonly network = new WeakMap<Page, NetworkActivity>();
+  private readonly onPage = (page: Page): void => this.adopt(page, true);
+  private initScript: { dispose(): Promise<void> } | undefined;
+  private activePage: Page | undefined;
+  private nextTab = 1;
+  private nextFrame = 1;
+  private closing: Promise<void> | undefined;
+
+  private constructor(context: BrowserContext, owned: Ownership, options: PlaywrightDriverOptions) {
+    this.context = context;
+    this.owned = owned;
+    this.settleOptions = resolveSettleOptions(options.settle);
+    this.highlightElements = options.highlightElements ?? false;
+    this.defaultTimeout = options.defaultTimeout ?? 15_000;
+    if (!Number.isFinite(this.defaultTimeout) || this.defaultTimeout <= 0) {
+      throw new ConfigError(`Option \`defaultTimeout\` must be a positive number of milliseconds, got ${String(options.defaultTimeout)}.`, {
+        field: 'defaultTimeout',
+      });
+    }
+  }
+
+  /**
+   * Launches a local Chromium with a fresh profile in a temporary folder; `close()` ends the
+   * browser and removes the folder.
+   * @throws `BrowserError` when no browser could be started; the message says where it looked.
+   */
+  static async launch(options: PlaywrightLaunchOptions = {}): Promise<PlaywrightDriver> {
+    const executablePath = options.executablePath ?? findChromium();
+    const userDataDir = mkdtempSync(join(tmpdir(), 'plannav-chromium-'));
+    let context: BrowserContext;
+    try {
+      context = await chromium.launchPersistentContext(userDataDir, {
+        ...options.contextOptions,
+        executablePath,
+        headless: options.headless ?? true,
+        args: [...defaultChromiumArgs, ...(options.args ?? [])],
+        viewport: options.viewport ?? options.contextOptions?.viewport ?? { width: 1280, height: 1100 },
+        timeout: options.launchTimeout ?? 30_000,
+      });
+    } catch (error) {
+      rmSync(userDataDir, { recursive: true, force: true });
+      const where = executablePath ?? "Playwright's own Chromium (none found at /usr/bin/chromium, chromium-browser, google-chrome, …)";
+      throw new BrowserError(
+        `Could not launch Chromium from ${where}: ${firstLine(error)}. Install Chromium or pass \`executablePath\`.`,
+        { cause: error },
+      );
+    }
+    const driver = new PlaywrightDriver(context, { context, userDataDir }, options);
+    await driver.start(options.startUrl);
+    return driver;
+  }
+
+  /**
+   * Drives a user's own Page (it becomes the active tab) or BrowserContext. The driver never
+   * closes what it attached to: `close()` only removes its listeners and init script.
+   */
+  static async attach(target: Page | BrowserContext, options: PlaywrightDriverOptions = {}): Promise<PlaywrightDriver> {
+    const isPage = 'mainFrame' in target;
+    const context = isPage ? target.context() : target;
+    const driver = new PlaywrightDriver(context, {}, options);
+    await driver.start(undefined, isPage ? target : undefined);
+    return driver;
+  }
+
+  /**
+   * Connects to a remote browser by a Playwright server's `wsEndpoint` or a Chromium `cdpUrl`
+   * and opens a context of its own there; `close()` closes that context and disconnects.
+   * @throws `ConfigError` unless exactly one of `wsEndpoint` and `cdpUrl` is given;
+   * `BrowserError` when the connection fails.
+   */
+  static async connect(options: PlaywrightConnectOptions): Promise<PlaywrightDriver> {
+    if (Boolean(options.wsEndpoint) === Boolean(options.cdpUrl)) {
+      throw new ConfigError('PlaywrightDriver.connect needs exactly one of `wsEndpoint` (a Playwright server) and `cdpUrl` (a Chromium CDP endpoint).', {
+        field: options.wsEndpoint ? 'cdpUrl' : 'wsEndpoint',
+      });
+    }
+    const timeout = options.connectTimeout ?? 30_000;
+    let browser: Browser;
+    try {
+      browser = options.wsEndpoint
+        ? await chromium.connect(options.wsEndpoint, { headers: options.headers, timeout })
+        : await chromium.connectOverCDP(options.cdpUrl as string, { headers: options.headers, timeout });
+    } catch (error) {
+      throw new BrowserError(`Could not connect to ${options.wsEndpoint ?? options.cdpUrl}: ${firstLine(error)}`, { cause: error });
+    }
+    const context = await browser.newContext({ viewport: { width: 1280, height: 1100 }, ...options.contextOptions });
+    const driver = new PlaywrightDriver(context, { browser, context }, options);
+    await driver.start();
+    return driver;
+  }
+
+  /** The active tab's Playwright page. */
+  get page(): Page {
+    return this.active();
+  }
+
+  async tabs(options?: CallOptions): Promise<TabInfo[]> {
+    return guardedCall('tabs()', options, this.defaultTimeout, async () => Promise.all(this.livePages().map((page) => this.info(page))));
+  }
+
+  async activeTab(options?: CallOptions): Promise<TabInfo> {
+    return guardedCall('activeTab()', options, this.defaultTimeout, async () => this.info(this.active()));
+  }
+
+  async openTab(url: string, options?: CallOptions): Promise<TabInfo> {
+    return guardedCall(`openTab(${url})`, options, this.defaultTimeout, async (timeout) => {
+      const page = await this.context.newPage();
+      this.adopt(page, true);
+      await this.navigate(page, url, timeout, options?.signal);
+      return this.info(page);
+    });
+  }
+
+  async switchTab(tabId: string, options?: CallOptions): Promise<TabInfo> {
+    return guardedCall(`switchTab(${tabId})`, options, this.defaultTimeout, async () => {
+      const page = this.pageById(tabId);
+      this.activePage = page;
+      await page.bringToFront();
+      return this.info(page);
+    });
+  }
+
+  async closeTab(tabId: string, options?: CallOptions): Promise<void> {
+    return guardedCall(`closeTab(${tabId})`, options, this.defaultTimeout, async () => {
+      const page = this.pageById(tabId);
+      const position = this.tabOrder.indexOf(page);
+      await page.close();
+      this.forget(page);
+      if (this.activePage === page || this.activePage === undefined) {
+        const remaining = this.livePages();
+        this.activePage = remaining[Math.max(0, Math.min(position - 1, remaining.length - 1))];
+        if (!this.activePage) this.adopt(await this.context.newPage(), true);
+      }
+    });
+  }
+
+  async goto(url: string, options?: CallOptions): Promise<void> {
+    return guardedCall(`goto(${url})`, options, this.defaultTimeout, (timeout) => this.navigate(this.active(), url, timeout, options?.signal));
+  }
+
+  async goBack(options?: CallOptions): Promise<void> {
+    return guardedCall('goBack()', options, this.defaultTimeout, async (timeout) => {
+      const page = this.active();
+      await page.goBack({ waitUntil: 'commit', timeout });
+      await this.settle(page, timeout, options?.signal);
+    });
+  }
+
+  async currentUrl(options?: CallOptions): Promise<string> {
+    return guardedCall('currentUrl()', options, this.defaultTimeout, async () => this.active().url());
+  }
+
+  async frames(options?: CallOptions): Promise<FrameInfo[]> {
+    return guardedCall('frames()', options, this.defaultTimeout, async () => {
+      const page = this.active();
+      const main = page.mainFrame();
+      const frames = [main, ...page.frames().filter((frame) => frame !== main && !frame.isDetached())];
+      return Promise.all(
+        frames.map(async (frame): Promise<FrameInfo> => {
+          const parent = frame.parentFrame();
+          if (!parent) return { id: this.frameId(frame), url: frame.url() };
+          return { id: this.frameId(frame), parentId: this.frameId(parent), url: frame.url(), offset: await this.frameOffset(frame) };
+        }),
+      );
+    });
+  }
+
+  async evaluate<TArg, TResult>(frameId: string, script: PageScript<TArg, TResult>, arg: TArg, options?: CallOptions): Promise<TResult> {
+    return guardedCall(`evaluate(${script.id})`, options, this.defaultTimeout, async () => {
+      const frame = this.frameById(frameId);
+      return (await frame.evaluate(portable(script.run as (argument: unknown) => unknown), arg as unknown)) as TResult;
+    });
+  }
+
+  async click(ref: ElementRef, options?: ClickOptions): Promise<void> {
+    return guardedCall(`click on element ${ref.index}`, options, this.defaultTimeout, async (timeout) => {
+      const page = this.active();
+      const element = await this.locate(ref);
+      try {
+        await element.click({ timeout: Math.min(timeout, 5000), button: options?.button, modifiers: options?.modifiers ? [...options.modifiers] : undefined });
+      } catch (error) {
+        // Covered or animating: a click dispatched in the page still reaches the element's handlers.
+        if (!/timeout|intercepts pointer events|not stable|outside of the viewport/i.test(firstLine(error))) throw error;
+        await element.evaluate((node) => (node as HTMLElement).click());
+      } finally {
+        void element.dispose().catch(() => undefined);
+      }
+      await this.settle(this.activePage ?? page, timeout, options?.signal);
+    });
+  }
+
+  async fill(ref: ElementRef, text: string, options?: CallOptions): Promise<void> {
+    return guardedCall(`fill on element ${ref.index}`, options, this.defaultTimeout, async (timeout) => {
+      const element = await this.locate(ref);
+      try {
+        await element.fill(text, { timeout: Math.min(timeout, 5000) });
+      } catch (error) {
+        if (/not an <input>|not an input|Element is not/i.test(firstLine(error))) {
+          throw new BrowserError(`Element ${ref.index} is a <${ref.tagName}>, which cannot take text: ${firstLine(error)}`, { cause: error });
+        }
+        throw error;
+      } finally {
+        void element.dispose().catch(() => undefined);
+      }
+      await this.settle(this.active(), timeout, options?.signal);
+    });
+  }
+
+  async selectOption(ref: ElementRef, label: string, options?: CallOptions): Promise<string[]> {
+    return guardedCall(`selectOption on element ${ref.index}`, options, this.defaultTimeout, async (timeout) => {
+      const element = await this.locate(ref);
+      try {
+        const found = await element.evaluate(portable(findOption), label);
+        if ('labels' in found) {
+          const listed = found.labels.length > 0 ? ` Options: ${found.labels.join(', ')}.` : ` It is a <${ref.tagName}>, not a select.`;
+          throw new BrowserError(`Element ${ref.index} has no option "${label}".${listed}`);
+        }
+        const values = await element.selectOption({ index: found.index }, { timeout: Math.min(timeout, 5000) });
+        await this.settle(this.active(), timeout, options?.signal);
+        return values;
+      } finally {
+        void element.dispose().catch(() => undefined);
+      }
+    });
+  }
+
+  async uploadFiles(ref: ElementRef, paths: readonly string[], options?: CallOptions): Promise<void> {
+    return guardedCall(`uploadFiles on element ${ref.index}`, options, this.defaultTimeout, async (timeout) => {
+      const element = await this.locate(ref);
+      try {
+        await element.setInputFiles([...paths], { timeout: Math.min(timeout, 5000) });
+      } finally {
+        void element.dispose().catch(() => undefined);
+      }
+      await this.settle(this.active(), timeout, options?.signal);
+    });
+  }
+
+  async press(keys: string, options?: CallOptions): Promise<void> {
+    return guardedCall(`press(${keys})`, options, this.defaultTimeout, async (timeout) => {
+      const page = this.active();
+      await page.keyboard.press(keys);
+      await this.settle(this.activePage ?? page, timeout, options?.signal);
+    });
+  }
+
+  async scroll(options: ScrollRequest): Promise<void> {
+    return guardedCall('scroll()', options, this.defaultTimeout, async (timeout) => {
+      const request = { deltaY: options.deltaY ?? null, toPercent: options.toPercent ?? null };
+      if (options.ref) {
+        const element = await this.locate(options.ref);
+        try {
+          await element.evaluate(portable(scrollInPage), request);
+        } finally {
+          void element.dispose().catch(() => undefined);
+        }
+      } else {
+        await this.active().mainFrame().evaluate(({ deltaY, toPercent }) => {
+          const target = document.scrollingElement ?? document.documentElement;
+          const range = Math.max(0, target.scrollHeight - window.innerHeight);
+          const top = toPercent !== null ? (range * toPercent) / 100 : target.scrollTop + (deltaY ?? window.innerHeight * 0.8);
+          window.scrollTo({ top, behavior: 'instant' });
+        }, request);
+      }
+      await this.settle(this.active(), timeout, options.signal);
+    });
+  }
+
+  async screenshot(options?: ScreenshotOptions): Promise<Uint8Array> {
+    return guardedCall('screenshot()', options, this.defaultTimeout, async (timeout) => {
+      const page = this.active();
+      const highlighted = this.highlightElements && options?.elements && options.elements.length > 0 ? await this.drawHighlights(options.elements) : [];
+      try {
+        const bytes = await page.screenshot({ type: 'jpeg', quality: options?.quality ?? 70, fullPage: options?.fullPage ?? false, timeout });
+        return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+      } finally {
+        await Promise.all(highlighted.map((frame) => frame.evaluate(portable(removeHighlights)).catch(() => undefined)));
+      }
+    });
+  }
+
+  async waitForSettled(options?: CallOptions): Promise<void> {
+    return guardedCall('waitForSettled()', options, this.defaultTimeout, (timeout) => this.settle(this.active(), timeout, options?.signal));
+  }
+
+  /** Closes what the driver created (browser, context, profile folder); only detaches from what it attached to. Idempotent. */
+  async close(): Promise<void> {
+    this.closing ??= this.release();
+    return this.closing;
+  }
+
+  /** Same as `close()`, for `await using`. */
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.close();
+  }
+
+  private async release(): Promise<void> {
+    this.context.off('page', this.onPage);
+    const problems: unknown[] = [];
+    if (!this.owned.context) await this.initScript?.dispose().catch((error: unknown) => problems.push(error));
+    if (this.owned.context) await this.owned.context.close().catch((error: unknown) => problems.push(error));
+    if (this.owned.browser) await this.owned.browser.close().catch((error: unknown) => problems.push(error));
+    if (this.owned.userDataDir) rmSync(this.owned.userDataDir, { recursive: true, force: true, maxRetries: 3 });
+    this.activePage = undefined;
+    if (problems.length > 0 && this.owned.context) throw asBrowserError('close()', problems[0]);
+  }
+
+  /** Installs the listener recorder, adopts the context's pages and makes one active. */
+  private async start(startUrl?: string, preferred?: Page): Promise<void> {
+    const disposable: unknown = await this.context.addInitScript(portable(listenerRecorderScript.run), listenerRecorderArgument);
+    if (disposable && typeof (disposable as { dispose?: unknown }).dispose === 'function') this.initScript = disposable as { dispose(): Promise<void> };
+    for (const page of this.context.pages()) this.adopt(page, false);
+    this.context.on('page', this.onPage);
+    if (preferred) this.adopt(preferred, true);
+    if (!this.activePage) this.adopt(this.context.pages()[0] ?? (await this.context.newPage()), true);
+    // Documents loaded before the driver came get the recorder now (it sees listeners added from here on).
+    await Promise.all(
+      this.livePages().flatMap((page) => page.frames().map((frame) => frame.evaluate(portable(listenerRecorderScript.run), listenerRecorderArgument).catch(() => false))),
+    );
+    if (startUrl && startUrl !== 'about:blank') await this.navigate(this.active(), startUrl, this.defaultTimeout, undefined);
+  }
+
+  /** Starts tracking a page as a tab; a page opened by the page (a popup) becomes active. */
+  private adopt(page: Page, activate: boolean): void {
+    if (!this.tabIds.has(page)) {
+      this.tabIds.set(page, `tab-${this.nextTab++}`);
+      this.tabOrder.push(page);
+      this.network.set(page, new NetworkActivity(page));
+      page.once('close', () => this.forget(page));
+    }
+    if (activate && !page.isClosed()) this.activePage = page;
+  }
+
+  private forget(page: Page): void {
+    const position = this.tabOrder.indexOf(page);
+    if (position !== -1) this.tabOrder.splice(position, 1);
+    if (this.activePage === page) this.activePage = this.tabOrder[Math.max(0, position - 1)];
+  }
+
+  private livePages(): Page[] {
+    return this.tabOrder.filter((page) => !page.isClosed());
+  }
+
+  private active(): Page {
+    if (this.closing) throw new BrowserError('The driver is closed: open a new one.');
+    const page = this.activePage && !this.activePage.isClosed() ? this.activePage : this.livePages().at(-1);
+    if (!page) throw new BrowserError('No tab is open: open one with openTab().');
+    this.activePage = page;
+    return page;
+  }
+
+  private pageById(tabId: string): Page {
+    const page = this.livePages().find((candidate) => this.tabIds.get(candidate) === tabId);
+    if (!page) {
+      const known = this.livePages().map((candidate) => this.tabIds.get(candidate)).join(', ');
+      throw new BrowserError(`There is no tab with id ${tabId}. Open tabs: ${known || 'none'}.`);
+    }
+    return page;
+  }
+
+  private async info(page: Page): Promise<TabInfo> {
+    const title = await page.title().catch(() => '');
+    return { id: this.tabIds.get(page) ?? 'unknown', url: page.url(), title };
+  }
+
+  private frameId(frame: Frame): string {
+    let id = this.frameIds.get(frame);
+    if (id === undefined) {
+      id = `frame-${this.nextFrame++}`;
+      this.frameIds.set(frame, id);
+      this.framesById.set(id, new WeakRef(frame));
+    }
+    return id;
+  }
+
+  private frameById(frameId: string): Frame {
+    const frame = this.framesById.get(frameId)?.deref();
+    if (!frame || frame.isDetached()) {
+      this.framesById.delete(frameId);
+      throw new BrowserError(`The frame ${frameId} is gone (it navigated or was removed). Read the page state again.`, { retryable: true });
+    }
+    return frame;
+  }
+
+  /** Where a child frame's content box sits in its parent's viewport; undefined when it is not rendered. */
+  private async frameOffset(frame: Frame): Promise<{ x: number; y: number } | undefined> {
+    try {
+      const element = await frame.frameElement();
+      try {
+        return (
+          (await element.evaluate((frameNode) => {
+            const node = frameNode as Element;
+            const box = node.getBoundingClientRect();
+            if (box.width === 0 || box.height === 0) return undefined;
+            const style = window.getComputedStyle(node);
+            if (style.visibility === 'hidden') return undefined;
+            return {
+              x: box.left + node.clientLeft + parseFloat(style.paddingLeft || '0'),
+              y: box.top + node.clientTop + parseFloat(style.paddingTop || '0'),
+            };
+          })) ?? undefined
+        );
+      } finally {
+        void element.dispose().catch(() => undefined);
+      }
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** The element behind a snapshot ref, or a recoverable BrowserError saying it is gone. */
+  private async locate(ref: ElementRef): Promise<ElementHandle<Element>> {
+    let frame: Frame;
+    try {
+      frame = this.frameById(ref.frameId);
+    } catch {
+      throw staleElement(ref, 'its frame is gone');
+    }
+    let handle;
+    try {
+      handle = await frame.evaluateHandle(portable(findSnapshotElement), { elementId: ref.elementId, selector: ref.selector ?? null });
+    } catch (error) {
+      throw staleElement(ref, `the page changed (${firstLine(error)})`);
+    }
+    const element = handle.asElement();
+    if (element) return element as ElementHandle<Element>;
+    const reason = String(await handle.jsonValue().catch(() => 'removed'));
+    void handle.dispose().catch(() => undefined);
+    throw staleElement(ref, reason === 'document' ? 'the page has loaded a new document since' : 'it was removed from the page');
+  }
+
+  private async navigate(page: Page, url: string, timeout: number, signal: AbortSignal | undefined): Promise<void> {
+    try {
+      await page.goto(url, { waitUntil: 'commit', timeout });
+    } catch (error) {
+      throw new BrowserError(`Could not load ${url}: ${firstLine(error)}`, { cause: error, retryable: true });
+    }
+    await this.settle(page, timeout, signal);
+  }
+
+  /**
+   * Waits until the page has settled: its document committed and parsed, no tracked request in
+   * flight and no DOM mutation for the quiet windows, within the settle bound and the call's
+   * time. Never fails: a busy page just ends the wait.
+   */
+  private async settle(page: Page, timeout: number, signal: AbortSignal | undefined): Promise<void> {
+    const { domQuietMs, networkQuietMs, maxWaitMs, ignoreRequestsAfterMs } = this.settleOptions;
+    const deadline = Date.now() + Math.min(maxWaitMs, Math.max(0, timeout - 50));
+    const remaining = (): number => Math.max(0, deadline - Date.now());
+    await page.waitForLoadState('domcontentloaded', { timeout: Math.max(1, remaining()) }).catch(() => undefined);
+    const activity = this.network.get(page);
+    // Bounded by the deadline: every pass waits at least the DOM window or a short pause.
+    for (let pass = 0; pass < 100 && remaining() > 0; pass++) {
+      const domQuiet = await page
+        .mainFrame()
+        .evaluate(portable(waitForDomQuiet), { quietMs: domQuietMs, maxMs: Math.max(1, remaining()) })
+        .catch(() => false); // a navigation destroyed the context: wait again in the new document
+      const networkQuiet = !activity || activity.isQuiet(Date.now(), networkQuietMs, ignoreRequestsAfterMs);
+      if (domQuiet && networkQuiet) return;
+      if (!domQuiet) await page.waitForLoadState('domcontentloaded', { timeout: Math.max(1, remaining()) }).catch(() => undefined);
+      else await sleep(Math.min(50, remaining()), signal);
+    }
+  }
+
+  /** Draws index boxes in every frame that holds some of the elements; returns those frames. */
+  private async drawHighlights(elements: readonly ElementRef[]): Promise<Frame[]> {
+    const byFrame = new Map<string, HighlightTarget[]>();
+    for (const element of elements) {
+      const targets = byFrame.get(element.frameId) ?? [];
+      targets.push({ elementId: element.elementId, index: element.index });
+      byFrame.set(element.frameId, targets);
+    }
+    const drawn: Frame[] = [];
+    await Promise.all(
+      [...byFrame].map(async ([frameId, targets]) => {
+        const frame = this.framesById.get(frameId)?.deref();
+        if (!frame || frame.isDetached()) return;
+        if ((await frame.evaluate(portable(drawHighlights), targets).catch(() => 0)) > 0) drawn.push(frame);
+      }),
+    );
+    return drawn;
+  }
+}
+
+/** The recoverable error an action gets when the element the model chose is no longer there. */
+function staleElement(ref: ElementRef, reason: string): BrowserError {
+  return new BrowserError(
+    `Element ${ref.index} (<${ref.tagName}>) is no longer on the page: ${reason}. Read the new page state and choose again.`,
+    { retryable: true },
+  );
+}
