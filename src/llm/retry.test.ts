@@ -146,3 +146,14 @@ describe('context-length errors', () => {
     expect(ChatModelError.isInstance(error)).toBe(true);
   });
 });
+
+describe('Retry-After beyond the time bound', () => {
+  it('fails at once instead of waiting longer than maxRetryTime', async () => {
+    const llm = scripted({ fail: 'status', status: 429, retryAfterMs: 60_000 }, 'ok');
+    const started = performance.now();
+    const error = await rejectionOf(withRetries(llm, { ...fast, maxRetryTime: 1000 }).generate(request));
+    expect((error as PlannavError).code).toBe('CHAT_MODEL_RATE_LIMIT');
+    expect(performance.now() - started).toBeLessThan(500);
+    expect(llm.callCount).toBe(1);
+  });
+});

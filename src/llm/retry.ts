@@ -55,6 +55,8 @@ function asTyped(error: unknown, signal: AbortSignal | undefined): PlannavError 
 export function retryModelCall<T>(call: (attempt: number) => Promise<T>, options: RetryModelCallOptions = {}): Promise<T> {
   const retry = options.retry ?? {};
   const { signal } = options;
+  const maxRetryTime = retry.maxRetryTime ?? 120_000;
+  const started = Date.now();
   let attempt = 0;
   const retried = pRetry(
     async () => {
@@ -70,7 +72,7 @@ export function retryModelCall<T>(call: (attempt: number) => Promise<T>, options
       retries: retry.retries ?? 3,
       minTimeout: retry.minTimeout ?? 1000,
       maxTimeout: retry.maxTimeout ?? 30_000,
-      maxRetryTime: retry.maxRetryTime ?? 120_000,
+      maxRetryTime,
       factor: 2,
       randomize: false,
       ...(signal ? { signal } : {}),
@@ -81,6 +83,8 @@ export function retryModelCall<T>(call: (attempt: number) => Promise<T>, options
         // p-retry's own backoff follows; a Retry-After longer than it is waited out first.
         const backoff = backoffDelay(attemptNumber, retry);
         const asked = ChatModelRateLimitError.isInstance(typed) ? (typed.retryAfterMs ?? 0) : 0;
+        // A service that asks for a longer wait than the time left gets its error now, not after the wait.
+        if (asked > maxRetryTime - (Date.now() - started)) throw typed;
         options.onRetry?.(attemptNumber, typed, Math.max(backoff, asked));
         if (asked > backoff) await sleep(asked - backoff, signal);
       },
