@@ -202,7 +202,8 @@ export class AISDKChatModel implements LLMClient {
             retryable: true,
           }),
         ),
-      timeout,
+      // setTimeout fires at once beyond 2^31-1 ms; longer timeouts are as good as none.
+      Math.min(timeout, 2_147_483_647),
     );
     const { system, messages } = toModelMessages(request.messages, this.supportsImages);
     const output = request.output

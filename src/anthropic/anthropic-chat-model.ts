@@ -33,6 +33,8 @@ const defaultBaseURL = 'https://api.anthropic.com/v1';
  * @remarks
  * A call is made once: the Executor retries what is retryable (429, 5xx, 529 overloaded); wrap the
  * client in `withRetries` to call it directly. "prompt is too long" is a `ChatModelContextLengthError`.
+ * Called from a web page rather than a server, Anthropic also wants the header
+ * `anthropic-dangerous-direct-browser-access: true` (pass it in `headers`); mind that the key is then visible.
  *
  * @example
  * ```ts

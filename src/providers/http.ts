@@ -164,7 +164,8 @@ export async function postJson(request: PostJsonRequest): Promise<PostJsonRespon
                 retryable: true,
               }),
             ),
-          timeout,
+          // setTimeout fires at once beyond 2^31-1 ms; longer timeouts are as good as none.
+          Math.min(timeout, 2_147_483_647),
         )
       : undefined;
   const doFetch = request.fetch ?? ((input: string, init: RequestInit) => globalThis.fetch(input, init));

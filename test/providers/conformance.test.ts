@@ -294,6 +294,29 @@ describe.each(adapterCases)('conformance: $name', (adapterCase) => {
       expect(result.usage.outputTokens).toBe(80);
     });
 
+    it('sends screenshots with useVision, and text only with a warning when the model has no vision', async () => {
+      const plan = { object: JSON.parse(scriptedPlan({ nextSteps: 'Finish' })) };
+      const finish = { object: JSON.parse(scriptedActions([{ done: { text: 'Done', success: true } }])) };
+      const accept = { object: JSON.parse(scriptedPlan({ done: true, finalAnswer: 'Done.' })) };
+      for (const supportsImages of [true, false]) {
+        harness.calls.length = 0;
+        harness.enqueue(plan, finish, accept);
+        const executor = new Executor({ task: 'Look at the page', llm: harness.client({ supportsImages }), browser: shopBrowser(), useVision: true, modelRetry: fastRetry });
+        const warnings: string[] = [];
+        executor.on('warning', (event) => warnings.push(event.code));
+        const result = await executor.execute();
+        expect(result.status).toBe('ok');
+        const navigatorImages = harness.calls.filter((call) => call.agent === 'navigator').flatMap((call) => call.images);
+        if (supportsImages) {
+          expect(navigatorImages.length).toBeGreaterThan(0);
+          expect(warnings).not.toContain('IMAGES_UNSUPPORTED');
+        } else {
+          expect(harness.calls.flatMap((call) => call.images)).toEqual([]);
+          expect(warnings).toContain('IMAGES_UNSUPPORTED');
+        }
+      }
+    });
+
     it('retries a 503 and then succeeds', async () => {
       harness.enqueue({ status: 503, message: 'unavailable' }, { object: JSON.parse(scriptedPlan({ done: true, webTask: false, finalAnswer: 'Paris' })) });
       const executor = new Executor({ task: 'What is the capital of France?', llm: harness.client(), browser: shopBrowser(), modelRetry: fastRetry });
