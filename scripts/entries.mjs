@@ -12,6 +12,12 @@
 export const entries = [
   { name: 'index', subpath: '.', src: 'src/index.ts' },
   { name: 'testing', subpath: './testing', src: 'src/testing/index.ts' },
+  { name: 'playwright', subpath: './playwright', src: 'src/playwright/index.ts' },
+  { name: 'openai', subpath: './openai', src: 'src/openai/index.ts' },
+  { name: 'anthropic', subpath: './anthropic', src: 'src/anthropic/index.ts' },
+  { name: 'gemini', subpath: './gemini', src: 'src/gemini/index.ts' },
+  { name: 'ai-sdk', subpath: './ai-sdk', src: 'src/ai-sdk/index.ts' },
+  { name: 'models', subpath: './models', src: 'src/models/index.ts' },
 ];
 
 /**
