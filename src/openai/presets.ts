@@ -50,8 +50,20 @@ export function isOpenAIReasoningModel(model: string): boolean {
   return /^(o\d+|gpt-5(?!(\.\d+)?-chat))/i.test(model.replace(/^openai\//i, ''));
 }
 
+/**
+ * A hosted service without a key fails on its first call; say so at construction instead. A custom
+ * base URL (a gateway, a proxy) or an own auth header may need no key.
+ */
+function checkKey(preset: string, options: { readonly apiKey?: string | undefined; readonly baseURL?: string | undefined; readonly headers?: Readonly<Record<string, string>> | undefined }, requiresApiKey: boolean): void {
+  const ownAuth = Object.keys(options?.headers ?? {}).some((header) => /^(authorization|api-key)$/i.test(header));
+  if (requiresApiKey && !options?.apiKey && options?.baseURL === undefined && !ownAuth) {
+    throw new ConfigError(`Option \`apiKey\` of ${preset}() is required: pass the service's API key (or an authorization header).`, { field: 'apiKey' });
+  }
+}
+
 function fromPreset(name: OpenAIPresetName, options: OpenAIPresetOptions, extra: Partial<OpenAIChatModelOptions> = {}): OpenAIChatModel {
   const preset = openAIPresets[name];
+  checkKey(name, options, preset.requiresApiKey);
   return new OpenAIChatModel({
     baseURL: preset.baseURL,
     structuredOutput: preset.structuredOutput,
@@ -108,6 +120,7 @@ export function azureOpenAI(options: AzureOpenAIOptions): OpenAIChatModel {
   if (typeof options.deployment !== 'string' || options.deployment.trim() === '') {
     throw new ConfigError(`Option \`deployment\` of azureOpenAI must be the deployment's name; got ${JSON.stringify(options.deployment)}.`, { field: 'deployment' });
   }
+  checkKey('azureOpenAI', { ...options, baseURL: undefined }, true);
   const { endpoint, deployment, apiVersion, model, ...rest } = options;
   const modelName = model ?? deployment;
   return new OpenAIChatModel({

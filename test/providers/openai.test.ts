@@ -261,6 +261,16 @@ describe('options', () => {
     expect((caught as ConfigError).field).toBe(field);
   });
 
+  it('requires a key for hosted presets, unless a base URL or an own auth header is given', () => {
+    expect(() => openai({ model: 'gpt-4.1-mini' })).toThrow(/apiKey/);
+    expect(() => groq({ model: 'm', apiKey: '' })).toThrow(ConfigError);
+    expect(() => azureOpenAI({ endpoint: 'https://x.openai.azure.com', deployment: 'd' })).toThrow(/apiKey/);
+    expect(openai({ model: 'm', baseURL: 'https://gateway.test/v1' }).model).toBe('m');
+    expect(openai({ model: 'm', headers: { Authorization: 'Bearer from-gateway' } }).model).toBe('m');
+    expect(azureOpenAI({ endpoint: 'https://x.openai.azure.com', deployment: 'd', headers: { authorization: 'Bearer aad-token' } }).model).toBe('d');
+    expect(ollama({ model: 'qwen2.5:7b' }).model).toBe('qwen2.5:7b');
+  });
+
   it('uses the fetch option', async () => {
     const urls: string[] = [];
     const llm = new OpenAIChatModel({
