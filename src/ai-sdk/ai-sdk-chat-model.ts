@@ -50,6 +50,9 @@ function finishReasonOf(reason: unknown): FinishReason {
   return typeof reason === 'string' && finishReasons.has(reason as FinishReason) ? (reason as FinishReason) : 'other';
 }
 
+// The two header readers below mirror src/providers/http.ts: the layer rules keep this adapter
+// (whose transport is the AI SDK's) independent of the fetch adapters' plumbing.
+
 function requestIdOf(response: { readonly id?: string; readonly headers?: Record<string, string | undefined> } | undefined): string | undefined {
   const headers = response?.headers ?? {};
   for (const name of ['x-request-id', 'request-id', 'x-goog-request-id', 'apim-request-id']) {

@@ -35,6 +35,20 @@ export interface OpenAIChatModelOptions extends HttpModelOptions {
 }
 
 const defaultBaseURL = 'https://api.openai.com/v1';
+
+/** How error messages name the services with a preset; any other provider name is used as is. */
+const displayNames: Readonly<Record<string, string>> = {
+  openai: 'OpenAI',
+  azure: 'Azure OpenAI',
+  ollama: 'Ollama',
+  vllm: 'vLLM',
+  lmstudio: 'LM Studio',
+  deepseek: 'DeepSeek',
+  groq: 'Groq',
+  openrouter: 'OpenRouter',
+  together: 'Together AI',
+  mistral: 'Mistral',
+};
 const methods: readonly OpenAIStructuredOutput[] = ['json_schema', 'tool', 'json_object'];
 
 /** Reads OpenAI-style error bodies, including vLLM's flat `{ message, code }` and an error sent inside a 200. */
@@ -85,6 +99,7 @@ export class OpenAIChatModel implements LLMClient {
   readonly structuredOutput: OpenAIStructuredOutput;
   private readonly options: OpenAIChatModelOptions;
   private readonly url: string;
+  private readonly displayName: string;
 
   /**
    * Creates a client; nothing is sent until `generate()`.
@@ -102,6 +117,7 @@ export class OpenAIChatModel implements LLMClient {
     this.model = options.model;
     this.supportsImages = options.supportsImages ?? true;
     this.structuredOutput = options.structuredOutput ?? 'json_schema';
+    this.displayName = displayNames[this.provider] ?? this.provider;
     const query = new URLSearchParams(options.queryParams ?? {}).toString();
     this.url = joinUrl(options.baseURL ?? defaultBaseURL, 'chat/completions') + (query ? `?${query}` : '');
   }
@@ -126,7 +142,7 @@ export class OpenAIChatModel implements LLMClient {
       extraBody: options.body,
     });
     const response = await postJson({
-      provider: this.provider,
+      provider: this.displayName,
       url: this.url,
       headers: { ...headers, ...options.headers },
       body,
@@ -137,8 +153,8 @@ export class OpenAIChatModel implements LLMClient {
     });
     const reply = response.body as OpenAIResponse;
     if (!Array.isArray(reply.choices) || reply.choices.length === 0) {
-      if (reply.error !== undefined) throw errorFromResponse(this.provider, response.status, reply, response.headers, readOpenAIError);
-      throw new ChatModelError(`${this.provider} answered without a choice; the response is kept on the error.`, {
+      if (reply.error !== undefined) throw errorFromResponse(this.displayName, response.status, reply, response.headers, readOpenAIError);
+      throw new ChatModelError(`${this.displayName} answered without a choice; the response is kept on the error.`, {
         code: 'CHAT_MODEL_SERVER',
         retryable: true,
         statusCode: response.status,
