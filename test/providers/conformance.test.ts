@@ -329,6 +329,15 @@ describe.each(adapterCases)('conformance: $name', (adapterCase) => {
       expect(retries).toEqual(['CHAT_MODEL_SERVER']);
     });
 
+    it('ends at once on a prompt longer than the context window, reported as such', async () => {
+      harness.answer(() => ({ status: 400, message: 'too long', contextLength: true }));
+      const executor = new Executor({ task: 'What is the capital of France?', llm: harness.client(), browser: shopBrowser(), modelRetry: fastRetry });
+      const result = await executor.execute();
+      expect(result.status).toBe('failed');
+      expect(ChatModelContextLengthError.isInstance(result.error)).toBe(true);
+      expect(harness.calls).toHaveLength(1);
+    });
+
     it('ends at once on a 401, without retrying', async () => {
       harness.answer(() => ({ status: 401, message: 'Invalid API key' }));
       const executor = new Executor({ task: 'What is the capital of France?', llm: harness.client(), browser: shopBrowser(), modelRetry: fastRetry });
