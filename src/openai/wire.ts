@@ -3,7 +3,7 @@
 
 import { withoutImages } from '../llm/images';
 import type { ChatMessage, FinishReason, GenerateRequest, LLMUsage } from '../llm/types';
-import { dataUrl, schemaInstruction } from '../providers/conversation';
+import { schemaInstruction } from '../providers/schema-instruction';
 import { allowsStrictMode } from './strict-schema';
 
 /**
@@ -23,6 +23,11 @@ export interface OpenAIBodySettings {
   readonly maxTokensParameter: 'max_tokens' | 'max_completion_tokens';
   readonly sendTemperature: boolean;
   readonly extraBody: Readonly<Record<string, unknown>> | undefined;
+}
+
+/** A `data:` URL of a base64 image, as OpenAI-compatible APIs take images. */
+function dataUrl(part: { readonly data: string; readonly mediaType: string }): string {
+  return `data:${part.mediaType};base64,${part.data}`;
 }
 
 type WireContent = string | Array<{ type: 'text'; text: string } | { type: 'image_url'; image_url: { url: string } }>;

@@ -1,7 +1,7 @@
 // Reshapes plannav's conversation for APIs that keep the system prompt apart and want turns that
 // alternate user/assistant (Anthropic, Gemini). Pure functions; no provider format here.
 
-import type { ChatMessage, ContentPart, StructuredOutputRequest } from '../llm/types';
+import type { ChatMessage, ContentPart } from '../llm/types';
 
 /** One turn of an alternating conversation. */
 export interface Turn {
@@ -51,22 +51,4 @@ export function splitConversation(messages: readonly ChatMessage[], options: { r
   if (turns[0]?.role === 'assistant') turns.unshift({ role: 'user', parts: [{ type: 'text', text: 'Continue.' }] });
   for (const turn of turns) if (turn.parts.length === 0) turn.parts.push({ type: 'text', text: emptyTurnText });
   return { system, turns };
-}
-
-/**
- * The instruction that asks for one JSON object of the requested shape, for APIs whose JSON mode
- * does not take a schema (it then travels in the prompt).
- */
-export function schemaInstruction(output: StructuredOutputRequest): string {
-  const what = output.description ? ` (${output.description})` : '';
-  return [
-    `Reply with exactly one JSON object named ${output.name}${what}, and nothing else: no prose, no code fences.`,
-    'It must follow this JSON Schema:',
-    JSON.stringify(output.schema),
-  ].join('\n');
-}
-
-/** A `data:` URL of a base64 image, as OpenAI-compatible APIs take images. */
-export function dataUrl(part: { readonly data: string; readonly mediaType: string }): string {
-  return `data:${part.mediaType};base64,${part.data}`;
 }
