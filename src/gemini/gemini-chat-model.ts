@@ -13,6 +13,12 @@ export interface GeminiChatModelOptions extends HttpModelOptions {
   readonly thinkingBudget?: number | undefined;
   /** Extra `generationConfig` fields merged into every request (`topP`, `seed`, …). */
   readonly generationConfig?: Readonly<Record<string, unknown>> | undefined;
+  /**
+   * Where the requested schema goes: `responseSchema`, converted to the OpenAPI subset every Gemini
+   * model accepts, or `responseJsonSchema`, the JSON Schema as is (Gemini 2.5 and later).
+   * @defaultValue 'responseSchema'
+   */
+  readonly schemaField?: 'responseSchema' | 'responseJsonSchema' | undefined;
 }
 
 const defaultBaseURL = 'https://generativelanguage.googleapis.com/v1beta';
@@ -56,6 +62,11 @@ export class GeminiChatModel implements LLMClient {
         field: 'thinkingBudget',
       });
     }
+    if (options.schemaField !== undefined && options.schemaField !== 'responseSchema' && options.schemaField !== 'responseJsonSchema') {
+      throw new ConfigError(`Option \`schemaField\` of GeminiChatModel must be 'responseSchema' or 'responseJsonSchema'; got ${JSON.stringify(options.schemaField)}.`, {
+        field: 'schemaField',
+      });
+    }
     this.options = options;
     this.model = options.model.replace(/^models\//, '');
     this.supportsImages = options.supportsImages ?? true;
@@ -72,6 +83,7 @@ export class GeminiChatModel implements LLMClient {
       supportsImages: this.supportsImages,
       thinkingBudget: options.thinkingBudget,
       generationConfig: options.generationConfig,
+      schemaField: options.schemaField ?? 'responseSchema',
     });
     const response = await postJson({
       provider: 'Gemini',

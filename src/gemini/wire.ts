@@ -11,6 +11,7 @@ export interface GeminiBodySettings {
   readonly supportsImages: boolean;
   readonly thinkingBudget: number | undefined;
   readonly generationConfig: Readonly<Record<string, unknown>> | undefined;
+  readonly schemaField: 'responseSchema' | 'responseJsonSchema';
 }
 
 /** The JSON body of one generateContent request. */
@@ -29,7 +30,9 @@ export function buildGeminiBody(request: GenerateRequest, settings: GeminiBodySe
   if (settings.thinkingBudget !== undefined) generationConfig.thinkingConfig = { thinkingBudget: settings.thinkingBudget };
   if (request.output) {
     generationConfig.responseMimeType = 'application/json';
-    generationConfig.responseSchema = toGeminiSchema(request.output.schema);
+    // responseJsonSchema (Gemini 2.5+) takes JSON Schema as is; responseSchema wants the OpenAPI subset.
+    if (settings.schemaField === 'responseJsonSchema') generationConfig.responseJsonSchema = request.output.schema;
+    else generationConfig.responseSchema = toGeminiSchema(request.output.schema);
   }
   Object.assign(generationConfig, settings.generationConfig);
   if (Object.keys(generationConfig).length > 0) body.generationConfig = generationConfig;

@@ -80,6 +80,14 @@ describe('request shape', () => {
     expect(server.last.body.generationConfig).toEqual({ thinkingConfig: { thinkingBudget: 0 }, topP: 0.9 });
   });
 
+  it('sends the JSON Schema as is in responseJsonSchema when asked', async () => {
+    server.enqueue(geminiText('{"thought":"t","answer":null}'));
+    const modern = new GeminiChatModel({ model: 'gemini-2.5-flash', apiKey: 'k', baseURL: server.url, schemaField: 'responseJsonSchema' });
+    await modern.generate({ messages: [{ role: 'user', content: 'Hi' }], output: { name: 'answer_output', schema } });
+    expect(server.last.body.generationConfig).toEqual({ responseMimeType: 'application/json', responseJsonSchema: schema });
+    expect(() => new GeminiChatModel({ model: 'm', schemaField: 'openapi' as never })).toThrow(/schemaField/);
+  });
+
   it('refuses a bad thinking budget', () => {
     expect(() => new GeminiChatModel({ model: 'm', thinkingBudget: 1.5 })).toThrow(ConfigError);
   });
