@@ -12,6 +12,7 @@ import { generateObject, type GenerateObjectArgs, type ModelCallObserver } from 
 import { toModelJsonSchema } from './json-schema';
 import type { ChatMessage } from './types';
 import type { TokenUsage } from './usage';
+import { rejectionOf } from '../../test/helpers/rejection';
 
 const answerSchema = z.object({ answer: z.string(), confidence: z.number().min(0).max(1) });
 type Answer = z.output<typeof answerSchema>;
@@ -56,15 +57,6 @@ function recordingObserver(): { observer: ModelCallObserver; log: string[]; usag
       onRetry: (attempt, error, delayMs) => log.push(`retry ${attempt} ${error.code} ${delayMs}`),
     },
   };
-}
-
-async function rejectionOf(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected the promise to reject');
 }
 
 const validReply = '{"answer": "Paris", "confidence": 0.9}';

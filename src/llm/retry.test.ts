@@ -11,21 +11,13 @@ import { ScriptedLLM, type ScriptedResponse } from '../testing/scripted-llm';
 import { chatModelErrorFromStatus, toChatModelError } from './model-errors';
 import { retryModelCall, withRetries } from './retry';
 import type { GenerateRequest } from './types';
+import { rejectionOf } from '../../test/helpers/rejection';
 
 const request: GenerateRequest = { messages: [{ role: 'user', content: 'Hello' }] };
 const fast = { minTimeout: 1, maxTimeout: 5 };
 
 function scripted(...responses: ScriptedResponse[]): ScriptedLLM {
   return new ScriptedLLM({ responses, provider: 'p', model: 'm', supportsImages: false });
-}
-
-async function rejectionOf(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected the promise to reject');
 }
 
 describe('withRetries', () => {

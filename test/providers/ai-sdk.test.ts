@@ -7,6 +7,7 @@ import type { LanguageModelV3GenerateResult } from '@ai-sdk/provider';
 import { describe, expect, it } from 'vitest';
 import { AISDKChatModel } from '../../src/ai-sdk/index';
 import { ChatModelAuthError, ConfigError, type PlannavError } from '../../src/index';
+import { rejectionOf } from '../helpers/rejection';
 
 const schema = { type: 'object', properties: { answer: { type: 'string' } }, required: ['answer'], additionalProperties: false };
 
@@ -17,15 +18,6 @@ function reply(text: string, finish: 'stop' | 'length' = 'stop'): LanguageModelV
     usage: { inputTokens: { total: 10, noCache: 10, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 5, text: 5, reasoning: 0 } },
     warnings: [],
   };
-}
-
-async function rejectionOf(promise: Promise<unknown>): Promise<PlannavError> {
-  try {
-    await promise;
-  } catch (error) {
-    return error as PlannavError;
-  }
-  throw new Error('expected the promise to reject');
 }
 
 describe('AISDKChatModel', () => {
@@ -67,7 +59,7 @@ describe('AISDKChatModel', () => {
         throw new APICallError({ message: 'Service unavailable', url: 'https://x.test', requestBodyValues: {}, statusCode: 503, isRetryable: true });
       },
     });
-    const error = await rejectionOf(new AISDKChatModel({ model }).generate({ messages: [{ role: 'user', content: 'Hi' }] }));
+    const error = await rejectionOf<PlannavError>(new AISDKChatModel({ model }).generate({ messages: [{ role: 'user', content: 'Hi' }] }));
     expect(calls).toBe(1);
     expect(error.code).toBe('CHAT_MODEL_SERVER');
     expect(error.retryable).toBe(true);
@@ -87,7 +79,7 @@ describe('AISDKChatModel', () => {
         throw new LoadAPIKeyError({ message: 'OpenAI API key is missing. Pass it using the apiKey parameter or the OPENAI_API_KEY environment variable.' });
       },
     });
-    const error = await rejectionOf(new AISDKChatModel({ model }).generate({ messages: [{ role: 'user', content: 'Hi' }] }));
+    const error = await rejectionOf<PlannavError>(new AISDKChatModel({ model }).generate({ messages: [{ role: 'user', content: 'Hi' }] }));
     expect(ChatModelAuthError.isInstance(error)).toBe(true);
     expect(error.message).toContain('OPENAI_API_KEY');
   });

@@ -6,18 +6,10 @@ import { AnthropicChatModel } from '../../src/anthropic/index';
 import { ConfigError, type ChatMessage, type GenerateRequest, type PlannavError } from '../../src/index';
 import { anthropicError, anthropicText, anthropicToolUse } from './servers/anthropic';
 import { MockServer } from './servers/mock-server';
+import { rejectionOf } from '../helpers/rejection';
 
 const schema = { type: 'object', properties: { answer: { type: 'string' } }, required: ['answer'] };
 const output = { name: 'answer_output', description: 'The answer', schema };
-
-async function rejectionOf(promise: Promise<unknown>): Promise<PlannavError> {
-  try {
-    await promise;
-  } catch (error) {
-    return error as PlannavError;
-  }
-  throw new Error('expected the promise to reject');
-}
 
 let server: MockServer;
 let llm: AnthropicChatModel;
@@ -145,10 +137,10 @@ describe('responses', () => {
 
   it('treats 529 overloaded as retryable, and an authentication error as not', async () => {
     server.enqueue(anthropicError(529, 'Overloaded', { type: 'overloaded_error' }), anthropicError(401, 'invalid x-api-key', { type: 'authentication_error' }));
-    const overloaded = await rejectionOf(llm.generate({ messages: [{ role: 'user', content: 'Hi' }] }));
+    const overloaded = await rejectionOf<PlannavError>(llm.generate({ messages: [{ role: 'user', content: 'Hi' }] }));
     expect(overloaded.retryable).toBe(true);
     expect(overloaded.message).toContain('Anthropic: Overloaded');
-    const auth = await rejectionOf(llm.generate({ messages: [{ role: 'user', content: 'Hi' }] }));
+    const auth = await rejectionOf<PlannavError>(llm.generate({ messages: [{ role: 'user', content: 'Hi' }] }));
     expect(auth.code).toBe('CHAT_MODEL_AUTH');
     expect(auth.message).toContain('invalid x-api-key');
   });

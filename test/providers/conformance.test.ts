@@ -20,6 +20,7 @@ import {
 } from '../../src/index';
 import { scriptedActions, scriptedPlan } from '../../src/testing/index';
 import { adapterCases, expectedUsage, type Harness } from './cases';
+import { rejectionOf } from '../helpers/rejection';
 
 const outputSchema = {
   type: 'object',
@@ -42,15 +43,6 @@ const answer = { answer: 'Paris', confidence: 0.9 };
 const fast = { minTimeout: 1, maxTimeout: 5 };
 // A 1x1 PNG.
 const pixel = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
-
-async function rejectionOf(promise: Promise<unknown>): Promise<PlannavError> {
-  try {
-    await promise;
-  } catch (error) {
-    return error as PlannavError;
-  }
-  throw new Error('expected the promise to reject');
-}
 
 /** The object of a result: the parsed one, else the JSON of its text. */
 function objectOf(result: { object?: unknown; text?: string | undefined }): unknown {
@@ -105,7 +97,7 @@ describe.each(adapterCases)('conformance: $name', (adapterCase) => {
   describe('error mapping', () => {
     it('401 is a ChatModelAuthError with the provider\u2019s message and the request id', async () => {
       harness.enqueue({ status: 401, message: 'Incorrect API key provided' });
-      const error = await rejectionOf(harness.client().generate(question));
+      const error = await rejectionOf<PlannavError>(harness.client().generate(question));
       expect(ChatModelAuthError.isInstance(error)).toBe(true);
       expect(error.retryable).toBe(false);
       expect(error.message).toContain('Incorrect API key provided');
@@ -115,14 +107,14 @@ describe.each(adapterCases)('conformance: $name', (adapterCase) => {
 
     it('403 is a ChatModelForbiddenError', async () => {
       harness.enqueue({ status: 403, message: 'Model not allowed for this key' });
-      const error = await rejectionOf(harness.client().generate(question));
+      const error = await rejectionOf<PlannavError>(harness.client().generate(question));
       expect(ChatModelForbiddenError.isInstance(error)).toBe(true);
       expect(error.retryable).toBe(false);
     });
 
     it.each([400, 422])('%i is a ChatModelBadRequestError with the provider\u2019s message', async (status) => {
       harness.enqueue({ status, message: 'Invalid schema for response_format' });
-      const error = await rejectionOf(harness.client().generate(question));
+      const error = await rejectionOf<PlannavError>(harness.client().generate(question));
       expect(ChatModelBadRequestError.isInstance(error)).toBe(true);
       expect(ChatModelContextLengthError.isInstance(error)).toBe(false);
       expect(error.code).toBe('CHAT_MODEL_BAD_REQUEST');
@@ -132,7 +124,7 @@ describe.each(adapterCases)('conformance: $name', (adapterCase) => {
 
     it('429 is a retryable ChatModelRateLimitError with Retry-After', async () => {
       harness.enqueue({ status: 429, message: 'Rate limit reached', retryAfter: '7' });
-      const error = await rejectionOf(harness.client().generate(question));
+      const error = await rejectionOf<PlannavError>(harness.client().generate(question));
       expect(ChatModelRateLimitError.isInstance(error)).toBe(true);
       expect(error.retryable).toBe(true);
       expect((error as ChatModelRateLimitError).retryAfterMs).toBe(7000);
@@ -141,7 +133,7 @@ describe.each(adapterCases)('conformance: $name', (adapterCase) => {
 
     it.each([500, 503])('%i is a retryable server error', async (status) => {
       harness.enqueue({ status, message: 'The server is overloaded' });
-      const error = await rejectionOf(harness.client().generate(question));
+      const error = await rejectionOf<PlannavError>(harness.client().generate(question));
       expect(ChatModelError.isInstance(error)).toBe(true);
       expect(error.code).toBe('CHAT_MODEL_SERVER');
       expect(error.retryable).toBe(true);
@@ -149,14 +141,14 @@ describe.each(adapterCases)('conformance: $name', (adapterCase) => {
 
     it('a dropped connection is a retryable network error', async () => {
       harness.enqueue({ network: true });
-      const error = await rejectionOf(harness.client().generate(question));
+      const error = await rejectionOf<PlannavError>(harness.client().generate(question));
       expect(error.code).toBe('CHAT_MODEL_NETWORK');
       expect(error.retryable).toBe(true);
     });
 
     it('a prompt longer than the context window is a ChatModelContextLengthError', async () => {
       harness.enqueue({ status: 400, message: 'too long', contextLength: true });
-      const error = await rejectionOf(harness.client().generate(question));
+      const error = await rejectionOf<PlannavError>(harness.client().generate(question));
       expect(ChatModelContextLengthError.isInstance(error)).toBe(true);
       expect(error.code).toBe('CHAT_MODEL_CONTEXT_LENGTH');
       expect(error.retryable).toBe(false);
@@ -167,7 +159,7 @@ describe.each(adapterCases)('conformance: $name', (adapterCase) => {
     it('the timeout option ends a hanging call with a retryable timeout error', async () => {
       harness.enqueue({ hang: true });
       const started = performance.now();
-      const error = await rejectionOf(harness.client({ timeout: 50 }).generate(question));
+      const error = await rejectionOf<PlannavError>(harness.client({ timeout: 50 }).generate(question));
       expect(error.code).toBe('CHAT_MODEL_TIMEOUT');
       expect(error.retryable).toBe(true);
       expect(performance.now() - started).toBeLessThan(2000);
@@ -175,7 +167,7 @@ describe.each(adapterCases)('conformance: $name', (adapterCase) => {
 
     it('a request\u2019s own timeout takes precedence over the option', async () => {
       harness.enqueue({ hang: true });
-      const error = await rejectionOf(harness.client({ timeout: 60_000 }).generate({ ...question, timeout: 30 }));
+      const error = await rejectionOf<PlannavError>(harness.client({ timeout: 60_000 }).generate({ ...question, timeout: 30 }));
       expect(error.code).toBe('CHAT_MODEL_TIMEOUT');
     });
 
@@ -186,7 +178,7 @@ describe.each(adapterCases)('conformance: $name', (adapterCase) => {
       for (let tries = 0; tries < 200 && harness.calls.length === 0; tries++) await new Promise((resolve) => setTimeout(resolve, 5));
       const cancelledAt = performance.now();
       controller.abort();
-      const error = await rejectionOf(pending);
+      const error = await rejectionOf<PlannavError>(pending);
       expect(RequestCancelledError.isInstance(error)).toBe(true);
       expect(performance.now() - cancelledAt).toBeLessThan(100);
     });
@@ -246,7 +238,7 @@ describe.each(adapterCases)('conformance: $name', (adapterCase) => {
 
     it('does not retry a 401', async () => {
       harness.enqueue({ status: 401, message: 'bad key' }, { object: answer });
-      const error = await rejectionOf(withRetries(harness.client(), fast).generate(question));
+      const error = await rejectionOf<PlannavError>(withRetries(harness.client(), fast).generate(question));
       expect(ChatModelAuthError.isInstance(error)).toBe(true);
       expect(harness.calls).toHaveLength(1);
     });
@@ -259,7 +251,7 @@ describe.each(adapterCases)('conformance: $name', (adapterCase) => {
       await new Promise((resolve) => setTimeout(resolve, 20));
       const cancelledAt = performance.now();
       controller.abort();
-      expect(RequestCancelledError.isInstance(await rejectionOf(pending))).toBe(true);
+      expect(RequestCancelledError.isInstance(await rejectionOf<PlannavError>(pending))).toBe(true);
       expect(performance.now() - cancelledAt).toBeLessThan(100);
       expect(harness.calls).toHaveLength(1);
     });

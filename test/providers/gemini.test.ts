@@ -7,15 +7,7 @@ import { toGeminiSchema } from '../../src/gemini/schema';
 import { ChatModelAuthError, ChatModelRateLimitError, ConfigError, type PlannavError } from '../../src/index';
 import { geminiError, geminiText } from './servers/gemini';
 import { MockServer } from './servers/mock-server';
-
-async function rejectionOf(promise: Promise<unknown>): Promise<PlannavError> {
-  try {
-    await promise;
-  } catch (error) {
-    return error as PlannavError;
-  }
-  throw new Error('expected the promise to reject');
-}
+import { rejectionOf } from '../helpers/rejection';
 
 let server: MockServer;
 let llm: GeminiChatModel;
@@ -116,7 +108,7 @@ describe('responses', () => {
         details: [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'API_KEY_INVALID', domain: 'googleapis.com' }],
       }),
     );
-    const error = await rejectionOf(llm.generate({ messages: [{ role: 'user', content: 'Hi' }] }));
+    const error = await rejectionOf<PlannavError>(llm.generate({ messages: [{ role: 'user', content: 'Hi' }] }));
     expect(ChatModelAuthError.isInstance(error)).toBe(true);
     expect(error.message).toContain('API key not valid');
   });
@@ -125,7 +117,7 @@ describe('responses', () => {
     server.enqueue(
       geminiError(429, 'Quota exceeded', { status: 'RESOURCE_EXHAUSTED', details: [{ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '12.5s' }] }),
     );
-    const error = await rejectionOf(llm.generate({ messages: [{ role: 'user', content: 'Hi' }] }));
+    const error = await rejectionOf<PlannavError>(llm.generate({ messages: [{ role: 'user', content: 'Hi' }] }));
     expect(ChatModelRateLimitError.isInstance(error)).toBe(true);
     expect((error as ChatModelRateLimitError).retryAfterMs).toBe(12_500);
   });

@@ -6,15 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ChatModelError, RequestCancelledError, type PlannavError } from '../../src/index';
 import { errorFromResponse, postJson, requestIdFrom, retryAfterFrom } from '../../src/providers/http';
 import { MockServer } from './servers/mock-server';
-
-async function rejectionOf(promise: Promise<unknown>): Promise<PlannavError> {
-  try {
-    await promise;
-  } catch (error) {
-    return error as PlannavError;
-  }
-  throw new Error('expected the promise to reject');
-}
+import { rejectionOf } from '../helpers/rejection';
 
 /** A port nothing listens on: bound, then released. */
 async function closedPort(): Promise<number> {
@@ -83,7 +75,7 @@ describe('postJson', () => {
 
   it('reports a refused connection as a retryable network error naming the URL', async () => {
     const port = await closedPort();
-    const error = await rejectionOf(postJson({ provider: 'Test', url: `http://127.0.0.1:${port}/v1`, headers: {}, body: {} }));
+    const error = await rejectionOf<PlannavError>(postJson({ provider: 'Test', url: `http://127.0.0.1:${port}/v1`, headers: {}, body: {} }));
     expect(error.code).toBe('CHAT_MODEL_NETWORK');
     expect(error.retryable).toBe(true);
     expect(error.message).toContain(`127.0.0.1:${port}`);
@@ -91,7 +83,7 @@ describe('postJson', () => {
 
   it('times out with a retryable error that names the timeout', async () => {
     server.enqueue({ hang: true });
-    const error = await rejectionOf(postJson({ provider: 'Test', url: server.url, headers: {}, body: {}, timeout: 40 }));
+    const error = await rejectionOf<PlannavError>(postJson({ provider: 'Test', url: server.url, headers: {}, body: {}, timeout: 40 }));
     expect(error.code).toBe('CHAT_MODEL_TIMEOUT');
     expect(error.message).toContain('40 ms');
   });
@@ -102,13 +94,13 @@ describe('postJson', () => {
     const reason = new RequestCancelledError('Stopped by the user.');
     const pending = postJson({ provider: 'Test', url: server.url, headers: {}, body: {}, signal: controller.signal, timeout: 10_000 });
     setTimeout(() => controller.abort(reason), 20);
-    expect(await rejectionOf(pending)).toBe(reason);
+    expect(await rejectionOf<PlannavError>(pending)).toBe(reason);
   });
 
   it('does not call when the signal is already aborted', async () => {
     const controller = new AbortController();
     controller.abort();
-    const error = await rejectionOf(postJson({ provider: 'Test', url: server.url, headers: {}, body: {}, signal: controller.signal }));
+    const error = await rejectionOf<PlannavError>(postJson({ provider: 'Test', url: server.url, headers: {}, body: {}, signal: controller.signal }));
     expect(RequestCancelledError.isInstance(error)).toBe(true);
     expect(server.requests).toHaveLength(0);
   });
@@ -117,12 +109,12 @@ describe('postJson', () => {
     const controller = new AbortController();
     const pending = postJson({ provider: 'Test', url: 'https://never.test', headers: {}, body: {}, signal: controller.signal, fetch: () => new Promise<never>(() => undefined) });
     setTimeout(() => controller.abort(), 10);
-    expect(RequestCancelledError.isInstance(await rejectionOf(pending))).toBe(true);
+    expect(RequestCancelledError.isInstance(await rejectionOf<PlannavError>(pending))).toBe(true);
   });
 
   it('maps a non-2xx reply with the reader\u2019s status and code', async () => {
     server.enqueue({ status: 400, json: { error: { message: 'API key not valid' } } });
-    const error = await rejectionOf(
+    const error = await rejectionOf<PlannavError>(
       postJson({ provider: 'Test', url: server.url, headers: {}, body: {}, readError: () => ({ message: 'API key not valid', status: 401 }) }),
     );
     expect(error.code).toBe('CHAT_MODEL_AUTH');

@@ -7,6 +7,7 @@ import { azureOpenAI, deepseek, groq, ollama, openai, OpenAIChatModel, openAIPre
 import { allowsStrictMode } from '../../src/openai/strict-schema';
 import { MockServer } from './servers/mock-server';
 import { openAIError, openAIText, openAIToolCall } from './servers/openai';
+import { rejectionOf } from '../helpers/rejection';
 
 const closedSchema = {
   type: 'object',
@@ -25,15 +26,6 @@ const request: GenerateRequest = {
   temperature: 0.3,
   maxOutputTokens: 200,
 };
-
-async function rejectionOf(promise: Promise<unknown>): Promise<PlannavError> {
-  try {
-    await promise;
-  } catch (error) {
-    return error as PlannavError;
-  }
-  throw new Error('expected the promise to reject');
-}
 
 let server: MockServer;
 beforeEach(async () => {
@@ -205,7 +197,7 @@ describe('responses', () => {
 
   it('maps an upstream error OpenRouter sends inside a 200', async () => {
     server.enqueue({ json: { error: { code: 429, message: 'Upstream rate limited' } } });
-    const error = await rejectionOf(openai({ model: 'm', apiKey: 'k', baseURL: server.url }).generate(request));
+    const error = await rejectionOf<PlannavError>(openai({ model: 'm', apiKey: 'k', baseURL: server.url }).generate(request));
     expect(ChatModelRateLimitError.isInstance(error)).toBe(true);
     expect(error.message).toContain('Upstream rate limited');
   });
@@ -213,10 +205,10 @@ describe('responses', () => {
   it('treats a 200 without choices or JSON as a retryable server error', async () => {
     server.enqueue({ json: { id: 'x', choices: [] } }, { raw: '<html>bad gateway</html>' });
     const llm = openai({ model: 'm', apiKey: 'k', baseURL: server.url });
-    const empty = await rejectionOf(llm.generate(request));
+    const empty = await rejectionOf<PlannavError>(llm.generate(request));
     expect(empty.code).toBe('CHAT_MODEL_SERVER');
     expect(empty.retryable).toBe(true);
-    const html = await rejectionOf(llm.generate(request));
+    const html = await rejectionOf<PlannavError>(llm.generate(request));
     expect(html.code).toBe('CHAT_MODEL_SERVER');
     expect(html.message).toContain('not JSON');
   });
@@ -227,10 +219,10 @@ describe('responses', () => {
       openAIError(400, 'bad', { code: 'invalid_value' }),
     );
     const llm = openai({ model: 'm', apiKey: 'k', baseURL: server.url });
-    const limited = await rejectionOf(llm.generate(request));
+    const limited = await rejectionOf<PlannavError>(llm.generate(request));
     expect((limited as ChatModelRateLimitError).retryAfterMs).toBe(1500);
     expect(limited.message).toContain('Too many requests');
-    const bad = await rejectionOf(llm.generate(request));
+    const bad = await rejectionOf<PlannavError>(llm.generate(request));
     expect((bad as ChatModelError).responseBody).toContain('invalid_value');
   });
 });
