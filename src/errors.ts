@@ -20,7 +20,7 @@ export type PlannavErrorCode =
   | 'ACTION_ERROR'
   | 'BROWSER_ERROR'
   | 'CONFIG_ERROR'
-  | 'EXECUTOR_BUSY';
+  | 'UNEXPECTED_ERROR';
 
 /** Options shared by the constructors of every {@link PlannavError}. @public */
 export interface PlannavErrorOptions {

@@ -471,5 +471,5 @@ const eventNames: Record<ExecutorEventName, true> = {
 function toPlannavError(error: unknown): PlannavError {
   if (PlannavError.isInstance(error)) return error;
   const message = error instanceof Error ? error.message : String(error);
-  return new PlannavError('BROWSER_ERROR', `The task failed unexpectedly: ${message}`, { cause: error });
+  return new PlannavError('UNEXPECTED_ERROR', `The task failed unexpectedly: ${message}`, { cause: error });
 }
