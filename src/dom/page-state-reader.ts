@@ -59,8 +59,11 @@ export class PageStateReader {
   /** Captures the active tab's state. */
   async capture(options: CaptureOptions): Promise<PageState> {
     const call = { signal: options.signal };
-    const [tabs, active, frames] = await Promise.all([this.driver.tabs(call), this.driver.activeTab(call), this.driver.frames(call)]);
-    const snapshots = await this.snapshotFrames(frames, call);
+    // The tab list runs alongside the snapshot: each is a round trip to the browser.
+    const tabsRead = Promise.all([this.driver.tabs(call), this.driver.activeTab(call)]);
+    tabsRead.catch(() => undefined);
+    const snapshots = await this.snapshotFrames(await this.driver.frames(call), call);
+    const [tabs, active] = await tabsRead;
     const page = this.indexer.serialize(snapshots);
     const top = snapshots[0]?.snapshot;
     const screenshot = options.screenshot

@@ -75,6 +75,12 @@ function runSnapshot(options: SnapshotScriptOptions): FrameSnapshot {
   ]);
   const containerRoles = new Set(['listbox', 'menu', 'menubar', 'tree', 'tablist', 'grid', 'radiogroup', 'toolbar', 'dialog', 'tabpanel']);
   const skipTags = new Set(['script', 'style', 'noscript', 'template', 'head', 'meta', 'link', 'title', 'iframe', 'frame', 'object', 'embed', 'br', 'wbr']);
+  // Tags that start a new line of text (the usual display:block ones), without reading styles.
+  const blockTags = new Set([
+    'div', 'p', 'li', 'ul', 'ol', 'dl', 'dt', 'dd', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'section', 'article', 'aside', 'header',
+    'footer', 'nav', 'main', 'form', 'fieldset', 'legend', 'table', 'tr', 'td', 'th', 'caption', 'thead', 'tbody', 'tfoot',
+    'blockquote', 'pre', 'figure', 'figcaption', 'details', 'summary', 'address', 'hr', 'body', 'dialog', 'menu', 'label', 'option',
+  ]);
   const textless = new Set(['input', 'select', 'textarea', 'img', 'svg', 'canvas', 'video', 'audio']);
   const valueless = new Set(['checkbox', 'radio', 'submit', 'button', 'reset', 'image', 'hidden', 'password']);
 
@@ -304,6 +310,8 @@ function runSnapshot(options: SnapshotScriptOptions): FrameSnapshot {
   };
 
   const drafts: Draft[] = [];
+  const candidates: { draft: Draft; element: Element; box: Box; clip: Box; position: number }[] = [];
+  const occluders: { element: Element; box: Box }[] = [];
   let visited = 0;
   const maxVisited = 200_000; // bounds the walk on pathological pages
 
@@ -338,38 +346,49 @@ function runSnapshot(options: SnapshotScriptOptions): FrameSnapshot {
     if (++visited > maxVisited) return;
     const tag = element.localName;
     if (skipTags.has(tag)) return;
+    const onPath = mustVisit.has(element);
+    const rect = element.getBoundingClientRect();
+    const hasSize = rect.width > 0 && rect.height > 0;
+    // Outside the indexed region: what could escape it (fixed bars, overlays) is on a hit path.
+    // Checked before the computed style, which is the costly part of a visit.
+    if (hasSize && !wholePage && !onPath && (rect.bottom <= region.top || rect.top >= region.bottom || rect.right <= region.left || rect.left >= region.right)) return;
+    // Each computed property is read at most once, and only when it can change the outcome:
+    // reading computed style is most of the cost of a visit.
     const style = window.getComputedStyle(element);
-    const display = style.display;
+    const display = hasSize ? '' : style.display;
     if (display === 'none') return;
     const contents = display === 'contents';
+    const overflowX = style.overflowX;
+    const overflowY = style.overflowY;
+    const overflowClips = overflowX !== 'visible' || overflowY !== 'visible';
     const position = style.position;
     const ownClip = position === 'fixed' ? everywhere : position === 'absolute' ? context.absoluteClip : context.clip;
-    const rect = contents ? undefined : element.getBoundingClientRect();
-    const box: Box = rect ? { top: rect.top, bottom: rect.bottom, left: rect.left, right: rect.right } : parentBox;
-    const hasSize = rect !== undefined && rect.width > 0 && rect.height > 0;
-    const overflowClips = style.overflowX !== 'visible' || style.overflowY !== 'visible';
-    const onPath = mustVisit.has(element);
-    if (style.opacity === '0' && !onPath) return;
-    if (rect && !onPath) {
+    const box: Box = contents ? parentBox : { top: rect.top, bottom: rect.bottom, left: rect.left, right: rect.right };
+    if (!onPath && style.opacity === '0') return;
+    if (!contents && !onPath) {
       // Visually hidden (the 1-pixel screen-reader pattern, a collapsed section) or clipped away.
       if (overflowClips && (rect.width <= 1 || rect.height <= 1)) return;
-      if (hasSize && !intersects(box, ownClip)) return;
-      // Outside the indexed region: what could escape it (fixed bars, overlays) is on a hit path.
-      if (hasSize && !wholePage && !intersects(box, region)) return;
+      if (hasSize && ownClip !== everywhere && !intersects(box, ownClip)) return;
       // Laid out to nothing by content-visibility or a closed <details>: nothing inside shows.
       if (!hasSize && typeof element.checkVisibility === 'function' && !element.checkVisibility()) return;
     }
-    const hidden = style.visibility === 'hidden' || style.visibility === 'collapse' ? true : style.visibility === 'visible' ? false : context.hidden;
+    // What may cover other elements: fixed and sticky bars, stacked absolute layers (menus,
+    // popovers), modal dialogs. Candidates under one of these are hit-tested after the walk.
+    if (hasSize && (position === 'fixed' || position === 'sticky' || (position === 'absolute' && style.zIndex !== 'auto')) && intersects(box, viewport)) {
+      occluders.push({ element, box });
+    }
+    const visibility = style.visibility;
+    const hidden = visibility === 'hidden' || visibility === 'collapse' ? true : visibility === 'visible' ? false : context.hidden;
 
     const inert = context.inert || element.hasAttribute('inert');
-    const inRegion = rect !== undefined && hasSize && intersects(box, meet(region, ownClip));
+    const inRegion = !contents && hasSize && intersects(box, meet(region, ownClip));
     let draft: Draft | undefined;
-    const block = !(display.startsWith('inline') || contents);
+    const block = !contents && blockTags.has(tag);
     if (block) flush();
 
     let scroll: { above: number; below: number } | undefined;
-    const scrollY = style.overflowY === 'auto' || style.overflowY === 'scroll';
-    const scrollX = style.overflowX === 'auto' || style.overflowX === 'scroll';
+    const scrollY = overflowY === 'auto' || overflowY === 'scroll';
+    const scrollX = overflowX === 'auto' || overflowX === 'scroll';
     if ((scrollY || scrollX) && element !== document.scrollingElement && element !== document.body && hasSize) {
       const below = element.scrollHeight - element.clientHeight - element.scrollTop;
       const right = element.scrollWidth - element.clientWidth - element.scrollLeft;
@@ -383,7 +402,7 @@ function runSnapshot(options: SnapshotScriptOptions): FrameSnapshot {
       if (tag === 'label' && labelStandsIn(element as HTMLLabelElement)) level = 2;
       if (scroll && level === 0) level = 2;
       const wanted = level === 2 || (level === 1 && !context.insideIndexed);
-      if (wanted && !isDisabled(element, tag) && isTopMost(element, box, ownClip)) {
+      if (wanted && !isDisabled(element, tag)) {
         draft = {
           kind: 'element',
           elementId: idOf(element),
@@ -398,6 +417,7 @@ function runSnapshot(options: SnapshotScriptOptions): FrameSnapshot {
         if (!draft.scroll) delete draft.scroll;
         if (!draft.selector) delete draft.selector;
         flush();
+        candidates.push({ draft, element, box, clip: ownClip, position: items.length });
         items.push(draft);
         drafts.push(draft);
       }
@@ -406,7 +426,7 @@ function runSnapshot(options: SnapshotScriptOptions): FrameSnapshot {
     if (textless.has(tag)) return;
     const role = element.getAttribute('role');
     const collects = draft !== undefined && !draft.scroll && !(role && containerRoles.has(role)) && tag !== 'details';
-    const childClip = overflowClips && rect ? meet(ownClip, box) : ownClip;
+    const childClip = overflowClips && !contents ? meet(ownClip, box) : ownClip;
     const childContext: Context = {
       clip: childClip,
       absoluteClip: position !== 'static' ? childClip : context.absoluteClip,
@@ -430,9 +450,9 @@ function runSnapshot(options: SnapshotScriptOptions): FrameSnapshot {
   // lie elsewhere are still reached.
   const mustVisit = new Set<Element>();
   if (!wholePage) {
-    for (let row = 0; row < 8; row++) {
-      for (let column = 0; column < 6; column++) {
-        let hit: Element | null = document.elementFromPoint(((column + 0.5) * viewportWidth) / 6, ((row + 0.5) * viewportHeight) / 8);
+    for (let row = 0; row < 3; row++) {
+      for (let column = 0; column < 2; column++) {
+        let hit: Element | null = document.elementFromPoint(((column + 0.5) * viewportWidth) / 2, ((row + 0.5) * viewportHeight) / 3);
         while (hit && !mustVisit.has(hit)) {
           mustVisit.add(hit);
           hit = hit.parentElement ?? ((hit.parentNode as ShadowRoot | null)?.host ?? null);
@@ -447,7 +467,29 @@ function runSnapshot(options: SnapshotScriptOptions): FrameSnapshot {
   }
   flush();
 
+  // Top-most check, only where something could cover the element: hit-testing costs up to a
+  // fraction of a millisecond per call on heavy pages, so elements clear of every overlay skip it.
+  const covered = new Set<Draft>();
+  for (const candidate of candidates) {
+    const visible = meet(meet(candidate.box, viewport), candidate.clip);
+    if (visible.right - visible.left < 1 || visible.bottom - visible.top < 1) continue;
+    const threatened = occluders.some(
+      (occluder) => intersects(occluder.box, visible) && !occluder.element.contains(candidate.element) && !candidate.element.contains(occluder.element),
+    );
+    if (threatened && !isTopMost(candidate.element, candidate.box, candidate.clip)) covered.add(candidate.draft);
+  }
+  if (covered.size > 0) {
+    // A covered element loses its index; its text stays, as plain text.
+    for (const candidate of candidates) {
+      if (!covered.has(candidate.draft)) continue;
+      const text = cap(collapse(candidate.draft.parts.join(' ')));
+      items[candidate.position] = { kind: 'text', text, depth: candidate.draft.depth };
+      if (!text) items[candidate.position] = { kind: 'text', text: '', depth: -1 };
+    }
+  }
+
   for (const draft of drafts) {
+    if (covered.has(draft)) continue;
     let text = cap(collapse(draft.parts.join(' ')));
     const attributes = draft.attributes as Record<string, string>;
     for (const name of ['aria-label', 'title', 'placeholder', 'alt']) if (attributes[name] === text) delete attributes[name];
@@ -461,12 +503,13 @@ function runSnapshot(options: SnapshotScriptOptions): FrameSnapshot {
     delete (draft as Partial<Draft>).parts;
   }
 
+  const visibleItems = covered.size > 0 ? items.filter((item) => item.kind === 'element' || item.text !== '') : items;
   const scroller = document.scrollingElement ?? document.documentElement;
   const scrollHeight = scroller ? scroller.scrollHeight : viewportHeight;
   return {
     url: location.href,
     title: document.title,
-    items,
+    items: visibleItems,
     pixelsAbove: Math.max(0, Math.round(window.scrollY)),
     pixelsBelow: Math.max(0, Math.round(scrollHeight - window.scrollY - viewportHeight)),
     viewport: { width: viewportWidth, height: viewportHeight },

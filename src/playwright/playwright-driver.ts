@@ -322,7 +322,8 @@ export class PlaywrightDriver implements BrowserDriver {
     return guardedCall('frames()', options, this.defaultTimeout, async () => {
       const page = this.active();
       const main = page.mainFrame();
-      const frames = [main, ...page.frames().filter((frame) => frame !== main && !frame.isDetached())];
+      // Error pages of frames that failed to load (blocked, offline) hold nothing to act on.
+      const frames = [main, ...page.frames().filter((frame) => frame !== main && !frame.isDetached() && !frame.url().startsWith('chrome-error:'))];
       return Promise.all(
         frames.map(async (frame): Promise<FrameInfo> => {
           const parent = frame.parentFrame();
@@ -619,10 +620,14 @@ export class PlaywrightDriver implements BrowserDriver {
     const activity = this.network.get(page);
     // Bounded by the deadline: every pass waits at least the DOM window or a short pause.
     for (let pass = 0; pass < 100 && remaining() > 0; pass++) {
-      const domQuiet = await page
+      const inPage = page
         .mainFrame()
         .evaluate(portable(waitForDomQuiet), { quietMs: domQuietMs, maxMs: Math.max(1, remaining()) })
         .catch(() => false); // a navigation destroyed the context: wait again in the new document
+      // With page JavaScript off the page's timers never fire: Node keeps the bound.
+      let bound: ReturnType<typeof setTimeout> | undefined;
+      const domQuiet = await Promise.race([inPage, new Promise<boolean>((done) => (bound = setTimeout(() => done(true), remaining() + 20)))]);
+      clearTimeout(bound);
       const networkQuiet = !activity || activity.isQuiet(Date.now(), networkQuietMs, ignoreRequestsAfterMs);
       if (domQuiet && networkQuiet) return;
       if (!domQuiet) await page.waitForLoadState('domcontentloaded', { timeout: Math.max(1, remaining()) }).catch(() => undefined);
