@@ -104,26 +104,15 @@ function runSnapshot(options: SnapshotScriptOptions): FrameSnapshot {
     return id;
   };
 
+  /** A selector that names the element itself (id, name, test id), never a position that another element could take. */
   const selectorOf = (element: Element): string | undefined => {
-    const escape = (value: string): string => (typeof CSS !== 'undefined' && CSS.escape ? CSS.escape(value) : value);
-    if (element.id) return `#${escape(element.id)}`;
+    const quoted = (value: string): string => `"${value.replace(/["\\]/g, '\\$&')}"`;
+    const tag = element.localName;
+    if (element.id) return `${tag}[id=${quoted(element.id)}]`;
     const name = element.getAttribute('name');
-    const tag = element.tagName.toLowerCase();
-    if (name) return `${tag}[name="${name.replace(/["\\]/g, '\\$&')}"]`;
-    // A short path below the nearest ancestor with an id, within a few levels; otherwise none.
-    const path: string[] = [];
-    let current: Element | null = element;
-    for (let level = 0; current && level < 5; level++) {
-      if (current.id) return `#${escape(current.id)} > ${path.join(' > ')}`;
-      const parent: Element | null = current.parentElement;
-      if (!parent) break;
-      let position = 1;
-      for (let sibling = current.previousElementSibling; sibling; sibling = sibling.previousElementSibling) {
-        if (sibling.tagName === current.tagName) position++;
-      }
-      path.unshift(`${current.tagName.toLowerCase()}:nth-of-type(${position})`);
-      current = parent;
-    }
+    if (name && document.getElementsByName(name).length === 1) return `${tag}[name=${quoted(name)}]`;
+    const testId = element.getAttribute('data-testid');
+    if (testId) return `${tag}[data-testid=${quoted(testId)}]`;
     return undefined;
   };
 

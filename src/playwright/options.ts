@@ -15,8 +15,9 @@ export interface SettleOptions {
    */
   readonly networkQuietMs?: number | undefined;
   /**
-   * Milliseconds without a DOM mutation that count as quiet.
-   * @defaultValue 100
+   * Milliseconds without a DOM mutation that count as quiet; also how long a click's delayed
+   * effects (a menu opening after a short timer) are given to start.
+   * @defaultValue 200
    */
   readonly domQuietMs?: number | undefined;
   /**
@@ -127,7 +128,7 @@ export interface ResolvedSettleOptions {
 export function resolveSettleOptions(options: SettleOptions | undefined): ResolvedSettleOptions {
   return {
     networkQuietMs: options?.networkQuietMs ?? 200,
-    domQuietMs: options?.domQuietMs ?? 100,
+    domQuietMs: options?.domQuietMs ?? 200,
     maxWaitMs: options?.maxWaitMs ?? 5000,
     ignoreRequestsAfterMs: options?.ignoreRequestsAfterMs ?? 3000,
   };

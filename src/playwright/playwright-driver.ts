@@ -92,9 +92,12 @@ function waitForDomQuiet({ quietMs, maxMs }: { quietMs: number; maxMs: number })
 function findSnapshotElement({ elementId, selector }: { elementId: string; selector: string | null }): Element | string {
   const state = (window as unknown as Record<string, { token?: string; elements?: Map<string, WeakRef<Element>> } | undefined>)['__plannavSnapshot'];
   if (!state || !state.token || !elementId.startsWith(`${state.token}-`)) return 'document';
-  const element = state.elements?.get(elementId)?.deref();
+  const reference = state.elements?.get(elementId);
+  const element = reference?.deref();
   if (element && element.isConnected) return element;
-  if (selector) {
+  // Only when the page lost our map (a script replaced it) does the selector stand in; an element
+  // known to be removed is never swapped for another that now matches.
+  if (!reference && selector) {
     try {
       const found = document.querySelector(selector);
       if (found) return found;
@@ -162,6 +165,8 @@ export class PlaywrightDriver implements BrowserDriver {
   private readonly settleOptions: ResolvedSettleOptions;
   private readonly highlightElements: boolean;
   private readonly defaultTimeout: number;
+  /** False when the driver made the context with page JavaScript off: the DOM cannot change by itself then. */
+  private readonly pageScripts: boolean;
   private readonly tabIds = new WeakMap<Page, string>();
   private readonly tabOrder: Page[] = [];
   private readonly frameIds = new WeakMap<Frame, string>();
@@ -174,8 +179,9 @@ export class PlaywrightDriver implements BrowserDriver {
   private nextFrame = 1;
   private closing: Promise<void> | undefined;
 
-  private constructor(context: BrowserContext, owned: Ownership, options: PlaywrightDriverOptions) {
+  private constructor(context: BrowserContext, owned: Ownership, options: PlaywrightDriverOptions & { readonly contextOptions?: { readonly javaScriptEnabled?: boolean | undefined } | undefined }) {
     this.context = context;
+    this.pageScripts = options.contextOptions?.javaScriptEnabled !== false;
     this.owned = owned;
     this.settleOptions = resolveSettleOptions(options.settle);
     this.highlightElements = options.highlightElements ?? false;
@@ -620,6 +626,11 @@ export class PlaywrightDriver implements BrowserDriver {
     const activity = this.network.get(page);
     // Bounded by the deadline: every pass waits at least the DOM window or a short pause.
     for (let pass = 0; pass < 100 && remaining() > 0; pass++) {
+      if (!this.pageScripts) {
+        if (!activity || activity.isQuiet(Date.now(), networkQuietMs, ignoreRequestsAfterMs)) return;
+        await sleep(Math.min(50, remaining()), signal);
+        continue;
+      }
       const inPage = page
         .mainFrame()
         .evaluate(portable(waitForDomQuiet), { quietMs: domQuietMs, maxMs: Math.max(1, remaining()) })
