@@ -41,3 +41,25 @@ function ensureNodeModules() {
 }
 
 ensureNodeModules();
+
+/** The browser tests (test/e2e) and `npm run bench` drive a system Chromium through playwright-core. */
+function ensureChromium() {
+  if (process.platform !== 'linux') return; // macOS / Windows: PlaywrightDriver finds Chrome where it is installed
+  const candidates = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome', '/usr/bin/google-chrome-stable'];
+  const configured = process.env.PLANNAV_CHROMIUM_PATH ?? process.env.CHROME_PATH;
+  if ((configured && existsSync(configured)) || candidates.some((path) => existsSync(path))) return;
+  const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
+  if (isRoot && existsSync('/etc/debian_version')) {
+    console.log('ensure-deps: Chromium is missing: installing the Debian package `chromium`');
+    const apt = (/** @type {string[]} */ args) => spawnSync('apt-get', args, { stdio: 'inherit', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } }).status === 0;
+    if (apt(['update']) && apt(['install', '-y', '--no-install-recommends', 'chromium'])) return;
+    console.error('ensure-deps: apt-get could not install chromium; the browser tests will fail.');
+    return;
+  }
+  console.error(
+    'ensure-deps: no Chromium found (/usr/bin/chromium, chromium-browser, google-chrome). The browser tests need one: ' +
+      'install it (Debian/Ubuntu: `sudo apt-get install chromium`) or set PLANNAV_CHROMIUM_PATH to its binary.',
+  );
+}
+
+ensureChromium();

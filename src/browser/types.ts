@@ -17,6 +17,11 @@ export interface TabInfo {
   readonly url: string;
   /** The title of the tab's page; may be empty. */
   readonly title: string;
+  /**
+   * The id of the tab whose page opened this one (a link with `target=_blank`, `window.open`),
+   * when the driver knows it; the model is told, so it knows where the new tab came from.
+   */
+  readonly openerId?: string | undefined;
 }
 
 /** A frame of the active tab the snapshot script can run in. @public */

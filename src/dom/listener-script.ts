@@ -7,6 +7,7 @@ import type { PageScript } from '../browser/types';
 /** Event types that make an element something to click. */
 const clickTypes = ['click', 'mousedown', 'mouseup', 'pointerdown', 'pointerup', 'touchstart', 'touchend', 'dblclick'];
 
+/* v8 ignore start -- runs inside the page, where Node's coverage cannot see it */
 function installRecorder(types: readonly string[]): boolean {
   // Runs in the page, before its scripts. Idempotent: a second install changes nothing.
   const host = window as unknown as Record<string, unknown>;
@@ -39,6 +40,7 @@ function installRecorder(types: readonly string[]): boolean {
   return true;
 }
 
+/* v8 ignore stop */
 /**
  * Records, in each document, the elements that page scripts give click listeners and the closed
  * shadow roots they attach, so that {@link domSnapshotScript} counts those elements as interactive

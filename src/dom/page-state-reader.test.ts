@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { SnapshotScriptOptions } from './types';
+import type { BrowserDriver, FrameInfo } from '../browser/types';
+import type { FrameSnapshot, SnapshotScriptOptions } from './types';
 import { FakeBrowserDriver, type FakeElement } from '../testing/fake-browser-driver';
 import { defaultIncludeAttributes, PageStateReader } from './page-state-reader';
 
@@ -86,4 +87,62 @@ describe('PageStateReader.capture', () => {
       'was aborted',
     );
   });
+
+  it('passes the indexed elements to the screenshot, for drivers that draw index labels', async () => {
+    const driver = newsDriver();
+    const seen: unknown[] = [];
+    const original = driver.screenshot.bind(driver);
+    driver.screenshot = async (options) => {
+      seen.push(options?.elements);
+      return original(options);
+    };
+    const state = await new PageStateReader(driver, scriptOptions).capture({ screenshot: true });
+    expect(state.elements.size).toBe(2);
+    expect(seen).toEqual([[...state.elements.values()]]);
+  });
 });
+
+/** A driver with frames: a visible child, a child without an offset (not rendered) and a child that fails. */
+function framedDriver(): { driver: BrowserDriver; evaluated: { frameId: string; clip: unknown }[] } {
+  const base = newsDriver();
+  const evaluated: { frameId: string; clip: unknown }[] = [];
+  const snapshot = (url: string, items: FrameSnapshot['items']): FrameSnapshot => ({ url, title: url, items, pixelsAbove: 0, pixelsBelow: 0, viewport: { width: 800, height: 600 } });
+  const driver: BrowserDriver = Object.assign(Object.create(base) as BrowserDriver, {
+    frames: async (): Promise<FrameInfo[]> => [
+      { id: 'top', url: homeUrl },
+      { id: 'child', parentId: 'top', url: 'https://pay.test/', offset: { x: 10, y: 200 } },
+      { id: 'grandchild', parentId: 'child', url: 'https://pay.test/inner', offset: { x: 5, y: 5 } },
+      { id: 'hidden', parentId: 'top', url: 'https://ads.test/' },
+      { id: 'broken', parentId: 'top', url: 'https://gone.test/', offset: { x: 0, y: 0 } },
+    ],
+    evaluate: async <TArg, TResult>(frameId: string, _script: unknown, arg: TArg): Promise<TResult> => {
+      evaluated.push({ frameId, clip: (arg as SnapshotScriptOptions).clip });
+      if (frameId === 'broken') throw new Error('frame detached');
+      const items: FrameSnapshot['items'] = [{ kind: 'element', elementId: `${frameId}-1`, tagName: 'button', attributes: {}, text: frameId, depth: 0 }];
+      return snapshot(`https://${frameId}.test/`, items) as TResult;
+    },
+  });
+  return { driver, evaluated };
+}
+
+describe('PageStateReader frames', () => {
+  it('snapshots rendered child frames with the part of the viewport they cover, and skips hidden and failing ones', async () => {
+    const { driver, evaluated } = framedDriver();
+    const state = await new PageStateReader(driver, { ...scriptOptions, viewportExpansion: 100 }).capture({ screenshot: false });
+    expect(evaluated.map((call) => call.frameId).sort()).toEqual(['broken', 'child', 'grandchild', 'top']);
+    expect(evaluated.find((call) => call.frameId === 'top')?.clip).toBeUndefined();
+    expect(evaluated.find((call) => call.frameId === 'child')?.clip).toEqual({ x: -10, y: -300, width: 800, height: 800 });
+    expect(evaluated.find((call) => call.frameId === 'grandchild')?.clip).toEqual({ x: -15, y: -305, width: 800, height: 800 });
+    expect(state.elementsText).toContain('--- iframe https://child.test/ ---');
+    expect(state.elementsText).not.toContain('hidden');
+    expect(state.elementsText).not.toContain('broken');
+    expect([...state.elements.values()].map((ref) => ref.frameId)).toEqual(['top', 'child', 'grandchild']);
+  });
+
+  it('gives child frames no clip in whole-page mode', async () => {
+    const { driver, evaluated } = framedDriver();
+    await new PageStateReader(driver, { ...scriptOptions, viewportExpansion: -1 }).capture({ screenshot: false });
+    expect(evaluated.find((call) => call.frameId === 'child')?.clip).toBeUndefined();
+  });
+});
+

@@ -130,3 +130,20 @@ describe('ElementIndexer index stability', () => {
     expect(indexOf(again.elements, 'same', 'main')).toBe(mainIndex);
   });
 });
+
+describe('ElementIndexer frames and scroll boxes', () => {
+  it('puts child frames between boundary lines after the top frame, and leaves out empty ones', () => {
+    const page = new ElementIndexer().serialize([
+      frame([element('top')], 'main'),
+      { frameId: 'pay', snapshot: { url: 'https://pay.test/form', title: 'Pay', items: [element('card')], pixelsAbove: 0, pixelsBelow: 0 } },
+      { frameId: 'ad', snapshot: { url: 'https://ads.test/', title: '', items: [], pixelsAbove: 0, pixelsBelow: 0 } },
+    ]);
+    expect(page.text.split('\n')).toEqual(['[1]<button>top />', '--- iframe https://pay.test/form ---', '[2]<button>card />', '--- end of iframe ---']);
+    expect(page.elements.get(2)?.frameId).toBe('pay');
+  });
+
+  it('tells how much a scrollable container hides above and below', () => {
+    const page = new ElementIndexer().serialize([frame([element('list', { tagName: 'div', text: '', scroll: { above: 120, below: 480 } })])]);
+    expect(page.text).toBe('[1]<div> /> (scrollable: 120px above, 480px below)');
+  });
+});

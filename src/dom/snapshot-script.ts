@@ -28,6 +28,7 @@ type Context = {
   insideIndexed: boolean;
 };
 
+/* v8 ignore start -- runs inside the page, where Node's coverage cannot see it */
 function runSnapshot(options: SnapshotScriptOptions): FrameSnapshot {
   // Everything below runs in the page. Per-document state lives on window so element ids survive
   // between calls; the token tells documents apart, so an id never matches in another document.
@@ -505,6 +506,7 @@ function runSnapshot(options: SnapshotScriptOptions): FrameSnapshot {
   };
 }
 
+/* v8 ignore stop */
 /**
  * The core's DOM snapshot script: one walk per frame over the rendered tree (open shadow roots,
  * slots), listing visible, top-most, interactive elements of the viewport (plus the expansion)

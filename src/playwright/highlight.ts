@@ -9,6 +9,7 @@ export interface HighlightTarget {
 
 const containerId = '__plannav-highlights';
 
+/* v8 ignore start -- runs inside the page, where Node's coverage cannot see it */
 /** Draws a fixed, click-through layer with one labelled box per element; returns how many it drew. */
 export function drawHighlights(targets: readonly HighlightTarget[]): number {
   const layerId = '__plannav-highlights';
@@ -50,5 +51,6 @@ export function removeHighlights(): void {
   document.getElementById('__plannav-highlights')?.remove();
 }
 
+/* v8 ignore stop */
 /** The id of the highlight layer, for tests. */
 export const highlightLayerId = containerId;

@@ -67,6 +67,7 @@ class NetworkActivity {
   }
 }
 
+/* v8 ignore start -- page functions: they run inside the page, where Node's coverage cannot see them */
 /** Resolves in the page once the DOM has had no mutation for `quietMs`, or after `maxMs`. */
 function waitForDomQuiet({ quietMs, maxMs }: { quietMs: number; maxMs: number }): Promise<boolean> {
   return new Promise((resolve) => {
@@ -134,6 +135,8 @@ function findOption(element: Element, wanted: string): { index: number } | { lab
   return index === -1 ? { labels: options.map((option) => option.label || option.text) } : { index };
 }
 
+/* v8 ignore stop */
+
 /**
  * A {@link BrowserDriver} over Playwright (`playwright-core`, Chromium). Create one with
  * {@link PlaywrightDriver.launch}, {@link PlaywrightDriver.attach} or {@link PlaywrightDriver.connect}.
@@ -169,6 +172,7 @@ export class PlaywrightDriver implements BrowserDriver {
   private readonly pageScripts: boolean;
   private readonly tabIds = new WeakMap<Page, string>();
   private readonly tabOrder: Page[] = [];
+  private readonly openers = new WeakMap<Page, string>();
   private readonly frameIds = new WeakMap<Frame, string>();
   private readonly framesById = new Map<string, WeakRef<Frame>>();
   private readonly network = new WeakMap<Page, NetworkActivity>();
@@ -502,6 +506,13 @@ export class PlaywrightDriver implements BrowserDriver {
       this.tabOrder.push(page);
       this.network.set(page, new NetworkActivity(page));
       page.once('close', () => this.forget(page));
+      void page
+        .opener()
+        .then((opener) => {
+          const openerId = opener ? this.tabIds.get(opener) : undefined;
+          if (openerId) this.openers.set(page, openerId);
+        })
+        .catch(() => undefined);
     }
     if (activate && !page.isClosed()) this.activePage = page;
   }
@@ -535,7 +546,8 @@ export class PlaywrightDriver implements BrowserDriver {
 
   private async info(page: Page): Promise<TabInfo> {
     const title = await page.title().catch(() => '');
-    return { id: this.tabIds.get(page) ?? 'unknown', url: page.url(), title };
+    const openerId = this.openers.get(page);
+    return { id: this.tabIds.get(page) ?? 'unknown', url: page.url(), title, ...(openerId ? { openerId } : {}) };
   }
 
   private frameId(frame: Frame): string {

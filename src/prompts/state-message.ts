@@ -18,8 +18,9 @@ export function wrapUntrustedContent(content: string): string {
 }
 
 /** A tab as one line of JSON; its title and URL come from the page, so our tags are removed. */
-function tabLine(tab: { id: string; url: string; title: string }): string {
-  return withoutOurTags(JSON.stringify({ id: tab.id, url: tab.url, title: tab.title }));
+function tabLine(tab: { id: string; url: string; title: string; openerId?: string | undefined }): string {
+  const opened = tab.openerId === undefined ? {} : { openedBy: tab.openerId };
+  return withoutOurTags(JSON.stringify({ id: tab.id, url: tab.url, title: tab.title, ...opened }));
 }
 
 /** What the state message is built from. */
@@ -45,7 +46,7 @@ export function buildStateMessage(input: StateMessageInput): string | ContentPar
   const otherTabs = state.tabs.filter((tab) => tab.id !== state.activeTabId);
   const lines = [
     '[Current browser state]',
-    `Current tab: ${tabLine({ id: state.activeTabId, url: state.url, title: state.title })}`,
+    `Current tab: ${tabLine({ id: state.activeTabId, url: state.url, title: state.title, openerId: state.tabs.find((tab) => tab.id === state.activeTabId)?.openerId })}`,
   ];
   if (otherTabs.length > 0) {
     lines.push('Other tabs:', ...otherTabs.map((tab) => `- ${tabLine(tab)}`));

@@ -4,6 +4,7 @@ import { createServer } from 'node:net';
 import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BrowserError, RequestCancelledError } from '../../src/errors';
+import { buildStateMessage } from '../../src/prompts/state-message';
 import { PlaywrightDriver } from '../../src/playwright/index';
 import { findChromium } from '../../src/playwright/find-chromium';
 import { capture, indexWith, lineWith, startBrowser, type BrowserFixture } from './snapshot-helpers';
@@ -53,6 +54,9 @@ describe('tabs', () => {
     expect(afterLink.activeTabId).not.toBe(opener);
     expect(afterLink.url).toBe(fixture.server.url('tab-target.html'));
     expect(lineWith(afterLink.elementsText, 'Target button')).toBeDefined();
+    expect(afterLink.tabs.find((tab) => tab.id === afterLink.activeTabId)?.openerId).toBe(opener);
+    const message = buildStateMessage({ state: afterLink, step: 2, maxSteps: 10, transientResults: [], includeScreenshot: false });
+    expect(message).toContain(`"title":"Target page","openedBy":"${opener}"}`);
     await fixture.driver.switchTab(opener);
     const back = await state.reader.capture({ screenshot: false });
     await fixture.driver.click(back.elements.get(indexWith(back.elementsText, 'Open with script'))!);
