@@ -21,7 +21,7 @@ import { BrowserError, ConfigError } from '../errors';
 import { sleep } from '../util/abort';
 import { asBrowserError, firstLine, guardedCall } from './call';
 import { findChromium } from './find-chromium';
-import { portable } from './page-function';
+import { installExpression, portable, runInstalled } from './page-function';
 import { drawHighlights, removeHighlights, type HighlightTarget } from './highlight';
 import {
   defaultChromiumArgs,
@@ -173,6 +173,8 @@ export class PlaywrightDriver implements BrowserDriver {
   private readonly tabIds = new WeakMap<Page, string>();
   private readonly tabOrder: Page[] = [];
   private readonly openers = new WeakMap<Page, string>();
+  /** Titles as of the last load or action, so listing tabs costs no round trip to each page. */
+  private readonly titles = new WeakMap<Page, string>();
   private readonly frameIds = new WeakMap<Frame, string>();
   private readonly framesById = new Map<string, WeakRef<Frame>>();
   private readonly network = new WeakMap<Page, NetworkActivity>();
@@ -347,7 +349,16 @@ export class PlaywrightDriver implements BrowserDriver {
   async evaluate<TArg, TResult>(frameId: string, script: PageScript<TArg, TResult>, arg: TArg, options?: CallOptions): Promise<TResult> {
     return guardedCall(`evaluate(${script.id})`, options, this.defaultTimeout, async () => {
       const frame = this.frameById(frameId);
-      return (await frame.evaluate(portable(script.run as (argument: unknown) => unknown), arg as unknown)) as TResult;
+      // The script is installed once per document and then called by id; its result comes back
+      // as JSON text. Both save most of an evaluate's cost (sending, compiling, serialising).
+      const call = { id: script.id, arg: arg as unknown };
+      let json = await frame.evaluate(portable(runInstalled), call);
+      if (json === null) {
+        await frame.evaluate(installExpression(script.id, script.run as (argument: unknown) => unknown));
+        json = await frame.evaluate(portable(runInstalled), call);
+      }
+      if (json === null) throw new BrowserError(`The page kept the script ${script.id} from being installed.`);
+      return (JSON.parse(json) as { value: TResult }).value;
     });
   }
 
@@ -506,6 +517,12 @@ export class PlaywrightDriver implements BrowserDriver {
       this.tabOrder.push(page);
       this.network.set(page, new NetworkActivity(page));
       page.once('close', () => this.forget(page));
+      const refresh = (): void => void this.refreshTitle(page);
+      page.on('domcontentloaded', refresh);
+      page.on('load', refresh);
+      page.on('framenavigated', (frame) => {
+        if (frame === page.mainFrame()) refresh();
+      });
       void page
         .opener()
         .then((opener) => {
@@ -544,8 +561,14 @@ export class PlaywrightDriver implements BrowserDriver {
     return page;
   }
 
+  private async refreshTitle(page: Page): Promise<string> {
+    const title = await page.title().catch(() => this.titles.get(page) ?? '');
+    this.titles.set(page, title);
+    return title;
+  }
+
   private async info(page: Page): Promise<TabInfo> {
-    const title = await page.title().catch(() => '');
+    const title = this.titles.get(page) ?? (await this.refreshTitle(page));
     const openerId = this.openers.get(page);
     return { id: this.tabIds.get(page) ?? 'unknown', url: page.url(), title, ...(openerId ? { openerId } : {}) };
   }
@@ -631,6 +654,12 @@ export class PlaywrightDriver implements BrowserDriver {
    * time. Never fails: a busy page just ends the wait.
    */
   private async settle(page: Page, timeout: number, signal: AbortSignal | undefined): Promise<void> {
+    await this.waitUntilSettled(page, timeout, signal);
+    // An action may change the title without a navigation (a single-page app); read it once here.
+    await this.refreshTitle(page);
+  }
+
+  private async waitUntilSettled(page: Page, timeout: number, signal: AbortSignal | undefined): Promise<void> {
     const { domQuietMs, networkQuietMs, maxWaitMs, ignoreRequestsAfterMs } = this.settleOptions;
     const deadline = Date.now() + Math.min(maxWaitMs, Math.max(0, timeout - 50));
     const remaining = (): number => Math.max(0, deadline - Date.now());
