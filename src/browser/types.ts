@@ -38,6 +38,11 @@ export interface FrameInfo {
    * rendered (display:none, detached): the core leaves such frames out of the snapshot.
    */
   readonly offset?: { readonly x: number; readonly y: number } | undefined;
+  /**
+   * The size of the frame's viewport (its element's content box), when the driver knows it; with
+   * `offset` it lets the core skip frames outside the viewport and tracking pixels.
+   */
+  readonly size?: { readonly width: number; readonly height: number } | undefined;
 }
 
 /**

@@ -101,6 +101,15 @@ export class PageStateReader {
       children.map(async (frame) => {
         const offset = offsets.get(frame.id);
         if (!offset) return undefined;
+        // A frame of known size that is a tracking pixel, or outside the indexed part of the page, has nothing to show.
+        if (frame.size) {
+          if (frame.size.width <= 2 || frame.size.height <= 2) return undefined;
+          const outside =
+            expansion >= 0 &&
+            top.viewport !== undefined &&
+            (offset.y + frame.size.height <= -expansion || offset.y >= height + expansion || offset.x + frame.size.width <= 0 || offset.x >= width);
+          if (outside) return undefined;
+        }
         const clip = expansion < 0 || !top.viewport ? undefined : { x: -offset.x, y: -offset.y - expansion, width, height: height + 2 * expansion };
         try {
           const snapshot = await this.driver.evaluate(frame.id, domSnapshotScript, { ...this.scriptOptions, clip }, call);

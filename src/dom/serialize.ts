@@ -29,11 +29,18 @@ function quote(value: string): string {
  * the model saw stay valid from one snapshot to the next. One indexer serves one tab session.
  */
 export class ElementIndexer {
+  /** Every element seen, by frame and element id, oldest first; an id is never given to another element. */
   private readonly indices = new Map<string, number>();
+  /** How many elements are remembered; the least recently seen are forgotten beyond it. */
+  private readonly memory = 20_000;
   private nextIndex = 1;
   private snapshots = 0;
 
-  /** Serialises the frames, assigning indices; forgets elements that are gone. */
+  /**
+   * Serialises the frames, assigning indices. An element that leaves the view (scrolled away,
+   * covered by a dialog) and comes back while it lives gets its old index again, unmarked: only
+   * elements never seen before count as new.
+   */
   serialize(frames: readonly FrameSnapshotInput[]): SerializedPage {
     const seen = new Map<string, number>();
     const elements = new Map<number, ElementRef>();
@@ -69,8 +76,14 @@ export class ElementIndexer {
       }
       if (child) lines.push('--- end of iframe ---');
     });
-    this.indices.clear();
-    for (const [key, index] of seen) this.indices.set(key, index);
+    for (const [key, index] of seen) {
+      this.indices.delete(key); // re-inserted last: the most recently seen are kept longest
+      this.indices.set(key, index);
+    }
+    for (const key of this.indices.keys()) {
+      if (this.indices.size <= this.memory) break;
+      this.indices.delete(key);
+    }
     this.snapshots++;
     return { text: lines.join('\n'), elements, newIndices };
   }

@@ -199,6 +199,10 @@ function runSnapshot(options: SnapshotScriptOptions): FrameSnapshot {
     for (const [x, y] of points) {
       const hit = hitTester.elementFromPoint(x, y);
       if (hit && (hit === element || element.contains(hit))) return true;
+      // Under a layer that covers the whole element (a modal, a cookie wall): no other point can win.
+      if (hit && occluders.some((occluder) => (occluder.element === hit || occluder.element.contains(hit)) && occluder.box.top <= visible.top && occluder.box.bottom >= visible.bottom && occluder.box.left <= visible.left && occluder.box.right >= visible.right)) {
+        return false;
+      }
     }
     return false;
   };
@@ -449,6 +453,15 @@ function runSnapshot(options: SnapshotScriptOptions): FrameSnapshot {
         }
       }
     }
+  }
+
+  // A modal dialog (showModal) makes the rest of the page inert behind its backdrop, which is a
+  // pseudo-element: count the dialog as covering the whole viewport.
+  try {
+    const modal = document.querySelector(':modal');
+    if (modal) occluders.push({ element: modal, box: { ...viewport } });
+  } catch {
+    // an engine without :modal: the hit tests of elements under the dialog box still apply
   }
 
   const start = document.body ?? document.documentElement;

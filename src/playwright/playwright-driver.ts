@@ -89,6 +89,26 @@ function waitForDomQuiet({ quietMs, maxMs }: { quietMs: number; maxMs: number })
   });
 }
 
+/** The content box of each frame element in this frame's viewport, or null when it is not rendered. */
+function frameContentBoxes(nodes: Node[]): ({ x: number; y: number; width: number; height: number } | null)[] {
+  return nodes.map((node) => {
+    const element = node as Element;
+    if (!element || !element.isConnected) return null;
+    const box = element.getBoundingClientRect();
+    if (box.width === 0 || box.height === 0) return null;
+    const style = window.getComputedStyle(element);
+    if (style.visibility === 'hidden' || style.display === 'none') return null;
+    const paddingLeft = parseFloat(style.paddingLeft || '0');
+    const paddingTop = parseFloat(style.paddingTop || '0');
+    return {
+      x: box.left + element.clientLeft + paddingLeft,
+      y: box.top + element.clientTop + paddingTop,
+      width: element.clientWidth - paddingLeft - parseFloat(style.paddingRight || '0'),
+      height: element.clientHeight - paddingTop - parseFloat(style.paddingBottom || '0'),
+    };
+  });
+}
+
 /** Finds an element of the snapshot in its document: by id through the weak map, else by selector in the same document. */
 function findSnapshotElement({ elementId, selector }: { elementId: string; selector: string | null }): Element | string {
   const state = (window as unknown as Record<string, { token?: string; elements?: Map<string, WeakRef<Element>> } | undefined>)['__plannavSnapshot'];
@@ -176,6 +196,7 @@ export class PlaywrightDriver implements BrowserDriver {
   /** Titles as of the last load or action, so listing tabs costs no round trip to each page. */
   private readonly titles = new WeakMap<Page, string>();
   private readonly frameIds = new WeakMap<Frame, string>();
+  private readonly frameElements = new WeakMap<Frame, ElementHandle>();
   private readonly framesById = new Map<string, WeakRef<Frame>>();
   private readonly network = new WeakMap<Page, NetworkActivity>();
   private readonly onPage = (page: Page): void => this.adopt(page, true);
@@ -336,13 +357,19 @@ export class PlaywrightDriver implements BrowserDriver {
       const main = page.mainFrame();
       // Error pages of frames that failed to load (blocked, offline) hold nothing to act on.
       const frames = [main, ...page.frames().filter((frame) => frame !== main && !frame.isDetached() && !frame.url().startsWith('chrome-error:'))];
-      return Promise.all(
-        frames.map(async (frame): Promise<FrameInfo> => {
-          const parent = frame.parentFrame();
-          if (!parent) return { id: this.frameId(frame), url: frame.url() };
-          return { id: this.frameId(frame), parentId: this.frameId(parent), url: frame.url(), offset: await this.frameOffset(frame) };
-        }),
-      );
+      const boxes = await this.frameBoxes(frames.slice(1));
+      return frames.map((frame): FrameInfo => {
+        const parent = frame.parentFrame();
+        if (!parent) return { id: this.frameId(frame), url: frame.url() };
+        const box = boxes.get(frame);
+        return {
+          id: this.frameId(frame),
+          parentId: this.frameId(parent),
+          url: frame.url(),
+          offset: box ? { x: box.x, y: box.y } : undefined,
+          size: box ? { width: box.width, height: box.height } : undefined,
+        };
+      });
     });
   }
 
@@ -592,30 +619,39 @@ export class PlaywrightDriver implements BrowserDriver {
     return frame;
   }
 
-  /** Where a child frame's content box sits in its parent's viewport; undefined when it is not rendered. */
-  private async frameOffset(frame: Frame): Promise<{ x: number; y: number } | undefined> {
-    try {
-      const element = await frame.frameElement();
-      try {
-        return (
-          (await element.evaluate((frameNode) => {
-            const node = frameNode as Element;
-            const box = node.getBoundingClientRect();
-            if (box.width === 0 || box.height === 0) return undefined;
-            const style = window.getComputedStyle(node);
-            if (style.visibility === 'hidden') return undefined;
-            return {
-              x: box.left + node.clientLeft + parseFloat(style.paddingLeft || '0'),
-              y: box.top + node.clientTop + parseFloat(style.paddingTop || '0'),
-            };
-          })) ?? undefined
-        );
-      } finally {
-        void element.dispose().catch(() => undefined);
-      }
-    } catch {
-      return undefined;
-    }
+  /**
+   * The content box of each child frame's element in its parent's viewport; none for frames that
+   * are not rendered. The frame elements are looked up once per frame and kept; the boxes are
+   * read with one evaluate per parent frame, since pages with ads hold dozens of frames.
+   */
+  private async frameBoxes(frames: readonly Frame[]): Promise<Map<Frame, { x: number; y: number; width: number; height: number }>> {
+    const byParent = new Map<Frame, { frame: Frame; element: ElementHandle }[]>();
+    await Promise.all(
+      frames.map(async (frame) => {
+        const parent = frame.parentFrame();
+        if (!parent) return;
+        let element = this.frameElements.get(frame);
+        if (!element) {
+          element = await frame.frameElement().catch(() => undefined);
+          if (!element) return;
+          this.frameElements.set(frame, element);
+        }
+        const siblings = byParent.get(parent) ?? [];
+        siblings.push({ frame, element });
+        byParent.set(parent, siblings);
+      }),
+    );
+    const boxes = new Map<Frame, { x: number; y: number; width: number; height: number }>();
+    await Promise.all(
+      [...byParent].map(async ([parent, children]) => {
+        const measured = await parent.evaluate(portable(frameContentBoxes), children.map((child) => child.element)).catch(() => undefined);
+        children.forEach((child, position) => {
+          const box = measured?.[position];
+          if (box) boxes.set(child.frame, box);
+        });
+      }),
+    );
+    return boxes;
   }
 
   /** The element behind a snapshot ref, or a recoverable BrowserError saying it is gone. */

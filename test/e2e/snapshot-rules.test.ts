@@ -61,6 +61,29 @@ describe('top-most elements', () => {
   });
 });
 
+describe('top-most elements under popovers and modal dialogs', () => {
+  it('leaves links under a stacked popover unindexed and keeps the ones beside it', async () => {
+    const { elementsText: text } = await capture(fixture, 'popover.html');
+    expect(lineWith(text, 'Link under popover one')).toBeUndefined();
+    expect(lineWith(text, 'Link under popover two')).toBeUndefined();
+    expect(lineWith(text, 'Link below the popover')).toBeDefined();
+    expect(lineWith(text, 'Popover button')).toBeDefined();
+  });
+
+  it('indexes only the modal dialog while it is open', async () => {
+    const state = await capture(fixture, 'popover.html');
+    await fixture.driver.click(state.elements.get(indexWith(state.elementsText, 'Open dialog'))!);
+    const open = await state.reader.capture({ screenshot: false });
+    expect(lineWith(open.elementsText, 'Close dialog')).toBeDefined();
+    expect(lineWith(open.elementsText, 'Open dialog')).toBeUndefined();
+    expect(lineWith(open.elementsText, 'Link below the popover')).toBeUndefined();
+    await fixture.driver.click(open.elements.get(indexWith(open.elementsText, 'Close dialog'))!);
+    const closed = await state.reader.capture({ screenshot: false });
+    expect(indexWith(closed.elementsText, 'Open dialog')).toBe(indexWith(state.elementsText, 'Open dialog'));
+    expect(closed.elementsText).not.toContain('Dialog text');
+  });
+});
+
 describe('interactive elements', () => {
   it('indexes native controls, ARIA roles, tabindex, contenteditable, onclick, recorded listeners and own pointer cursors', async () => {
     const { elementsText: text } = await capture(fixture, 'interactive.html');
@@ -247,18 +270,29 @@ describe('scrolling', () => {
     expect(lineWith(after.elementsText, 'Row 17')).toBeDefined();
   });
 
-  it('keeps indices across page scrolling and marks elements loaded by infinite scroll', async () => {
+  it('marks elements loaded by infinite scroll as new', async () => {
     const state = await capture(fixture, 'infinite.html');
-    const post3 = indexWith(state.elementsText, 'Post 3 ');
     expect(state.pixelsBelow).toBeGreaterThan(0);
+    expect(state.elementsText).not.toContain('Post 11');
     await fixture.driver.scroll({ toPercent: 100 });
     const down = await state.reader.capture({ screenshot: false });
     expect(down.pixelsAbove).toBeGreaterThan(0);
     expect(lineWith(down.elementsText, 'Post 11')).toMatch(/^\*\[\d+\]/);
+  });
+
+  it('keeps indices while scrolling away and back, without marking returning elements new', async () => {
+    const state = await capture(fixture, 'long.html');
+    const first = indexWith(state.elementsText, 'Link 1 ');
+    await fixture.driver.scroll({ deltaY: 6000 });
+    const away = await state.reader.capture({ screenshot: false });
+    expect(lineWith(away.elementsText, 'Link 1 ')).toBeUndefined();
+    expect(away.pixelsAbove).toBeGreaterThanOrEqual(6000);
+    expect(away.newIndices.size).toBeGreaterThan(0);
     await fixture.driver.scroll({ toPercent: 0 });
-    const up = await state.reader.capture({ screenshot: false });
-    expect(indexWith(up.elementsText, 'Post 3 ')).toBe(post3);
-    expect(lineWith(up.elementsText, 'Post 3 ')).toMatch(/^\[\d+\]/);
+    const back = await state.reader.capture({ screenshot: false });
+    expect(indexWith(back.elementsText, 'Link 1 ')).toBe(first);
+    expect(lineWith(back.elementsText, 'Link 1 ')).toMatch(/^\[\d+\]/);
+    expect(back.newIndices.size).toBe(0);
   });
 });
 
