@@ -290,19 +290,22 @@ export class PlaywrightDriver implements BrowserDriver {
     return driver;
   }
 
-  /** The active tab's Playwright page. */
+  /** The active tab's Playwright page, for what the driver does not cover. */
   get page(): Page {
     return this.active();
   }
 
+  /** Lists the open tabs (the context's pages), in the order they opened. */
   async tabs(options?: CallOptions): Promise<TabInfo[]> {
     return guardedCall('tabs()', options, this.defaultTimeout, async () => Promise.all(this.livePages().map((page) => this.info(page))));
   }
 
+  /** The tab the driver acts on. */
   async activeTab(options?: CallOptions): Promise<TabInfo> {
     return guardedCall('activeTab()', options, this.defaultTimeout, async () => this.info(this.active()));
   }
 
+  /** Opens a tab, makes it active, loads `url` and waits until it has settled. */
   async openTab(url: string, options?: CallOptions): Promise<TabInfo> {
     return guardedCall(`openTab(${url})`, options, this.defaultTimeout, async (timeout) => {
       const page = await this.context.newPage();
@@ -312,6 +315,7 @@ export class PlaywrightDriver implements BrowserDriver {
     });
   }
 
+  /** Makes a tab active and brings it to the front. */
   async switchTab(tabId: string, options?: CallOptions): Promise<TabInfo> {
     return guardedCall(`switchTab(${tabId})`, options, this.defaultTimeout, async () => {
       const page = this.pageById(tabId);
@@ -321,6 +325,7 @@ export class PlaywrightDriver implements BrowserDriver {
     });
   }
 
+  /** Closes a tab; if it was active, the one before it becomes active (a blank one if none is left). */
   async closeTab(tabId: string, options?: CallOptions): Promise<void> {
     return guardedCall(`closeTab(${tabId})`, options, this.defaultTimeout, async () => {
       const page = this.pageById(tabId);
@@ -335,10 +340,12 @@ export class PlaywrightDriver implements BrowserDriver {
     });
   }
 
+  /** Loads `url` in the active tab and waits until the page has settled. */
   async goto(url: string, options?: CallOptions): Promise<void> {
     return guardedCall(`goto(${url})`, options, this.defaultTimeout, (timeout) => this.navigate(this.active(), url, timeout, options?.signal));
   }
 
+  /** Goes back in the active tab's history and waits until the page has settled. */
   async goBack(options?: CallOptions): Promise<void> {
     return guardedCall('goBack()', options, this.defaultTimeout, async (timeout) => {
       const page = this.active();
@@ -347,10 +354,12 @@ export class PlaywrightDriver implements BrowserDriver {
     });
   }
 
+  /** The active tab's URL. */
   async currentUrl(options?: CallOptions): Promise<string> {
     return guardedCall('currentUrl()', options, this.defaultTimeout, async () => this.active().url());
   }
 
+  /** The rendered frames of the active tab, top frame first, with each child frame's box in its parent. */
   async frames(options?: CallOptions): Promise<FrameInfo[]> {
     return guardedCall('frames()', options, this.defaultTimeout, async () => {
       const page = this.active();
@@ -373,6 +382,7 @@ export class PlaywrightDriver implements BrowserDriver {
     });
   }
 
+  /** Runs a core page script in a frame; the script is installed once per document and then called by id. */
   async evaluate<TArg, TResult>(frameId: string, script: PageScript<TArg, TResult>, arg: TArg, options?: CallOptions): Promise<TResult> {
     return guardedCall(`evaluate(${script.id})`, options, this.defaultTimeout, async () => {
       const frame = this.frameById(frameId);
@@ -389,6 +399,7 @@ export class PlaywrightDriver implements BrowserDriver {
     });
   }
 
+  /** Clicks an element of the last snapshot and waits until the page has settled; a new tab it opens becomes active. */
   async click(ref: ElementRef, options?: ClickOptions): Promise<void> {
     return guardedCall(`click on element ${ref.index}`, options, this.defaultTimeout, async (timeout) => {
       const page = this.active();
@@ -406,6 +417,7 @@ export class PlaywrightDriver implements BrowserDriver {
     });
   }
 
+  /** Replaces the value of an input, textarea or editable element of the last snapshot. */
   async fill(ref: ElementRef, text: string, options?: CallOptions): Promise<void> {
     return guardedCall(`fill on element ${ref.index}`, options, this.defaultTimeout, async (timeout) => {
       const element = await this.locate(ref);
@@ -423,6 +435,7 @@ export class PlaywrightDriver implements BrowserDriver {
     });
   }
 
+  /** Selects the option with this label (or value) in a select of the last snapshot; returns the selected values. */
   async selectOption(ref: ElementRef, label: string, options?: CallOptions): Promise<string[]> {
     return guardedCall(`selectOption on element ${ref.index}`, options, this.defaultTimeout, async (timeout) => {
       const element = await this.locate(ref);
@@ -441,6 +454,7 @@ export class PlaywrightDriver implements BrowserDriver {
     });
   }
 
+  /** Sets the files of a file input of the last snapshot. */
   async uploadFiles(ref: ElementRef, paths: readonly string[], options?: CallOptions): Promise<void> {
     return guardedCall(`uploadFiles on element ${ref.index}`, options, this.defaultTimeout, async (timeout) => {
       const element = await this.locate(ref);
@@ -453,6 +467,7 @@ export class PlaywrightDriver implements BrowserDriver {
     });
   }
 
+  /** Presses keys on the focused element, such as `Enter` or `Control+A`, and waits until the page has settled. */
   async press(keys: string, options?: CallOptions): Promise<void> {
     return guardedCall(`press(${keys})`, options, this.defaultTimeout, async (timeout) => {
       const page = this.active();
@@ -461,6 +476,7 @@ export class PlaywrightDriver implements BrowserDriver {
     });
   }
 
+  /** Scrolls the page, or inside an element of the last snapshot, by pixels or to a percentage. */
   async scroll(options: ScrollRequest): Promise<void> {
     return guardedCall('scroll()', options, this.defaultTimeout, async (timeout) => {
       const request = { deltaY: options.deltaY ?? null, toPercent: options.toPercent ?? null };
@@ -483,6 +499,7 @@ export class PlaywrightDriver implements BrowserDriver {
     });
   }
 
+  /** A JPEG of the viewport (or the whole page); with `highlightElements`, the given elements carry index boxes. */
   async screenshot(options?: ScreenshotOptions): Promise<Uint8Array> {
     return guardedCall('screenshot()', options, this.defaultTimeout, async (timeout) => {
       const page = this.active();
@@ -496,6 +513,7 @@ export class PlaywrightDriver implements BrowserDriver {
     });
   }
 
+  /** Waits until the active page has settled (navigation committed, network and DOM quiet), within the settle bound. */
   async waitForSettled(options?: CallOptions): Promise<void> {
     return guardedCall('waitForSettled()', options, this.defaultTimeout, (timeout) => this.settle(this.active(), timeout, options?.signal));
   }
