@@ -158,7 +158,7 @@ function findOption(element: Element, wanted: string): { index: number } | { lab
 /* v8 ignore stop */
 
 /**
- * A {@link BrowserDriver} over Playwright (`playwright-core`, Chromium). Create one with
+ * A `BrowserDriver` (the `plannav` contract) over Playwright (`playwright-core`, Chromium). Create one with
  * {@link PlaywrightDriver.launch}, {@link PlaywrightDriver.attach} or {@link PlaywrightDriver.connect}.
  *
  * @remarks
