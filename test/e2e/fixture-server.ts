@@ -1,4 +1,4 @@
-// Serves test/fixtures/ on two loopback origins (127.0.0.1 and 127.0.0.2, each its own port), so
+// Serves test/fixtures/ on two loopback origins (127.0.0.1 and 127.0.0.2 or localhost, each its own port), so
 // pages can embed a cross-origin iframe. `{{OTHER_ORIGIN}}` in a page becomes the other origin.
 import { readFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
@@ -59,9 +59,15 @@ export async function startFixtureServer(): Promise<FixtureServer> {
     }
   };
   const main = await listen('127.0.0.1', handler(true));
-  const other = await listen('127.0.0.2', handler(false));
+  // 127.0.0.2 is a loopback address on Linux; where it is not (macOS), `localhost` on 127.0.0.1
+  // is a different site for the browser all the same.
+  const secondHost = await listen('127.0.0.2', handler(false)).then(
+    (server) => ({ server, name: '127.0.0.2' }),
+    async () => ({ server: await listen('127.0.0.1', handler(false)), name: 'localhost' }),
+  );
+  const other = secondHost.server;
   origins.main = `http://127.0.0.1:${(main.address() as AddressInfo).port}`;
-  origins.other = `http://127.0.0.2:${(other.address() as AddressInfo).port}`;
+  origins.other = `http://${secondHost.name}:${(other.address() as AddressInfo).port}`;
   return {
     origin: origins.main,
     otherOrigin: origins.other,

@@ -318,6 +318,14 @@ describe('index stability', () => {
   });
 });
 
+describe('strict pages', () => {
+  it('snapshots a page whose Content-Security-Policy forbids scripts and eval', async () => {
+    const { elementsText: text } = await capture(fixture, 'csp.html');
+    expect(lineWith(text, 'Button under CSP')).toBeDefined();
+    expect(text).toContain('A page that forbids every script and eval');
+  });
+});
+
 describe('viewport expansion and long pages', () => {
   it('indexes the viewport by default, more with an expansion, the whole page with -1', async () => {
     const viewport = await capture(fixture, 'long.html');
