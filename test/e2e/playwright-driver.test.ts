@@ -243,6 +243,19 @@ describe('ways in', () => {
     }
   });
 
+  it('works with page JavaScript off: nothing a script would add, the markup still counts', async () => {
+    const driver = await PlaywrightDriver.launch({ contextOptions: { javaScriptEnabled: false }, settle: { maxWaitMs: 2000 } });
+    try {
+      const state = await capture({ ...fixture, driver }, 'interactive.html');
+      expect(lineWith(state.elementsText, 'Inline onclick div')).toBeDefined();
+      expect(lineWith(state.elementsText, 'Native button')).toBeDefined();
+      expect(lineWith(state.elementsText, 'Listener div')).toBeUndefined();
+      await driver.waitForSettled();
+    } finally {
+      await driver.close();
+    }
+  });
+
   it('needs exactly one of wsEndpoint and cdpUrl', async () => {
     await expect(PlaywrightDriver.connect({})).rejects.toThrow(/exactly one of `wsEndpoint`/);
   });
