@@ -21,6 +21,7 @@ export type {
 } from './browser/types';
 export type { PageState } from './browser/page-state';
 export { domSnapshotScript } from './dom/snapshot-script';
+export { listenerRecorderArgument, listenerRecorderScript } from './dom/listener-script';
 export type { FrameSnapshot, SnapshotElement, SnapshotItem, SnapshotScriptOptions, SnapshotText } from './dom/types';
 
 export type {
