@@ -273,6 +273,21 @@ export class ActionError extends PlannavError {
   }
 }
 
+/**
+ * Whether no retry and no other action can fix `error`: a cancel, or a model call refused for its
+ * credentials (401), permissions (403) or request (400/422, context length included). Such errors
+ * end a task at once.
+ * @public
+ */
+export function isFatalError(error: unknown): boolean {
+  return (
+    RequestCancelledError.isInstance(error) ||
+    ChatModelAuthError.isInstance(error) ||
+    ChatModelBadRequestError.isInstance(error) ||
+    ChatModelForbiddenError.isInstance(error)
+  );
+}
+
 /** An option or argument is invalid. The message names the field and what it must be. @public */
 export class ConfigError extends PlannavError {
   /** The stable name of this error class; also the `name` of its instances. */

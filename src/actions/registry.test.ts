@@ -4,6 +4,7 @@ import { ActionError, ChatModelAuthError, ChatModelRateLimitError, RequestCancel
 import { FakeBrowserDriver } from '../testing/fake-browser-driver';
 import { ScriptedLLM } from '../testing/scripted-llm';
 import { defineAction } from './define-action';
+import { toModelJsonSchema } from '../llm/json-schema';
 import { ActionRegistry } from './registry';
 import type { Action, ActionContext } from './types';
 
@@ -177,7 +178,7 @@ describe('ActionRegistry schemas and description', () => {
   }
 
   it('describes one action item as an anyOf of objects that each require exactly one action name', () => {
-    const schema = new ActionRegistry([searchAction, clickAction]).itemJsonSchema() as { anyOf?: ObjectVariant[] };
+    const schema = toModelJsonSchema(new ActionRegistry([searchAction, clickAction]).itemSchema()) as { anyOf?: ObjectVariant[] };
     expect(schema.anyOf).toHaveLength(2);
     const names = ['search_web', 'click_element'];
     schema.anyOf?.forEach((variant, position) => {
@@ -192,7 +193,7 @@ describe('ActionRegistry schemas and description', () => {
   });
 
   it('describes a single action as one object schema', () => {
-    const schema = new ActionRegistry([clickAction]).itemJsonSchema() as Partial<ObjectVariant> & { anyOf?: unknown };
+    const schema = toModelJsonSchema(new ActionRegistry([clickAction]).itemSchema()) as Partial<ObjectVariant> & { anyOf?: unknown };
     expect(schema.anyOf).toBeUndefined();
     expect(schema.type).toBe('object');
     expect(schema.required).toEqual(['click_element']);

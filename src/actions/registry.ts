@@ -2,8 +2,8 @@
 // running one action with its parameters validated. Errors become results the model can read.
 
 import { z } from 'zod';
-import { ActionError, ChatModelError, PlannavError, RequestCancelledError } from '../errors';
-import { toModelJsonSchema, type JSONSchema } from '../llm/json-schema';
+import { ActionError, isFatalError, PlannavError } from '../errors';
+import { toModelJsonSchema } from '../llm/json-schema';
 import { raceAbort } from '../util/abort';
 import type { Action, ActionContext, ActionResult } from './types';
 
@@ -11,11 +11,6 @@ function describeIssues(error: z.ZodError): string {
   return error.issues.map((issue) => `${issue.path.length > 0 ? issue.path.join('.') : '(root)'}: ${issue.message}`).join('; ');
 }
 
-/** Errors that no other action can work around: they end the task instead of becoming results. */
-function isFatal(error: unknown): boolean {
-  if (RequestCancelledError.isInstance(error)) return true;
-  return ChatModelError.isInstance(error) && ['CHAT_MODEL_AUTH', 'CHAT_MODEL_FORBIDDEN', 'CHAT_MODEL_BAD_REQUEST'].includes(error.code);
-}
 
 /** The actions the Navigator may choose, by name. Later definitions replace earlier ones. */
 export class ActionRegistry {
@@ -42,11 +37,6 @@ export class ActionRegistry {
     );
     if (variants.length === 1) return variants[0] as z.ZodType;
     return z.union(variants as unknown as [z.ZodType, z.ZodType, ...z.ZodType[]]);
-  }
-
-  /** The JSON Schema of one action item, for the prompt and the model's structured output. */
-  itemJsonSchema(): JSONSchema {
-    return toModelJsonSchema(this.itemSchema());
   }
 
   /** One line per action for the system prompt: name, description and parameters. */
@@ -80,7 +70,8 @@ export class ActionRegistry {
       const result = await raceAbort(action.handler(parsed.data, context), context.signal);
       return typeof result === 'string' ? { extractedContent: result, includeInMemory: true } : result;
     } catch (error) {
-      if (isFatal(error)) throw error;
+      // Errors no other action can work around end the task instead of becoming results.
+      if (isFatalError(error)) throw error;
       const message = error instanceof Error ? error.message : String(error);
       const prefix = ActionError.isInstance(error) || PlannavError.isInstance(error) ? '' : `${name} failed: `;
       return { error: prefix + message, includeInMemory: true };

@@ -18,7 +18,8 @@ export interface ActionResult {
   /**
    * Keep this result in the conversation for the rest of the session (and across follow-up
    * tasks). When false, the model sees it once, in the next state message.
-   * @defaultValue false
+   * @defaultValue false for a returned object; a handler that returns a string, and every error
+   * (unknown action, invalid parameters, a thrown error), is kept in memory.
    */
   readonly includeInMemory?: boolean | undefined;
   /** The action proposes that the task is done (only `done` does this). */

@@ -47,12 +47,13 @@ export interface AgentContext {
   actionResults: ActionResult[];
   /** The state added to the conversation in this iteration, if any. */
   currentState: PageState | undefined;
-  /** Whether this iteration's state message is already in the conversation. */
-  stateMessageAdded: boolean;
   /** Emits an event, filling in task id, step and time. */
   emit<K extends ExecutorEventName>(name: K, actor: EventBase['actor'], payload: EventPayload<K>): void;
-  /** Resolves at once, or when a pause ends; rejects when the task is cancelled. */
-  checkpoint(): Promise<void>;
+  /**
+   * Resolves at once (false), or when a pause ends (true); rejects when the task is cancelled.
+   * After a pause the state message is dropped, so the next model call sees the page as it is.
+   */
+  checkpoint(): Promise<boolean>;
   /** Asks the user a question (the `ask_human` action). */
   askHuman(question: string): Promise<HumanAnswer>;
 }

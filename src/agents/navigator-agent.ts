@@ -93,7 +93,7 @@ export class NavigatorAgent {
    */
   async addStateMessageToMemory(upcomingStep: number): Promise<void> {
     const { context } = this;
-    if (context.stateMessageAdded) return;
+    if (context.messages.hasStateMessage()) return;
     const transient: ActionResult[] = [];
     for (const result of context.actionResults) {
       if (!result.includeInMemory) {
@@ -115,7 +115,6 @@ export class NavigatorAgent {
         includeScreenshot: context.settings.useVision,
       }),
     );
-    context.stateMessageAdded = true;
   }
 
   /** Runs one step: state, model call, actions. `recorder` receives each fact as it happens. */
@@ -147,7 +146,6 @@ export class NavigatorAgent {
     } finally {
       // The state message is transient: the next step (or a retry) adds a fresh one.
       context.messages.removeStateMessage();
-      context.stateMessageAdded = false;
     }
     const output = result.object;
     recorder.setModelOutput(output);
@@ -209,7 +207,12 @@ export class NavigatorAgent {
     let failed = 0;
     const actionContext = this.actionContext();
     for (let position = 0; position < items.length; position++) {
-      if (position > 0) await context.checkpoint();
+      if (await context.checkpoint()) {
+        // Paused: someone may have used the browser meanwhile, so the indices may point elsewhere.
+        const rest = items.slice(position).map((item) => firstEntry(item)[0]);
+        results.push({ error: `Skipped ${rest.length} action(s) because the task was paused and the page may have changed: ${rest.join(', ')}. Read the page again.`, includeInMemory: true });
+        return { results, failed: failed + rest.length };
+      }
       const [name, params] = firstEntry(items[position] as Record<string, unknown>);
       context.emit('action-start', 'navigator', { action: name, params, actionIndex: position });
       const started = Date.now();

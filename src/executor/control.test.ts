@@ -68,6 +68,41 @@ describe('Executor: pause, resume and cancel', () => {
     expect(events).toEqual(['pause', 'resume']);
   });
 
+  it('runs no action chosen before a pause, and reads the page again after resume', async () => {
+    const browser = shopBrowser();
+    let releaseModel = (): void => undefined;
+    const llm: ScriptedLLM = new ScriptedLLM({
+      respond: async (request): Promise<string> => {
+        if (request.agent === 'planner') return scriptedPlan({ done: llm.requestsOf('navigator').length >= 2, finalAnswer: 'ok' });
+        if (llm.requestsOf('navigator').length === 1) {
+          // The model is thinking while the user pauses and uses the browser.
+          await new Promise<void>((resolve) => {
+            releaseModel = resolve;
+          });
+          return scriptedActions([{ cache_content: { content: 'chosen before the pause' } }]);
+        }
+        return scriptedActions([{ done: { text: 'ok' } }]);
+      },
+    });
+    const executor = new Executor({ task: 'x', llm, browser, planningInterval: 100 });
+    const started: string[] = [];
+    executor.on('action-start', (event) => started.push(event.action));
+    const running = executor.execute();
+    await waitFor(() => llm.requestsOf('navigator').length === 1);
+    executor.pause();
+    releaseModel();
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    expect(started).toEqual([]);
+    await browser.goto('https://shop.test/mugs');
+    executor.resume();
+    const result = await running;
+    expect(result.status).toBe('ok');
+    expect(started).toEqual(['done']);
+    const next = llm.requestsOf('navigator')[1]!;
+    expect(next.lastUserText).toContain('https://shop.test/mugs');
+    expect(conversationText(next)).toContain('Skipped 1 action(s) because the task was paused and the page may have changed: cache_content.');
+  });
+
   it('cancels an in-flight model call within 100 ms', async () => {
     const llm = new ScriptedLLM({ responses: [scriptedPlan(), { fail: 'hang' }] });
     const executor = new Executor({ task: 'x', llm, browser: shopBrowser() });
@@ -131,6 +166,16 @@ describe('Executor: pause, resume and cancel', () => {
     expect(Date.now() - started).toBeLessThan(100);
     expect(result.status).toBe('cancelled');
     expect(llm.callCount).toBe(1);
+  });
+
+  it('reports a cancel by an already aborted signal inside the task, after task-start', async () => {
+    const aborted = new AbortController();
+    aborted.abort();
+    const executor = new Executor({ task: 'x', llm: new ScriptedLLM(), browser: shopBrowser(), signal: aborted.signal });
+    const events: string[] = [];
+    for (const name of ['task-start', 'task-cancel', 'task-end'] as const) executor.on(name, (event) => events.push(`${name}:${event.taskId}`));
+    const result = await executor.execute();
+    expect(events).toEqual([`task-start:${result.taskId}`, `task-cancel:${result.taskId}`, `task-end:${result.taskId}`]);
   });
 
   it('cancels when the caller\u2019s signal aborts, even before the start', async () => {

@@ -9,34 +9,31 @@ export type EventSubscriber = (listener: (event: ExecutorEvent) => void) => () =
 /** Creates the iterator. */
 export function createEventStream(subscribe: EventSubscriber, signal?: AbortSignal): AsyncIterableIterator<ExecutorEvent> {
   const buffer: ExecutorEvent[] = [];
-  let wake: (() => void) | undefined;
+  const waiters: (() => void)[] = [];
   let ended = false;
+  const wakeAll = (): void => {
+    for (const wake of waiters.splice(0)) wake();
+  };
   const end = (): void => {
+    if (ended) return;
     ended = true;
     unsubscribe();
     signal?.removeEventListener('abort', end);
-    wake?.();
+    wakeAll();
   };
   const unsubscribe = subscribe((event) => {
     if (ended) return;
     buffer.push(event);
-    if (event.type === 'task-end') {
-      ended = true;
-      unsubscribe();
-    }
-    wake?.();
+    // The task-end event is still delivered: `next()` drains the buffer before it reports done.
+    if (event.type === 'task-end') end();
+    else wakeAll();
   });
   if (signal?.aborted) end();
   else signal?.addEventListener('abort', end, { once: true });
 
   const iterator: AsyncIterableIterator<ExecutorEvent> = {
     async next(): Promise<IteratorResult<ExecutorEvent>> {
-      while (buffer.length === 0 && !ended) {
-        await new Promise<void>((resolve) => {
-          wake = resolve;
-        });
-        wake = undefined;
-      }
+      while (buffer.length === 0 && !ended) await new Promise<void>((resolve) => waiters.push(resolve));
       const event = buffer.shift();
       return event ? { value: event, done: false } : { value: undefined, done: true };
     },

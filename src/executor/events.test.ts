@@ -97,13 +97,62 @@ describe('Executor: events', () => {
     await running;
   });
 
-  it('keeps running when a listener throws', async () => {
+  it('keeps running, and keeps the other listeners and the stream, when a listener throws', async () => {
     const { executor } = simpleRun();
-    executor.on('step-start', () => {
+    executor.on('task-end', () => {
       throw new Error('listener bug');
     });
+    executor.on('step-start', () => {
+      throw new Error('another bug');
+    });
+    const warnings: string[] = [];
+    executor.on('warning', (event) => warnings.push(`${event.code}: ${event.message}`));
+    let laterListenerSawEnd = false;
+    executor.on('task-end', () => {
+      laterListenerSawEnd = true;
+    });
+    const stream = executor.events();
+    const types: string[] = [];
+    const reading = (async () => {
+      for await (const event of stream) types.push(event.type);
+    })();
     const result = await executor.execute();
+    await reading;
     expect(result.status).toBe('ok');
+    expect(laterListenerSawEnd).toBe(true);
+    expect(types.at(-1)).toBe('task-end');
+    expect(warnings).toContain('LISTENER_ERROR: An event listener threw: another bug');
+    expect(warnings).toContain('LISTENER_ERROR: An event listener threw: listener bug');
+  });
+
+  it('stops delivering to a once() listener after the first event, and off() removes it early', async () => {
+    const { executor } = simpleRun();
+    let onceCount = 0;
+    let removedCount = 0;
+    executor.once('step-start', () => {
+      onceCount++;
+    });
+    const removed = (): void => {
+      removedCount++;
+    };
+    executor.once('step-end', removed);
+    executor.off('step-end', removed);
+    await executor.execute();
+    expect(onceCount).toBe(1);
+    expect(removedCount).toBe(0);
+  });
+
+  it('serves several pending next() calls and removes its signal listener when the task ends', async () => {
+    const { EventEmitter } = await import('node:events');
+    const { executor } = simpleRun();
+    const controller = new AbortController();
+    const stream = executor.events({ signal: controller.signal });
+    const first = stream.next();
+    const second = stream.next();
+    await executor.execute();
+    expect((await first).value?.type).toBe('task-start');
+    expect((await second).value?.type).toBe('step-start');
+    expect(EventEmitter.getEventListeners(controller.signal, 'abort')).toHaveLength(0);
   });
 
   it('stops delivering to a listener after off()', async () => {

@@ -325,6 +325,36 @@ describe('Executor: failures', () => {
     expect(result.history.steps.every((step) => step.error === undefined)).toBe(true);
   });
 
+  it('retries a call the model client aborted on its own, instead of taking it for a cancel', async () => {
+    const selfAborting = new Error('The client gave up.');
+    selfAborting.name = 'AbortError';
+    const llm = new ScriptedLLM({
+      responses: [
+        scriptedPlan(),
+        { fail: 'error', error: selfAborting },
+        scriptedActions([{ done: { text: 'ok' } }]),
+        scriptedPlan({ done: true, finalAnswer: 'ok' }),
+      ],
+    });
+    const result = await new Executor({ task: 'x', llm, browser: shopBrowser(), modelRetry: fastRetry }).execute();
+    expect(result.status).toBe('ok');
+    expect(llm.callCount).toBe(4);
+  });
+
+  it('asks the Planner again when its check of a done proposal failed, before acting on', async () => {
+    const llm = new ScriptedLLM({
+      responses: [
+        scriptedPlan(),
+        scriptedActions([{ done: { text: 'ok' } }]),
+        { fail: 'status', status: 500 },
+        scriptedPlan({ done: true, finalAnswer: 'checked' }),
+      ],
+    });
+    const result = await new Executor({ task: 'x', llm, browser: shopBrowser(), modelRetry: { retries: 0 } }).execute();
+    expect(result).toMatchObject({ status: 'ok', finalAnswer: 'checked', steps: 1 });
+    expect(llm.requests.map((request) => request.agent)).toEqual(['planner', 'navigator', 'planner', 'planner']);
+  });
+
   it('ends with status max-steps and MaxStepsReachedError at the cap', async () => {
     const llm = new ScriptedLLM({ respond: (request) => (request.agent === 'planner' ? scriptedPlan() : scriptedActions([{ cache_content: { content: 'again' } }])) });
     const result = await new Executor({ task: 'x', llm, browser: shopBrowser(), maxSteps: 4 }).execute();

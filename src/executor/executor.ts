@@ -14,10 +14,8 @@ import { PlannerAgent, type PlannerStepResult } from '../agents/planner-agent';
 import { defaultIncludeAttributes, PageStateReader } from '../dom/page-state-reader';
 import {
   ActionError,
-  ChatModelAuthError,
-  ChatModelBadRequestError,
-  ChatModelForbiddenError,
   ConfigError,
+  isFatalError,
   MaxFailuresReachedError,
   MaxStepsReachedError,
   PlannavError,
@@ -62,16 +60,6 @@ export interface ExecutionResult {
 /** A listener as the untyped emitter stores it; the public methods keep the types. */
 type AnyListener = (event: unknown) => void;
 
-/** Errors no retry can fix: they end the task at once without using the failure budget. */
-function isFatal(error: unknown): boolean {
-  return (
-    RequestCancelledError.isInstance(error) ||
-    ChatModelAuthError.isInstance(error) ||
-    ChatModelBadRequestError.isInstance(error) ||
-    ChatModelForbiddenError.isInstance(error)
-  );
-}
-
 function newTaskId(): string {
   const crypto = (globalThis as { crypto?: { randomUUID?: () => string } }).crypto;
   return crypto?.randomUUID?.() ?? `task-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 10)}`;
@@ -92,6 +80,8 @@ function newTaskId(): string {
 export class Executor {
   private readonly options: ResolvedExecutorOptions;
   private readonly emitter = new EventEmitter<string>();
+  /** The wrapper registered for each user listener, which keeps one listener's exception from the others. */
+  private readonly guarded = new Map<(event: never) => void, AnyListener>();
   private readonly control = new TaskControl();
   private readonly human: HumanInputBroker;
   private readonly messages: MessageManager;
@@ -137,19 +127,20 @@ export class Executor {
 
   /** Listens to an event. Returns this, for chaining. */
   on<K extends ExecutorEventName>(name: K, listener: (event: ExecutorEventMap[K]) => void): this {
-    this.emitter.on(name, listener as AnyListener);
+    this.emitter.on(name, this.guard(listener));
     return this;
   }
 
   /** Listens to the next occurrence of an event only. */
   once<K extends ExecutorEventName>(name: K, listener: (event: ExecutorEventMap[K]) => void): this {
-    this.emitter.once(name, listener as AnyListener);
+    this.emitter.once(name, this.guard(listener));
     return this;
   }
 
   /** Stops listening. */
   off<K extends ExecutorEventName>(name: K, listener: (event: ExecutorEventMap[K]) => void): this {
-    this.emitter.off(name, listener as AnyListener);
+    const wrapper = this.guarded.get(listener as (event: never) => void);
+    if (wrapper) this.emitter.off(name, wrapper);
     return this;
   }
 
@@ -179,7 +170,11 @@ export class Executor {
     return this.running;
   }
 
-  /** Pauses the running task at its next checkpoint (between steps and actions). */
+  /**
+   * Pauses the running task at its next checkpoint: before each step and each action. A model
+   * call in flight finishes; the actions it chose do not run before `resume()`, and the page is
+   * read again after it, since someone may have used the browser meanwhile.
+   */
   pause(): void {
     if (this.running && this.control.pause()) this.emit('task-pause', 'user', {});
   }
@@ -231,12 +226,13 @@ export class Executor {
     this.nextTaskIndex++;
     this.running = true;
     this.control.reset();
-    const unlink = this.linkCallerSignal();
     const startedAt = Date.now();
     this.tasks[taskIndex] = { ...task, startedAt };
     this.current = { taskId: task.taskId, step: 0 };
     const context = this.createContext(task.taskId);
     this.emit('task-start', 'system', { task: task.task, taskIndex });
+    // Linked after task-start, so a signal aborted already reports its cancel inside the task.
+    const unlink = this.linkCallerSignal();
 
     let status: TaskStatus = 'ok';
     let error: PlannavError | undefined;
@@ -307,6 +303,8 @@ export class Executor {
           const navigatorVerdict = proposal?.done ? proposal.success !== false : true;
           return { finalAnswer: plan.plan.finalAnswer, success: navigatorVerdict, data: proposal?.done ? proposal.data : undefined };
         }
+        // A done proposal must be checked by the Planner: ask again rather than act on.
+        if (!plan && proposal?.done) continue;
       }
       if (context.nSteps >= maxSteps) throw new MaxStepsReachedError(maxSteps);
       await context.checkpoint();
@@ -353,7 +351,7 @@ export class Executor {
     } catch (caught) {
       failure = this.control.cancelled ? this.control.signal.reason : caught;
     }
-    const fatal = failure !== undefined && isFatal(failure);
+    const fatal = failure !== undefined && isFatalError(failure);
     if (failure === undefined) {
       if (actor === 'navigator') failures.count = 0;
     } else if (!fatal) {
@@ -398,9 +396,13 @@ export class Executor {
       nSteps: 0,
       actionResults: this.carriedResults,
       currentState: undefined,
-      stateMessageAdded: false,
       emit: (name, actor, payload) => this.emit(name, actor, payload),
-      checkpoint: () => control.checkpoint(),
+      checkpoint: async () => {
+        const waited = await control.checkpoint();
+        // After a pause the page may have changed: the next model call must see it afresh.
+        if (waited) this.messages.removeStateMessage();
+        return waited;
+      },
       askHuman: (question) => this.askHuman(question, taskId),
     };
   }
@@ -439,11 +441,28 @@ export class Executor {
       this.taskUsage = addUsage(this.taskUsage, usage);
       this.stepRecorder?.addUsage(usage);
     }
-    try {
-      this.emitter.emit(name, event);
-    } catch {
-      // A listener's exception must not break the task; listeners own their errors.
+    this.emitter.emit(name, event);
+  }
+
+  /**
+   * Wraps a user listener so its exception reaches no other listener and not the loop: it is
+   * reported as a `warning` event (unless a warning listener itself threw) and the task goes on.
+   */
+  private guard(listener: (event: never) => void): AnyListener {
+    let wrapper = this.guarded.get(listener);
+    if (!wrapper) {
+      wrapper = (event) => {
+        try {
+          (listener as AnyListener)(event);
+        } catch (error) {
+          if ((event as { code?: unknown }).code === 'LISTENER_ERROR') return;
+          const message = error instanceof Error ? error.message : String(error);
+          this.emit('warning', 'system', { code: 'LISTENER_ERROR', message: `An event listener threw: ${message}` });
+        }
+      };
+      this.guarded.set(listener, wrapper);
     }
+    return wrapper;
   }
 }
 

@@ -14,10 +14,6 @@ export class TaskControl {
     return this.controller.signal;
   }
 
-  get paused(): boolean {
-    return this.pauseGate !== undefined;
-  }
-
   get cancelled(): boolean {
     return this.controller.signal.aborted;
   }
@@ -56,9 +52,17 @@ export class TaskControl {
     return true;
   }
 
-  /** Resolves at once, or when the pause ends; rejects as soon as the task is cancelled. */
-  async checkpoint(): Promise<void> {
+  /**
+   * Resolves at once (false), or when a pause ends (true: the page may have changed meanwhile);
+   * rejects as soon as the task is cancelled.
+   */
+  async checkpoint(): Promise<boolean> {
     throwIfAborted(this.signal);
-    while (this.pauseGate) await raceAbort(this.pauseGate.promise, this.signal);
+    let waited = false;
+    while (this.pauseGate) {
+      waited = true;
+      await raceAbort(this.pauseGate.promise, this.signal);
+    }
+    return waited;
   }
 }

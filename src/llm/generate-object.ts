@@ -3,9 +3,9 @@
 
 import type { z } from 'zod';
 import { ChatModelOutputError, type PlannavError } from '../errors';
-import { cancellationError, raceAbort } from '../util/abort';
+import { raceAbort } from '../util/abort';
 import type { JSONSchema } from './json-schema';
-import { toChatModelError } from './model-errors';
+import { toCallError } from './model-errors';
 import { extractJson } from './parse-json';
 import { retryModelCall, type ModelRetryOptions } from './retry';
 import type { ChatMessage, GenerateResult, LLMClient } from './types';
@@ -77,7 +77,7 @@ function callWithRetry<T>(args: GenerateObjectArgs<T>, messages: readonly ChatMe
         args.observer?.onCallEnd?.(attempt, { usage: normalizeUsage(result.usage), durationMs: Date.now() - started, finishReason: result.finishReason });
         return result;
       } catch (error) {
-        const typed = args.signal.aborted ? cancellationError(args.signal) : toChatModelError(error);
+        const typed = toCallError(error, args.signal);
         args.observer?.onCallEnd?.(attempt, { usage: emptyUsage, durationMs: Date.now() - started, error: typed });
         throw typed;
       }

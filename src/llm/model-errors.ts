@@ -11,6 +11,7 @@ import {
   PlannavError,
   RequestCancelledError,
 } from '../errors';
+import { cancellationError } from '../util/abort';
 
 /** Details of a failed HTTP response from a model service. @public */
 export interface HttpFailure {
@@ -93,6 +94,23 @@ function isNetworkError(error: unknown): boolean {
   const code = (error as { code?: unknown }).code ?? (error.cause as { code?: unknown } | undefined)?.code;
   if (typeof code === 'string' && networkCodes.has(code)) return true;
   return error instanceof TypeError && /fetch failed|network|Failed to fetch|Load failed/i.test(error.message);
+}
+
+/**
+ * Types what one model call threw, knowing whether plannav's own signal aborted it: only that is
+ * a cancel. An abort the client made itself (its own timeout controller, say) is a retryable
+ * timeout, not a cancel of the task.
+ */
+export function toCallError(error: unknown, signal: AbortSignal | undefined): PlannavError {
+  if (signal?.aborted) return cancellationError(signal);
+  if (isAbortError(error)) {
+    return new ChatModelError(`The model client aborted the call on its own: ${(error as Error).message}`, {
+      code: 'CHAT_MODEL_TIMEOUT',
+      retryable: true,
+      cause: error,
+    });
+  }
+  return toChatModelError(error);
 }
 
 /**

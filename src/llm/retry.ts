@@ -4,8 +4,8 @@
 
 import pRetry from 'p-retry';
 import { ChatModelRateLimitError, type PlannavError } from '../errors';
-import { cancellationError, raceAbort, sleep, throwIfAborted } from '../util/abort';
-import { toChatModelError } from './model-errors';
+import { raceAbort, sleep, throwIfAborted } from '../util/abort';
+import { toCallError } from './model-errors';
 import type { GenerateRequest, GenerateResult, LLMClient } from './types';
 
 /** How transient model failures (429, 5xx, network, timeouts) are retried. @public */
@@ -42,9 +42,6 @@ function backoffDelay(attempt: number, options: ModelRetryOptions): number {
   return Math.min(min * 2 ** (attempt - 1), options.maxTimeout ?? 30_000);
 }
 
-function asTyped(error: unknown, signal: AbortSignal | undefined): PlannavError {
-  return signal?.aborted ? cancellationError(signal) : toChatModelError(error);
-}
 
 /**
  * Runs `call` (given the 1-based try number) and retries it while it fails with a retryable
@@ -65,7 +62,7 @@ export function retryModelCall<T>(call: (attempt: number) => Promise<T>, options
       try {
         return await raceAbort(call(attempt), signal);
       } catch (error) {
-        throw asTyped(error, signal);
+        throw toCallError(error, signal);
       }
     },
     {
@@ -92,7 +89,7 @@ export function retryModelCall<T>(call: (attempt: number) => Promise<T>, options
   );
   // The race makes a cancel felt at once, even during p-retry's wait between tries.
   return raceAbort(retried, signal).catch((error: unknown) => {
-    throw asTyped(error, signal);
+    throw toCallError(error, signal);
   });
 }
 

@@ -323,3 +323,21 @@ describe('MessageManager over a long task', () => {
     expect(textOf(finalMessages.at(-1))).toContain('extracted');
   });
 });
+
+describe('MessageManager compaction order', () => {
+  it('drops old plans and model outputs before the results kept in memory, such as cached findings', () => {
+    const manager = new MessageManager({ maxInputTokens: 1000 });
+    manager.initTask('system prompt', 'the task');
+    manager.addActionResult('Action result: Cached findings: the price is 12');
+    for (let index = 0; index < 30; index++) {
+      manager.addPlan(`plan ${index} ${'x'.repeat(90)}`);
+      manager.addModelOutput(`output ${index} ${'y'.repeat(90)}`);
+    }
+    const texts = manager.messages().map((message) => (typeof message.content === 'string' ? message.content : ''));
+    expect(texts.some((text) => text.includes('the price is 12'))).toBe(true);
+    expect(texts.some((text) => text.includes('plan 0 x'))).toBe(false);
+    expect(texts.some((text) => text.includes('plan 29 x'))).toBe(true);
+    expect(texts.some((text) => text.startsWith('output 29 '))).toBe(true);
+  });
+});
+

@@ -22,7 +22,6 @@ export interface MessageManagerSettings {
 }
 
 const messageOverhead = 4;
-const protectedKinds: ReadonlySet<MessageKind> = new Set(['system', 'task', 'state']);
 
 function textOf(message: ChatMessage): string {
   if (typeof message.content === 'string') return message.content;
@@ -143,7 +142,9 @@ export class MessageManager {
     let total = this.totalTokens - existingNote;
     let removed = 0;
     while (total + (this.removedCount + removed > 0 ? noteReserve : 0) > budget) {
-      const index = this.history.findIndex((item) => !protectedKinds.has(item.kind) && item.kind !== 'compaction');
+      // Old plans and model outputs go first; kept results (cached findings, answers) only after.
+      let index = this.history.findIndex((item) => item.kind === 'plan' || item.kind === 'model-output');
+      if (index === -1) index = this.history.findIndex((item) => item.kind === 'action-result');
       if (index === -1) break;
       total -= (this.history[index] as ManagedMessage).tokens;
       this.history.splice(index, 1);

@@ -81,6 +81,11 @@ function firstSet(env: Environment, names: readonly string[]): string | undefine
   return undefined;
 }
 
+/** `ANTHROPIC_BASE_URL` is usually set without `/v1` (as Anthropic's own SDKs read it); the adapter wants it. */
+function anthropicBaseURL(url: string): string {
+  return /\/v1\/?$/.test(url) ? url : `${url.replace(/\/+$/, '')}/v1`;
+}
+
 /** Ollama's `OLLAMA_HOST` is a host (`127.0.0.1:11434`) or a URL without `/v1`. */
 function ollamaBaseURL(host: string): string {
   const url = /^https?:\/\//i.test(host) ? host : `http://${host}`;
@@ -144,7 +149,7 @@ export function createLLM(spec: string, options: CreateLLMOptions = {}): LLMClie
       return azureOpenAI({ ...common, model: undefined, endpoint: baseURL, deployment: model, apiVersion });
     }
     case 'anthropic':
-      return new AnthropicChatModel(withBase);
+      return new AnthropicChatModel({ ...withBase, baseURL: baseURL ? anthropicBaseURL(baseURL) : undefined });
     case 'gemini':
     case 'google':
       return new GeminiChatModel(withBase);

@@ -1,3 +1,4 @@
+import { EventEmitter } from 'node:events';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { rejectionOf } from '../../test/helpers/rejection';
 import { RequestCancelledError } from '../errors';
@@ -125,5 +126,13 @@ describe('sleep', () => {
   it('rejects at once when the signal is already aborted', async () => {
     const reason = new RequestCancelledError('already');
     expect(await rejectionOf(sleep(60_000, abortedSignal(reason)))).toBe(reason);
+  });
+});
+
+describe('sleep and its listeners', () => {
+  it('leaves no abort listener behind once the wait is over', async () => {
+    const controller = new AbortController();
+    for (let round = 0; round < 20; round++) await sleep(0, controller.signal);
+    expect(EventEmitter.getEventListeners(controller.signal, 'abort')).toHaveLength(0);
   });
 });

@@ -40,11 +40,17 @@ export function raceAbort<T>(promise: Promise<T>, signal: AbortSignal | undefine
 
 /** Waits `ms` milliseconds, or rejects with a `RequestCancelledError` as soon as `signal` aborts. */
 export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return raceAbort(
-    new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, ms);
-      signal?.addEventListener('abort', () => clearTimeout(timer), { once: true });
-    }),
-    signal,
-  );
+  if (signal?.aborted) return Promise.reject(cancellationError(signal));
+  return new Promise<void>((resolve, reject) => {
+    // The listener goes when the timer fires: waits happen often and must not pile up listeners.
+    const onAbort = (): void => {
+      clearTimeout(timer);
+      reject(cancellationError(signal as AbortSignal));
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
 }

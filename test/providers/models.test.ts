@@ -72,6 +72,13 @@ describe('createLLM', () => {
     expect((await firstRequest('openai:gpt-4o', { OPENAI_API_KEY: 'k', OPENAI_BASE_URL: 'https://proxy.test/v1' })).sent.url).toBe('https://proxy.test/v1/chat/completions');
   });
 
+  it('takes ANTHROPIC_BASE_URL with or without /v1, as Anthropic\u2019s own SDKs read it', async () => {
+    const bare = await firstRequest('anthropic:claude-sonnet-4-5', { ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: 'https://gateway.test' });
+    expect(bare.sent.url).toBe('https://gateway.test/v1/messages');
+    const versioned = await firstRequest('anthropic:claude-sonnet-4-5', { ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: 'https://gateway.test/v1/' });
+    expect(versioned.sent.url).toBe('https://gateway.test/v1/messages');
+  });
+
   it('azure uses the endpoint, the deployment and the api-key header', async () => {
     const { sent, model, provider } = await firstRequest('azure:gpt-4o-prod', {
       AZURE_OPENAI_API_KEY: 'az',

@@ -1,5 +1,5 @@
 // The `cache_content` action: the Navigator's notebook. What it writes stays in memory, so
-// findings survive scrolling, navigation and compaction of older turns.
+// findings survive scrolling and navigation, and are the last turns compaction drops.
 
 import { z } from 'zod';
 import { defineAction } from '../define-action';
