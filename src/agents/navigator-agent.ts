@@ -8,7 +8,7 @@ import type { StepRecorder } from '../history/step-recorder';
 import { generateObject } from '../llm/generate-object';
 import { hasImages, withoutImages } from '../llm/images';
 import { toModelJsonSchema } from '../llm/json-schema';
-import { buildStateMessage } from '../prompts/state-message';
+import { buildStateMessage, neutralizeOurTags } from '../prompts/state-message';
 import type { AgentContext } from './agent-context';
 import { modelCallObserver } from './agent-context';
 
@@ -100,8 +100,8 @@ export class NavigatorAgent {
         transient.push(result);
         continue;
       }
-      if (result.extractedContent) context.messages.addActionResult(`Action result: ${result.extractedContent}`);
-      if (result.error) context.messages.addActionResult(`Action error: ${result.error}`);
+      if (result.extractedContent) context.messages.addActionResult(`Action result: ${neutralizeOurTags(result.extractedContent)}`);
+      if (result.error) context.messages.addActionResult(`Action error: ${neutralizeOurTags(result.error)}`);
     }
     context.actionResults = [];
     const state = await context.pageReader.capture({ screenshot: context.settings.useVision, signal: context.signal });

@@ -5,22 +5,30 @@ import type { PageState } from '../browser/page-state';
 import type { ActionResult } from '../actions/types';
 import type { ContentPart } from '../llm/types';
 
-const untrustedTag = /<\/?\s*(untrusted_content|user_request|plan)\b[^>]*>/gi;
+/** The `<` that opens one of our own tags, whatever the spacing or case. */
+const ourTagOpening = /<(?=\s*\/?\s*(?:untrusted_content|user_request|plan)\b)/gi;
 
-/** Removes tags that could fake our own from text that comes from a page. */
-function withoutOurTags(text: string): string {
-  return text.replace(untrustedTag, '');
+/**
+ * Neutralises, in text that comes from a page, every tag that could pass for our own: its `<`
+ * becomes `‹`. Deleting the tags instead would let nested ones rebuild a real tag
+ * (`<user_req<user_request>uest>`).
+ */
+export function neutralizeOurTags(text: string): string {
+  return text.replace(ourTagOpening, '\u2039');
 }
 
-/** Wraps page content so the model treats it as data, removing tags that could fake our own. */
+/** Wraps page content so the model treats it as data; tags that could fake our own are neutralised. */
 export function wrapUntrustedContent(content: string): string {
-  return `<untrusted_content>\n${withoutOurTags(content)}\n</untrusted_content>`;
+  return `<untrusted_content>\n${neutralizeOurTags(content)}\n</untrusted_content>`;
 }
 
-/** A tab as one line of JSON; its title and URL come from the page, so our tags are removed. */
+/**
+ * A tab as one line of JSON. Its title and URL come from the page and stand outside the untrusted
+ * block, so no angle bracket of theirs reaches the model as one (JSON's `\u003c` escapes).
+ */
 function tabLine(tab: { id: string; url: string; title: string; openerId?: string | undefined }): string {
   const opened = tab.openerId === undefined ? {} : { openedBy: tab.openerId };
-  return withoutOurTags(JSON.stringify({ id: tab.id, url: tab.url, title: tab.title, ...opened }));
+  return JSON.stringify({ id: tab.id, url: tab.url, title: tab.title, ...opened }).replace(/</g, '\\u003c').replace(/>/g, '\\u003e');
 }
 
 /** What the state message is built from. */
@@ -62,8 +70,9 @@ export function buildStateMessage(input: StateMessageInput): string | ContentPar
   lines.push(`Current step: ${input.step}/${input.maxSteps}`, `Current date and time: ${formatLocalTime(input.now ?? new Date())}`);
   input.transientResults.forEach((result, position) => {
     const label = `${position + 1}/${input.transientResults.length}`;
-    if (result.extractedContent) lines.push(`Action result ${label}: ${result.extractedContent}`);
-    if (result.error) lines.push(`Action error ${label}: ${result.error}`);
+    // Results can echo page content (a clicked element's text, extracted text): neutralised too.
+    if (result.extractedContent) lines.push(`Action result ${label}: ${neutralizeOurTags(result.extractedContent)}`);
+    if (result.error) lines.push(`Action error ${label}: ${neutralizeOurTags(result.error)}`);
   });
   const text = lines.join('\n');
   if (input.includeScreenshot && state.screenshot) {
