@@ -73,5 +73,6 @@ export {
   PlannavError,
   RequestCancelledError,
   URLNotAllowedError,
+  isFatalError,
 } from './errors';
 export type { ChatModelErrorOptions, PlannavErrorCode, PlannavErrorOptions } from './errors';
