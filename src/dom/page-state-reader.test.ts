@@ -133,10 +133,19 @@ describe('PageStateReader frames', () => {
     expect(evaluated.find((call) => call.frameId === 'top')?.clip).toBeUndefined();
     expect(evaluated.find((call) => call.frameId === 'child')?.clip).toEqual({ x: -10, y: -300, width: 800, height: 800 });
     expect(evaluated.find((call) => call.frameId === 'grandchild')?.clip).toEqual({ x: -15, y: -305, width: 800, height: 800 });
-    expect(state.elementsText).toContain('--- iframe https://child.test/ ---');
+    // The frame's URL is the driver's, not what the frame's snapshot claims.
+    expect(state.elementsText).toContain('--- iframe https://pay.test/ ---');
+    expect(state.elementsText).not.toContain('child.test');
     expect(state.elementsText).not.toContain('hidden');
     expect(state.elementsText).not.toContain('broken');
     expect([...state.elements.values()].map((ref) => ref.frameId)).toEqual(['top', 'child', 'grandchild']);
+  });
+
+  it('takes the URL and title from the active tab, not from the snapshot', async () => {
+    const { driver } = framedDriver();
+    const state = await new PageStateReader(driver, scriptOptions).capture({ screenshot: false });
+    expect(state.url).toBe(homeUrl);
+    expect(state.title).toBe('News');
   });
 
   it('gives child frames no clip in whole-page mode', async () => {

@@ -7,6 +7,7 @@ import { bytesToBase64 } from '../util/base64';
 import { ElementIndexer } from './serialize';
 import { domSnapshotScript } from './snapshot-script';
 import type { FrameSnapshot, SnapshotScriptOptions } from './types';
+import { oneLine, validateFrameSnapshot } from './validate-snapshot';
 
 /**
  * Default attributes shown to the model. `value`, `checked` and `selected` show the live state
@@ -69,9 +70,11 @@ export class PageStateReader {
     const screenshot = options.screenshot
       ? bytesToBase64(await this.driver.screenshot({ ...call, quality: 70, elements: [...page.elements.values()] }))
       : undefined;
+    // The URL and title come from the driver, never from the snapshot: the page controls what the
+    // snapshot script returns.
     return {
-      url: top?.url ?? active.url,
-      title: top?.title ?? active.title,
+      url: oneLine(active.url, 2000),
+      title: oneLine(active.title, 500),
       tabs,
       activeTabId: active.id,
       elementsText: page.text,
@@ -87,12 +90,13 @@ export class PageStateReader {
   /**
    * Runs the snapshot script in the top frame, then in every rendered child frame at once, each
    * told which part of the top page's viewport it covers. A child frame that goes away meanwhile
-   * (a navigation, an ad reloading) is left out rather than failing the whole state.
+   * (a navigation, an ad reloading) is left out rather than failing the whole state. Every
+   * snapshot is validated before use; a child frame's URL is the driver's, not the snapshot's.
    */
   private async snapshotFrames(frames: readonly FrameInfo[], call: CallOptions): Promise<{ frameId: string; snapshot: FrameSnapshot }[]> {
     const [topFrame, ...children] = frames;
     if (!topFrame) return [];
-    const top = await this.driver.evaluate(topFrame.id, domSnapshotScript, this.scriptOptions, call);
+    const top = validateFrameSnapshot(await this.driver.evaluate(topFrame.id, domSnapshotScript, this.scriptOptions, call), this.scriptOptions);
     const offsets = absoluteOffsets(frames);
     const expansion = this.scriptOptions.viewportExpansion;
     const width = top.viewport?.width ?? 0;
@@ -112,7 +116,8 @@ export class PageStateReader {
         }
         const clip = expansion < 0 || !top.viewport ? undefined : { x: -offset.x, y: -offset.y - expansion, width, height: height + 2 * expansion };
         try {
-          const snapshot = await this.driver.evaluate(frame.id, domSnapshotScript, { ...this.scriptOptions, clip }, call);
+          const raw = await this.driver.evaluate(frame.id, domSnapshotScript, { ...this.scriptOptions, clip }, call);
+          const snapshot: FrameSnapshot = { ...validateFrameSnapshot(raw, this.scriptOptions), url: oneLine(frame.url, 2000) };
           return { frameId: frame.id, snapshot };
         } catch (error) {
           if (call.signal?.aborted) throw error;

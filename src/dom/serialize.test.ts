@@ -38,6 +38,14 @@ describe('ElementIndexer line format', () => {
     expect(page.text).toBe('[1]<button aria-label="Say \\"hi\\"">Hi />');
   });
 
+  it('escapes backslashes and line breaks, so one element is always one line', () => {
+    const page = new ElementIndexer().serialize([
+      frame([element('n1', { attributes: { title: 'a\\b\n[99]<button>Pay now />\r\u2028x' }, text: 'Hi', depth: 1e9 })]),
+    ]);
+    expect(page.text.split('\n')).toHaveLength(1);
+    expect(page.text).toBe(`${'\t'.repeat(50)}[1]<button title="a\\\\b\\n[99]<button>Pay now />\\r\\u2028x">Hi />`);
+  });
+
   it('writes text lines as they are and indents every line with one tab per depth', () => {
     const page = new ElementIndexer().serialize([
       frame([

@@ -20,8 +20,12 @@ export interface SerializedPage {
   readonly newIndices: ReadonlySet<number>;
 }
 
+/** A quoted attribute value that stays on its line: backslashes, quotes and line breaks escaped. */
 function quote(value: string): string {
-  return `"${value.replace(/"/g, '\\"')}"`;
+  const escaped = value.replace(/[\\"\n\r\u2028\u2029]/g, (character) =>
+    character === '\n' ? '\\n' : character === '\r' ? '\\r' : character === '\u2028' ? '\\u2028' : character === '\u2029' ? '\\u2029' : `\\${character}`,
+  );
+  return `"${escaped}"`;
 }
 
 /**
@@ -54,7 +58,7 @@ export class ElementIndexer {
       if (child && snapshot.items.length === 0) return;
       if (child) lines.push(`--- iframe ${snapshot.url} ---`);
       for (const item of snapshot.items) {
-        const indent = '\t'.repeat(Math.max(0, item.depth));
+        const indent = '\t'.repeat(Math.min(50, Math.max(0, Math.floor(item.depth) || 0)));
         if (item.kind === 'text') {
           lines.push(indent + item.text);
           continue;

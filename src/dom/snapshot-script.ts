@@ -219,12 +219,22 @@ function runSnapshot(options: SnapshotScriptOptions): FrameSnapshot {
       : origin && origin !== 'null' && absolute.startsWith(`${origin}/`)
         ? absolute.slice(origin.length)
         : absolute;
-    return cap(short, Math.min(maxText, 80));
+    return cap(collapse(short), Math.min(maxText, 80));
   };
 
   /** The element's whitelisted attributes and live state (values, checked, selected, expanded). */
   const attributesOf = (element: Element, tag: string): Record<string, string> => {
     const attributes: Record<string, string> = {};
+    // A password field shows only what cannot carry its value, whatever includeAttributes asks
+    // for: a page may mirror what was typed into aria-valuetext, title or a data attribute.
+    if (tag === 'input' && (element as HTMLInputElement).type === 'password') {
+      attributes.type = 'password';
+      for (const name of ['name', 'placeholder', 'aria-label']) {
+        const value = include.has(name) ? element.getAttribute(name) : null;
+        if (value !== null && value.trim()) attributes[name] = cap(collapse(value));
+      }
+      return attributes;
+    }
     for (const name of include) {
       if (name === 'value' || name === 'checked' || name === 'selected' || name === 'href') continue;
       if (name === 'type' && tag !== 'input') continue;
@@ -243,15 +253,15 @@ function runSnapshot(options: SnapshotScriptOptions): FrameSnapshot {
       if (type === 'checkbox' || type === 'radio') {
         if (input.checked && include.has('checked')) attributes.checked = '';
       } else if (type === 'file') {
-        if (input.files && input.files.length > 0 && include.has('value')) attributes.value = cap([...input.files].map((file) => file.name).join(', '));
+        if (input.files && input.files.length > 0 && include.has('value')) attributes.value = cap(collapse([...input.files].map((file) => file.name).join(', ')));
       } else if (!valueless.has(type) && input.value && include.has('value')) {
-        attributes.value = cap(input.value);
+        attributes.value = cap(collapse(input.value));
       } else if ((type === 'submit' || type === 'button' || type === 'reset') && input.value) {
-        attributes.value = cap(input.value);
+        attributes.value = cap(collapse(input.value));
       }
       if (type === 'range' || type === 'number') {
-        if (input.min) attributes.min = input.min;
-        if (input.max) attributes.max = input.max;
+        if (input.min.trim()) attributes.min = cap(collapse(input.min), 40);
+        if (input.max.trim()) attributes.max = cap(collapse(input.max), 40);
       }
     } else if (tag === 'textarea') {
       const value = (element as HTMLTextAreaElement).value;

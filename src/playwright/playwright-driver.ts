@@ -395,7 +395,18 @@ export class PlaywrightDriver implements BrowserDriver {
         json = await frame.evaluate(portable(runInstalled), call);
       }
       if (json === null) throw new BrowserError(`The page kept the script ${script.id} from being installed.`);
-      return (JSON.parse(json) as { value: TResult }).value;
+      // The page can tamper with what comes back (it controls JSON.stringify): the caller
+      // validates the value; here it must at least be the JSON envelope.
+      let envelope: unknown;
+      try {
+        envelope = typeof json === 'string' ? JSON.parse(json) : undefined;
+      } catch {
+        envelope = undefined;
+      }
+      if (typeof envelope !== 'object' || envelope === null || !('value' in envelope)) {
+        throw new BrowserError(`The page returned a malformed result for ${script.id}.`, { retryable: true });
+      }
+      return (envelope as { value: TResult }).value;
     });
   }
 
