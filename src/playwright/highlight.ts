@@ -7,12 +7,12 @@ export interface HighlightTarget {
   readonly index: number;
 }
 
-const containerId = '__plannav-highlights';
+/** The id of the layer the boxes are drawn on; passed to the page functions, which cannot see module values. */
+export const highlightLayerId = '__plannav-highlights';
 
 /* v8 ignore start -- runs inside the page, where Node's coverage cannot see it */
 /** Draws a fixed, click-through layer with one labelled box per element; returns how many it drew. */
-export function drawHighlights(targets: readonly HighlightTarget[]): number {
-  const layerId = '__plannav-highlights';
+export function drawHighlights({ layerId, targets }: { layerId: string; targets: readonly HighlightTarget[] }): number {
   document.getElementById(layerId)?.remove();
   const state = (window as unknown as Record<string, { elements?: Map<string, WeakRef<Element>> } | undefined>)['__plannavSnapshot'];
   const layer = document.createElement('div');
@@ -47,10 +47,8 @@ export function drawHighlights(targets: readonly HighlightTarget[]): number {
 }
 
 /** Removes the layer drawHighlights added, if any. */
-export function removeHighlights(): void {
-  document.getElementById('__plannav-highlights')?.remove();
+export function removeHighlights(layerId: string): void {
+  document.getElementById(layerId)?.remove();
 }
 
 /* v8 ignore stop */
-/** The id of the highlight layer, for tests. */
-export const highlightLayerId = containerId;

@@ -21,8 +21,8 @@ import { BrowserError, ConfigError } from '../errors';
 import { sleep } from '../util/abort';
 import { asBrowserError, firstLine, guardedCall } from './call';
 import { findChromium } from './find-chromium';
-import { installExpression, portable, runInstalled } from './page-function';
-import { drawHighlights, removeHighlights, type HighlightTarget } from './highlight';
+import { functionExpression, installExpression, portable, runInstalled } from './page-function';
+import { drawHighlights, highlightLayerId, removeHighlights, type HighlightTarget } from './highlight';
 import {
   defaultChromiumArgs,
   resolveSettleOptions,
@@ -47,17 +47,27 @@ class NetworkActivity {
   readonly inFlight = new Map<Request, number>();
   lastActivity = 0;
 
+  /** Removes the listeners this tracker added to the page. */
+  readonly dispose: () => void;
+
   constructor(page: Page) {
-    page.on('request', (request) => {
+    const started = (request: Request): void => {
       if (!trackedResourceTypes.has(request.resourceType())) return;
       this.inFlight.set(request, Date.now());
       this.lastActivity = Date.now();
-    });
+    };
     const done = (request: Request): void => {
       if (this.inFlight.delete(request)) this.lastActivity = Date.now();
     };
+    page.on('request', started);
     page.on('requestfinished', done);
     page.on('requestfailed', done);
+    this.dispose = () => {
+      page.off('request', started);
+      page.off('requestfinished', done);
+      page.off('requestfailed', done);
+      this.inFlight.clear();
+    };
   }
 
   /** True when no recent request is in flight and nothing started or ended for `quietMs`. */
@@ -196,7 +206,12 @@ export class PlaywrightDriver implements BrowserDriver {
   /** Titles as of the last load or action, so listing tabs costs no round trip to each page. */
   private readonly titles = new WeakMap<Page, string>();
   private readonly frameIds = new WeakMap<Frame, string>();
-  private readonly frameElements = new WeakMap<Frame, ElementHandle>();
+  /** The iframe element of each child frame seen, kept for measuring; disposed when the frame goes and on close. */
+  private readonly frameElements = new Map<Frame, ElementHandle>();
+  /** Removes the listeners the driver added to each page it tracks (attached pages belong to the user). */
+  private readonly pageListeners = new Map<Page, () => void>();
+  /** A blank page the driver opened in an attached context after its last tab closed; closed on close(). */
+  private readonly createdPages = new Set<Page>();
   private readonly framesById = new Map<string, WeakRef<Frame>>();
   private readonly network = new WeakMap<Page, NetworkActivity>();
   private readonly onPage = (page: Page): void => this.adopt(page, true);
@@ -246,9 +261,21 @@ export class PlaywrightDriver implements BrowserDriver {
         { cause: error },
       );
     }
-    const driver = new PlaywrightDriver(context, { context, userDataDir }, options);
-    await driver.start(options.startUrl);
-    return driver;
+    // Whatever fails from here (bad options, an unreachable startUrl) must not leave the browser
+    // running or its profile on disk.
+    let driver: PlaywrightDriver | undefined;
+    try {
+      driver = new PlaywrightDriver(context, { context, userDataDir }, options);
+      await driver.start(options.startUrl);
+      return driver;
+    } catch (error) {
+      if (driver) await driver.close().catch(() => undefined);
+      else {
+        await context.close().catch(() => undefined);
+        rmSync(userDataDir, { recursive: true, force: true, maxRetries: 3 });
+      }
+      throw error;
+    }
   }
 
   /**
@@ -259,7 +286,12 @@ export class PlaywrightDriver implements BrowserDriver {
     const isPage = 'mainFrame' in target;
     const context = isPage ? target.context() : target;
     const driver = new PlaywrightDriver(context, {}, options);
-    await driver.start(undefined, isPage ? target : undefined);
+    try {
+      await driver.start(undefined, isPage ? target : undefined);
+    } catch (error) {
+      await driver.close().catch(() => undefined);
+      throw error;
+    }
     return driver;
   }
 
@@ -284,10 +316,22 @@ export class PlaywrightDriver implements BrowserDriver {
     } catch (error) {
       throw new BrowserError(`Could not connect to ${options.wsEndpoint ?? options.cdpUrl}: ${firstLine(error)}`, { cause: error });
     }
-    const context = await browser.newContext({ viewport: { width: 1280, height: 1100 }, ...options.contextOptions });
-    const driver = new PlaywrightDriver(context, { browser, context }, options);
-    await driver.start();
-    return driver;
+    let context: BrowserContext | undefined;
+    let driver: PlaywrightDriver | undefined;
+    try {
+      context = await browser.newContext({ viewport: { width: 1280, height: 1100 }, ...options.contextOptions });
+      driver = new PlaywrightDriver(context, { browser, context }, options);
+      await driver.start();
+      return driver;
+    } catch (error) {
+      // Close what was opened here and disconnect; the remote browser itself is not ours.
+      if (driver) await driver.close().catch(() => undefined);
+      else {
+        await context?.close().catch(() => undefined);
+        await browser.close().catch(() => undefined);
+      }
+      throw error;
+    }
   }
 
   /** The active tab's Playwright page, for what the driver does not cover. */
@@ -335,7 +379,12 @@ export class PlaywrightDriver implements BrowserDriver {
       if (this.activePage === page || this.activePage === undefined) {
         const remaining = this.livePages();
         this.activePage = remaining[Math.max(0, Math.min(position - 1, remaining.length - 1))];
-        if (!this.activePage) this.adopt(await this.context.newPage(), true);
+        if (!this.activePage) {
+          const blank = await this.context.newPage();
+          // In a context the driver attached to, this page is the driver's: close() closes it.
+          if (!this.owned.context) this.createdPages.add(blank);
+          this.adopt(blank, true);
+        }
       }
     });
   }
@@ -366,6 +415,7 @@ export class PlaywrightDriver implements BrowserDriver {
       const main = page.mainFrame();
       // Error pages of frames that failed to load (blocked, offline) hold nothing to act on.
       const frames = [main, ...page.frames().filter((frame) => frame !== main && !frame.isDetached() && !frame.url().startsWith('chrome-error:'))];
+      this.pruneFrames();
       const boxes = await this.frameBoxes(frames.slice(1));
       return frames.map((frame): FrameInfo => {
         const parent = frame.parentFrame();
@@ -499,12 +549,11 @@ export class PlaywrightDriver implements BrowserDriver {
           void element.dispose().catch(() => undefined);
         }
       } else {
-        await this.active().mainFrame().evaluate(({ deltaY, toPercent }) => {
-          const target = document.scrollingElement ?? document.documentElement;
-          const range = Math.max(0, target.scrollHeight - window.innerHeight);
-          const top = toPercent !== null ? (range * toPercent) / 100 : target.scrollTop + (deltaY ?? window.innerHeight * 0.8);
-          window.scrollTo({ top, behavior: 'instant' });
-        }, request);
+        // The same page function as for an element, called with no element: the page scrolls.
+        await this.active().mainFrame().evaluate(`(() => {
+  var __name = function (target) { return target; };
+  return (${functionExpression(scrollInPage)})(null, ${JSON.stringify(request)});
+})()`);
       }
       await this.settle(this.active(), timeout, options.signal);
     });
@@ -519,7 +568,7 @@ export class PlaywrightDriver implements BrowserDriver {
         const bytes = await page.screenshot({ type: 'jpeg', quality: options?.quality ?? 70, fullPage: options?.fullPage ?? false, timeout });
         return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
       } finally {
-        await Promise.all(highlighted.map((frame) => frame.evaluate(portable(removeHighlights)).catch(() => undefined)));
+        await Promise.all(highlighted.map((frame) => frame.evaluate(portable(removeHighlights), highlightLayerId).catch(() => undefined)));
       }
     });
   }
@@ -542,7 +591,17 @@ export class PlaywrightDriver implements BrowserDriver {
 
   private async release(): Promise<void> {
     this.context.off('page', this.onPage);
+    // Attached pages stay the user's: leave nothing of the driver's on them.
+    for (const remove of this.pageListeners.values()) remove();
+    this.pageListeners.clear();
+    const handles = [...this.frameElements.values()];
+    this.frameElements.clear();
+    this.framesById.clear();
+    await Promise.all(handles.map((handle) => handle.dispose().catch(() => undefined)));
     const problems: unknown[] = [];
+    const created = [...this.createdPages];
+    this.createdPages.clear();
+    await Promise.all(created.map((page) => page.close().catch(() => undefined)));
     if (!this.owned.context) await this.initScript?.dispose().catch((error: unknown) => problems.push(error));
     if (this.owned.context) await this.owned.context.close().catch((error: unknown) => problems.push(error));
     if (this.owned.browser) await this.owned.browser.close().catch((error: unknown) => problems.push(error));
@@ -571,13 +630,23 @@ export class PlaywrightDriver implements BrowserDriver {
     if (!this.tabIds.has(page)) {
       this.tabIds.set(page, `tab-${this.nextTab++}`);
       this.tabOrder.push(page);
-      this.network.set(page, new NetworkActivity(page));
-      page.once('close', () => this.forget(page));
+      const network = new NetworkActivity(page);
+      this.network.set(page, network);
+      const closed = (): void => this.forget(page);
       const refresh = (): void => void this.refreshTitle(page);
+      const navigated = (frame: Frame): void => {
+        if (frame === page.mainFrame()) refresh();
+      };
+      page.on('close', closed);
       page.on('domcontentloaded', refresh);
       page.on('load', refresh);
-      page.on('framenavigated', (frame) => {
-        if (frame === page.mainFrame()) refresh();
+      page.on('framenavigated', navigated);
+      this.pageListeners.set(page, () => {
+        network.dispose();
+        page.off('close', closed);
+        page.off('domcontentloaded', refresh);
+        page.off('load', refresh);
+        page.off('framenavigated', navigated);
       });
       void page
         .opener()
@@ -591,6 +660,9 @@ export class PlaywrightDriver implements BrowserDriver {
   }
 
   private forget(page: Page): void {
+    this.pageListeners.get(page)?.();
+    this.pageListeners.delete(page);
+    this.createdPages.delete(page);
     const position = this.tabOrder.indexOf(page);
     if (position !== -1) this.tabOrder.splice(position, 1);
     if (this.activePage === page) this.activePage = this.tabOrder[Math.max(0, position - 1)];
@@ -637,6 +709,19 @@ export class PlaywrightDriver implements BrowserDriver {
       this.framesById.set(id, new WeakRef(frame));
     }
     return id;
+  }
+
+  /** Forgets frames that are gone (of any tab), and disposes the frame elements kept for them. */
+  private pruneFrames(): void {
+    for (const [id, reference] of this.framesById) {
+      const frame = reference.deref();
+      if (!frame || frame.isDetached()) this.framesById.delete(id);
+    }
+    for (const [frame, handle] of this.frameElements) {
+      if (!frame.isDetached()) continue;
+      this.frameElements.delete(frame);
+      void handle.dispose().catch(() => undefined);
+    }
   }
 
   private frameById(frameId: string): Frame {
@@ -719,14 +804,19 @@ export class PlaywrightDriver implements BrowserDriver {
    * time. Never fails: a busy page just ends the wait.
    */
   private async settle(page: Page, timeout: number, signal: AbortSignal | undefined): Promise<void> {
-    await this.waitUntilSettled(page, timeout, signal);
-    // An action may change the title without a navigation (a single-page app); read it once here.
-    await this.refreshTitle(page);
+    const deadline = Date.now() + Math.min(this.settleOptions.maxWaitMs, Math.max(0, timeout - 50));
+    await this.waitUntilSettled(page, deadline, signal);
+    // An action may change the title without a navigation (a single-page app); read it once here,
+    // within what is left of the bound (at least a short moment): a page busy with a long script
+    // cannot answer, and then the title read at its last load stands.
+    const title = this.refreshTitle(page);
+    let bound: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([title, new Promise<void>((done) => (bound = setTimeout(done, Math.max(50, deadline - Date.now()))))]);
+    clearTimeout(bound);
   }
 
-  private async waitUntilSettled(page: Page, timeout: number, signal: AbortSignal | undefined): Promise<void> {
-    const { domQuietMs, networkQuietMs, maxWaitMs, ignoreRequestsAfterMs } = this.settleOptions;
-    const deadline = Date.now() + Math.min(maxWaitMs, Math.max(0, timeout - 50));
+  private async waitUntilSettled(page: Page, deadline: number, signal: AbortSignal | undefined): Promise<void> {
+    const { domQuietMs, networkQuietMs, ignoreRequestsAfterMs } = this.settleOptions;
     const remaining = (): number => Math.max(0, deadline - Date.now());
     await page.waitForLoadState('domcontentloaded', { timeout: Math.max(1, remaining()) }).catch(() => undefined);
     const activity = this.network.get(page);
@@ -765,7 +855,7 @@ export class PlaywrightDriver implements BrowserDriver {
       [...byFrame].map(async ([frameId, targets]) => {
         const frame = this.framesById.get(frameId)?.deref();
         if (!frame || frame.isDetached()) return;
-        if ((await frame.evaluate(portable(drawHighlights), targets).catch(() => 0)) > 0) drawn.push(frame);
+        if ((await frame.evaluate(portable(drawHighlights), { layerId: highlightLayerId, targets }).catch(() => 0)) > 0) drawn.push(frame);
       }),
     );
     return drawn;

@@ -1,6 +1,9 @@
 // PlaywrightDriver in real headless Chromium: tabs, settling, screenshots, element refs, errors,
 // cancellation, and the three ways in (launch, attach, connect). One launched browser per file.
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BrowserError, RequestCancelledError } from '../../src/errors';
@@ -251,6 +254,76 @@ describe('ways in', () => {
       expect(lineWith(state.elementsText, 'Native button')).toBeDefined();
       expect(lineWith(state.elementsText, 'Listener div')).toBeUndefined();
       await driver.waitForSettled();
+    } finally {
+      await driver.close();
+    }
+  });
+
+  it('closes the browser and removes its profile when startup fails', async () => {
+    // os.tmpdir() follows TMPDIR, and this worker's environment is its own: the folder below sees
+    // only this launch, whatever other test files run meanwhile.
+    const scratch = mkdtempSync(join(tmpdir(), 'plannav-launch-test-'));
+    const saved = process.env.TMPDIR;
+    process.env.TMPDIR = scratch;
+    try {
+      const profiles = (): string[] => readdirSync(scratch).filter((name) => name.startsWith('plannav-chromium-'));
+      expect(profiles()).toEqual([]);
+      await expect(PlaywrightDriver.launch({ startUrl: 'http://127.0.0.1:1/' })).rejects.toThrow(BrowserError);
+      expect(profiles()).toEqual([]);
+    } finally {
+      if (saved === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = saved;
+      rmSync(scratch, { recursive: true, force: true });
+    }
+  });
+
+  it('leaves no listener on an attached page after close, however often it attaches', async () => {
+    const browser = await chromium.launch({ executablePath: findChromium(), args: ['--no-sandbox', '--disable-gpu'] });
+    try {
+      const context = await browser.newContext();
+      const page = await context.newPage();
+      await page.goto(fixture.server.url('frames.html'));
+      const events = ['request', 'requestfinished', 'requestfailed', 'close', 'load', 'domcontentloaded', 'framenavigated'] as const;
+      // Playwright's pages and contexts are event emitters; the typings leave listenerCount out.
+      type Emitter = { listenerCount(event: string): number };
+      const counts = (): number[] => [...events.map((event) => (page as unknown as Emitter).listenerCount(event)), (context as unknown as Emitter).listenerCount('page')];
+      const before = counts();
+      for (let round = 0; round < 3; round++) {
+        const driver = await PlaywrightDriver.attach(page);
+        await capture({ ...fixture, driver }, undefined); // measures the iframes: frame element handles are kept
+        expect(counts()).not.toEqual(before);
+        await driver.close();
+      }
+      expect(counts()).toEqual(before);
+    } finally {
+      await browser.close();
+    }
+  });
+
+  it('closes on close() the blank tab it opened after closing the last tab of an attached context', async () => {
+    const browser = await chromium.launch({ executablePath: findChromium(), args: ['--no-sandbox', '--disable-gpu'] });
+    try {
+      const context = await browser.newContext();
+      await context.newPage();
+      const driver = await PlaywrightDriver.attach(context);
+      await driver.closeTab((await driver.activeTab()).id);
+      expect(context.pages()).toHaveLength(1);
+      await driver.close();
+      expect(context.pages()).toHaveLength(0);
+    } finally {
+      await browser.close();
+    }
+  });
+
+  it('ends the settle wait within its bound when a click starts a long-running script', async () => {
+    const maxWaitMs = 1000;
+    const driver = await PlaywrightDriver.launch({ settle: { maxWaitMs }, defaultTimeout: 30_000 });
+    try {
+      const state = await capture({ ...fixture, driver }, 'busy.html');
+      const started = Date.now();
+      await driver.click(state.elements.get(indexWith(state.elementsText, 'Start a long script'))!);
+      // The script runs 10 s; the click must come back within the settle bound plus a generous margin.
+      expect(Date.now() - started).toBeLessThan(maxWaitMs + 5000);
     } finally {
       await driver.close();
     }
