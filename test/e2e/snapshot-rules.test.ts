@@ -256,6 +256,21 @@ describe('frames', () => {
   });
 });
 
+describe('frames that cannot be seen', () => {
+  it('does not index an iframe that is transparent, hidden or covered by an overlay', async () => {
+    const { elementsText: text } = await capture(fixture, 'frames-hidden.html');
+    expect(lineWith(text, 'Frame button shown')).toBeDefined();
+    expect(lineWith(text, 'Overlay button')).toBeDefined();
+    for (const hidden of ['transparent', 'invisible', 'covered']) expect(text, hidden).not.toContain(`Frame button ${hidden}`);
+  });
+
+  it('does not index an iframe behind an open modal dialog, even beside the dialog', async () => {
+    const { elementsText: text } = await capture(fixture, 'frames-modal.html');
+    expect(lineWith(text, 'Dialog OK')).toBeDefined();
+    expect(text).not.toContain('Frame button under');
+  });
+});
+
 describe('scrolling', () => {
   it('marks an inner scroll box with what it hides, and scrolls inside it by its index', async () => {
     const state = await capture(fixture, 'scroll.html');
