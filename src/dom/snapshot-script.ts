@@ -331,6 +331,31 @@ function runSnapshot(options: SnapshotScriptOptions): FrameSnapshot {
     return node.childNodes;
   };
 
+  /** Clipped to nothing: clip-path inset(50%) or more, or clip: rect() of no width or height on a positioned element. */
+  const clippedAway = (style: CSSStyleDeclaration, position: string): boolean => {
+    const clipPath = style.clipPath;
+    if (clipPath && clipPath !== 'none') {
+      const inset = /^inset\(\s*([\d.]+)%/.exec(clipPath);
+      if (inset && Number(inset[1]) >= 50) return true;
+    }
+    if (position === 'absolute' || position === 'fixed') {
+      const clipRect = style.clip;
+      const edges = clipRect && clipRect !== 'auto' ? /^rect\(\s*([-\d.]+)px,?\s*([-\d.]+)px,?\s*([-\d.]+)px,?\s*([-\d.]+)px\s*\)$/.exec(clipRect) : null;
+      if (edges && (Number(edges[2]) - Number(edges[4]) <= 1 || Number(edges[3]) - Number(edges[1]) <= 1)) return true;
+    }
+    return false;
+  };
+
+  /** The element's own text cannot be read: a zero font size, or indented far beyond the left edge (the image-replacement trick). */
+  const textHiddenBy = (style: CSSStyleDeclaration, rect: DOMRect): boolean => {
+    if (parseFloat(style.fontSize) === 0) return true;
+    const indent = style.textIndent;
+    const amount = parseFloat(indent);
+    if (!Number.isFinite(amount) || amount >= 0) return false;
+    if (indent.endsWith('%')) return amount <= -100;
+    return rect.left + window.scrollX + amount <= -999;
+  };
+
   const walkText = (node: Text, parentBox: Box, context: Context): void => {
     if (context.hidden) return;
     const raw = node.data;
@@ -354,8 +379,9 @@ function runSnapshot(options: SnapshotScriptOptions): FrameSnapshot {
     const rect = element.getBoundingClientRect();
     const hasSize = rect.width > 0 && rect.height > 0;
     // Outside the indexed region: what could escape it (fixed bars, overlays) is on a hit path.
-    // Checked before the computed style, which is the costly part of a visit.
-    if (hasSize && !wholePage && !onPath && (rect.bottom <= region.top || rect.top >= region.bottom || rect.right <= region.left || rect.left >= region.right)) return;
+    // Checked before the computed style, which is the costly part of a visit. In whole-page mode
+    // the region still ends at the document's left and top edges: what lies beyond cannot be seen.
+    if (hasSize && !onPath && (rect.bottom <= region.top || rect.top >= region.bottom || rect.right <= region.left || rect.left >= region.right)) return;
     // Each computed property is read at most once, and only when it can change the outcome:
     // reading computed style is most of the cost of a visit.
     const style = window.getComputedStyle(element);
@@ -368,7 +394,7 @@ function runSnapshot(options: SnapshotScriptOptions): FrameSnapshot {
     const position = style.position;
     const ownClip = position === 'fixed' ? everywhere : position === 'absolute' ? context.absoluteClip : context.clip;
     const box: Box = contents ? parentBox : { top: rect.top, bottom: rect.bottom, left: rect.left, right: rect.right };
-    if (!onPath && style.opacity === '0') return;
+    if (!onPath && (style.opacity === '0' || clippedAway(style, position))) return;
     if (!contents && !onPath) {
       // Visually hidden (the 1-pixel screen-reader pattern, a collapsed section) or clipped away.
       if (overflowClips && (rect.width <= 1 || rect.height <= 1)) return;
@@ -441,9 +467,13 @@ function runSnapshot(options: SnapshotScriptOptions): FrameSnapshot {
       insideIndexed: context.insideIndexed || draft !== undefined,
     };
     const closedDetails = tag === 'details' && !(element as HTMLDetailsElement).open;
+    let ownTextHidden: boolean | undefined; // read only for elements with text of their own
     for (const child of rendersChildrenOf(element)) {
       if (closedDetails && (child.nodeType !== 1 || (child as Element).localName !== 'summary')) continue;
-      if (child.nodeType === 3) walkText(child as Text, box, childContext);
+      if (child.nodeType === 3) {
+        ownTextHidden ??= textHiddenBy(style, rect);
+        if (!ownTextHidden) walkText(child as Text, box, childContext);
+      }
       else if (child.nodeType === 1) walk(child as Element, childContext, style, box);
     }
     if (block) flush();

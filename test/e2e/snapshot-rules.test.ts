@@ -45,6 +45,19 @@ describe('visibility', () => {
   });
 });
 
+describe('hidden text', () => {
+  for (const [mode, viewportExpansion] of [['the viewport', 0], ['whole-page mode', -1]] as const) {
+    it(`leaves out text that is off the page's left or top edge, indented away, clipped away or of zero size, in ${mode}`, async () => {
+      const { elementsText: text } = await capture(fixture, 'hidden-text.html', { viewportExpansion });
+      for (const shown of ['Plain visible text', 'Visible inside a zero font row', 'Visible indented paragraph']) expect(text, shown).toContain(shown);
+      expect(text).not.toContain('Secret');
+      expect(text).not.toContain('Far left button');
+      expect(text).not.toContain('Clip path button');
+      expect(lineWith(text, 'href="/home"')).toBeDefined();
+    });
+  }
+});
+
 describe('top-most elements', () => {
   it('leaves elements under an overlay unindexed and indexes the modal; they come back when it closes', async () => {
     const state = await capture(fixture, 'overlay.html');
