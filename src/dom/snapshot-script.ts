@@ -482,15 +482,24 @@ function runSnapshot(options: SnapshotScriptOptions): FrameSnapshot {
   // Hit paths: what the viewport shows at a grid of points, with its ancestors. Walking prunes
   // subtrees outside the indexed region, except these, so fixed bars and overlays whose parents
   // lie elsewhere are still reached.
+  // Points along the edges find fixed bars, cookie banners and chat buttons whose ancestors
+  // (a short header) scrolled out of view long ago.
   const mustVisit = new Set<Element>();
   if (!wholePage) {
+    const points: [number, number][] = [];
     for (let row = 0; row < 3; row++) {
-      for (let column = 0; column < 2; column++) {
-        let hit: Element | null = document.elementFromPoint(((column + 0.5) * viewportWidth) / 2, ((row + 0.5) * viewportHeight) / 3);
-        while (hit && !mustVisit.has(hit)) {
-          mustVisit.add(hit);
-          hit = hit.parentElement ?? ((hit.parentNode as ShadowRoot | null)?.host ?? null);
-        }
+      for (let column = 0; column < 2; column++) points.push([((column + 0.5) * viewportWidth) / 2, ((row + 0.5) * viewportHeight) / 3]);
+    }
+    for (const x of [8, 48, viewportWidth / 2, viewportWidth - 48, viewportWidth - 8]) {
+      for (const y of [8, viewportHeight - 48, viewportHeight - 8]) points.push([x, y]);
+    }
+    points.push([8, viewportHeight / 2], [viewportWidth - 8, viewportHeight / 2]);
+    for (const [x, y] of points) {
+      if (x < 0 || y < 0 || x >= viewportWidth || y >= viewportHeight) continue;
+      let hit: Element | null = document.elementFromPoint(x, y);
+      while (hit && !mustVisit.has(hit)) {
+        mustVisit.add(hit);
+        hit = hit.parentElement ?? ((hit.parentNode as ShadowRoot | null)?.host ?? null);
       }
     }
   }

@@ -45,6 +45,18 @@ describe('visibility', () => {
   });
 });
 
+describe('fixed bars', () => {
+  it('keeps a fixed bottom bar indexed after its short parent scrolled far out of view', async () => {
+    const state = await capture(fixture, 'fixed-in-header.html');
+    expect(lineWith(state.elementsText, 'Home')).toBeDefined();
+    await fixture.driver.scroll({ deltaY: 2000 });
+    const scrolled = await state.reader.capture({ screenshot: false });
+    expect(lineWith(scrolled.elementsText, 'Home')).toBeUndefined();
+    expect(lineWith(scrolled.elementsText, 'Chat with us')).toBeDefined();
+    expect(lineWith(scrolled.elementsText, 'Accept cookies')).toBeDefined();
+  });
+});
+
 describe('hidden text', () => {
   for (const [mode, viewportExpansion] of [['the viewport', 0], ['whole-page mode', -1]] as const) {
     it(`leaves out text that is off the page's left or top edge, indented away, clipped away or of zero size, in ${mode}`, async () => {
