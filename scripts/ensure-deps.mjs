@@ -1,7 +1,8 @@
 // Installs what is missing on a fresh machine before `npm test` / `npm run demo`; fast no-op when all is there.
 // Each step checks cheaply first and installs only when needed; add new steps at the bottom.
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, realpathSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
 
 const shell = process.platform === 'win32';
 const readJson = (/** @type {string} */ file) => JSON.parse(readFileSync(file, 'utf8'));
@@ -40,26 +41,98 @@ function ensureNodeModules() {
   }
 }
 
-ensureNodeModules();
+/**
+ * Where Linux installs Chromium-family browsers, most specific first. The same list as
+ * `linuxChromiumCandidates` in src/playwright/find-chromium.ts (scripts cannot import TypeScript;
+ * src/playwright/find-chromium.test.ts checks that the two are equal).
+ */
+export const linuxChromiumCandidates = [
+  '/usr/bin/chromium',
+  '/usr/bin/chromium-browser',
+  '/usr/bin/google-chrome',
+  '/usr/bin/google-chrome-stable',
+  '/snap/bin/chromium',
+  '/opt/google/chrome/chrome',
+];
 
-/** The browser tests (test/e2e) and `npm run bench` drive a system Chromium through playwright-core. */
-function ensureChromium() {
-  if (process.platform !== 'linux') return; // macOS / Windows: PlaywrightDriver finds Chrome where it is installed
-  const candidates = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome', '/usr/bin/google-chrome-stable'];
-  const configured = process.env.PLANNAV_CHROMIUM_PATH ?? process.env.CHROME_PATH;
-  if ((configured && existsSync(configured)) || candidates.some((path) => existsSync(path))) return;
-  const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
-  if (isRoot && existsSync('/etc/debian_version')) {
-    console.log('ensure-deps: Chromium is missing: installing the Debian package `chromium`');
-    const apt = (/** @type {string[]} */ args) => spawnSync('apt-get', args, { stdio: 'inherit', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } }).status === 0;
-    if (apt(['update']) && apt(['install', '-y', '--no-install-recommends', 'chromium'])) return;
-    console.error('ensure-deps: apt-get could not install chromium; the browser tests will fail.');
-    return;
+/** The ID and ID_LIKE words of /etc/os-release, such as ['ubuntu', 'debian']. */
+function osIds() {
+  try {
+    const release = readFileSync('/etc/os-release', 'utf8');
+    return [...release.matchAll(/^(?:ID|ID_LIKE)=(.*)$/gm)].flatMap((match) => (match[1] ?? '').replace(/["']/g, '').split(/\s+/)).filter(Boolean);
+  } catch {
+    return [];
   }
-  console.error(
-    'ensure-deps: no Chromium found (/usr/bin/chromium, chromium-browser, google-chrome). The browser tests need one: ' +
-      'install it (Debian/Ubuntu: `sudo apt-get install chromium`) or set PLANNAV_CHROMIUM_PATH to its binary.',
-  );
 }
 
-ensureChromium();
+/**
+ * @typedef {object} ChromiumEnvironment
+ * @property {NodeJS.Platform} [platform]
+ * @property {NodeJS.ProcessEnv} [env]
+ * @property {(path: string) => boolean} [exists]
+ * @property {boolean} [isRoot]
+ * @property {string[]} [os] the words of /etc/os-release ID and ID_LIKE
+ * @property {(args: string[]) => boolean} [apt] runs apt-get, true when it succeeded
+ * @property {(message: string) => void} [log]
+ * @property {(message: string) => void} [error]
+ */
+
+/**
+ * The browser tests (test/e2e) and `npm run bench` drive a system Chromium through playwright-core.
+ * Installs Debian's `chromium` when none is found and that is possible (root on Debian).
+ * @param {ChromiumEnvironment} [environment] the machine, replaceable for tests
+ * @returns {number} the exit code: 0 when a browser is there, was installed or the check is skipped (PLANNAV_SKIP_BROWSER=1); 1 otherwise
+ */
+export function ensureChromium(environment = {}) {
+  const platform = environment.platform ?? process.platform;
+  const env = environment.env ?? process.env;
+  const exists = environment.exists ?? existsSync;
+  const log = environment.log ?? ((/** @type {string} */ message) => console.log(message));
+  const error = environment.error ?? ((/** @type {string} */ message) => console.error(message));
+  if (platform !== 'linux') return 0; // macOS / Windows: PlaywrightDriver finds Chrome where it is installed
+  const configured = env.PLANNAV_CHROMIUM_PATH ?? env.CHROME_PATH;
+  const found = () => (configured !== undefined && configured !== '' && exists(configured)) || linuxChromiumCandidates.some((path) => exists(path));
+  if (found()) return 0;
+  if (env.PLANNAV_SKIP_BROWSER === '1') {
+    log('ensure-deps: no Chromium found; PLANNAV_SKIP_BROWSER=1, so the browser check is skipped (the browser tests will fail).');
+    return 0;
+  }
+  const isRoot = environment.isRoot ?? (typeof process.getuid === 'function' && process.getuid() === 0);
+  const os = environment.os ?? osIds();
+  const debian = os.includes('debian') || (environment.os === undefined && existsSync('/etc/debian_version'));
+  // Ubuntu's `chromium` package only installs the snap, which does not run in containers.
+  const ubuntu = os.includes('ubuntu');
+  let why;
+  if (!debian || ubuntu) why = ubuntu ? "this is Ubuntu, whose `chromium` package is a snap that does not work in containers" : 'this is not Debian, so it was not installed automatically';
+  else if (!isRoot) why = 'installing it needs root (run `sudo apt-get install chromium`)';
+  else {
+    log('ensure-deps: Chromium is missing: installing the Debian package `chromium`');
+    const apt =
+      environment.apt ??
+      ((/** @type {string[]} */ args) => spawnSync('apt-get', args, { stdio: 'inherit', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } }).status === 0);
+    if (apt(['update']) && apt(['install', '-y', '--no-install-recommends', 'chromium']) && found()) return 0;
+    why = 'apt-get could not install the Debian package `chromium`';
+  }
+  error(
+    `ensure-deps: no Chromium found (looked at ${configured ? `${configured}, ` : ''}${linuxChromiumCandidates.join(', ')}), and ${why}. ` +
+      'The browser tests and `npm run bench` need one: on Debian, `sudo apt-get install chromium`; on Ubuntu the `chromium` package is a snap, ' +
+      'which does not work in containers, so install Google Chrome from its .deb or use a Debian-based image. ' +
+      'Or set PLANNAV_CHROMIUM_PATH to a Chromium or Chrome binary. Set PLANNAV_SKIP_BROWSER=1 to skip this check.',
+  );
+  return 1;
+}
+
+/** True when this file is the script node runs, not a module a test imports. */
+function isMain() {
+  try {
+    return Boolean(process.argv[1]) && import.meta.url === pathToFileURL(realpathSync(process.argv[1] ?? '')).href;
+  } catch {
+    return false;
+  }
+}
+
+if (isMain()) {
+  ensureNodeModules();
+  const code = ensureChromium();
+  if (code !== 0) process.exit(code);
+}

@@ -3,6 +3,19 @@
 
 import { existsSync } from 'node:fs';
 
+/**
+ * Where Linux installs Chromium-family browsers, most specific first. scripts/ensure-deps.mjs keeps
+ * the same list (it cannot import TypeScript); find-chromium.test.ts checks that they are equal.
+ */
+export const linuxChromiumCandidates: readonly string[] = [
+  '/usr/bin/chromium',
+  '/usr/bin/chromium-browser',
+  '/usr/bin/google-chrome',
+  '/usr/bin/google-chrome-stable',
+  '/snap/bin/chromium',
+  '/opt/google/chrome/chrome',
+];
+
 /** Where Chromium-family browsers are usually installed, most specific first. */
 function candidates(platform: NodeJS.Platform, env: NodeJS.ProcessEnv): string[] {
   const fromEnv = [env.PLANNAV_CHROMIUM_PATH, env.CHROME_PATH].filter((path): path is string => Boolean(path));
@@ -18,15 +31,7 @@ function candidates(platform: NodeJS.Platform, env: NodeJS.ProcessEnv): string[]
     const roots = [env.LOCALAPPDATA, env.PROGRAMFILES, env['PROGRAMFILES(X86)']].filter((root): root is string => Boolean(root));
     return [...fromEnv, ...roots.flatMap((root) => [`${root}\\Google\\Chrome\\Application\\chrome.exe`, `${root}\\Chromium\\Application\\chrome.exe`])];
   }
-  return [
-    ...fromEnv,
-    '/usr/bin/chromium',
-    '/usr/bin/chromium-browser',
-    '/usr/bin/google-chrome',
-    '/usr/bin/google-chrome-stable',
-    '/snap/bin/chromium',
-    '/opt/google/chrome/chrome',
-  ];
+  return [...fromEnv, ...linuxChromiumCandidates];
 }
 
 /** The first Chromium-family binary found, or `undefined` (Playwright then uses its own download). */
