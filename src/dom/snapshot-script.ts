@@ -577,6 +577,6 @@ function runSnapshot(options: SnapshotScriptOptions): FrameSnapshot {
  * @public
  */
 export const domSnapshotScript: PageScript<SnapshotScriptOptions, FrameSnapshot> = {
-  id: 'plannav.dom-snapshot@2',
+  id: 'plannav.dom-snapshot@3',
   run: runSnapshot,
 };
