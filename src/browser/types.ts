@@ -34,8 +34,11 @@ export interface FrameInfo {
   readonly url: string;
   /**
    * The top-left corner of the frame element's box in the parent frame's viewport, used to map
-   * coordinates to the top page. Absent for the top frame, and for a child frame that is not
-   * rendered (display:none, detached): the core leaves such frames out of the snapshot.
+   * coordinates to the top page. Absent for the top frame, and for a child frame the user cannot
+   * see: not rendered (display:none, detached), transparent (opacity 0 on it or an ancestor),
+   * hidden, covered by an overlay or behind an open modal dialog. The core leaves such frames out
+   * of the snapshot; a driver must leave `offset` out for them (the core cannot see the parent's
+   * layers from inside the frame).
    */
   readonly offset?: { readonly x: number; readonly y: number } | undefined;
   /**
