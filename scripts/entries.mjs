@@ -1,5 +1,5 @@
 // The public entry points of plannav, in ONE place: tsup builds them, api-report checks them, tests import them.
-// To add one: append it here, add its "exports" block to package.json and an api-extractor.<name>.json.
+// To add one: append it here and add its "exports" block to package.json; its API report follows.
 
 /**
  * @typedef {object} Entry
@@ -32,7 +32,3 @@ export const specifierOf = (/** @type {Entry} */ entry) => `plannav${entry.subpa
 /** The API report written for an entry: etc/plannav.api.md, etc/plannav-testing.api.md, ... */
 export const apiReportOf = (/** @type {Entry} */ entry) =>
   entry.name === 'index' ? 'etc/plannav.api.md' : `etc/plannav-${entry.name}.api.md`;
-
-/** The api-extractor config of an entry: api-extractor.json for the core, api-extractor.<name>.json otherwise. */
-export const apiConfigOf = (/** @type {Entry} */ entry) =>
-  entry.name === 'index' ? 'api-extractor.json' : `api-extractor.${entry.name}.json`;
