@@ -2,19 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { ConfigError } from '../errors';
 import { defineAction } from './define-action';
+import { configErrorOf } from '../../test/helpers/rejection';
 
 const schema = z.object({ query: z.string() });
 const handler = async (): Promise<string> => 'ok';
-
-function configErrorOf(run: () => unknown): ConfigError {
-  try {
-    run();
-  } catch (error) {
-    if (ConfigError.isInstance(error)) return error;
-    throw error;
-  }
-  throw new Error('expected a ConfigError');
-}
 
 describe('defineAction', () => {
   it('returns a frozen copy of a valid definition', () => {

@@ -4,6 +4,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/index';
 import { createLLM, providerEnvironment } from '../../src/models/index';
+import { configErrorOf } from '../helpers/rejection';
 
 interface Sent {
   readonly url: string;
@@ -26,16 +27,6 @@ async function firstRequest(spec: string, env: Record<string, string>, options: 
   const first = sent[0];
   if (!first) throw new Error('no request');
   return { sent: first, provider: llm.provider, model: llm.model };
-}
-
-function configErrorOf(run: () => unknown): ConfigError {
-  try {
-    run();
-  } catch (error) {
-    if (ConfigError.isInstance(error)) return error;
-    throw error;
-  }
-  throw new Error('expected a ConfigError');
 }
 
 describe('createLLM', () => {
