@@ -61,6 +61,16 @@ export interface ActionContext {
   element(index: number): ElementRef;
   /** Asks the person using the app a question and waits for the answer (or the timeout). */
   askHuman(question: string): Promise<HumanAnswer>;
+  /**
+   * Checks a URL against the task's URL policy before the action loads it.
+   * @throws `URLNotAllowedError` (recoverable: the model is told) when the policy denies it.
+   */
+  assertUrlAllowed(url: string): void;
+  /**
+   * Files and folders the host allows `upload_file` to send (the Executor's `uploadPaths`);
+   * a folder allows every file below it.
+   */
+  readonly uploadPaths: readonly string[];
 }
 
 /** An action's parameters: a zod object schema. @public */
@@ -74,6 +84,13 @@ export interface Action<S extends ActionSchema = ActionSchema> {
   readonly description: string;
   /** The parameters. */
   readonly schema: S;
+  /**
+   * Offer the action only on pages whose URL matches one of these patterns (see
+   * {@link matchesUrlPattern}): a host (`example.com`, also matching its subdomains), a host glob
+   * (`*.example.com`) or a URL glob with a scheme (`https://example.com/admin/*`). Offered
+   * everywhere when absent.
+   */
+  readonly urlPatterns?: readonly string[] | undefined;
   /** Runs the action. A returned string is kept in memory as the result. */
   readonly handler: (params: z.output<S>, context: ActionContext) => Promise<ActionResult | string>;
 }

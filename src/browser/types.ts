@@ -105,6 +105,56 @@ export interface ScreenshotOptions extends CallOptions {
   readonly elements?: readonly ElementRef[] | undefined;
 }
 
+/** How a click reached its element. @public */
+export interface ClickResult {
+  /**
+   * `pointer`: a mouse click at the element's centre. `pointer-offset`: the centre was covered,
+   * so the mouse clicked another visible point of the element. `dom`: no point of the element
+   * could be reached (covered, animating, off screen), so the driver dispatched the click in the
+   * page; handlers run, but the browser's own reactions to a real click may not.
+   */
+  readonly method: 'pointer' | 'pointer-offset' | 'dom';
+  /** What covered the element, when the driver knows it (such as `div.cookie-banner`). */
+  readonly coveredBy?: string | undefined;
+}
+
+/** The verdict on one URL. @public */
+export interface UrlDecision {
+  /** Whether the browser may load the URL. */
+  readonly allowed: boolean;
+  /** Why, in words the model and a log reader understand (such as `host evil.example is on the deny list`). */
+  readonly reason: string;
+}
+
+/** A navigation a driver stopped because its {@link NavigationGuard} denied the URL. @public */
+export interface BlockedNavigation {
+  /** The denied URL. */
+  readonly url: string;
+  /** The guard's reason. */
+  readonly reason: string;
+  /**
+   * What started it: `navigation` (a page or the driver loading a URL: links, forms, location
+   * changes, meta refresh), `redirect` (a hop of a redirect chain), `popup` (a new tab or
+   * window), `frame` (an iframe's document) or `prefetch` (a speculative prefetch or prerender).
+   */
+  readonly kind: 'navigation' | 'redirect' | 'popup' | 'frame' | 'prefetch';
+  /** The tab it happened in, when the driver knows it. */
+  readonly tabId?: string | undefined;
+}
+
+/**
+ * Decides which URLs the browser may load. A driver that supports it asks the guard before every
+ * navigation request the browser makes (including redirect hops, popups, frames and prefetches)
+ * and stops denied ones before any request is sent.
+ * @public
+ */
+export interface NavigationGuard {
+  /** The verdict on a URL, as the browser would request it. */
+  check(url: string): UrlDecision;
+  /** Called by the driver for each navigation it stopped. */
+  blocked(navigation: BlockedNavigation): void;
+}
+
 /**
  * A browser as plannav drives it. Implement this to plug in any browser; the core's snapshot
  * script runs through `frames()` and `evaluate()`, so every driver sees the same elements with
@@ -134,8 +184,8 @@ export interface BrowserDriver {
   frames(options?: CallOptions): Promise<FrameInfo[]>;
   /** Runs a core script in a frame of the active tab and returns its JSON-serialisable result. */
   evaluate<TArg, TResult>(frameId: string, script: PageScript<TArg, TResult>, arg: TArg, options?: CallOptions): Promise<TResult>;
-  /** Clicks an element of the last snapshot. */
-  click(ref: ElementRef, options?: ClickOptions): Promise<void>;
+  /** Clicks an element of the last snapshot; drivers that can tell report how the click was made. */
+  click(ref: ElementRef, options?: ClickOptions): Promise<ClickResult | void>;
   /** Replaces the value of an input, textarea or editable element. */
   fill(ref: ElementRef, text: string, options?: CallOptions): Promise<void>;
   /** Selects the option with this label (or value) in a select element; returns the selected values. */
@@ -150,6 +200,12 @@ export interface BrowserDriver {
   screenshot(options?: ScreenshotOptions): Promise<Uint8Array>;
   /** Resolves when the page has settled after an action (navigation committed, network and DOM quiet), within a bound. */
   waitForSettled(options?: CallOptions): Promise<void>;
+  /**
+   * Enforces a URL policy on every navigation the browser makes (`undefined` removes it). The
+   * Executor installs its policy through this at the start of each task. Optional: without it
+   * the Executor checks only the URLs the model asks for and the pages that end up loaded.
+   */
+  setNavigationGuard?(guard: NavigationGuard | undefined, options?: CallOptions): Promise<void>;
   /** Releases what the driver created. Idempotent. */
   close(): Promise<void>;
   /** Same as `close()`, for `await using`. */

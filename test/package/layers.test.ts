@@ -26,7 +26,7 @@ const LAYERS: Record<string, string[]> = {
   browser: BASE, // the driver contract and page-state types only
   dom: ['browser', ...BASE], // the snapshot runs through the driver contract
   history: ['llm', 'browser', ...BASE],
-  security: BASE,
+  security: ['browser', ...BASE], // type-only: UrlDecision
   util: ['errors'], // small helpers (abort, base64)
   events: ['errors', 'llm'], // type-only: token usage in event payloads
   errors: [],
