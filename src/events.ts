@@ -147,6 +147,19 @@ export interface ExecutorEventMap {
   'human-question': EventBase & { readonly questionId: string; readonly question: string; readonly timeoutMs: number };
   /** A question was answered, or its wait ran out (`timedOut`, with `answer` undefined). */
   'human-answer': EventBase & { readonly questionId: string; readonly answer: string | undefined; readonly timedOut: boolean };
+  /**
+   * The URL policy stopped a navigation: one the model asked for, or one the browser was about to
+   * make (a redirect hop, a popup, a frame, a prefetch). The model is told and the task goes on,
+   * unless `urlPolicy.onBlocked` is `end-task`.
+   */
+  'url-blocked': EventBase & {
+    /** The denied URL. */
+    readonly url: string;
+    /** Why the policy denied it. */
+    readonly reason: string;
+    /** What started the navigation: `action` (the model's own request) or the driver's kind. */
+    readonly kind: 'action' | 'navigation' | 'redirect' | 'popup' | 'frame' | 'prefetch';
+  };
   /** Something the host should know that does not stop the task; `code` is stable, `message` is for people. */
   'warning': EventBase & { readonly code: string; readonly message: string };
 }

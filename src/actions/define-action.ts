@@ -2,6 +2,7 @@
 // It validates the definition at once so a mistake surfaces before a task runs.
 
 import { ConfigError } from '../errors';
+import { validateUrlPattern } from '../security/url-pattern';
 import type { Action, ActionSchema } from './types';
 
 const actionName = /^[a-z][a-z0-9_]{0,63}$/;
@@ -18,7 +19,7 @@ const actionName = /^[a-z][a-z0-9_]{0,63}$/;
  *   handler: async ({ sku }) => { await cart.add(sku); return `Added ${sku}`; },
  * });
  * ```
- * @throws `ConfigError` when the name is not snake_case or the description is empty.
+ * @throws `ConfigError` when the name is not snake_case, the description is empty or a URL pattern is invalid.
  * @public
  */
 export function defineAction<S extends ActionSchema>(definition: Action<S>): Action<S> {
@@ -31,5 +32,11 @@ export function defineAction<S extends ActionSchema>(definition: Action<S>): Act
   if (!definition.description.trim()) {
     throw new ConfigError(`Action "${definition.name}" needs a description: the model chooses actions by it.`, { field: 'description' });
   }
-  return Object.freeze({ ...definition });
+  if (definition.urlPatterns !== undefined) {
+    if (definition.urlPatterns.length === 0) {
+      throw new ConfigError(`Action "${definition.name}" has an empty \`urlPatterns\` list: leave it out to offer the action everywhere.`, { field: 'urlPatterns' });
+    }
+    for (const pattern of definition.urlPatterns) validateUrlPattern(pattern);
+  }
+  return Object.freeze({ ...definition, urlPatterns: definition.urlPatterns ? Object.freeze([...definition.urlPatterns]) : undefined });
 }

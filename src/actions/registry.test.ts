@@ -16,6 +16,8 @@ function actionContext(signal: AbortSignal = new AbortController().signal): Acti
     extractionLLM: new ScriptedLLM(),
     taskId: 'task-1',
     step: 1,
+    uploadPaths: [],
+    assertUrlAllowed: () => undefined,
     element: (index) => {
       throw new ActionError('test', `No element ${index}`);
     },

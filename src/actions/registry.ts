@@ -4,6 +4,7 @@
 import { z } from 'zod';
 import { ActionError, isFatalError, PlannavError } from '../errors';
 import { toModelJsonSchema } from '../llm/json-schema';
+import { matchesUrlPattern } from '../security/url-pattern';
 import { raceAbort } from '../util/abort';
 import type { Action, ActionContext, ActionResult } from './types';
 
@@ -11,6 +12,11 @@ function describeIssues(error: z.ZodError): string {
   return error.issues.map((issue) => `${issue.path.length > 0 ? issue.path.join('.') : '(root)'}: ${issue.message}`).join('; ');
 }
 
+
+function isAvailable(action: Action, url: string | undefined): boolean {
+  if (!action.urlPatterns) return true;
+  return url !== undefined && action.urlPatterns.some((pattern) => matchesUrlPattern(url, pattern));
+}
 
 /** The actions the Navigator may choose, by name. Later definitions replace earlier ones. */
 export class ActionRegistry {
@@ -30,9 +36,14 @@ export class ActionRegistry {
     return [...this.actions.values()];
   }
 
+  /** The actions offered on a page with this URL: those without `urlPatterns`, and those whose patterns match. */
+  availableAt(url: string | undefined): Action[] {
+    return this.list().filter((action) => isAvailable(action, url));
+  }
+
   /** The zod schema of one action item as the model must write it: `{ "<name>": { …params } }`. */
-  itemSchema(): z.ZodType {
-    const variants = this.list().map((action) =>
+  itemSchema(actions: readonly Action[] = this.list()): z.ZodType {
+    const variants = actions.map((action) =>
       z.object({ [action.name]: action.schema.describe(action.description) }).strict(),
     );
     if (variants.length === 1) return variants[0] as z.ZodType;
@@ -45,7 +56,8 @@ export class ActionRegistry {
       .map((action) => {
         const schema = toModelJsonSchema(action.schema) as { properties?: Record<string, unknown> };
         const parameters = JSON.stringify(schema.properties ?? {});
-        return `- ${action.name}: ${action.description} Parameters: ${parameters}`;
+        const where = action.urlPatterns ? ` Only on pages matching: ${action.urlPatterns.join(', ')}.` : '';
+        return `- ${action.name}: ${action.description}${where} Parameters: ${parameters}`;
       })
       .join('\n');
   }
@@ -59,6 +71,12 @@ export class ActionRegistry {
     if (!action) {
       return {
         error: `Unknown action "${name}". Available actions: ${[...this.actions.keys()].join(', ')}.`,
+        includeInMemory: true,
+      };
+    }
+    if (!isAvailable(action, context.state?.url)) {
+      return {
+        error: `Action "${name}" is only available on pages matching ${(action.urlPatterns ?? []).join(', ')}; the current page is ${context.state?.url ?? 'unknown'}.`,
         includeInMemory: true,
       };
     }

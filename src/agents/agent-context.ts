@@ -5,7 +5,8 @@ import type { ActionRegistry } from '../actions/registry';
 import type { ActionResult, HumanAnswer } from '../actions/types';
 import type { PageState } from '../browser/page-state';
 import type { PageStateReader } from '../dom/page-state-reader';
-import type { BrowserDriver } from '../browser/types';
+import type { BlockedNavigation, BrowserDriver } from '../browser/types';
+import type { UrlPolicy } from '../security/url-policy';
 import type { EventBase, ExecutorEventMap, ExecutorEventName } from '../events';
 import type { ModelCallObserver, ModelRetryOptions } from '../llm/generate-object';
 import { toErrorInfo } from '../history/error-info';
@@ -23,6 +24,10 @@ export interface AgentSettings {
   readonly modelTimeoutMs: number | undefined;
   readonly temperature: number | undefined;
   readonly prices: PriceTable | undefined;
+  /** Files and folders `upload_file` may send. */
+  readonly uploadPaths: readonly string[];
+  /** A navigation the URL policy stops ends the task instead of going back to the model. */
+  readonly endTaskOnBlockedUrl: boolean;
 }
 
 /** An event payload without the fields the context fills in. */
@@ -39,6 +44,15 @@ export interface AgentContext {
   readonly navigatorLLM: LLMClient;
   readonly plannerLLM: LLMClient;
   readonly extractionLLM: LLMClient;
+  /** The task's URL policy. */
+  readonly urlPolicy: UrlPolicy;
+  /**
+   * Whether the driver enforces the policy on the browser's own navigations; when it does not,
+   * the Navigator checks the page each action leaves behind.
+   */
+  readonly driverGuarded: boolean;
+  /** The navigations the driver's guard stopped since the last call; empties the list. */
+  takeBlockedNavigations(): BlockedNavigation[];
   /** Aborted when the task is cancelled. */
   readonly signal: AbortSignal;
   /** Navigator steps started in this task. */

@@ -2,12 +2,14 @@
 // order. Its `done` is a proposal the Planner checks; unknown or invalid actions become results.
 
 import { z } from 'zod';
-import type { ActionContext, ActionResult } from '../actions/types';
-import { ActionError } from '../errors';
+import type { Action, ActionContext, ActionResult } from '../actions/types';
+import type { BlockedNavigation } from '../browser/types';
+import { describePageChange, type PageBaseline } from '../dom/page-changes';
+import { ActionError, URLNotAllowedError } from '../errors';
 import type { StepRecorder } from '../history/step-recorder';
 import { generateObject } from '../llm/generate-object';
 import { hasImages, withoutImages } from '../llm/images';
-import { toModelJsonSchema } from '../llm/json-schema';
+import { toModelJsonSchema, type JSONSchema } from '../llm/json-schema';
 import { buildStateMessage, neutralizeOurTags } from '../prompts/state-message';
 import type { AgentContext } from './agent-context';
 import { modelCallObserver } from './agent-context';
@@ -70,20 +72,31 @@ function firstEntry(item: Record<string, unknown>): [string, unknown] {
 
 /** The Navigator agent. */
 export class NavigatorAgent {
-  private readonly jsonSchema;
+  /** The output JSON Schema for each set of offered actions (actions limited to URL patterns come and go with the page). */
+  private readonly jsonSchemas = new Map<string, JSONSchema>();
 
-  constructor(private readonly context: AgentContext) {
-    const { registry, settings } = context;
-    this.jsonSchema = toModelJsonSchema(
-      z.object({
-        current_state: z.object({
-          evaluation_previous_goal: z.string(),
-          memory: z.string(),
-          next_goal: z.string(),
+  /** With `endTaskOnBlockedUrl`: the URLs the model asked for that the policy denied during the current action. */
+  private readonly actionBlocks: BlockedNavigation[] = [];
+
+  constructor(private readonly context: AgentContext) {}
+
+  private jsonSchemaFor(actions: readonly Action[]): JSONSchema {
+    const key = actions.map((action) => action.name).join(',');
+    let schema = this.jsonSchemas.get(key);
+    if (!schema) {
+      schema = toModelJsonSchema(
+        z.object({
+          current_state: z.object({
+            evaluation_previous_goal: z.string(),
+            memory: z.string(),
+            next_goal: z.string(),
+          }),
+          action: z.array(this.context.registry.itemSchema(actions)).min(1).max(this.context.settings.maxActionsPerStep),
         }),
-        action: z.array(registry.itemSchema()).min(1).max(settings.maxActionsPerStep),
-      }),
-    );
+      );
+      this.jsonSchemas.set(key, schema);
+    }
+    return schema;
   }
 
   /**
@@ -136,7 +149,7 @@ export class NavigatorAgent {
         name: 'navigator_output',
         description: 'The Navigator evaluation, memory, next goal and actions',
         schema: navigatorOutputSchema,
-        jsonSchema: this.jsonSchema,
+        jsonSchema: this.jsonSchemaFor(context.registry.availableAt(context.currentState?.url)),
         signal: context.signal,
         retry: context.settings.modelRetry,
         timeout: context.settings.modelTimeoutMs,
@@ -190,6 +203,14 @@ export class NavigatorAgent {
       taskId: context.taskId,
       step: context.nSteps,
       askHuman: (question) => context.askHuman(question),
+      uploadPaths: context.settings.uploadPaths,
+      assertUrlAllowed: (url) => {
+        const decision = context.urlPolicy.check(url);
+        if (decision.allowed) return;
+        context.emit('url-blocked', 'navigator', { url, reason: decision.reason, kind: 'action' });
+        if (context.settings.endTaskOnBlockedUrl) this.actionBlocks.push({ url, reason: decision.reason, kind: 'navigation' });
+        throw new URLNotAllowedError(url, `Navigation to ${url} is not allowed: ${decision.reason}. Choose another page or finish with done.`);
+      },
       element: (index) => {
         const element = context.currentState?.elements.get(index);
         if (!element) {
@@ -200,12 +221,20 @@ export class NavigatorAgent {
     };
   }
 
-  /** Runs the actions in order; `failed` counts those that returned an error. Skipped ones count as failed. */
+  /**
+   * Runs the actions in order; `failed` counts those that returned an error. Skipped ones count
+   * as failed. The rest of the step is skipped after an action that ends it (`done`,
+   * `stopSequence`) or that changed the page under the next ones: another URL or tab, a new
+   * document, or elements the model has not seen.
+   */
   private async runActions(items: readonly Record<string, unknown>[], recorder: StepRecorder): Promise<{ results: ActionResult[]; failed: number }> {
     const { context } = this;
     const results: ActionResult[] = [];
     let failed = 0;
     const actionContext = this.actionContext();
+    const state = context.currentState;
+    let baseline: PageBaseline | undefined = state ? { url: state.url, tabId: state.activeTabId, tabIds: state.tabs.map((tab) => tab.id) } : undefined;
+    const frameIds = state ? [...new Set([...state.elements.values()].map((element) => element.frameId))] : [];
     for (let position = 0; position < items.length; position++) {
       if (await context.checkpoint()) {
         // Paused: someone may have used the browser meanwhile, so the indices may point elsewhere.
@@ -216,7 +245,17 @@ export class NavigatorAgent {
       const [name, params] = firstEntry(items[position] as Record<string, unknown>);
       context.emit('action-start', 'navigator', { action: name, params, actionIndex: position });
       const started = Date.now();
-      const result = await context.registry.run(name, params, actionContext);
+      let result = await context.registry.run(name, params, actionContext);
+      const rest = items.slice(position + 1).map((item) => firstEntry(item)[0]);
+      // What the page did after the action: navigations the policy stopped, and whether the
+      // remaining actions still apply to the page the model saw.
+      let change: string | undefined;
+      if (!result.isDone) {
+        const after = await this.afterAction(result, baseline, rest.length > 0 && !result.stopSequence ? frameIds : undefined);
+        result = after.result;
+        change = after.change;
+        baseline = after.baseline;
+      }
       const durationMs = Date.now() - started;
       context.emit('action-end', 'navigator', {
         action: name,
@@ -240,15 +279,59 @@ export class NavigatorAgent {
       });
       results.push(result);
       if (result.error !== undefined) failed++;
-      const rest = items.slice(position + 1).map((item) => firstEntry(item)[0]);
-      if ((result.isDone || result.stopSequence) && rest.length > 0) {
-        const why = result.isDone ? 'done ends the step' : `the page changed after ${name}`;
-        results.push({ error: `Skipped ${rest.length} action(s) that did not run because ${why}: ${rest.join(', ')}.`, includeInMemory: true });
+      if ((result.isDone || result.stopSequence || change !== undefined) && rest.length > 0) {
+        const why = result.isDone ? 'done ends the step' : `the page changed after ${name}${change ? ` (${change})` : ''}`;
+        results.push({ error: `Skipped ${rest.length} action(s) that did not run because ${why}: ${rest.join(', ')}. Read the new page state first.`, includeInMemory: true });
         return { results, failed: failed + rest.length };
       }
     }
     return { results, failed };
   }
+
+  /**
+   * Looks at the browser after an action: reports navigations the URL policy stopped (or, when
+   * the driver cannot stop them, leaves a denied page), and with `frameIds` tells whether the
+   * page changed since `baseline`. A driver failure here never fails the action.
+   */
+  private async afterAction(
+    result: ActionResult,
+    baseline: PageBaseline | undefined,
+    frameIds: readonly string[] | undefined,
+  ): Promise<{ result: ActionResult; change: string | undefined; baseline: PageBaseline | undefined }> {
+    const { context } = this;
+    const call = { signal: context.signal };
+    let change: string | undefined;
+    let now = baseline;
+    if (baseline && (frameIds || (!context.driverGuarded && context.urlPolicy.restrictive))) {
+      try {
+        const probe = await describePageChange(context.driver, baseline, frameIds ?? [], call);
+        change = frameIds ? probe.change : undefined;
+        now = probe.now;
+      } catch (error) {
+        if (context.signal.aborted) throw error;
+        // The browser could not be read: assume the page changed, so no action runs blind.
+        change = 'the browser could not be read';
+      }
+    }
+    const blocked = [...this.actionBlocks.splice(0), ...context.takeBlockedNavigations()];
+    if (!context.driverGuarded && now && now !== baseline && !context.urlPolicy.check(now.url).allowed) {
+      // The driver cannot stop navigations: leave the denied page the action ended on.
+      blocked.push({ url: now.url, reason: context.urlPolicy.check(now.url).reason, kind: 'navigation', tabId: now.tabId });
+      await context.driver.goBack(call).catch(() => context.driver.goto('about:blank', call).catch(() => undefined));
+      change ??= 'a denied page was left';
+    }
+    return { result: withBlocked(result, blocked, context), change, baseline: now };
+  }
+}
+
+/** Adds the navigations the URL policy stopped during an action to its result, as an error the model reads. */
+function withBlocked(result: ActionResult, blocked: readonly BlockedNavigation[], context: AgentContext): ActionResult {
+  if (blocked.length === 0) return result;
+  const first = blocked[0] as BlockedNavigation;
+  if (context.settings.endTaskOnBlockedUrl) throw new URLNotAllowedError(first.url, `The URL policy stopped a navigation to ${first.url}: ${first.reason}.`);
+  const lines = blocked.map((item) => `${item.url} (${item.kind}: ${item.reason})`);
+  const note = `The browser was stopped from loading ${lines.join('; ')}. That page is not allowed; choose another way.`;
+  return { ...result, error: result.error ? `${result.error} ${note}` : note, includeInMemory: true };
 }
 
 function elementOf(params: unknown, context: AgentContext): { index: number; tagName: string; selector?: string | undefined } | undefined {

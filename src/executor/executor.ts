@@ -20,6 +20,7 @@ import {
   MaxStepsReachedError,
   PlannavError,
   RequestCancelledError,
+  URLNotAllowedError,
 } from '../errors';
 import type { Actor, EventBase, ExecutorEvent, ExecutorEventMap, ExecutorEventName, TaskStatus } from '../events';
 import { toErrorInfo } from '../history/error-info';
@@ -28,6 +29,8 @@ import type { RunHistory, StepRecord, TaskRecord } from '../history/types';
 import { addUsage, emptyUsage, type TokenUsage } from '../llm/usage';
 import { MessageManager } from '../messages/message-manager';
 import { navigatorSystemPrompt } from '../prompts/navigator-system';
+import { UrlPolicy } from '../security/url-policy';
+import type { BlockedNavigation, NavigationGuard } from '../browser/types';
 import { createEventStream } from './event-stream';
 import { HumanInputBroker } from './human-input';
 import { resolveExecutorOptions, type ExecutorOptions, type ResolvedExecutorOptions } from './options';
@@ -87,6 +90,9 @@ export class Executor {
   private readonly messages: MessageManager;
   private readonly registry: ActionRegistry;
   private readonly pageReader: PageStateReader;
+  private readonly urlPolicy: UrlPolicy;
+  /** Navigations the driver's guard stopped and the Navigator has not reported yet. */
+  private blockedNavigations: BlockedNavigation[] = [];
   private readonly tasks: TaskRecord[] = [];
   private readonly steps: StepRecord[] = [];
   private carriedResults: ActionResult[] = [];
@@ -103,6 +109,7 @@ export class Executor {
    */
   constructor(options: ExecutorOptions) {
     this.options = resolveExecutorOptions(options);
+    this.urlPolicy = new UrlPolicy({ allow: this.options.urlPolicy.allow, deny: this.options.urlPolicy.deny });
     const excluded = new Set(this.options.excludeActions);
     const builtins = [doneAction(this.options.outputSchema), waitAction, cacheContentAction, askHumanAction];
     const unknown = this.options.excludeActions.filter((name) => !builtins.some((action) => action.name === name));
@@ -229,8 +236,16 @@ export class Executor {
     const startedAt = Date.now();
     this.tasks[taskIndex] = { ...task, startedAt };
     this.current = { taskId: task.taskId, step: 0 };
-    const context = this.createContext(task.taskId);
+    this.blockedNavigations = [];
+    const driverGuarded = await this.installGuard();
+    const context = this.createContext(task.taskId, driverGuarded);
     this.emit('task-start', 'system', { task: task.task, taskIndex });
+    if (this.urlPolicy.restrictive && !driverGuarded) {
+      this.emit('warning', 'system', {
+        code: 'URL_POLICY_NOT_ENFORCED_BY_DRIVER',
+        message: 'The browser driver has no setNavigationGuard(): the URL policy is checked on the URLs the model asks for and on the pages actions end on, but redirects, popups, frames and prefetches are not stopped before they load.',
+      });
+    }
     // Linked after task-start, so a signal aborted already reports its cancel inside the task.
     const unlink = this.linkCallerSignal();
 
@@ -247,6 +262,7 @@ export class Executor {
       status = RequestCancelledError.isInstance(error) ? 'cancelled' : MaxStepsReachedError.isInstance(error) ? 'max-steps' : 'failed';
     } finally {
       unlink();
+      if (driverGuarded) await this.options.browser.setNavigationGuard?.(undefined).catch(() => undefined);
       this.carriedResults = context.actionResults;
       this.running = false;
     }
@@ -351,7 +367,8 @@ export class Executor {
     } catch (caught) {
       failure = this.control.cancelled ? this.control.signal.reason : caught;
     }
-    const fatal = failure !== undefined && isFatalError(failure);
+    const fatal =
+      failure !== undefined && (isFatalError(failure) || (URLNotAllowedError.isInstance(failure) && this.options.urlPolicy.onBlocked === 'end-task'));
     if (failure === undefined) {
       if (actor === 'navigator') failures.count = 0;
     } else if (!fatal) {
@@ -369,7 +386,31 @@ export class Executor {
     return failure === undefined ? result : undefined;
   }
 
-  private createContext(taskId: string): AgentContext {
+  /**
+   * Installs the URL policy in the driver when it is restrictive and the driver can enforce it;
+   * returns whether it did. Stopped navigations are reported at once and kept for the Navigator.
+   */
+  private async installGuard(): Promise<boolean> {
+    const driver = this.options.browser;
+    if (!this.urlPolicy.restrictive || typeof driver.setNavigationGuard !== 'function') return false;
+    const guard: NavigationGuard = {
+      check: (url) => this.urlPolicy.check(url),
+      blocked: (navigation) => {
+        this.blockedNavigations.push(navigation);
+        this.emit('url-blocked', 'system', { url: navigation.url, reason: navigation.reason, kind: navigation.kind });
+      },
+    };
+    try {
+      await driver.setNavigationGuard(guard);
+      return true;
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      this.emit('warning', 'system', { code: 'URL_POLICY_GUARD_FAILED', message: `The driver could not install the URL policy: ${message}` });
+      return false;
+    }
+  }
+
+  private createContext(taskId: string, driverGuarded: boolean): AgentContext {
     const options = this.options;
     const settings: AgentSettings = {
       maxSteps: options.maxSteps,
@@ -380,6 +421,8 @@ export class Executor {
       modelTimeoutMs: options.modelTimeoutMs,
       temperature: options.temperature,
       prices: options.prices,
+      uploadPaths: options.uploadPaths,
+      endTaskOnBlockedUrl: options.urlPolicy.onBlocked === 'end-task',
     };
     const control = this.control;
     return {
@@ -392,6 +435,9 @@ export class Executor {
       navigatorLLM: options.llm,
       plannerLLM: options.plannerLLM ?? options.llm,
       extractionLLM: options.extractionLLM ?? options.llm,
+      urlPolicy: this.urlPolicy,
+      driverGuarded,
+      takeBlockedNavigations: () => this.blockedNavigations.splice(0),
       signal: control.signal,
       nSteps: 0,
       actionResults: this.carriedResults,
@@ -484,6 +530,7 @@ const eventNames: Record<ExecutorEventName, true> = {
   'model-retry': true,
   'human-question': true,
   'human-answer': true,
+  'url-blocked': true,
   'warning': true,
 };
 

@@ -8,6 +8,7 @@ import { ConfigError } from '../errors';
 import type { ModelRetryOptions } from '../llm/generate-object';
 import type { LLMClient } from '../llm/types';
 import type { PriceTable } from '../llm/usage';
+import type { UrlPolicyOptions } from '../security/url-policy';
 
 /** A question the agent asks the user, as a {@link HumanInputHandler} receives it. @public */
 export interface HumanQuestion {
@@ -85,6 +86,28 @@ export interface ExecutorOptions {
   readonly viewportExpansion?: number | undefined;
   /** Element attributes shown to the model. */
   readonly includeAttributes?: readonly string[] | undefined;
+  /**
+   * Which URLs the browser may load, enforced on the model's navigations and, through a driver
+   * that implements `setNavigationGuard`, on every navigation the browser makes (redirects,
+   * popups, frames, prefetches). Without it every http(s) URL is allowed; other schemes
+   * (`javascript:`, `file:`, `data:`, …) never are. See {@link UrlPolicy} for the entry syntax.
+   */
+  readonly urlPolicy?: ExecutorUrlPolicy | undefined;
+  /**
+   * Files and folders the `upload_file` action may send (absolute paths; a folder allows every
+   * file below it). Without it, `upload_file` refuses every path.
+   */
+  readonly uploadPaths?: readonly string[] | undefined;
+}
+
+/** The Executor's URL policy: the lists, and what a stopped navigation does. @public */
+export interface ExecutorUrlPolicy extends UrlPolicyOptions {
+  /**
+   * `report` tells the model the page is not allowed and the task goes on; `end-task` ends the
+   * task (status `failed`, a `URLNotAllowedError`) at the first stopped navigation.
+   * @defaultValue 'report'
+   */
+  readonly onBlocked?: 'report' | 'end-task' | undefined;
 }
 
 const llmClient = z.custom<LLMClient>(
@@ -152,6 +175,17 @@ const optionsSchema = z
     humanTimeoutMs: positiveInteger.default(3_600_000),
     viewportExpansion: z.number().int('must be an integer').min(-1, 'must be -1 (whole page) or 0 or more').default(0),
     includeAttributes: z.array(z.string()).optional(),
+    urlPolicy: z
+      .object({
+        allow: z.array(z.string({ error: 'must be a list of strings' })).optional(),
+        deny: z.array(z.string({ error: 'must be a list of strings' })).optional(),
+        onBlocked: z.enum(['report', 'end-task'], { error: 'must be "report" or "end-task"' }).default('report'),
+      })
+      .strict()
+      .default({ onBlocked: 'report' }),
+    uploadPaths: z
+      .array(z.string({ error: 'must be a list of strings' }).regex(/^(\/|[A-Za-z]:[\\/]|\\\\)/, 'must hold absolute paths (such as /home/me/files)'))
+      .default([]),
   })
   .strict();
 

@@ -7,14 +7,16 @@ import type {
   ClickOptions,
   ElementRef,
   FrameInfo,
+  NavigationGuard,
   PageScript,
   ScrollRequest,
   ScreenshotOptions,
   TabInfo,
 } from '../browser/types';
+import { pageChangesScriptId } from '../dom/page-changes';
 import { domSnapshotScript } from '../dom/snapshot-script';
 import type { FrameSnapshot, SnapshotItem } from '../dom/types';
-import { BrowserError } from '../errors';
+import { BrowserError, URLNotAllowedError } from '../errors';
 import { raceAbort } from '../util/abort';
 
 /** An element of a fake page. @public */
@@ -109,6 +111,9 @@ export class FakeBrowserDriver implements BrowserDriver {
   private nextTab = 1;
   private loads = 0;
   private closed = false;
+  private guard: NavigationGuard | undefined;
+  /** The document and element ids of the last snapshot, for the page-change probe. */
+  private lastSnapshot: { document: Tab['document'] | undefined; elementIds: Set<string> } = { document: undefined, elementIds: new Set() };
   private readonly latencyMs: number;
 
   /** Creates a fake browser with one tab showing `options.startUrl` (a blank page by default). */
@@ -160,6 +165,7 @@ export class FakeBrowserDriver implements BrowserDriver {
   /** Opens a fake tab on `url` and makes it active. */
   async openTab(url: string, options?: CallOptions): Promise<TabInfo> {
     await this.enter('openTab', [url], options);
+    this.assertAllowed(url, 'popup');
     const tab = this.createTab(url);
     this.activeId = tab.id;
     return this.info(tab);
@@ -187,6 +193,7 @@ export class FakeBrowserDriver implements BrowserDriver {
   /** Loads `url` in the active tab and adds it to the tab's history. */
   async goto(url: string, options?: CallOptions): Promise<void> {
     await this.enter('goto', [url], options);
+    this.assertAllowed(url, 'navigation');
     this.navigate(url);
   }
 
@@ -215,8 +222,9 @@ export class FakeBrowserDriver implements BrowserDriver {
   async evaluate<TArg, TResult>(frameId: string, script: PageScript<TArg, TResult>, arg: TArg, options?: CallOptions): Promise<TResult> {
     await this.enter('evaluate', [frameId, script.id, arg], options);
     if (frameId !== 'main') throw new BrowserError(`There is no frame with id ${frameId}.`);
+    if (script.id === pageChangesScriptId) return this.pageChanges() as TResult;
     if (script.id !== domSnapshotScript.id) {
-      throw new BrowserError(`FakeBrowserDriver can only run the DOM snapshot script, not ${script.id}.`);
+      throw new BrowserError(`FakeBrowserDriver can only run the DOM snapshot and page-change scripts, not ${script.id}.`);
     }
     return this.snapshot() as TResult;
   }
@@ -225,7 +233,8 @@ export class FakeBrowserDriver implements BrowserDriver {
   async click(ref: ElementRef, options?: ClickOptions): Promise<void> {
     await this.enter('click', [ref.index, ref.elementId], options);
     const loaded = this.find(ref);
-    if (loaded.element.href) this.navigate(loaded.element.href);
+    // A link to a denied URL is stopped like a real browser's guard stops it: the page stays.
+    if (loaded.element.href && this.allows(loaded.element.href, 'navigation')) this.navigate(loaded.element.href);
     if (loaded.element.onClick) await raceAbort(Promise.resolve(loaded.element.onClick(this)), options?.signal);
   }
 
@@ -282,6 +291,15 @@ export class FakeBrowserDriver implements BrowserDriver {
     await this.enter('waitForSettled', [], options);
   }
 
+  /**
+   * Checks `goto`, `openTab` and link clicks against the guard: a denied URL is not loaded, the
+   * guard hears of it, and `goto`/`openTab` reject with `URLNotAllowedError`.
+   */
+  async setNavigationGuard(guard: NavigationGuard | undefined, options?: CallOptions): Promise<void> {
+    await this.enter('setNavigationGuard', [guard === undefined ? 'none' : 'guard'], options);
+    this.guard = guard;
+  }
+
   /** Closes the fake browser; every later call throws a `BrowserError`. Idempotent. */
   async close(): Promise<void> {
     if (!this.closed) this.calls.push({ method: 'close', args: [] });
@@ -298,6 +316,25 @@ export class FakeBrowserDriver implements BrowserDriver {
     this.calls.push({ method, args });
     if (options?.signal?.aborted) throw new BrowserError(`${method}() was aborted.`, { cause: options.signal.reason });
     if (this.latencyMs > 0) await raceAbort(new Promise((resolve) => setTimeout(resolve, this.latencyMs)), options?.signal);
+  }
+
+  private allows(url: string, kind: 'navigation' | 'popup'): boolean {
+    const decision = this.guard?.check(url);
+    if (!decision || decision.allowed) return true;
+    this.guard?.blocked({ url, reason: decision.reason, kind, tabId: this.activeId });
+    return false;
+  }
+
+  private assertAllowed(url: string, kind: 'navigation' | 'popup'): void {
+    if (!this.allows(url, kind)) throw new URLNotAllowedError(url);
+  }
+
+  /** Answers the page-change probe: a document loaded since the last snapshot, or elements it did not list. */
+  private pageChanges(): { newDocument: boolean; newElements: number } {
+    const document = this.active().document;
+    if (document !== this.lastSnapshot.document) return { newDocument: true, newElements: 0 };
+    const elementIds = this.lastSnapshot.elementIds;
+    return { newDocument: false, newElements: this.loadedElements().filter((item) => !elementIds.has(item.elementId)).length };
   }
 
   private newElementId(): string {
@@ -351,6 +388,7 @@ export class FakeBrowserDriver implements BrowserDriver {
 
   private snapshot(): FrameSnapshot {
     const document = this.active().document;
+    this.lastSnapshot = { document, elementIds: new Set(this.loadedElements().map((item) => item.elementId)) };
     const items: SnapshotItem[] = document.items.map((item) => {
       if (typeof item === 'string') return { kind: 'text', text: item, depth: 0 };
       const attributes: Record<string, string> = { ...(item.element.attributes ?? {}) };

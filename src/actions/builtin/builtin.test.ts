@@ -18,6 +18,8 @@ function actionContext(options: { signal?: AbortSignal; answer?: HumanAnswer; qu
     extractionLLM: new ScriptedLLM(),
     taskId: 'task-1',
     step: 1,
+    uploadPaths: [],
+    assertUrlAllowed: () => undefined,
     element: (index) => {
       throw new ActionError('test', `No element ${index}`);
     },
