@@ -9,6 +9,7 @@ import type {
   BrowserDriver,
   CallOptions,
   ClickOptions,
+  ClickResult,
   ElementRef,
   FrameInfo,
   PageScript,
@@ -191,10 +192,134 @@ function findOption(element: Element, wanted: string): { index: number } | { lab
   const clean = (value: string): string => value.replace(/\s+/g, ' ').trim().toLowerCase();
   const target = clean(wanted);
   const options = [...element.options];
-  let index = options.findIndex((option) => clean(option.label || option.text) === target);
+  let index = options.findIndex((option) => (option.label || option.text).trim() === wanted.trim());
+  if (index === -1) index = options.findIndex((option) => clean(option.label || option.text) === target);
   if (index === -1) index = options.findIndex((option) => clean(option.value) === target);
   if (index === -1) index = options.findIndex((option) => clean(option.label || option.text).includes(target));
   return index === -1 ? { labels: options.map((option) => option.label || option.text) } : { index };
+}
+
+/** Where a click must land, relative to the element's padding box, or why no point of it can be clicked. */
+type ClickTarget =
+  | { kind: 'centre' | 'offset'; x: number; y: number; coveredBy: string | null }
+  | { kind: 'covered'; coveredBy: string | null }
+  | { kind: 'unseen' }
+  | { kind: 'disabled' };
+
+/**
+ * Scrolls the element into view and hit-tests it (through open and recorded closed shadow roots):
+ * its centre when that is the element, else the visible point of it nearest the centre, else
+ * `covered` with what lies on top (a name such as `div.cookie-banner`). Hit-testing first spares
+ * the wait for actionability that a covered element would time out on.
+ */
+function clickTarget(element: Element): ClickTarget {
+  if (element.matches(':disabled')) return { kind: 'disabled' };
+  const closedRoots = (window as unknown as Record<string, WeakMap<Element, ShadowRoot> | undefined>)['__plannavShadowRoots'];
+  const parentOf = (node: Element): Element | null => node.parentElement ?? ((node.parentNode as ShadowRoot | null)?.host ?? null);
+  const visibleRects = (): DOMRect[] =>
+    [...element.getClientRects()].filter((rect) => rect.width >= 1 && rect.height >= 1 && rect.right > 0 && rect.bottom > 0 && rect.left < window.innerWidth && rect.top < window.innerHeight);
+  let rects = visibleRects();
+  if (rects.length === 0) {
+    element.scrollIntoView({ block: 'center', inline: 'center', behavior: 'instant' });
+    rects = visibleRects();
+  }
+  if (rects.length === 0) return { kind: 'unseen' };
+  const hitAt = (x: number, y: number): Element | null => {
+    let hit = document.elementFromPoint(x, y);
+    for (let depth = 0; hit && depth < 32; depth++) {
+      const root = hit.shadowRoot ?? closedRoots?.get(hit);
+      const deeper = root?.elementFromPoint(x, y);
+      if (!deeper || deeper === hit) break;
+      hit = deeper;
+    }
+    return hit;
+  };
+  const reaches = (hit: Element | null): boolean => {
+    for (let node = hit, depth = 0; node && depth < 256; node = parentOf(node), depth++) {
+      if (node === element) return true;
+      // A click on the element's label reaches the element.
+      if (node instanceof HTMLLabelElement && node.control === element) return true;
+    }
+    return false;
+  };
+  const contains = (outer: Element, inner: Element): boolean => {
+    for (let node: Element | null = inner, depth = 0; node && depth < 256; node = parentOf(node), depth++) if (node === outer) return true;
+    return false;
+  };
+  /** The outermost box of the covering layer that does not hold the element, named by tag, id or classes. */
+  const describe = (hit: Element | null): string | null => {
+    if (!hit) return null;
+    let layer = hit;
+    for (let parent = parentOf(layer); parent && parent !== document.body && parent !== document.documentElement && !contains(parent, element); parent = parentOf(parent)) layer = parent;
+    const tag = layer.localName;
+    if (layer.id) return `${tag}#${layer.id}`.slice(0, 80);
+    const classes = [...layer.classList].slice(0, 2);
+    return (classes.length > 0 ? `${tag}.${classes.join('.')}` : tag).slice(0, 80);
+  };
+  const box = element.getBoundingClientRect();
+  const style = window.getComputedStyle(element);
+  const borderLeft = parseInt(style.borderLeftWidth || '0', 10) || 0;
+  const borderTop = parseInt(style.borderTopWidth || '0', 10) || 0;
+  const relative = (x: number, y: number): { x: number; y: number } => ({ x: x - box.left - borderLeft, y: y - box.top - borderTop });
+  let coveredBy: string | null = null;
+  for (const rect of rects.slice(0, 4)) {
+    const left = Math.max(0, rect.left);
+    const right = Math.min(window.innerWidth, rect.right);
+    const top = Math.max(0, rect.top);
+    const bottom = Math.min(window.innerHeight, rect.bottom);
+    const centre = { x: (left + right) / 2, y: (top + bottom) / 2 };
+    const centreHit = hitAt(centre.x, centre.y);
+    if (reaches(centreHit)) return { kind: rect === rects[0] ? 'centre' : 'offset', ...relative(centre.x, centre.y), coveredBy };
+    coveredBy ??= describe(centreHit);
+    // Other points of a grid over the visible part, nearest the centre first, a pixel inside the edges.
+    const fractions = [0.5, 0.3, 0.7, 0.15, 0.85, 0.03, 0.97];
+    const points: { x: number; y: number }[] = [];
+    for (const fx of fractions) {
+      for (const fy of fractions) {
+        const x = Math.min(right - 1, Math.max(left + 1, left + (right - left) * fx));
+        const y = Math.min(bottom - 1, Math.max(top + 1, top + (bottom - top) * fy));
+        points.push({ x, y });
+      }
+    }
+    points.sort((a, b) => Math.hypot(a.x - centre.x, a.y - centre.y) - Math.hypot(b.x - centre.x, b.y - centre.y));
+    for (const point of points) if (reaches(hitAt(point.x, point.y))) return { kind: 'offset', ...relative(point.x, point.y), coveredBy };
+  }
+  return { kind: 'covered', coveredBy };
+}
+
+/** A click dispatched in the page, for an element no mouse can reach; handlers run as for a real click. */
+function dispatchClick(element: Element, { button, modifiers }: { button: 'left' | 'right' | 'middle'; modifiers: string[] }): void {
+  const init: MouseEventInit = {
+    bubbles: true,
+    cancelable: true,
+    composed: true,
+    button: button === 'left' ? 0 : button === 'middle' ? 1 : 2,
+    altKey: modifiers.includes('Alt'),
+    ctrlKey: modifiers.includes('Control'),
+    metaKey: modifiers.includes('Meta'),
+    shiftKey: modifiers.includes('Shift'),
+  };
+  if (button === 'right') element.dispatchEvent(new MouseEvent('contextmenu', init));
+  else if (button === 'middle') element.dispatchEvent(new MouseEvent('auxclick', init));
+  else if (modifiers.length === 0 && element instanceof HTMLElement) element.click();
+  else element.dispatchEvent(new MouseEvent('click', init));
+}
+
+/**
+ * Sets the value of an input whose value has a machine format (date, time, month, week, range,
+ * colour) through the prototype's setter, so frameworks that track the value (React) see the
+ * change, then fires input and change. Returns the value the input kept, or null for other elements.
+ */
+function setFormattedValue(element: Element, value: string): string | null {
+  const formatted = new Set(['date', 'time', 'datetime-local', 'month', 'week', 'range', 'color']);
+  if (!(element instanceof HTMLInputElement) || !formatted.has(element.type)) return null;
+  element.focus();
+  const setter = Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, 'value')?.set;
+  if (setter) setter.call(element, value);
+  else element.value = value;
+  element.dispatchEvent(new Event('input', { bubbles: true, composed: true }));
+  element.dispatchEvent(new Event('change', { bubbles: true }));
+  return element.value;
 }
 
 /* v8 ignore stop */
@@ -492,21 +617,45 @@ export class PlaywrightDriver implements BrowserDriver {
     });
   }
 
-  /** Clicks an element of the last snapshot and waits until the page has settled; a new tab it opens becomes active. */
-  async click(ref: ElementRef, options?: ClickOptions): Promise<void> {
+  /**
+   * Clicks an element of the last snapshot and waits until the page has settled; a new tab it
+   * opens becomes active. The element is hit-tested first: the mouse clicks its centre
+   * (`pointer`), or another visible point of it when the centre is covered (`pointer-offset`);
+   * when no point can be reached the click is dispatched in the page (`dom`), naming what covered it.
+   * @throws `BrowserError` when the element is gone or disabled.
+   */
+  async click(ref: ElementRef, options?: ClickOptions): Promise<ClickResult> {
     return guardedCall(`click on element ${ref.index}`, options, this.defaultTimeout, async (timeout) => {
       const page = this.active();
       const element = await this.locate(ref);
+      const button = options?.button ?? 'left';
+      const modifiers = options?.modifiers ? [...options.modifiers] : [];
+      let result: ClickResult;
       try {
-        await element.click({ timeout: Math.min(timeout, 5000), button: options?.button, modifiers: options?.modifiers ? [...options.modifiers] : undefined });
-      } catch (error) {
-        // Covered or animating: a click dispatched in the page still reaches the element's handlers.
-        if (!/timeout|intercepts pointer events|not stable|outside of the viewport/i.test(firstLine(error))) throw error;
-        await element.evaluate((node) => (node as HTMLElement).click());
+        const target = await element.evaluate(portable(clickTarget)).catch((error: unknown) => {
+          throw staleElement(ref, `the page changed (${firstLine(error)})`);
+        });
+        if (target.kind === 'disabled') {
+          throw new BrowserError(`Element ${ref.index} (<${ref.tagName}>) is disabled, so clicking it does nothing. Fill in what the form still needs, or choose another element.`);
+        }
+        const coveredBy = target.kind === 'unseen' ? undefined : (target.coveredBy ?? undefined);
+        result = { method: 'dom', ...(coveredBy ? { coveredBy } : {}) };
+        if (target.kind === 'centre' || target.kind === 'offset') {
+          try {
+            // The hit test above stands in for Playwright's actionability checks, which would wait out the timeout on a covered element.
+            await element.click({ position: { x: target.x, y: target.y }, force: true, button, modifiers, timeout: Math.min(timeout, 5000) });
+            result = target.kind === 'centre' ? { method: 'pointer' } : { method: 'pointer-offset', ...(coveredBy ? { coveredBy } : {}) };
+          } catch (error) {
+            // Detached or moved away between the hit test and the click: the page's own handlers still get a dispatched click.
+            if (!/timeout|not stable|outside of the viewport|not visible|not attached|detached/i.test(firstLine(error))) throw error;
+          }
+        }
+        if (result.method === 'dom') await element.evaluate(portable(dispatchClick), { button, modifiers });
       } finally {
         void element.dispose().catch(() => undefined);
       }
       await this.settle(this.activePage ?? page, timeout, options?.signal);
+      return result;
     });
   }
 
@@ -515,7 +664,13 @@ export class PlaywrightDriver implements BrowserDriver {
     return guardedCall(`fill on element ${ref.index}`, options, this.defaultTimeout, async (timeout) => {
       const element = await this.locate(ref);
       try {
-        await element.fill(text, { timeout: Math.min(timeout, 5000) });
+        // Inputs with a machine format get their value set in the page: older Playwright versions
+        // refuse a range value the input rounds or clamps, and fill skips the setter React tracks.
+        const kept = await element.evaluate(portable(setFormattedValue), text);
+        if (kept === '' && text.trim() !== '') {
+          throw new BrowserError(`Element ${ref.index} (<${ref.tagName}>) did not take "${text}": give the value in the input's own format (such as 2011-10-11, 15:45 or 2011-W41).`);
+        }
+        if (kept === null) await element.fill(text, { timeout: Math.min(timeout, 5000) });
       } catch (error) {
         if (/not an <input>|not an input|Element is not/i.test(firstLine(error))) {
           throw new BrowserError(`Element ${ref.index} is a <${ref.tagName}>, which cannot take text: ${firstLine(error)}`, { cause: error });
