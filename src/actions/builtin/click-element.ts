@@ -1,0 +1,84 @@
+// The `click_element` action: clicks the element the model saw, says how the click got there
+// (past a covering layer, or dispatched in the page) and whether it opened a tab or navigated.
+
+import { z } from 'zod';
+import type { ClickResult } from '../../browser/types';
+import { ActionError } from '../../errors';
+import { defineAction } from '../define-action';
+import type { ActionContext } from '../types';
+import { clickTargetAnswerSchema, clickTargetScript } from './click-element-script';
+import { describeDropdown, readDropdown } from './dropdown';
+import { elementArgument, runElementScript, staleElementError } from './element-script';
+
+/** Where the browser is: the active tab, its URL and every open tab. */
+export interface Whereabouts {
+  readonly url: string;
+  readonly tabId: string;
+  readonly tabIds: readonly string[];
+}
+
+/** Reads where the browser is now. */
+export async function whereabouts(context: ActionContext): Promise<Whereabouts> {
+  const [active, tabs] = await Promise.all([context.driver.activeTab({ signal: context.signal }), context.driver.tabs({ signal: context.signal })]);
+  return { url: active.url, tabId: active.id, tabIds: tabs.map((tab) => tab.id) };
+}
+
+/**
+ * What changed between two readings, in words for the model, and whether the rest of the step
+ * must stop (another tab, a tab opened or closed, another document; a jump to an anchor is none).
+ */
+export function describeMove(before: Whereabouts, after: Whereabouts): { readonly text: string; readonly moved: boolean } {
+  if (after.tabId !== before.tabId) {
+    const opened = !before.tabIds.includes(after.tabId);
+    return {
+      text: opened ? ` It opened a new tab (${after.tabId}, ${after.url}), which is now the active tab.` : ` The active tab is now ${after.tabId} (${after.url}).`,
+      moved: true,
+    };
+  }
+  const closed = before.tabIds.filter((id) => !after.tabIds.includes(id));
+  const opened = after.tabIds.filter((id) => !before.tabIds.includes(id));
+  if (after.url !== before.url) {
+    const sameDocument = after.url.split('#')[0] === before.url.split('#')[0];
+    return { text: sameDocument ? ` The URL is now ${after.url} (same page).` : ` The page navigated to ${after.url}.`, moved: !sameDocument || opened.length + closed.length > 0 };
+  }
+  if (opened.length > 0) return { text: ` A new tab opened in the background (${opened.join(', ')}).`, moved: true };
+  if (closed.length > 0) return { text: ` Tab ${closed.join(', ')} closed.`, moved: true };
+  return { text: '', moved: false };
+}
+
+/** What the model should know about how the click reached the element. */
+function describeClick(result: ClickResult | void): string {
+  if (!result || result.method === 'pointer') return '';
+  const by = result.coveredBy ? ` by ${result.coveredBy}` : '';
+  if (result.method === 'pointer-offset') return ` Its centre was covered${by}, so the mouse clicked another visible part of it.`;
+  return ` The mouse could not reach it${result.coveredBy ? ` (covered by ${result.coveredBy})` : ''}, so the click was dispatched in the page; if nothing happened, close ${result.coveredBy ?? 'what covers it'} first.`;
+}
+
+/** Clicks an element by its index. */
+export const clickElementAction = defineAction({
+  name: 'click_element',
+  description:
+    'Click an element by its index: links, buttons, checkboxes, tabs, menu items. For a select it lists the options instead (then use select_dropdown_option); for a file input use upload_file.',
+  schema: z.object({ index: z.number().int().nonnegative().describe('The index of the element to click, from the current page state') }),
+  handler: async ({ index }, context) => {
+    const action = 'click_element';
+    const ref = context.element(index);
+    const target = await runElementScript(context, ref.frameId, clickTargetScript, elementArgument(ref), clickTargetAnswerSchema);
+    if (target.status === 'stale') throw staleElementError(action, ref, target.reason);
+    if (target.kind === 'select') {
+      const answer = await readDropdown(context, action, ref);
+      return { extractedContent: `Did not click: clicking a select does not choose an option. ${describeDropdown(index, answer, false)}`, includeInMemory: true };
+    }
+    if (target.kind === 'file') {
+      throw new ActionError(action, `Element ${index} (${target.description}) opens a file chooser, which cannot be used here. Use upload_file with index ${index} and the path of the file.`);
+    }
+    const before = await whereabouts(context);
+    const clicked = await context.driver.click(ref, { signal: context.signal });
+    const move = describeMove(before, await whereabouts(context));
+    return {
+      extractedContent: `Clicked element ${index} (${target.description}).${describeClick(clicked)}${move.text}`,
+      includeInMemory: true,
+      ...(move.moved ? { stopSequence: true } : {}),
+    };
+  },
+});

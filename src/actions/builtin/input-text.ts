@@ -1,0 +1,125 @@
+// The `input_text` action: replaces a field's text, turning dates, times and numbers into the
+// input's own format, then reports what the field kept and which suggestions appeared.
+
+import { z } from 'zod';
+import type { ElementRef } from '../../browser/types';
+import { ActionError } from '../../errors';
+import { sleep } from '../../util/abort';
+import { normaliseInputValue } from '../input-formats';
+import { defineAction } from '../define-action';
+import type { ActionContext } from '../types';
+import { formatOptions, readDropdown } from './dropdown';
+import { elementArgument, quoted, runElementScript, staleElementError } from './element-script';
+import { fieldAnswerSchema, fieldValueAnswerSchema, fieldValueScript, inspectFieldScript } from './input-text-script';
+
+const action = 'input_text';
+/** How long suggestions may take to appear after typing (debounced searches included). */
+const suggestionWaitMs = 1500;
+const pollMs = 100;
+
+/** The options of a suggestion list, as one signature, to tell a list that appeared from one that was already there. */
+async function suggestionSignature(context: ActionContext, ref: ElementRef): Promise<string> {
+  const answer = await readDropdown(context, action, ref, { anyVisible: true });
+  return answer.kind === 'aria' ? answer.options.map((option) => option.text).join('\n') : '';
+}
+
+/**
+ * Waits (bounded, cancellable) for a suggestion list that was not there before typing; returns
+ * its option texts and count, or undefined when none appeared.
+ */
+async function waitForSuggestions(context: ActionContext, ref: ElementRef, before: string): Promise<{ texts: string; total: number } | undefined> {
+  for (let waited = 0; ; waited += pollMs) {
+    const answer = await readDropdown(context, action, ref, { anyVisible: true });
+    if (answer.kind === 'aria' && answer.options.length > 0) {
+      const signature = answer.options.map((option) => option.text).join('\n');
+      if (signature !== before) return { texts: formatOptions(answer.options.slice(0, 20), Math.min(answer.total, 20)), total: answer.total };
+    }
+    if (waited >= suggestionWaitMs) return undefined;
+    await sleep(pollMs, context.signal);
+  }
+}
+
+/** Why a field may hold something else than what was typed. */
+function differenceReason(type: string, maxLength: number | null, typed: string, kept: number): string {
+  if (maxLength !== null && kept === maxLength && typed.length > maxLength) return ` (it takes at most ${maxLength} characters)`;
+  if (type === 'number' || type === 'range') return ' (the field limits or rounds numbers to its min, max and step)';
+  return ' (the page limits or formats what is typed)';
+}
+
+/** Types text into an input, textarea or editable element. */
+export const inputTextAction = defineAction({
+  name: 'input_text',
+  description:
+    'Replace the text of an input, textarea or editable element. Dates, times and numbers may be written as people write them (10/11/2011 is month/day/year, 3:45 PM, 1,234.5). Reports what the field kept and suggestions that appear.',
+  schema: z.object({
+    index: z.number().int().nonnegative().describe('The index of the field, from the current page state'),
+    text: z.string().max(10_000).describe('The text the field should hold; an empty string clears it'),
+  }),
+  handler: async ({ index, text }, context) => {
+    const ref = context.element(index);
+    const field = await runElementScript(context, ref.frameId, inspectFieldScript, elementArgument(ref), fieldAnswerSchema);
+    if (field.status === 'stale') throw staleElementError(action, ref, field.reason);
+    const name = `element ${index} (${field.description})`;
+    const subject = `Element ${index} (${field.description})`;
+    switch (field.kind) {
+      case 'select':
+        throw new ActionError(action, `Element ${index} is a select: choose an option with select_dropdown_option (get_dropdown_options lists them).`);
+      case 'toggle':
+        throw new ActionError(action, `Element ${index} is a ${field.type}: click it with click_element to change it.`);
+      case 'file':
+        throw new ActionError(action, `Element ${index} is a file input: use upload_file with index ${index} and the path of the file.`);
+      case 'button':
+      case 'none':
+        throw new ActionError(action, `${subject} does not take text. Choose an input, a textarea or an editable element; a field that appears after a click needs that click first.`);
+      default:
+        break;
+    }
+    if (field.disabled) throw new ActionError(action, `${subject} is disabled: it takes no text until the page enables it.`);
+    if (field.readOnly) throw new ActionError(action, `${subject} is read-only: the page sets its value (often through a picker or a button next to it).`);
+
+    const formatted = normaliseInputValue(field.type, text);
+    if (!formatted.ok) {
+      throw new ActionError(action, `${subject} is a ${field.type} input and cannot take ${quoted(text)}. Give ${formatted.expected}.`);
+    }
+    const value = formatted.value;
+    const target: ElementRef = field.targetId ? { ...ref, elementId: field.targetId, tagName: field.tagName } : ref;
+    const listSuggestions = field.suggestions && field.type !== 'password';
+    const before = listSuggestions ? await suggestionSignature(context, target) : '';
+
+    await context.driver.fill(target, value, { signal: context.signal });
+
+    const kept = await runElementScript(context, target.frameId, fieldValueScript, elementArgument(target), fieldValueAnswerSchema);
+    if (kept.status === 'stale') {
+      return { extractedContent: `Typed into ${name}; the page then replaced the field (it may have moved on).`, includeInMemory: true, stopSequence: true };
+    }
+    const parts: string[] = [];
+    if (field.password) {
+      parts.push(`Typed ${text.length} characters into ${name}.`);
+      if (kept.length !== value.length) parts.push(`The field holds ${kept.length} characters, not ${value.length}${differenceReason(field.type, field.maxLength, value, kept.length)}.`);
+    } else {
+      parts.push(`Typed ${quoted(text, 300)} into ${name}${value !== text && value !== '' ? ` as ${quoted(value)}` : ''}.`);
+      const keptValue = kept.value ?? '';
+      const same = field.kind === 'content' ? keptValue.replace(/\s+/g, ' ').trim() === value.replace(/\s+/g, ' ').trim() : keptValue === value;
+      if (!same) parts.push(`The field now holds ${quoted(keptValue, 300)} instead${differenceReason(field.type, field.maxLength, value, kept.length)}.`);
+    }
+
+    let stopSequence = false;
+    if (listSuggestions) {
+      const datalist = await readDropdown(context, action, target, { filter: kept.value ?? value });
+      if (datalist.kind === 'datalist') {
+        const exact = datalist.options.some((option) => option.text === kept.value);
+        if (datalist.total > 0 && !exact) {
+          parts.push(`The field suggests ${datalist.total} value${datalist.total === 1 ? '' : 's'}:\n${formatOptions(datalist.options.slice(0, 20), Math.min(datalist.total, 20))}\nType one of them exactly with input_text if one is meant.`);
+          stopSequence = true;
+        }
+      } else {
+        const appeared = await waitForSuggestions(context, target, before);
+        if (appeared) {
+          parts.push(`${appeared.total} suggestion${appeared.total === 1 ? '' : 's'} appeared:\n${appeared.texts}\nClick one (read the page for their indices) if the field needs a choice from the list.`);
+          stopSequence = true;
+        }
+      }
+    }
+    return { extractedContent: parts.join(' '), includeInMemory: true, ...(stopSequence ? { stopSequence: true } : {}) };
+  },
+});
