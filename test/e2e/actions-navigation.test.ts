@@ -268,6 +268,52 @@ describe('search_page', () => {
     // Plain text is escaped, so the same characters are just text.
     expect((await run('search_page', { pattern: '(\\w+\\s?)+$' }, state)).extractedContent).toMatch(/^No match/);
   });
+
+  it('bound the text read, the matches counted and the listing length, and say so', async () => {
+    const state = await capture(fixture, 'nav-many.html');
+    const result = await run('search_page', { pattern: 'item', context_chars: 1000, max_results: 100 }, state);
+    const lines = result.extractedContent!.split('\n');
+    expect(lines[0]).toMatch(/^Found 10000\+ matches for "item"; the first (\d+):$/);
+    const listed = Number(/the first (\d+):/.exec(lines[0]!)![1]);
+    expect(listed).toBeGreaterThan(5);
+    expect(listed).toBeLessThan(100);
+    expect(result.extractedContent!.length).toBeLessThan(22_000);
+    expect(lines.slice(-3)).toEqual([
+      `${100 - listed} more matches were left out to keep this short; lower context_chars or max_results to see them.`,
+      'Only the first 300000 characters of text per frame were searched.',
+      'The search stopped early (too many matches or too slow a pattern): the count is a lower bound.',
+    ]);
+  });
+});
+
+describe('every driver call', () => {
+  it('passes the action\'s signal', async () => {
+    const state = await capture(fixture, 'nav-text.html');
+    const signal = new AbortController().signal;
+    const unsignalled: string[] = [];
+    const driver = new Proxy(fixture.driver, {
+      get(target, property) {
+        const value: unknown = Reflect.get(target, property, target);
+        if (typeof value !== 'function') return value;
+        return (...args: unknown[]) => {
+          const last = args.at(-1) as { signal?: AbortSignal } | undefined;
+          if (last?.signal !== signal) unsignalled.push(String(property));
+          return (value as (...parameters: unknown[]) => unknown).apply(target, args);
+        };
+      },
+    });
+    const context = { ...liveContext(fixture, { state, signal }), driver };
+    expect((await registry.run('scroll_to_text', { text: 'frame needle five' }, context)).extractedContent).toContain('Scrolled to');
+    expect((await registry.run('search_page', { pattern: 'needle' }, context)).extractedContent).toContain('Found 5');
+    expect((await registry.run('next_page', {}, context)).extractedContent).toContain('Scrolled the page');
+    const scrollState = await capture(fixture, 'nav-scroll.html');
+    const scrollContext = { ...liveContext(fixture, { state: scrollState, signal }), driver };
+    const row = indexWith(scrollState.elementsText, 'Row 1');
+    const list = indexWith(scrollState.elementsText, 'scrollable');
+    expect((await registry.run('next_page', { index: row }, scrollContext)).extractedContent).toContain('Scrolled the scroll area');
+    expect((await registry.run('next_page', { index: list }, scrollContext)).extractedContent).toContain(`Scrolled element ${list}`);
+    expect(unsignalled).toEqual([]);
+  });
 });
 
 describe('go_to_url, search and go_back', () => {

@@ -12,6 +12,8 @@ import { pageTextResultSchema, pageTextScript, type PageTextArgument, type PageT
 export const maxPageTextChars = 300_000;
 /** Milliseconds the matching may take in one frame before it stops and reports what it found. */
 const matchingBudgetMs = 1_500;
+/** The longest listing of matches, in characters (about 5,000 tokens). */
+const maxListingChars = 20_000;
 /** The longest pattern accepted. */
 const maxPatternLength = 500;
 
@@ -236,16 +238,25 @@ export const searchPageAction = defineAction({
     if (total === 0) {
       return { extractedContent: [`No match for ${what} in the page's visible text.`, ...notes].join(' '), includeInMemory: true };
     }
-    const count = `${total}${incomplete ? '+' : ''} match${total === 1 ? '' : 'es'}`;
-    const header = listed.length < total ? `Found ${count} for ${what}; the first ${listed.length}:` : `Found ${count} for ${what}:`;
-    const lines = listed.map(({ match, before, after, frame }, position) => {
+    const lines: string[] = [];
+    let length = 0;
+    // The listing stays readable in one step: a long context on many matches is cut short.
+    for (const [position, { match, before, after, frame }] of listed.entries()) {
       const start = before.length === contextChars && contextChars > 0 ? '…' : '';
       const end = after.length === contextChars && contextChars > 0 ? '…' : '';
       const where = frame.parentId === undefined ? '' : ` (in frame ${frame.url})`;
       const leading = oneLine(before).replace(/^ ?\| /, '');
       const trailing = oneLine(after).replace(/ \| ?$/, '');
-      return `${position + 1}. ${start}${leading}**${oneLine(match)}**${trailing}${end}${where}`;
-    });
+      const line = `${position + 1}. ${start}${leading}**${oneLine(match)}**${trailing}${end}${where}`;
+      if (lines.length > 0 && length + line.length > maxListingChars) {
+        notes.unshift(`${listed.length - lines.length} more matches were left out to keep this short; lower context_chars or max_results to see them.`);
+        break;
+      }
+      lines.push(line);
+      length += line.length + 1;
+    }
+    const count = `${total}${incomplete ? '+' : ''} match${total === 1 ? '' : 'es'}`;
+    const header = lines.length < total ? `Found ${count} for ${what}; the first ${lines.length}:` : `Found ${count} for ${what}:`;
     return { extractedContent: [header, ...lines, ...notes].join('\n'), includeInMemory: true };
   },
 });
