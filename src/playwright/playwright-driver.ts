@@ -12,18 +12,20 @@ import type {
   ClickResult,
   ElementRef,
   FrameInfo,
+  NavigationGuard,
   PageScript,
   ScreenshotOptions,
   ScrollRequest,
   TabInfo,
 } from '../browser/types';
 import { listenerRecorderArgument, listenerRecorderScript } from '../dom/listener-script';
-import { BrowserError, ConfigError } from '../errors';
+import { BrowserError, ConfigError, URLNotAllowedError } from '../errors';
 import { sleep } from '../util/abort';
 import { asBrowserError, firstLine, guardedCall } from './call';
 import { findChromium } from './find-chromium';
 import { functionExpression, installExpression, portable, runInstalled } from './page-function';
 import { drawHighlights, highlightLayerId, removeHighlights, type HighlightTarget } from './highlight';
+import { disableSpeculativeLoading, NavigationGuardEnforcer } from './navigation-guard';
 import {
   defaultChromiumArgs,
   resolveSettleOptions,
@@ -251,10 +253,9 @@ function clickTarget(element: Element): ClickTarget {
     if (!hit) return null;
     let layer = hit;
     for (let parent = parentOf(layer); parent && parent !== document.body && parent !== document.documentElement && !contains(parent, element); parent = parentOf(parent)) layer = parent;
-    const tag = layer.localName;
-    if (layer.id) return `${tag}#${layer.id}`.slice(0, 80);
-    const classes = [...layer.classList].slice(0, 2);
-    return (classes.length > 0 ? `${tag}.${classes.join('.')}` : tag).slice(0, 80);
+    const id = layer.id ? `#${layer.id}` : '';
+    const classes = [...layer.classList].slice(0, id ? 1 : 2).map((name) => `.${name}`).join('');
+    return `${layer.localName}${id}${classes}`.slice(0, 80);
   };
   const box = element.getBoundingClientRect();
   const style = window.getComputedStyle(element);
@@ -373,6 +374,9 @@ export class PlaywrightDriver implements BrowserDriver {
   private readonly network = new WeakMap<Page, NetworkActivity>();
   private readonly onPage = (page: Page): void => this.adopt(page, true);
   private initScript: { dispose(): Promise<void> } | undefined;
+  /** Enforces the guard given to setNavigationGuard(), while there is one. */
+  private navigationGuard: NavigationGuardEnforcer | undefined;
+  private guardChange: Promise<void> = Promise.resolve();
   private activePage: Page | undefined;
   private nextTab = 1;
   private nextFrame = 1;
@@ -402,6 +406,7 @@ export class PlaywrightDriver implements BrowserDriver {
     const userDataDir = mkdtempSync(join(tmpdir(), 'plannav-chromium-'));
     let context: BrowserContext;
     try {
+      disableSpeculativeLoading(userDataDir);
       context = await chromium.launchPersistentContext(userDataDir, {
         ...options.contextOptions,
         executablePath,
@@ -509,6 +514,7 @@ export class PlaywrightDriver implements BrowserDriver {
   /** Opens a tab, makes it active, loads `url` and waits until it has settled. */
   async openTab(url: string, options?: CallOptions): Promise<TabInfo> {
     return guardedCall(`openTab(${url})`, options, this.defaultTimeout, async (timeout) => {
+      this.navigationGuard?.assertAllowed(url, undefined);
       const page = await this.context.newPage();
       this.adopt(page, true);
       await this.navigate(page, url, timeout, options?.signal);
@@ -765,6 +771,36 @@ export class PlaywrightDriver implements BrowserDriver {
     return guardedCall('waitForSettled()', options, this.defaultTimeout, (timeout) => this.settle(this.active(), timeout, options?.signal));
   }
 
+  /**
+   * Enforces `guard` on every navigation the browser makes in this driver's context, not only the
+   * ones the driver starts: links, forms, location changes, meta refresh, redirect hops, popups,
+   * frames and speculative loads. A denied navigation is stopped before any request is sent and
+   * reported to `guard.blocked`; `goto` and `openTab` reject it with a `URLNotAllowedError`.
+   * `undefined` removes the guard. Speculation rules cannot be intercepted: a launched browser
+   * never runs them, and in other browsers they are removed from documents while a guard is set.
+   */
+  async setNavigationGuard(guard: NavigationGuard | undefined, options?: CallOptions): Promise<void> {
+    return guardedCall('setNavigationGuard()', options, this.defaultTimeout, () => {
+      // One change at a time, so two calls cannot install two enforcers.
+      const change = this.guardChange.then(async () => {
+        if (this.closing) throw new BrowserError('The driver is closed: open a new one.');
+        if (guard && this.navigationGuard) return this.navigationGuard.replace(guard);
+        const previous = this.navigationGuard;
+        this.navigationGuard = undefined;
+        await previous?.dispose();
+        if (!guard) return;
+        this.navigationGuard = await NavigationGuardEnforcer.install(this.context, guard, {
+          tabId: (page) => this.tabIds.get(page),
+          popupClosing: (popup, opener) => {
+            if (this.activePage === popup && opener && this.tabIds.has(opener) && !opener.isClosed()) this.activePage = opener;
+          },
+        });
+      });
+      this.guardChange = change.catch(() => undefined);
+      return change;
+    });
+  }
+
   /** Closes what the driver created (browser, context, profile folder); only detaches from what it attached to. Idempotent. */
   async close(): Promise<void> {
     this.closing ??= this.release();
@@ -778,6 +814,9 @@ export class PlaywrightDriver implements BrowserDriver {
 
   private async release(): Promise<void> {
     this.context.off('page', this.onPage);
+    await this.guardChange;
+    await this.navigationGuard?.dispose();
+    this.navigationGuard = undefined;
     // Attached pages stay the user's: leave nothing of the driver's on them.
     for (const remove of this.pageListeners.values()) remove();
     this.pageListeners.clear();
@@ -977,9 +1016,11 @@ export class PlaywrightDriver implements BrowserDriver {
   }
 
   private async navigate(page: Page, url: string, timeout: number, signal: AbortSignal | undefined): Promise<void> {
+    const load = (): Promise<unknown> => page.goto(url, { waitUntil: 'commit', timeout });
     try {
-      await page.goto(url, { waitUntil: 'commit', timeout });
+      await (this.navigationGuard ? this.navigationGuard.navigate(page, url, load) : load());
     } catch (error) {
+      if (URLNotAllowedError.isInstance(error)) throw error;
       throw new BrowserError(`Could not load ${url}: ${firstLine(error)}`, { cause: error, retryable: true });
     }
     await this.settle(page, timeout, signal);

@@ -34,9 +34,18 @@ function runClickTarget(argument: ElementArgument): ClickTargetAnswer {
   const collapse = (value: string): string => value.replace(/\s+/g, ' ').trim();
   const tag = element.localName;
   const type = element instanceof HTMLInputElement ? element.type : '';
+  const control = tag === 'select' || tag === 'input' || tag === 'textarea';
+  // A label's own words, without the text of the controls inside it (a select's options).
+  const labelText = (): string => {
+    const label = (element as HTMLInputElement).labels?.[0];
+    if (!label) return '';
+    const copy = label.cloneNode(true) as Element;
+    for (const inner of copy.querySelectorAll('select, input, textarea, button, datalist')) inner.remove();
+    return copy.textContent ?? '';
+  };
   const name = collapse(
     element.getAttribute('aria-label') ||
-      (tag === 'select' || tag === 'input' || tag === 'textarea' ? '' : ((element as HTMLElement).innerText ?? element.textContent ?? '')) ||
+      (control ? labelText() : ((element as HTMLElement).innerText ?? element.textContent ?? '')) ||
       element.getAttribute('title') ||
       element.getAttribute('alt') ||
       element.getAttribute('placeholder') ||

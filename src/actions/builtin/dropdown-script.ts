@@ -137,12 +137,18 @@ function runReadDropdown(argument: DropdownArgument): DropdownAnswer {
       .join(' ');
   const role = element.getAttribute('role') ?? '';
   const tag = element.localName;
+  // A label's own words, without the text of the controls inside it (a select's options).
+  const labelText = (label: Element): string => {
+    const copy = label.cloneNode(true) as Element;
+    for (const control of copy.querySelectorAll('select, input, textarea, button, datalist')) control.remove();
+    return collapse(copy.textContent ?? '');
+  };
   const label = (): string => {
     const labels = (element as HTMLInputElement).labels;
     const named =
       element.getAttribute('aria-label') ||
       labelledBy(element) ||
-      (labels && labels.length > 0 && labels[0] ? textOf(labels[0]) : '') ||
+      (labels && labels.length > 0 && labels[0] ? labelText(labels[0]) : '') ||
       element.getAttribute('placeholder') ||
       element.getAttribute('name') ||
       (tag === 'select' ? '' : textOf(element));
@@ -204,21 +210,26 @@ function runReadDropdown(argument: DropdownArgument): DropdownAnswer {
   };
   if (element.matches(popupSelector)) add(element);
   add(element.parentElement?.closest(popupSelector)); // an option, or something inside the list
+  // The list the element names (aria-controls, aria-owns, its own or its combobox's), even when
+  // the named element does not hold the list yet: then nothing else is guessed.
+  let declared = false;
   for (const holder of [element, element.closest('[role=combobox]')]) {
     if (!holder) continue;
     for (const name of ['aria-controls', 'aria-owns']) {
       for (const id of (holder.getAttribute(name) ?? '').split(/\s+/).filter(Boolean).slice(0, 10)) {
         const target = byId(id);
-        if (target) add(target.matches(popupSelector) ? target : target.querySelector(popupSelector));
+        if (!target) continue;
+        declared = true;
+        add(target.matches(popupSelector) ? target : target.querySelector(popupSelector));
       }
     }
   }
   const active = element.getAttribute('aria-activedescendant');
   if (active) add(byId(active)?.closest(popupSelector));
   add(element.querySelector(popupSelector)); // a widget that holds its list
-  if (trigger) {
+  if (trigger && !declared) {
     // A trigger beside its list without naming it (a button and a listbox in one wrapper).
-    for (let container = element.parentElement, level = 0; container && level < 2; container = container.parentElement, level++) {
+    for (let container = element.parentElement, level = 0; container && container !== document.body && level < 2; container = container.parentElement, level++) {
       const lists = container.querySelectorAll(popupSelector);
       if (lists.length === 1) {
         add(lists[0]);
@@ -227,9 +238,17 @@ function runReadDropdown(argument: DropdownArgument): DropdownAnswer {
       if (lists.length > 1) break;
     }
   }
-  if (argument.anyVisible) {
+  if (argument.anyVisible && !declared) {
+    // A list that appeared somewhere after a click: only one the model has not seen (none of its
+    // options is in the snapshot), nearest the element first.
+    const known = (list: Element): boolean => {
+      if (!state?.ids) return false;
+      if (state.ids.has(list)) return true;
+      for (const option of list.querySelectorAll(optionSelector)) if (state.ids.has(option)) return true;
+      return false;
+    };
     const box = element.getBoundingClientRect();
-    const lists = [...document.querySelectorAll(popupSelector)].slice(0, 200).filter(visible);
+    const lists = [...document.querySelectorAll(popupSelector)].slice(0, 200).filter((list) => visible(list) && !known(list));
     const distance = (list: Element): number => Math.abs(list.getBoundingClientRect().top - box.bottom);
     lists.sort((a, b) => distance(a) - distance(b));
     for (const list of lists) add(list);

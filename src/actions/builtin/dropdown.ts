@@ -188,7 +188,7 @@ export const selectDropdownOptionAction = defineAction({
         await context.driver.waitForSettled({ signal: context.signal });
       }
       const after = await readDropdown(context, action, ref);
-      return { extractedContent: `Selected ${chosen.map((option) => quoted(option)).join(', ')} in element ${index} (${after.description}); selected now: ${after.display ? quoted(after.display, 300) : 'none'}.`, includeInMemory: true };
+      return { extractedContent: `Selected ${chosen.map((option) => quoted(option)).join(', ')} in element ${index} (${answer.description}); selected now: ${after.display ? quoted(after.display, 300) : 'none'}.`, includeInMemory: true };
     }
 
     // ARIA: click each option whose state must change; a list that closed after a click is opened again.
@@ -209,6 +209,6 @@ export const selectDropdownOptionAction = defineAction({
     const state = selectedNow.length > 0 ? `; selected now: ${selectedNow.map((option) => quoted(option)).join(', ')}` : '';
     const confirmed = chosen.every((option) => selectedNow.includes(option) || (!current.within && current.display.includes(option)));
     const check = confirmed ? '' : ' The page does not show the choice as selected yet: read the page to check.';
-    return { extractedContent: `Selected ${chosen.map((option) => quoted(option)).join(', ')} in element ${index} (${current.description})${shows}${state}.${check}`, includeInMemory: true };
+    return { extractedContent: `Selected ${chosen.map((option) => quoted(option)).join(', ')} in element ${index} (${answer.description})${shows}${state}.${check}`, includeInMemory: true };
   },
 });

@@ -124,10 +124,16 @@ function runInspectField(argument: ElementArgument): FieldAnswer {
     controlsList(field.closest('[role=combobox]'));
 
   const collapse = (value: string): string => value.replace(/\s+/g, ' ').trim();
+  // A label's own words, without the text of the controls inside it.
+  const labelText = (label: Element): string => {
+    const copy = label.cloneNode(true) as Element;
+    for (const control of copy.querySelectorAll('select, input, textarea, button, datalist')) control.remove();
+    return copy.textContent ?? '';
+  };
   const labels = (field as HTMLInputElement).labels;
   const name = collapse(
     field.getAttribute('aria-label') ||
-      (labels && labels[0] ? ((labels[0] as HTMLElement).innerText ?? labels[0].textContent ?? '') : '') ||
+      (labels && labels[0] ? labelText(labels[0]) : '') ||
       field.getAttribute('placeholder') ||
       field.getAttribute('name') ||
       field.getAttribute('title') ||

@@ -85,7 +85,8 @@ function runFindFileInput(argument: ElementArgument): FileInputAnswer {
     input = within(element);
     via = 'inside';
   }
-  for (let ancestor = element.parentElement, level = 0; !input && ancestor && level < 3; ancestor = ancestor.parentElement, level++) {
+  // Up to three levels, never the whole body: a file input elsewhere on the page is not this element's.
+  for (let ancestor = element.parentElement, level = 0; !input && ancestor && ancestor !== document.body && level < 3; ancestor = ancestor.parentElement, level++) {
     input = within(ancestor);
     via = 'ancestor';
   }
