@@ -349,6 +349,9 @@ describe('go_to_url, search and go_back', () => {
     const result = await run('go_to_url', { url: `http://127.0.0.1:${port}/` }, state);
     expect(result.error).toBe(`Could not load http://127.0.0.1:${port}/: site unavailable (net::ERR_CONNECTION_REFUSED). Check the address, try again later, or try another site.`);
     expect(result.stopSequence).toBe(true);
+    // The action waited for Chromium's error page to commit: the next load is not interrupted by it.
+    await fixture.driver.goto(fixture.server.url('nav-page-b.html'));
+    expect(await fixture.driver.currentUrl()).toBe(fixture.server.url('nav-page-b.html'));
   });
 
   it('refuse text that is not a URL', async () => {

@@ -6,8 +6,8 @@ import type { ElementRef, FrameInfo } from '../../browser/types';
 import { ActionError } from '../../errors';
 import { defineAction } from '../define-action';
 import type { ActionContext, ActionResult } from '../types';
-import { scrollFrameIntoViewScript, scrollTargetResultSchema, scrollTargetScript, type ScrollTargetArgument } from './scroll-script';
-import { maxPageTextChars, readPageText, textPattern, visibleFrames } from './search-page';
+import { scrollFrameIntoViewScript, scrollTargetResultSchema, scrollTargetScript, type ScrollTargetArgument, type ScrollTargetResult } from './scroll-script';
+import { matchingBudgetMs, maxPageTextChars, readPageText, textPattern, visibleFrames } from './search-page';
 
 /** A measured scroll target: where it stands and who scrolls it. */
 interface Target {
@@ -27,6 +27,9 @@ interface Target {
 
 type Movement = { readonly toPercent: number } | { readonly deltaY: number };
 
+/** Where a scroll target stands, as the page measured it. */
+type Measured = Extract<ScrollTargetResult, { status: 'ok' }>;
+
 const indexParameter = z
   .number()
   .int()
@@ -34,10 +37,12 @@ const indexParameter = z
   .optional()
   .describe('Scroll inside the scroll area holding the element with this index (a list, a panel) instead of the page');
 
+/** How far the target can scroll, in pixels. */
 function range(target: Pick<Target, 'scrollHeight' | 'viewport'>): number {
   return Math.max(0, target.scrollHeight - target.viewport);
 }
 
+/** `40%; 1200 px above, 800 px below`. */
 function position(target: Pick<Target, 'top' | 'scrollHeight' | 'viewport'>): string {
   const total = range(target);
   const percent = total <= 0 ? 100 : Math.round((Math.min(total, Math.max(0, target.top)) / total) * 100);
@@ -46,7 +51,8 @@ function position(target: Pick<Target, 'top' | 'scrollHeight' | 'viewport'>): st
   return `${percent}%; ${above} px above, ${below} px below`;
 }
 
-async function measure(action: string, context: ActionContext, frame: FrameInfo, argument: ScrollTargetArgument, index: number | undefined) {
+/** Runs the scroll-target script; an element the page no longer has is a recoverable error. */
+async function measure(action: string, context: ActionContext, frame: FrameInfo, argument: ScrollTargetArgument, index: number | undefined): Promise<Measured> {
   const raw = await context.driver.evaluate(frame.id, scrollTargetScript, argument, { signal: context.signal });
   const parsed = scrollTargetResultSchema.safeParse(raw);
   if (!parsed.success) throw new ActionError(action, 'The page returned a malformed scroll position; read the page again.');
@@ -82,7 +88,6 @@ async function resolveTarget(action: string, context: ActionContext, index: numb
   const frame = frames.find((candidate) => candidate.id === ref.frameId);
   if (!frame) throw new ActionError(action, `Element ${index} is no longer on the page (its frame is gone); read the page again.`);
   const measured = await measure(action, context, frame, argument, index);
-  const element = `element ${index} (<${ref.tagName}>)`;
   if (measured.kind === 'element') {
     return { frame, ref, argument, byDriver: true, ...measured, name: `element ${index} (${measured.label})`, note: '' };
   }
@@ -92,7 +97,7 @@ async function resolveTarget(action: string, context: ActionContext, index: numb
   if (frame.parentId !== undefined && range(measured) > 0) {
     return { frame, ref, argument, byDriver: false, ...measured, name: `the frame ${frame.url} holding element ${index}`, note: '' };
   }
-  return page(`${element.charAt(0).toUpperCase()}${element.slice(1)} is not inside a scroll area, so the page scrolls. `);
+  return page(`Element ${index} (<${ref.tagName}>) is not inside a scroll area, so the page scrolls. `);
 }
 
 /** Moves the target; the driver scrolls what it can address (the page, an indexed element). */
@@ -198,7 +203,7 @@ export const scrollToTextAction = defineAction({
   handler: async ({ text, nth }, context) => {
     const pattern = textPattern('scroll_to_text', text, { regex: false, caseSensitive: false });
     const frames = await visibleFrames(context);
-    const base = { ...pattern, contextChars: 0, maxResults: 0, maxTextChars: maxPageTextChars, timeBudgetMs: 1_500 };
+    const base = { ...pattern, contextChars: 0, maxResults: 0, maxTextChars: maxPageTextChars, timeBudgetMs: matchingBudgetMs };
     const counts: { frame: FrameInfo; count: number }[] = [];
     for (const frame of frames) {
       const counted = await readPageText('scroll_to_text', context, frame, { ...base, mode: 'search', nth: 0 });

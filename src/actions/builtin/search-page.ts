@@ -11,7 +11,7 @@ import { pageTextResultSchema, pageTextScript, type PageTextArgument, type PageT
 /** The page text read per frame at most, in characters. */
 export const maxPageTextChars = 300_000;
 /** Milliseconds the matching may take in one frame before it stops and reports what it found. */
-const matchingBudgetMs = 1_500;
+export const matchingBudgetMs = 1_500;
 /** The longest listing of matches, in characters (about 5,000 tokens). */
 const maxListingChars = 20_000;
 /** The longest pattern accepted. */
