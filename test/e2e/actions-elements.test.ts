@@ -249,6 +249,13 @@ describe('input_text', () => {
     expect(result.extractedContent).not.toContain('hunt');
   });
 
+  it('types into the only field inside the element the model chose', async () => {
+    const state = await capture(fixture, 'actions-input.html');
+    const result = await run('input_text', { index: indexWith(state.elementsText, 'Search box'), text: 'inside' }, state);
+    expect(result.extractedContent).toContain('(<input type=text> "Find")');
+    expect(await fixture.driver.page.inputValue('[name=wrapped]')).toBe('inside');
+  });
+
   it('sends checkboxes to click_element', async () => {
     const state = await capture(fixture, 'actions-input.html');
     expect((await run('input_text', { index: indexWith(state.elementsText, 'name="agree"'), text: 'yes' }, state)).error).toContain('click it with click_element');
@@ -399,12 +406,12 @@ describe('dropdowns', () => {
 
   it('lists and selects the options of an ARIA listbox', async () => {
     const state = await capture(fixture, 'actions-dropdown.html');
-    const index = indexWith(state.elementsText, 'Mercury');
-    const listbox = state.elements.get(index)!;
     // The model may pick the list or one of its options; either names the list.
-    const listed = await run('get_dropdown_options', { index }, state);
+    const listbox = indexWith(state.elementsText, 'role="listbox"');
+    const listed = await run('get_dropdown_options', { index: listbox }, state);
+    expect(listed.extractedContent).toContain(`Element ${listbox} (<ul role=listbox> "Planet") is a list with 4 options (one may be selected; selected: "Venus"):`);
     expect(listed.extractedContent).toContain('1. "Mercury"\n2. "Venus" (selected)\n3. "Earth" (disabled)\n4. "Mars"');
-    expect(listbox).toBeDefined();
+    const index = indexWith(state.elementsText, 'Mercury');
     const result = await run('select_dropdown_option', { index, text: 'Mars' }, state);
     expect(result.extractedContent).toContain('Selected "Mars" in element');
     expect(result.extractedContent).toContain('selected now: "Mars"');
