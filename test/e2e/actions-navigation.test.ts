@@ -157,6 +157,19 @@ describe('scroll actions', () => {
     expect((await positions()).page).toBeGreaterThan(0);
   });
 
+  it("scroll a frame's own document for an element in a frame that is not in a scroll area", async () => {
+    await fixture.driver.goto(fixture.server.url('nav-text.html'));
+    await fixture.driver.page.evaluate(() => document.getElementById('frame')!.scrollIntoView());
+    const state = await capture(fixture, undefined);
+    const button = indexWith(state.elementsText, 'Frame button');
+    const pageBefore = (await positions()).page;
+    const result = await run('next_page', { index: button }, state);
+    expect(result.extractedContent).toMatch(new RegExp(`^Scrolled the frame http://127\\.0\\.0\\.1:\\d+/nav-frame\\.html holding element ${button} down one page \\(300 px\\): now at \\d+%; 300 px above, \\d+ px below\\.$`));
+    const inner = fixture.driver.page.frames().find((frame) => frame.url().endsWith('nav-frame.html'))!;
+    expect(await inner.evaluate(() => window.scrollY)).toBe(300);
+    expect((await positions()).page).toBe(pageBefore);
+  });
+
   it('report an element of an older page as gone', async () => {
     const state = await capture(fixture, 'nav-scroll.html');
     const list = indexWith(state.elementsText, 'scrollable');
@@ -239,7 +252,7 @@ describe('search_page', () => {
     expect(lines[2]).toBe('2. …$6. | Here is **needle** two, in the…');
     expect(lines[3]).toBe('3. …middle. | And **NEEDLE** three, far …');
     expect(lines[4]).toBe('4. …ords shadow **needle** four');
-    expect(lines[5]).toMatch(/^5\. …p \| The frame \*\*needle\*\* five sits d… \(in frame http:\/\/127\.0\.0\.1:\d+\/nav-frame\.html\)$/);
+    expect(lines[5]).toMatch(/^5\. …n \| The frame \*\*needle\*\* five sits d… \(in frame http:\/\/127\.0\.0\.1:\d+\/nav-frame\.html\)$/);
     expect(result.extractedContent).not.toContain('hidden');
   });
 
