@@ -714,6 +714,15 @@ export class PlaywrightDriver implements BrowserDriver {
       const element = await this.locate(ref);
       try {
         await element.setInputFiles([...paths], { timeout: Math.min(timeout, 5000) });
+      } catch (error) {
+        const message = firstLine(error);
+        const path = paths.find((candidate) => message.includes(candidate)) ?? paths.join(', ');
+        if (/ENOENT/.test(message)) throw new BrowserError(`Cannot upload ${path}: there is no such file.`, { cause: error });
+        if (/EISDIR|does not support directories/.test(message)) throw new BrowserError(`Cannot upload ${path}: it is a folder; give the path of a file in it.`, { cause: error });
+        if (/Not an input|not an input|input\[type=file\]/.test(message)) {
+          throw new BrowserError(`Element ${ref.index} (<${ref.tagName}>) is not a file input.`, { cause: error });
+        }
+        throw error;
       } finally {
         void element.dispose().catch(() => undefined);
       }

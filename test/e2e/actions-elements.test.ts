@@ -482,6 +482,15 @@ describe('upload_file', () => {
     expect(await inPage('window.events')).toEqual([]);
   });
 
+  it('says when an allowed path holds no file, or is a folder', async () => {
+    const state = await capture(fixture, 'actions-upload.html');
+    const index = indexWith(state.elementsText, 'name="photo"');
+    const missing = await run('upload_file', { index, path: join(files, 'allowed', 'missing.png') }, state, { uploadPaths: uploadPaths() });
+    expect(missing.error).toBe(`Cannot upload ${join(files, 'allowed', 'missing.png')}: there is no such file.`);
+    const folder = await run('upload_file', { index, path: join(files, 'allowed') }, state, { uploadPaths: uploadPaths() });
+    expect(folder.error).toBe(`Cannot upload ${join(files, 'allowed')}: it is a folder; give the path of a file in it.`);
+  });
+
   it('refuses every upload when the host allowed none', async () => {
     const state = await capture(fixture, 'actions-upload.html');
     const result = await run('upload_file', { index: indexWith(state.elementsText, 'name="photo"'), path: join(files, 'single.svg') }, state);
