@@ -3,22 +3,29 @@
 
 export { Executor } from './executor/executor';
 export type { ExecutionResult } from './executor/executor';
-export type { ExecutorOptions, HumanInputHandler, HumanQuestion } from './executor/options';
+export type { ExecutorOptions, ExecutorUrlPolicy, HumanInputHandler, HumanQuestion } from './executor/options';
 
 export { defineAction } from './actions/define-action';
 export type { Action, ActionContext, ActionResult, ActionSchema, HumanAnswer } from './actions/types';
 
 export type {
+  BlockedNavigation,
   BrowserDriver,
   CallOptions,
   ClickOptions,
+  ClickResult,
   ElementRef,
   FrameInfo,
+  NavigationGuard,
   PageScript,
   ScreenshotOptions,
   ScrollRequest,
   TabInfo,
+  UrlDecision,
 } from './browser/types';
+export { UrlPolicy } from './security/url-policy';
+export type { UrlPolicyOptions } from './security/url-policy';
+export { matchesUrlPattern } from './security/url-pattern';
 export type { PageState } from './browser/page-state';
 export { domSnapshotScript } from './dom/snapshot-script';
 export { listenerRecorderArgument, listenerRecorderScript } from './dom/listener-script';

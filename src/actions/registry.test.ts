@@ -211,12 +211,19 @@ describe('ActionRegistry schemas and description', () => {
   });
 
   it('lists each action with its description and parameters, one per line', () => {
-    const lines = new ActionRegistry([searchAction, clickAction]).describe().split('\n');
-    expect(lines).toHaveLength(2);
-    expect(lines[0]).toMatch(/^- search_web: Search the web for a query\. Parameters: \{.*\}$/);
-    const parameters = JSON.parse(lines[0]?.split('Parameters: ')[1] ?? '{}') as Record<string, { description?: string }>;
-    expect(Object.keys(parameters)).toEqual(['query', 'page']);
-    expect(parameters.query?.description).toBe('What to search for');
-    expect(lines[1]).toMatch(/^- click_element: Click an element by index\. Parameters: \{"index":/);
+    const limited = defineAction({ name: 'approve', description: 'Approve the order.', urlPatterns: ['https://shop.test/admin/*'], schema: z.object({}), handler: async () => 'ok' });
+    const choice = defineAction({
+      name: 'pick',
+      description: 'Pick one.',
+      schema: z.object({ colour: z.enum(['red', 'blue']).default('red').describe('The colour.'), ids: z.array(z.number()).describe('Ids') }),
+      handler: async () => 'ok',
+    });
+    const lines = new ActionRegistry([searchAction, clickAction, limited, choice]).describe().split('\n');
+    expect(lines).toEqual([
+      '- search_web: Search the web for a query. Parameters: query (string): What to search for; page (integer, optional).',
+      '- click_element: Click an element by index. Parameters: index (integer).',
+      '- approve: Approve the order. Only on pages matching: https://shop.test/admin/*. No parameters.',
+      '- pick: Pick one. Parameters: colour ("red"|"blue", default "red"): The colour; ids (list of number): Ids.',
+    ]);
   });
 });

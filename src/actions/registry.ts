@@ -13,6 +13,32 @@ function describeIssues(error: z.ZodError): string {
 }
 
 
+/** The parts of a JSON Schema property the prompt shows. */
+interface JsonProperty {
+  readonly type?: string | readonly string[];
+  readonly enum?: readonly unknown[];
+  readonly anyOf?: readonly JsonProperty[];
+  readonly items?: JsonProperty;
+  readonly default?: unknown;
+  readonly description?: string;
+}
+
+function typeOf(property: JsonProperty): string {
+  if (property.enum) return property.enum.map((value) => JSON.stringify(value)).join('|');
+  if (property.anyOf) return property.anyOf.map(typeOf).join(' or ');
+  if (property.type === 'array') return `list of ${property.items ? typeOf(property.items) : 'values'}`;
+  if (Array.isArray(property.type)) return property.type.join('|');
+  return typeof property.type === 'string' ? property.type : 'any';
+}
+
+function describeParameter(name: string, property: JsonProperty, required: boolean): string {
+  const facts = [typeOf(property)];
+  if (property.default !== undefined) facts.push(`default ${JSON.stringify(property.default)}`);
+  else if (!required) facts.push('optional');
+  const description = property.description?.replace(/\.$/, '');
+  return `${name} (${facts.join(', ')})${description ? `: ${description}` : ''}`;
+}
+
 function isAvailable(action: Action, url: string | undefined): boolean {
   if (!action.urlPatterns) return true;
   return url !== undefined && action.urlPatterns.some((pattern) => matchesUrlPattern(url, pattern));
@@ -50,14 +76,18 @@ export class ActionRegistry {
     return z.union(variants as unknown as [z.ZodType, z.ZodType, ...z.ZodType[]]);
   }
 
-  /** One line per action for the system prompt: name, description and parameters. */
+  /**
+   * One line per action for the system prompt: name, description and parameters in a compact
+   * form (`name (type, default x): description`); the exact schema goes with the output schema.
+   */
   describe(): string {
     return this.list()
       .map((action) => {
-        const schema = toModelJsonSchema(action.schema) as { properties?: Record<string, unknown> };
-        const parameters = JSON.stringify(schema.properties ?? {});
+        const schema = toModelJsonSchema(action.schema) as { properties?: Record<string, JsonProperty>; required?: string[] };
+        const required = new Set(schema.required ?? []);
+        const parameters = Object.entries(schema.properties ?? {}).map(([name, property]) => describeParameter(name, property, required.has(name)));
         const where = action.urlPatterns ? ` Only on pages matching: ${action.urlPatterns.join(', ')}.` : '';
-        return `- ${action.name}: ${action.description}${where} Parameters: ${parameters}`;
+        return `- ${action.name}: ${action.description}${where}${parameters.length > 0 ? ` Parameters: ${parameters.join('; ')}.` : ' No parameters.'}`;
       })
       .join('\n');
   }

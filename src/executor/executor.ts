@@ -3,10 +3,7 @@
 
 import { EventEmitter } from 'eventemitter3';
 import { ActionRegistry } from '../actions/registry';
-import { askHumanAction } from '../actions/builtin/ask-human';
-import { cacheContentAction } from '../actions/builtin/cache-content';
-import { doneAction } from '../actions/builtin/done';
-import { waitAction } from '../actions/builtin/wait';
+import { builtinActions } from '../actions/builtin/index';
 import type { ActionResult, HumanAnswer } from '../actions/types';
 import type { AgentContext, AgentSettings, EventPayload } from '../agents/agent-context';
 import { NavigatorAgent, type NavigatorStepResult } from '../agents/navigator-agent';
@@ -111,7 +108,7 @@ export class Executor {
     this.options = resolveExecutorOptions(options);
     this.urlPolicy = new UrlPolicy({ allow: this.options.urlPolicy.allow, deny: this.options.urlPolicy.deny });
     const excluded = new Set(this.options.excludeActions);
-    const builtins = [doneAction(this.options.outputSchema), waitAction, cacheContentAction, askHumanAction];
+    const builtins = builtinActions(this.options.outputSchema);
     const unknown = this.options.excludeActions.filter((name) => !builtins.some((action) => action.name === name));
     if (unknown.length > 0) {
       throw new ConfigError(`Option \`excludeActions\` names unknown built-in actions: ${unknown.join(', ')}.`, { field: 'excludeActions' });
