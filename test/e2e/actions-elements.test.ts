@@ -437,6 +437,21 @@ describe('dropdowns', () => {
     expect(await inPage('window.events')).toEqual(['colour:Green']);
   });
 
+  it('reports a navigation a choice started (a jump menu, a menu item) and stops the sequence', async () => {
+    await singleTab();
+    let state = await capture(fixture, 'actions-dropdown.html');
+    const jump = await run('select_dropdown_option', { index: indexWith(state.elementsText, 'name="jump"'), text: 'Target page' }, state);
+    expect(jump.extractedContent).toBe(`Selected "Target page" in element ${indexWith(state.elementsText, 'name="jump"')} (<select> "Jump to"). The page navigated to ${fixture.server.url('tab-target.html')}.`);
+    expect(jump.stopSequence).toBe(true);
+    state = await capture(fixture, 'actions-dropdown.html');
+    const index = indexWith(state.elementsText, '>Account');
+    const listed = await run('get_dropdown_options', { index }, state);
+    expect(listed.extractedContent).toContain('1. "Profile"\n2. "Sign out"');
+    const profile = await run('select_dropdown_option', { index, text: 'profile' }, state);
+    expect(profile.extractedContent).toContain(`The page navigated to ${fixture.server.url('tab-target.html')}.`);
+    expect(profile.stopSequence).toBe(true);
+  });
+
   it('says when an element is not a dropdown', async () => {
     const state = await capture(fixture, 'actions-dropdown.html');
     const result = await run('get_dropdown_options', { index: indexWith(state.elementsText, 'Not a dropdown') }, state);

@@ -6,9 +6,9 @@ import type { ElementRef } from '../../browser/types';
 import { ActionError } from '../../errors';
 import { sleep } from '../../util/abort';
 import { defineAction } from '../define-action';
-import type { ActionContext } from '../types';
+import type { ActionContext, ActionResult } from '../types';
 import { dropdownAnswerSchema, readDropdownScript, selectNativeAnswerSchema, selectNativeScript, type DropdownAnswer, type DropdownOption } from './dropdown-script';
-import { elementArgument, quoted, runElementScript, staleElementError } from './element-script';
+import { describeMove, elementArgument, quoted, runElementScript, staleElementError, whereabouts } from './element-script';
 
 /** A dropdown as read from the page. */
 type OpenAnswer = Extract<DropdownAnswer, { status: 'ok' }>;
@@ -43,9 +43,11 @@ export async function readDropdown(
  */
 async function openDropdown(context: ActionContext, action: string, ref: ElementRef, register: boolean): Promise<OpenAnswer> {
   await context.driver.click(ref, { signal: context.signal });
+  const deadline = Date.now() + openWaitMs;
   let answer = await readDropdown(context, action, ref, { register, anyVisible: true });
-  for (let waited = 0; answer.kind === 'closed' && waited < openWaitMs; waited += pollMs) {
-    await sleep(pollMs, context.signal);
+  // Bounded by the deadline; the pass cap only guards against a clock that stands still.
+  for (let pass = 0; answer.kind === 'closed' && Date.now() < deadline && pass < openWaitMs / pollMs; pass++) {
+    await sleep(Math.min(pollMs, Math.max(1, deadline - Date.now())), context.signal);
     answer = await readDropdown(context, action, ref, { register, anyVisible: true });
   }
   if (answer.kind === 'closed') {
@@ -66,7 +68,8 @@ export function formatOptions(options: readonly DropdownOption[], total: number)
     const states = [option.selected ? 'selected' : '', option.disabled ? 'disabled' : ''].filter(Boolean);
     lines.push(`${group !== null ? '  ' : ''}${position + 1}. ${quoted(option.text, 200)}${states.length > 0 ? ` (${states.join(', ')})` : ''}`);
   });
-  if (total > lines.length && total > listedOptions) lines.push(`… and ${total - Math.min(listedOptions, options.length)} more options.`);
+  const shown = Math.min(options.length, listedOptions);
+  if (total > shown) lines.push(`… and ${total - shown} more options.`);
   return lines.join('\n');
 }
 
@@ -178,6 +181,13 @@ export const selectDropdownOptionAction = defineAction({
     }
     const positions = resolveOptions(action, index, answer, wanted);
     const chosen = positions.map((position) => answer.options[position]?.text ?? '');
+    const selected = `Selected ${chosen.map((option) => quoted(option)).join(', ')} in element ${index} (${answer.description})`;
+    const before = await whereabouts(context);
+    /** The result when the choice took the browser elsewhere (a jump menu, a menu item that navigates). */
+    const movedAway = async (): Promise<ActionResult | undefined> => {
+      const move = describeMove(before, await whereabouts(context));
+      return move.moved ? { extractedContent: `${selected}.${move.text}`, includeInMemory: true, stopSequence: true } : undefined;
+    };
 
     if (answer.kind === 'native') {
       if (!answer.multiple) {
@@ -187,8 +197,10 @@ export const selectDropdownOptionAction = defineAction({
         if (result.status === 'stale') throw staleElementError(action, ref, result.reason);
         await context.driver.waitForSettled({ signal: context.signal });
       }
+      const moved = await movedAway();
+      if (moved) return moved;
       const after = await readDropdown(context, action, ref);
-      return { extractedContent: `Selected ${chosen.map((option) => quoted(option)).join(', ')} in element ${index} (${answer.description}); selected now: ${after.display ? quoted(after.display, 300) : 'none'}.`, includeInMemory: true };
+      return { extractedContent: `${selected}; selected now: ${after.display ? quoted(after.display, 300) : 'none'}.`, includeInMemory: true };
     }
 
     // ARIA: click each option whose state must change; a list that closed after a click is opened again.
@@ -202,13 +214,21 @@ export const selectDropdownOptionAction = defineAction({
       const option = current.options.find((candidate) => candidate.text === optionText);
       if (!option?.elementId) throw new ActionError(action, `Option ${quoted(optionText)} of element ${index} went away while selecting; read the page again.`);
       await context.driver.click({ index, frameId: ref.frameId, elementId: option.elementId, tagName: 'option' }, { signal: context.signal });
-      current = await readDropdown(context, action, ref, { register: true });
+      const moved = await movedAway();
+      if (moved) return moved;
+      try {
+        current = await readDropdown(context, action, ref, { register: true });
+      } catch (error) {
+        // The page replaced the dropdown after the click (a re-render): the choice was made, its result cannot be read here.
+        if (!ActionError.isInstance(error)) throw error;
+        return { extractedContent: `${selected}; the page then replaced the dropdown: read the page to see the result.`, includeInMemory: true, stopSequence: true };
+      }
     }
     const selectedNow = current.kind === 'aria' ? current.options.filter((option) => option.selected).map((option) => option.text) : [];
     const shows = current.display && !current.within ? `; it now shows ${quoted(current.display)}` : '';
     const state = selectedNow.length > 0 ? `; selected now: ${selectedNow.map((option) => quoted(option)).join(', ')}` : '';
     const confirmed = chosen.every((option) => selectedNow.includes(option) || (!current.within && current.display.includes(option)));
     const check = confirmed ? '' : ' The page does not show the choice as selected yet: read the page to check.';
-    return { extractedContent: `Selected ${chosen.map((option) => quoted(option)).join(', ')} in element ${index} (${answer.description})${shows}${state}.${check}`, includeInMemory: true };
+    return { extractedContent: `${selected}${shows}${state}.${check}`, includeInMemory: true };
   },
 });

@@ -1,5 +1,6 @@
 // What the element actions share on the Node side: running their page scripts with the task's
-// signal, checking the answers (the page controls what comes back), and the stale-element error.
+// signal, checking the answers (the page controls what comes back), the stale-element error, and
+// telling whether an action moved the browser to another page or tab.
 
 import type { z } from 'zod';
 import type { ElementRef, PageScript } from '../../browser/types';
@@ -46,4 +47,40 @@ export async function runElementScript<TArg, TResult>(
 export function quoted(value: string, limit = 100): string {
   const line = value.replace(/\s+/g, ' ').trim();
   return JSON.stringify(line.length > limit ? `${line.slice(0, limit)}…` : line);
+}
+
+/** Where the browser is: the active tab, its URL and every open tab. */
+export interface Whereabouts {
+  readonly url: string;
+  readonly tabId: string;
+  readonly tabIds: readonly string[];
+}
+
+/** Reads where the browser is now. */
+export async function whereabouts(context: ActionContext): Promise<Whereabouts> {
+  const [active, tabs] = await Promise.all([context.driver.activeTab({ signal: context.signal }), context.driver.tabs({ signal: context.signal })]);
+  return { url: active.url, tabId: active.id, tabIds: tabs.map((tab) => tab.id) };
+}
+
+/**
+ * What changed between two readings, in words for the model, and whether the rest of the step
+ * must stop (another tab, a tab opened or closed, another document; a jump to an anchor is none).
+ */
+export function describeMove(before: Whereabouts, after: Whereabouts): { readonly text: string; readonly moved: boolean } {
+  if (after.tabId !== before.tabId) {
+    const opened = !before.tabIds.includes(after.tabId);
+    return {
+      text: opened ? ` It opened a new tab (${after.tabId}, ${after.url}), which is now the active tab.` : ` The active tab is now ${after.tabId} (${after.url}).`,
+      moved: true,
+    };
+  }
+  const closed = before.tabIds.filter((id) => !after.tabIds.includes(id));
+  const opened = after.tabIds.filter((id) => !before.tabIds.includes(id));
+  if (after.url !== before.url) {
+    const sameDocument = after.url.split('#')[0] === before.url.split('#')[0];
+    return { text: sameDocument ? ` The URL is now ${after.url} (same page).` : ` The page navigated to ${after.url}.`, moved: !sameDocument || opened.length + closed.length > 0 };
+  }
+  if (opened.length > 0) return { text: ` A new tab opened in the background (${opened.join(', ')}).`, moved: true };
+  if (closed.length > 0) return { text: ` Tab ${closed.join(', ')} closed.`, moved: true };
+  return { text: '', moved: false };
 }

@@ -28,15 +28,18 @@ async function suggestionSignature(context: ActionContext, ref: ElementRef): Pro
  * its option texts and count, or undefined when none appeared.
  */
 async function waitForSuggestions(context: ActionContext, ref: ElementRef, before: string): Promise<{ texts: string; total: number } | undefined> {
-  for (let waited = 0; ; waited += pollMs) {
+  const deadline = Date.now() + suggestionWaitMs;
+  // Bounded by the deadline; the pass cap only guards against a clock that stands still.
+  for (let pass = 0; pass <= suggestionWaitMs / pollMs; pass++) {
     const answer = await readDropdown(context, action, ref, { anyVisible: true });
     if (answer.kind === 'aria' && answer.options.length > 0) {
       const signature = answer.options.map((option) => option.text).join('\n');
-      if (signature !== before) return { texts: formatOptions(answer.options.slice(0, 20), Math.min(answer.total, 20)), total: answer.total };
+      if (signature !== before) return { texts: formatOptions(answer.options.slice(0, 20), answer.total), total: answer.total };
     }
-    if (waited >= suggestionWaitMs) return undefined;
-    await sleep(pollMs, context.signal);
+    if (Date.now() >= deadline) break;
+    await sleep(Math.min(pollMs, Math.max(1, deadline - Date.now())), context.signal);
   }
+  return undefined;
 }
 
 /** Why a field may hold something else than what was typed. */
@@ -109,7 +112,7 @@ export const inputTextAction = defineAction({
       if (datalist.kind === 'datalist') {
         const exact = datalist.options.some((option) => option.text === kept.value);
         if (datalist.total > 0 && !exact) {
-          parts.push(`The field suggests ${datalist.total} value${datalist.total === 1 ? '' : 's'}:\n${formatOptions(datalist.options.slice(0, 20), Math.min(datalist.total, 20))}\nType one of them exactly with input_text if one is meant.`);
+          parts.push(`The field suggests ${datalist.total} value${datalist.total === 1 ? '' : 's'}:\n${formatOptions(datalist.options.slice(0, 20), datalist.total)}\nType one of them exactly with input_text if one is meant.`);
           stopSequence = true;
         }
       } else {

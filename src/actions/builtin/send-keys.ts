@@ -4,7 +4,7 @@
 import { z } from 'zod';
 import { ActionError } from '../../errors';
 import { defineAction } from '../define-action';
-import { describeMove, whereabouts } from './click-element';
+import { describeMove, whereabouts } from './element-script';
 
 /** Modifier names as written (lower case, without spaces, dashes or underscores) and as pressed. */
 const modifierNames: Readonly<Record<string, string>> = {
