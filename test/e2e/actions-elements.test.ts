@@ -178,6 +178,8 @@ describe('input_text', () => {
     await run('input_text', { index: plain, text: 'first' }, state);
     await run('input_text', { index: plain, text: 'second' }, state);
     expect(await fixture.driver.page.inputValue('[name=plain]')).toBe('second');
+    expect((await run('input_text', { index: plain, text: '' }, state)).extractedContent).toBe(`Cleared element ${plain} (<input type=text> "Plain").`);
+    expect(await fixture.driver.page.inputValue('[name=plain]')).toBe('');
   });
 
   it('reports a value cut by maxlength', async () => {

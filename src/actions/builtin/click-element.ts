@@ -14,7 +14,10 @@ function describeClick(result: ClickResult | void): string {
   if (!result || result.method === 'pointer') return '';
   const by = result.coveredBy ? ` by ${result.coveredBy}` : '';
   if (result.method === 'pointer-offset') return ` Its centre was covered${by}, so the mouse clicked another visible part of it.`;
-  return ` The mouse could not reach it${result.coveredBy ? ` (covered by ${result.coveredBy})` : ''}, so the click was dispatched in the page; if nothing happened, close ${result.coveredBy ?? 'what covers it'} first.`;
+  if (result.coveredBy) {
+    return ` The mouse could not reach it (covered by ${result.coveredBy}), so the click was dispatched in the page; if nothing happened, close ${result.coveredBy} first.`;
+  }
+  return ' The mouse could not reach it (no point of it showed), so the click was dispatched in the page; if nothing happened, scroll to it or read the page again.';
 }
 
 /** Clicks an element by its index. */

@@ -100,9 +100,13 @@ export const inputTextAction = defineAction({
       parts.push(`Typed ${text.length} characters into ${name}.`);
       if (kept.length !== value.length) parts.push(`The field holds ${kept.length} characters, not ${value.length}${differenceReason(field.type, field.maxLength, value, kept.length)}.`);
     } else {
-      parts.push(`Typed ${quoted(text, 300)} into ${name}${value !== text && value !== '' ? ` as ${quoted(value)}` : ''}.`);
+      parts.push(value === '' ? `Cleared ${name}.` : `Typed ${quoted(text, 300)} into ${name}${value !== text ? ` as ${quoted(value)}` : ''}.`);
       const keptValue = kept.value ?? '';
-      const same = field.kind === 'content' ? keptValue.replace(/\s+/g, ' ').trim() === value.replace(/\s+/g, ' ').trim() : keptValue === value;
+      // Text areas keep \n for \r\n; editable elements lay text out in lines of their own.
+      const same =
+        field.kind === 'content'
+          ? keptValue.replace(/\s+/g, ' ').trim() === value.replace(/\s+/g, ' ').trim()
+          : keptValue === value || keptValue === value.replace(/\r\n?/g, '\n');
       if (!same) parts.push(`The field now holds ${quoted(keptValue, 300)} instead${differenceReason(field.type, field.maxLength, value, kept.length)}.`);
     }
 
