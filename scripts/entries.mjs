@@ -24,7 +24,7 @@ export const entries = [
  * ESM-only runtime dependencies (and their own dependencies): the CJS build bundles them so that
  * `require('plannav')` works on every Node 20.x; the ESM build keeps them external.
  */
-export const bundledInCjs = ['p-retry', 'is-network-error'];
+export const bundledInCjs = ['p-retry', 'is-network-error', '@mdream/js'];
 
 /** The import specifier of an entry, e.g. 'plannav' or 'plannav/testing'. */
 export const specifierOf = (/** @type {Entry} */ entry) => `plannav${entry.subpath.slice(1)}`;

@@ -6,6 +6,8 @@ export type { ExecutionResult } from './executor/executor';
 export type { ExecutorOptions, ExecutorUrlPolicy, HumanInputHandler, HumanQuestion } from './executor/options';
 
 export { defineAction } from './actions/define-action';
+export { extractContentAction } from './actions/builtin/extract-content';
+export type { ExtractContentOptions } from './actions/builtin/extract-content';
 export type { Action, ActionContext, ActionResult, ActionSchema, HumanAnswer } from './actions/types';
 
 export type {

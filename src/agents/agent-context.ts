@@ -11,7 +11,8 @@ import type { EventBase, ExecutorEventMap, ExecutorEventName } from '../events';
 import type { ModelCallObserver, ModelRetryOptions } from '../llm/generate-object';
 import { toErrorInfo } from '../history/error-info';
 import type { LLMClient } from '../llm/types';
-import { priceUsage, type PriceTable } from '../llm/usage';
+import { toCallError } from '../llm/model-errors';
+import { emptyUsage, normalizeUsage, priceUsage, type PriceTable } from '../llm/usage';
 import type { MessageManager } from '../messages/message-manager';
 
 /** The options the agents read. */
@@ -87,5 +88,31 @@ export function modelCallObserver(context: AgentContext, actor: 'planner' | 'nav
         error: outcome.error ? toErrorInfo(outcome.error) : undefined,
       }),
     onRetry: (attempt, error, delayMs) => context.emit('model-retry', actor, { attempt, delayMs, error: toErrorInfo(error) }),
+  };
+}
+
+/**
+ * The extraction model as actions receive it: every call is reported with `model-call-start` and
+ * `model-call-end` events, so its tokens count in the step's and the task's usage.
+ */
+export function observedExtractionClient(context: AgentContext, llm: LLMClient): LLMClient {
+  const observer = modelCallObserver(context, 'navigator', llm);
+  return {
+    specificationVersion: 'v1',
+    provider: llm.provider,
+    model: llm.model,
+    supportsImages: llm.supportsImages,
+    generate: async (request) => {
+      const started = Date.now();
+      observer.onCallStart?.(1);
+      try {
+        const result = await llm.generate(request);
+        observer.onCallEnd?.(1, { usage: normalizeUsage(result.usage), durationMs: Date.now() - started, finishReason: result.finishReason });
+        return result;
+      } catch (error) {
+        observer.onCallEnd?.(1, { usage: emptyUsage, durationMs: Date.now() - started, error: toCallError(error, request.signal) });
+        throw error;
+      }
+    },
   };
 }

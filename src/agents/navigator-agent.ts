@@ -12,7 +12,7 @@ import { hasImages, withoutImages } from '../llm/images';
 import { toModelJsonSchema, type JSONSchema } from '../llm/json-schema';
 import { buildStateMessage, neutralizeOurTags } from '../prompts/state-message';
 import type { AgentContext } from './agent-context';
-import { modelCallObserver } from './agent-context';
+import { modelCallObserver, observedExtractionClient } from './agent-context';
 
 const text = z.preprocess((value) => (value === null || value === undefined ? '' : value), z.string());
 
@@ -199,7 +199,7 @@ export class NavigatorAgent {
       driver: context.driver,
       state: context.currentState,
       signal: context.signal,
-      extractionLLM: context.extractionLLM,
+      extractionLLM: observedExtractionClient(context, context.extractionLLM),
       taskId: context.taskId,
       step: context.nSteps,
       askHuman: (question) => context.askHuman(question),

@@ -236,3 +236,26 @@ describe('Actions limited to URL patterns', () => {
     expect(ends[2]).toMatchObject({ action: 'approve_order', result: 'Approved', error: undefined });
   });
 });
+
+describe('The extraction model in actions', () => {
+  it('reports its calls as model-call events, so its tokens count in the task usage', async () => {
+    const extractionLLM = new ScriptedLLM({ responses: [{ text: 'A short page.', usage: { inputTokens: 1000, outputTokens: 50 } }] });
+    const summarize = defineAction({
+      name: 'summarize',
+      description: 'Summarize the page',
+      schema: z.object({}),
+      handler: async (_params, context) => {
+        const reply = await context.extractionLLM.generate({ messages: [{ role: 'user', content: 'summarize' }], signal: context.signal });
+        return reply.text ?? '';
+      },
+    });
+    const llm = navigatorPlaying([() => [{ summarize: {} }]]);
+    const executor = new Executor({ task: 'Sum up', llm, extractionLLM, browser: site(), actions: [summarize], planningInterval: 10 });
+    const calls = collect(executor, 'model-call-end');
+    const result = await executor.execute();
+
+    expect(extractionLLM.callCount).toBe(1);
+    expect(calls.filter((event) => event.usage.inputTokens === 1000)).toHaveLength(1);
+    expect(result.usage.inputTokens).toBe(1000 + 100 * llm.callCount);
+  });
+});

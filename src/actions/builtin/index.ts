@@ -8,6 +8,7 @@ import { cacheContentAction } from './cache-content';
 import { clickElementAction } from './click-element';
 import { doneAction } from './done';
 import { getDropdownOptionsAction, selectDropdownOptionAction } from './dropdown';
+import { extractContentAction } from './extract-content';
 import { inputTextAction } from './input-text';
 import { goBackAction, goToUrlAction, searchAction } from './navigation';
 import { nextPageAction, previousPageAction, scrollToBottomAction, scrollToPercentAction, scrollToTextAction, scrollToTopAction } from './scroll';
@@ -40,6 +41,7 @@ export function builtinActions(outputSchema?: z.ZodType): Action[] {
     getDropdownOptionsAction,
     selectDropdownOptionAction,
     uploadFileAction,
+    extractContentAction(),
     searchPageAction,
     cacheContentAction,
     askHumanAction,
