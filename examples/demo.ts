@@ -1,118 +1,101 @@
-// The quick-start demo: a whole task run by the Planner/Navigator loop, offline. The model is a
-// ScriptedLLM that decides from the page text it receives; the browser is an in-memory shop.
-// Run it with `npm run demo`.
+// The quick-start demo: a whole task in headless Chromium against a small web shop that this
+// script serves on 127.0.0.1. Run it with `npm run demo`; it needs no network and no API key.
+//
+// The model is a ScriptedLLM (demo-shop/scripted-shopper.ts) that reads the page state it is sent,
+// as a model would, and picks the cheapest blue item from the prices on the page. With
+// OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY or PLANNAV_MODEL (such as
+// `anthropic:claude-sonnet-4-5`, any spec createLLM takes) set, that real model does the task.
 
 import { writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { z } from 'zod';
-import { defineAction, Executor } from 'plannav';
-import { FakeBrowserDriver, ScriptedLLM, scriptedActions, scriptedPlan, type FakeElement, type ScriptedRequest } from 'plannav/testing';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { Executor, type ExecutionResult, type LLMClient } from 'plannav';
+import { createLLM, providerEnvironment } from 'plannav/models';
+import { PlaywrightDriver } from 'plannav/playwright';
+import type { Product } from './demo-shop/catalogue';
+import type { CartLine } from './demo-shop/pages';
+import { scriptedShopper } from './demo-shop/scripted-shopper';
+import { startDemoShop } from './demo-shop/server';
 
-// ---- The shop: a home page and a catalogue whose "Add to cart" buttons update the page. ----
-const products = [
-  { name: 'Red mug', colour: 'red', price: 9 },
-  { name: 'Blue mug', colour: 'blue', price: 14 },
-  { name: 'Navy teapot', colour: 'blue', price: 35 },
-  { name: 'Blue bowl', colour: 'blue', price: 11 },
-  { name: 'Green plate', colour: 'green', price: 7 },
-];
-const cart: string[] = [];
-const catalogue: (FakeElement | string)[] = [];
-for (const product of products) {
-  catalogue.push(`${product.name} - colour: ${product.colour} - $${product.price}`);
-  catalogue.push({
-    tag: 'button',
-    text: 'Add to cart',
-    attributes: { 'aria-label': `Add ${product.name} to cart` },
-    onClick: (browser) => {
-      cart.push(product.name);
-      browser.updateContent([...catalogue, `Cart: ${cart.length} item(s): ${cart.join(', ')}`]);
-    },
+type Environment = Readonly<Record<string, string | undefined>>;
+
+/** Options of {@link runDemo}. */
+export interface DemoOptions {
+  /** Shuffle the shop's order and prices (the same seed, the same shop). @defaultValue the fixed catalogue */
+  readonly seed?: number | undefined;
+  /** The price the item must be under, in dollars. @defaultValue 25 */
+  readonly maxPrice?: number | undefined;
+  /** Where a real model is looked for; pass `{}` to always use the scripted one. @defaultValue process.env */
+  readonly env?: Environment | undefined;
+  /** Where each line goes. @defaultValue console.log */
+  readonly log?: ((line: string) => void) | undefined;
+}
+
+/** What a demo run leaves behind. */
+export interface DemoRun {
+  readonly result: ExecutionResult;
+  /** The JSON file the run's history was saved to. */
+  readonly historyFile: string;
+  /** The cart as the shop's server holds it at the end. */
+  readonly cart: readonly CartLine[];
+  /** The products the shop sold, in the order its pages listed them. */
+  readonly products: readonly Product[];
+}
+
+/** Starts the shop and the browser, runs the task, prints each step and saves the history. */
+export async function runDemo(options: DemoOptions = {}): Promise<DemoRun> {
+  const log = options.log ?? ((line: string) => console.log(line));
+  const maxPrice = options.maxPrice ?? 25;
+  const realModel = modelFromEnvironment(options.env ?? process.env);
+  const llm = realModel ?? scriptedShopper();
+  const scriptedNote = 'scripted (set OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY or PLANNAV_MODEL to use a real one)';
+  log(`Model: ${realModel ? `${realModel.provider} ${realModel.model}` : scriptedNote}`);
+
+  const shop = await startDemoShop({ seed: options.seed });
+  const browser = await PlaywrightDriver.launch({ headless: true }).catch(async (error: unknown) => {
+    await shop.close();
+    throw error;
   });
-}
-const browser = new FakeBrowserDriver({
-  startUrl: 'https://shop.example/',
-  pages: {
-    'https://shop.example/': {
-      title: 'Demo Shop',
-      content: ['Welcome to the Demo Shop', { tag: 'a', text: 'Kitchen', href: 'https://shop.example/kitchen' }, { tag: 'a', text: 'Garden', href: 'https://shop.example/garden' }],
-    },
-    'https://shop.example/kitchen': { title: 'Kitchen - Demo Shop', content: catalogue },
-  },
-});
+  try {
+    const task = `Find the cheapest blue item under $${maxPrice} in the Kitchen section of the shop at ${shop.url} and add it to the cart.`;
+    // The URL policy keeps the agent (a real model too) on the shop: other sites are refused.
+    const executor = new Executor({ task, llm, browser, maxSteps: 20, urlPolicy: { allow: [new URL(shop.url).hostname] } });
 
-// ---- A host-defined action, exactly as an app would write one. ----
-const clickElement = defineAction({
-  name: 'click_element',
-  description: 'Click the element with this index.',
-  schema: z.object({ index: z.number().int().describe('The index shown in the page state') }),
-  handler: async ({ index }, context) => {
-    await context.driver.click(context.element(index), { signal: context.signal });
-    await context.driver.waitForSettled({ signal: context.signal });
-    return `Clicked element ${index}.`;
-  },
-});
+    executor.on('task-start', (event) => log(`Task: ${event.task}`));
+    executor.on('plan-end', ({ plan: decision }) => log(`plan      ${decision.done ? `done: ${decision.finalAnswer}` : `next: ${decision.nextSteps}`}`));
+    executor.on('navigator-output', ({ step, nextGoal, memory }) => log(`${`step ${step}`.padEnd(10)}${nextGoal || '-'}${memory ? `  (memory: ${memory})` : ''}`));
+    executor.on('action-end', ({ action, params, result, error }) => log(`            ${action} ${JSON.stringify(params)} -> ${error ? `error: ${error}` : (result ?? 'ok')}`));
 
-// ---- The scripted model: it reads the state text like a model would, never fixed indices. ----
-function elementIndex(state: string, pattern: RegExp): number | undefined {
-  for (const line of state.split('\n')) {
-    const match = /\[(\d+)\]<[^>]*>.* \/>/.exec(line);
-    if (match && pattern.test(line)) return Number(match[1]);
+    const result = await executor.execute();
+    const historyFile = join(tmpdir(), `plannav-demo-${result.taskId}.json`);
+    await writeFile(historyFile, JSON.stringify(result.history, null, 2));
+    log(`\nStatus: ${result.status}, success: ${result.success}, ${result.steps} steps, ${result.usage.calls} model calls, ${(result.durationMs / 1000).toFixed(1)} s`);
+    log(`Answer: ${result.finalAnswer ?? result.error?.message ?? '-'}`);
+    log(`Cart on the server: ${shop.cart().map(({ product, quantity }) => `${quantity} x ${product.name}`).join(', ') || 'empty'}`);
+    log(`History: ${historyFile}`);
+    return { result, historyFile, cart: shop.cart(), products: shop.products };
+  } finally {
+    await browser.close();
+    await shop.close();
   }
-  return undefined;
 }
 
-function navigate(request: ScriptedRequest): string {
-  const state = request.lastUserText;
-  if (/Cart: \d+ item/.test(state)) {
-    const item = /Cart: \d+ item\(s\): ([^\n]+)/.exec(state)?.[1] ?? '';
-    return scriptedActions([{ done: { text: `Added ${item} to the cart.`, success: true } }], { evaluation: 'Success - the cart shows the item', memory: `Cart holds ${item}` });
-  }
-  const kitchen = elementIndex(state, />Kitchen \/>/);
-  if (kitchen !== undefined) {
-    return scriptedActions([{ click_element: { index: kitchen } }], { evaluation: 'Unknown', nextGoal: 'Open the kitchen catalogue' });
-  }
-  const blue = [...state.matchAll(/^(.+) - colour: blue - \$(\d+)$/gm)]
-    .map((match) => ({ name: match[1] as string, price: Number(match[2]) }))
-    .filter((product) => product.price < 20)
-    .sort((a, b) => a.price - b.price)[0];
-  if (blue) {
-    const button = elementIndex(state, new RegExp(`aria-label="Add ${blue.name} to cart"`));
-    return scriptedActions([{ click_element: { index: button } }], { memory: `Cheapest blue item under $20: ${blue.name} at $${blue.price}`, nextGoal: `Add ${blue.name} to the cart` });
-  }
-  return scriptedActions([{ done: { text: 'No blue item under $20 was found.', success: false } }]);
+/** A real model when the environment names one: PLANNAV_MODEL, or the first provider key set. */
+function modelFromEnvironment(env: Environment): LLMClient | undefined {
+  const keySet = (provider: keyof typeof providerEnvironment): boolean => providerEnvironment[provider].apiKey.some((name) => env[name]?.trim());
+  const spec =
+    env.PLANNAV_MODEL?.trim() ||
+    (keySet('openai') ? 'openai:gpt-4.1-mini' : keySet('anthropic') ? 'anthropic:claude-sonnet-4-5' : keySet('gemini') ? 'gemini:gemini-2.5-flash' : undefined);
+  return spec ? createLLM(spec, { env }) : undefined;
 }
 
-function plan(request: ScriptedRequest): string {
-  const cartLine = /Cart: \d+ item\(s\): ([^\n]+)/.exec(request.lastUserText)?.[1];
-  if (cartLine) return scriptedPlan({ done: true, observation: 'The cart holds the item.', finalAnswer: `Done: ${cartLine} is in the cart.` });
-  return scriptedPlan({ observation: 'The shop is open.', nextSteps: 'Open the kitchen catalogue, find the cheapest blue item under $20, add it to the cart.' });
+if (process.argv[1] && import.meta.url === pathToFileURL(resolve(process.argv[1])).href) {
+  try {
+    const { result } = await runDemo();
+    if (result.status !== 'ok' || !result.success) process.exitCode = 1;
+  } catch (error) {
+    console.error(`The demo could not run: ${error instanceof Error ? error.message : String(error)}`);
+    process.exitCode = 1;
+  }
 }
-
-const llm = new ScriptedLLM({ respond: (request) => (request.agent === 'planner' ? plan(request) : navigate(request)) });
-
-// ---- The run, printed step by step. ----
-const executor = new Executor({
-  task: 'Find the cheapest blue item under $20 in the kitchen section and add it to the cart.',
-  llm,
-  browser,
-  actions: [clickElement],
-});
-executor.on('task-start', (event) => console.log(`Task: ${event.task}`));
-executor.on('plan-end', ({ step, plan: decision }) =>
-  console.log(`[planner  after step ${step}] ${decision.done ? `done: ${decision.finalAnswer}` : `next: ${decision.nextSteps}`}`),
-);
-executor.on('navigator-output', ({ step, nextGoal, memory }) => console.log(`[navigator step ${step}] goal: ${nextGoal || '-'}${memory ? ` | memory: ${memory}` : ''}`));
-executor.on('action-end', ({ step, action, params, result, error }) =>
-  console.log(`[navigator step ${step}]   ${action} ${JSON.stringify(params)} -> ${error ? `error: ${error}` : result}`),
-);
-
-const result = await executor.execute();
-console.log(`\nStatus: ${result.status}, success: ${result.success}, steps: ${result.steps}`);
-console.log(`Answer: ${result.finalAnswer}`);
-console.log(`Tokens: ${result.usage.inputTokens} in, ${result.usage.outputTokens} out, ${result.usage.calls} model calls`);
-const historyFile = join(tmpdir(), `plannav-demo-${result.taskId}.json`);
-await writeFile(historyFile, JSON.stringify(result.history, null, 2));
-console.log(`History: ${historyFile}`);
-if (result.status !== 'ok' || !result.success) process.exitCode = 1;
