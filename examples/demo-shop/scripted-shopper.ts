@@ -38,7 +38,9 @@ function readPage(state: string): { url: string; title: string; elements: Elemen
 
 /** Everything the user side of the conversation said: the task, page states, action results. */
 function userText(request: ScriptedRequest): string {
-  return request.messages.map((message) => (message.role === 'user' && typeof message.content === 'string' ? message.content : '')).join('\n');
+  const text = (content: ScriptedRequest['messages'][number]['content']): string =>
+    typeof content === 'string' ? content : content.map((part) => (part.type === 'text' ? part.text : '')).join('\n');
+  return request.messages.map((message) => (message.role === 'user' ? text(message.content) : '')).join('\n');
 }
 
 /** The finding the Navigator saved with `cache_content`, once it did. */
