@@ -3,6 +3,9 @@
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
+  // `plannav` and `plannav/<entry>` in examples resolve to src/ (tsconfig.json paths), as under tsx,
+  // so the demo's test runs the sources and counts for coverage.
+  resolve: { tsconfigPaths: true },
   test: {
     include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
     environment: 'node',
