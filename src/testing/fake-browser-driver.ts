@@ -1,5 +1,6 @@
 // FakeBrowserDriver: an in-memory BrowserDriver with pages, tabs and elements, enough to run the
-// loop end to end without a browser. It answers the core's snapshot script from its own model.
+// loop and the built-in actions end to end without a browser. It answers the core's page scripts
+// by id from its own model; it runs no script code.
 
 import type {
   BrowserDriver,
@@ -18,6 +19,7 @@ import { domSnapshotScript } from '../dom/snapshot-script';
 import type { FrameSnapshot, SnapshotItem } from '../dom/types';
 import { BrowserError, URLNotAllowedError } from '../errors';
 import { raceAbort } from '../util/abort';
+import { fakePageScripts, scrollDocument, type LoadedDocument, type LoadedElement } from './fake-page-scripts';
 
 /** An element of a fake page. @public */
 export interface FakeElement {
@@ -25,13 +27,22 @@ export interface FakeElement {
   readonly tag: string;
   /** Visible text. */
   readonly text?: string | undefined;
-  /** Attributes shown to the model. */
+  /**
+   * Attributes shown to the model. The built-in actions also read the element's state here, as a
+   * browser would: `type`, `value` (the initial value), `placeholder`, `maxlength`, `accept`,
+   * `contenteditable`, ARIA attributes, and the boolean attributes `disabled`, `readonly`,
+   * `multiple` and `checked`, which any value (even `''`) sets.
+   * @example `{ name: 'email', type: 'email', readonly: '' }`
+   */
   readonly attributes?: Readonly<Record<string, string>> | undefined;
   /** Clicking it loads this URL in the active tab (a link). */
   readonly href?: string | undefined;
   /** Runs when the element is clicked; may change pages, tabs or elements through the driver. */
   readonly onClick?: ((driver: FakeBrowserDriver) => void | Promise<void>) | undefined;
-  /** Options of a select element. */
+  /**
+   * The option labels of a select element (a single select shows its first option until another
+   * is chosen), or the suggestions (a datalist) of an input.
+   */
   readonly options?: readonly string[] | undefined;
   /** Nesting depth, for indentation in the model's view. @defaultValue 0 */
   readonly depth?: number | undefined;
@@ -68,18 +79,12 @@ export interface FakeDriverCall {
   readonly args: readonly unknown[];
 }
 
-interface LoadedElement {
-  readonly elementId: string;
-  readonly element: FakeElement;
-  value: string;
-}
-
 interface Tab {
   readonly id: string;
   readonly history: string[];
   position: number;
   /** The loaded document: its elements, with ids kept while it stays loaded. */
-  document: { url: string; title: string; items: (LoadedElement | string)[]; scrollY: number; pixelsBelow: number };
+  document: LoadedDocument;
 }
 
 const blankPage: FakePage = { title: '', content: [] };
@@ -90,6 +95,13 @@ const jpegBytes = new Uint8Array([0xff, 0xd8, 0xff, 0xe0, 0x00, 0x10, 0x4a, 0x46
 /**
  * An in-memory browser for tests: pages by URL, tabs, links, forms and click handlers. It records
  * every call in `calls`.
+ *
+ * The built-in actions work on it: it answers their page scripts from its model (clicks, text
+ * fields, selects and datalists, file inputs, page text for `search_page` and `scroll_to_text`,
+ * scrolling, `go_back`, and a simple HTML rendering of the page for `extract_content`). It has no
+ * ARIA listboxes, labels, nested scroll areas or frames: the page scrolls for any element, and the
+ * viewport is 720 px high with the page's items spread evenly over its height. Elements of a
+ * document that is no longer loaded answer as stale, as on a real page.
  *
  * @example
  * ```ts
@@ -135,7 +147,7 @@ export class FakeBrowserDriver implements BrowserDriver {
     document.items = content.map((item) => {
       if (typeof item === 'string') return item;
       const same = previous.find((loaded) => loaded.element === item);
-      return same ?? { elementId: this.newElementId(), element: item, value: item.attributes?.value ?? '' };
+      return same ?? this.loadElement(document, item);
     });
   }
 
@@ -218,15 +230,21 @@ export class FakeBrowserDriver implements BrowserDriver {
     return [{ id: 'main', url: this.active().document.url }];
   }
 
-  /** Answers the DOM snapshot script from the active fake page; any other script throws a `BrowserError`. */
+  /**
+   * Answers the core's page scripts by id from the active fake page: the DOM snapshot, the
+   * page-change probe and the built-in actions' scripts. Any other script throws a `BrowserError`.
+   */
   async evaluate<TArg, TResult>(frameId: string, script: PageScript<TArg, TResult>, arg: TArg, options?: CallOptions): Promise<TResult> {
     await this.enter('evaluate', [frameId, script.id, arg], options);
     if (frameId !== 'main') throw new BrowserError(`There is no frame with id ${frameId}.`);
     if (script.id === pageChangesScriptId) return this.pageChanges() as TResult;
-    if (script.id !== domSnapshotScript.id) {
-      throw new BrowserError(`FakeBrowserDriver can only run the DOM snapshot and page-change scripts, not ${script.id}.`);
+    if (script.id === domSnapshotScript.id) return this.snapshot() as TResult;
+    const answer = fakePageScripts.get(script.id);
+    if (!answer) {
+      throw new BrowserError(`FakeBrowserDriver cannot run the page script ${script.id}: it answers only the core's own scripts (the DOM snapshot, the page-change probe and the built-in actions' scripts).`);
     }
-    return this.snapshot() as TResult;
+    const tab = this.active();
+    return answer({ document: tab.document, canGoBack: tab.position > 0 }, arg as never) as TResult;
   }
 
   /** Clicks a fake element: follows its `href`, then runs its `onClick`. */
@@ -246,22 +264,29 @@ export class FakeBrowserDriver implements BrowserDriver {
       throw new BrowserError(`Element ${ref.index} is a <${loaded.element.tag}>, which cannot take text.`);
     }
     loaded.value = text;
+    loaded.typed = true;
   }
 
-  /** Selects an option of a fake select element by its label; throws a `BrowserError` for a label it does not have. */
+  /**
+   * Selects an option of a fake select element by its label (in a multiple select, that option
+   * alone); throws a `BrowserError` for a label it does not have.
+   */
   async selectOption(ref: ElementRef, label: string, options?: CallOptions): Promise<string[]> {
     await this.enter('selectOption', [ref.index, label], options);
     const loaded = this.find(ref);
     const choices = loaded.element.options ?? [];
     if (!choices.includes(label)) throw new BrowserError(`Element ${ref.index} has no option "${label}". Options: ${choices.join(', ')}.`);
     loaded.value = label;
+    loaded.selected = [label];
     return [label];
   }
 
-  /** Sets the input's value to the file paths, joined by commas; no file is read. */
+  /** Sets the input's files (their names are the paths' last parts) and its value to the paths, joined by commas; no file is read. */
   async uploadFiles(ref: ElementRef, paths: readonly string[], options?: CallOptions): Promise<void> {
     await this.enter('uploadFiles', [ref.index, [...paths]], options);
-    this.find(ref).value = paths.join(', ');
+    const loaded = this.find(ref);
+    loaded.files = [...paths];
+    loaded.value = paths.join(', ');
   }
 
   /** Records the key press; it changes nothing on the page. */
@@ -272,12 +297,7 @@ export class FakeBrowserDriver implements BrowserDriver {
   /** Scrolls the active page within its content; with a `ref`, the page scrolls all the same. */
   async scroll(options: ScrollRequest): Promise<void> {
     await this.enter('scroll', [{ index: options.ref?.index, deltaY: options.deltaY, toPercent: options.toPercent }], options);
-    const document = this.active().document;
-    const total = document.scrollY + document.pixelsBelow;
-    const target = options.toPercent !== undefined ? (total * options.toPercent) / 100 : document.scrollY + (options.deltaY ?? 0);
-    const next = Math.min(total, Math.max(0, target));
-    document.pixelsBelow = total - next;
-    document.scrollY = next;
+    scrollDocument(this.active().document, options);
   }
 
   /** Returns a tiny valid JPEG, the same every time. */
@@ -337,22 +357,17 @@ export class FakeBrowserDriver implements BrowserDriver {
     return { newDocument: false, newElements: this.loadedElements().filter((item) => !elementIds.has(item.elementId)).length };
   }
 
-  private newElementId(): string {
-    return `fake-${this.loads}-${Math.random().toString(36).slice(2, 8)}`;
+  /** An element as a document loads it, with an id that starts with the document's token. */
+  private loadElement(document: LoadedDocument, element: FakeElement): LoadedElement {
+    return { elementId: `${document.token}-${document.nextElement++}`, element, value: element.attributes?.value ?? '', typed: false, files: [], selected: [] };
   }
 
   private load(url: string): Tab['document'] {
     this.loads++;
     const page = url === 'about:blank' ? blankPage : (this.pages.get(url) ?? notFoundPage);
-    return {
-      url,
-      title: page.title,
-      items: page.content.map((item) =>
-        typeof item === 'string' ? item : { elementId: this.newElementId(), element: item, value: item.attributes?.value ?? '' },
-      ),
-      scrollY: 0,
-      pixelsBelow: page.pixelsBelow ?? 0,
-    };
+    const document: LoadedDocument = { url, title: page.title, token: `fake-${this.loads}`, nextElement: 0, items: [], scrollY: 0, pixelsBelow: page.pixelsBelow ?? 0 };
+    document.items = page.content.map((item) => (typeof item === 'string' ? item : this.loadElement(document, item)));
+    return document;
   }
 
   private createTab(url: string): Tab {
