@@ -166,15 +166,24 @@ describe('go_to_url action', () => {
 });
 
 describe('go_back action', () => {
-  it('goes back and stops the sequence; on the first page it says the tab stayed', async () => {
+  it('goes back and stops the sequence; on the first page it says there is nothing to go back to', async () => {
     const { fake, unsignalled, context } = setup();
     await fake.goto('https://shop.test/mugs');
-    // The fake driver runs no page scripts: the action compares the URLs instead.
     const back = await registry.run('go_back', {}, context);
     expect(back).toEqual({ extractedContent: 'Went back to "Shop" (https://shop.test/).', includeInMemory: true, stopSequence: true });
     const again = await registry.run('go_back', {}, context);
-    expect(again.extractedContent).toBe('The tab stayed on https://shop.test/: there may be no earlier page in its history.');
+    expect(again.extractedContent).toBe("There is no earlier page in this tab's history to go back to; it stays on https://shop.test/.");
+    expect(fake.methodsCalled.filter((method) => method === 'goBack')).toHaveLength(1);
     expect(unsignalled).toEqual([]);
+  });
+
+  it('compares the URLs when the page cannot tell whether there is an earlier page', async () => {
+    const { fake, context } = setup();
+    fake.evaluate = async () => {
+      throw new Error('no page scripts here');
+    };
+    const again = await registry.run('go_back', {}, context);
+    expect(again.extractedContent).toBe('The tab stayed on https://shop.test/: there may be no earlier page in its history.');
   });
 });
 
