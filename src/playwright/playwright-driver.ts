@@ -799,6 +799,7 @@ export class PlaywrightDriver implements BrowserDriver {
         await previous?.dispose();
         if (!guard) return;
         this.navigationGuard = await NavigationGuardEnforcer.install(this.context, guard, {
+          ownsBrowser: this.owned.userDataDir !== undefined,
           tabId: (page) => this.tabIds.get(page),
           popupClosing: (popup, opener) => {
             if (this.activePage === popup && opener && this.tabIds.has(opener) && !opener.isClosed()) this.activePage = opener;
