@@ -39,6 +39,16 @@ function describeParameter(name: string, property: JsonProperty, required: boole
   return `${name} (${facts.join(', ')})${description ? `: ${description}` : ''}`;
 }
 
+/** The active tab's URL, or undefined when the driver cannot tell (the action is then refused). */
+async function currentUrl(context: ActionContext): Promise<string | undefined> {
+  try {
+    return (await context.driver.activeTab({ signal: context.signal })).url;
+  } catch (error) {
+    if (context.signal.aborted) throw error;
+    return undefined;
+  }
+}
+
 function isAvailable(action: Action, url: string | undefined): boolean {
   if (!action.urlPatterns) return true;
   return url !== undefined && action.urlPatterns.some((pattern) => matchesUrlPattern(url, pattern));
@@ -104,11 +114,15 @@ export class ActionRegistry {
         includeInMemory: true,
       };
     }
-    if (!isAvailable(action, context.state?.url)) {
-      return {
-        error: `Action "${name}" is only available on pages matching ${(action.urlPatterns ?? []).join(', ')}; the current page is ${context.state?.url ?? 'unknown'}.`,
-        includeInMemory: true,
-      };
+    if (action.urlPatterns) {
+      // The page may have moved since the model saw it: judge the page the action will act on.
+      const url = await currentUrl(context);
+      if (!isAvailable(action, context.state?.url) || !isAvailable(action, url)) {
+        return {
+          error: `Action "${name}" is only available on pages matching ${action.urlPatterns.join(', ')}; the current page is ${url ?? context.state?.url ?? 'unknown'}.`,
+          includeInMemory: true,
+        };
+      }
     }
     const parsed = action.schema.safeParse(params ?? {});
     if (!parsed.success) {

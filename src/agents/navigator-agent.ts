@@ -10,7 +10,7 @@ import type { StepRecorder } from '../history/step-recorder';
 import { generateObject } from '../llm/generate-object';
 import { hasImages, withoutImages } from '../llm/images';
 import { toModelJsonSchema, type JSONSchema } from '../llm/json-schema';
-import { buildStateMessage, neutralizeOurTags } from '../prompts/state-message';
+import { buildStateMessage, resultText } from '../prompts/state-message';
 import type { AgentContext } from './agent-context';
 import { modelCallObserver, observedExtractionClient } from './agent-context';
 
@@ -113,8 +113,8 @@ export class NavigatorAgent {
         transient.push(result);
         continue;
       }
-      if (result.extractedContent) context.messages.addActionResult(`Action result: ${neutralizeOurTags(result.extractedContent)}`);
-      if (result.error) context.messages.addActionResult(`Action error: ${neutralizeOurTags(result.error)}`);
+      if (result.extractedContent) context.messages.addActionResult(`Action result: ${resultText(result.extractedContent)}`);
+      if (result.error) context.messages.addActionResult(`Action error: ${resultText(result.error)}`);
     }
     context.actionResults = [];
     const state = await context.pageReader.capture({ screenshot: context.settings.useVision, signal: context.signal });
@@ -324,14 +324,29 @@ export class NavigatorAgent {
   }
 }
 
-/** Adds the navigations the URL policy stopped during an action to its result, as an error the model reads. */
+/**
+ * Adds the navigations the URL policy stopped during an action to its result. A stopped load of
+ * the page itself (a navigation, a redirect hop, a popup) is an error the model reads; a stopped
+ * frame or prefetch only a note, since the action did what it was asked. With
+ * `endTaskOnBlockedUrl`, a stopped load of the page ends the task.
+ */
 function withBlocked(result: ActionResult, blocked: readonly BlockedNavigation[], context: AgentContext): ActionResult {
   if (blocked.length === 0) return result;
-  const first = blocked[0] as BlockedNavigation;
-  if (context.settings.endTaskOnBlockedUrl) throw new URLNotAllowedError(first.url, `The URL policy stopped a navigation to ${first.url}: ${first.reason}.`);
-  const lines = blocked.map((item) => `${item.url} (${item.kind}: ${item.reason})`);
-  const note = `The browser was stopped from loading ${lines.join('; ')}. That page is not allowed; choose another way.`;
-  return { ...result, error: result.error ? `${result.error} ${note}` : note, includeInMemory: true };
+  const describe = (items: readonly BlockedNavigation[]): string => items.map((item) => `${item.url} (${item.kind}: ${item.reason})`).join('; ');
+  const pages = blocked.filter((item) => item.kind === 'navigation' || item.kind === 'redirect' || item.kind === 'popup');
+  const others = blocked.filter((item) => !pages.includes(item));
+  const first = pages[0];
+  if (first && context.settings.endTaskOnBlockedUrl) throw new URLNotAllowedError(first.url, `The URL policy stopped a navigation to ${first.url}: ${first.reason}.`);
+  let next = result;
+  if (pages.length > 0) {
+    const note = `The browser was stopped from loading ${describe(pages)}. That page is not allowed; choose another way.`;
+    next = { ...next, error: next.error ? `${next.error} ${note}` : note, includeInMemory: true };
+  }
+  if (others.length > 0) {
+    const note = `Note: the URL policy kept the page from loading ${describe(others)}.`;
+    next = { ...next, extractedContent: next.extractedContent ? `${next.extractedContent} ${note}` : note };
+  }
+  return next;
 }
 
 function elementOf(params: unknown, context: AgentContext): { index: number; tagName: string; selector?: string | undefined } | undefined {

@@ -72,11 +72,6 @@ export async function readBaseline(driver: BrowserDriver, options: CallOptions):
   return { url: active.url, tabId: active.id, tabIds: tabs.map((tab) => tab.id) };
 }
 
-/** Compares two URLs without their fragments: a jump to an anchor is not a navigation. */
-function sameDocumentUrl(a: string, b: string): boolean {
-  return a.split('#')[0] === b.split('#')[0];
-}
-
 /**
  * Describes how the page changed since `before`, or returns undefined when it did not.
  * `frameIds` are the frames whose elements the model saw.
@@ -92,7 +87,8 @@ export async function describePageChange(
   if (now.tabIds.length !== before.tabIds.length || now.tabIds.some((id) => !before.tabIds.includes(id))) {
     return { change: 'a tab opened or closed', now };
   }
-  if (!sameDocumentUrl(now.url, before.url)) return { change: `the page moved to ${now.url}`, now };
+  // Any other URL counts, a new fragment too: a hash-routed app shows another view under it.
+  if (now.url !== before.url) return { change: `the URL changed to ${now.url}`, now };
   let newElements = 0;
   for (const frameId of frameIds) {
     let probe: FrameProbe;

@@ -104,7 +104,9 @@ export interface ExecutorOptions {
 export interface ExecutorUrlPolicy extends UrlPolicyOptions {
   /**
    * `report` tells the model the page is not allowed and the task goes on; `end-task` ends the
-   * task (status `failed`, a `URLNotAllowedError`) at the first stopped navigation.
+   * task (status `failed`, a `URLNotAllowedError`) at the first stopped load of a page: a URL the
+   * model asked for, a navigation, a redirect hop or a popup. A stopped frame or prefetch never
+   * ends the task: the model only gets a note.
    * @defaultValue 'report'
    */
   readonly onBlocked?: 'report' | 'end-task' | undefined;

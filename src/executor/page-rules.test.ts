@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { clickAction, conversationText, indexOf } from '../../test/helpers/loop';
 import { configErrorOf } from '../../test/helpers/rejection';
 import { defineAction } from '../actions/define-action';
-import type { BrowserDriver } from '../browser/types';
+import type { BrowserDriver, NavigationGuard } from '../browser/types';
 import { URLNotAllowedError } from '../errors';
 import type { ExecutorEventMap } from '../events';
 import { FakeBrowserDriver, type FakeElement, type FakePage } from '../testing/fake-browser-driver';
@@ -86,7 +86,7 @@ describe('Navigator: the rest of a step is skipped when the page changed', () =>
     expect(ends.map((event) => event.action)).toEqual(['click_element', 'done']);
     expect(browser.methodsCalled).not.toContain('fill');
     const second = llm.requests.filter((request) => request.agent === 'navigator')[1] as ScriptedRequest;
-    expect(conversationText(second)).toContain('Skipped 1 action(s) that did not run because the page changed after click_element (the page moved to https://shop.test/mugs): input_text.');
+    expect(conversationText(second)).toContain('Skipped 1 action(s) that did not run because the page changed after click_element (the URL changed to https://shop.test/mugs): input_text.');
   });
 
   it('skips the actions after one that made new elements appear', async () => {
@@ -205,6 +205,37 @@ describe('URL policy in the loop', () => {
     expect(conversationText(second)).toContain('The browser was stopped from loading https://evil.test/');
   });
 
+  it('notes a stopped frame or prefetch without failing the action or ending the task', async () => {
+    const fake = site();
+    let guard: NavigationGuard | undefined;
+    // A page whose button loads a denied ad frame: the driver's guard reports it, as PlaywrightDriver does.
+    const adButton: FakeElement = { tag: 'button', text: 'Show deals', onClick: () => guard?.blocked({ url: 'https://ads.evil.test/frame', reason: 'host ads.evil.test is on the deny list', kind: 'frame' }) };
+    fake.setPage('https://shop.test/deals', { title: 'Deals', content: [adButton] });
+    await fake.goto('https://shop.test/deals');
+    const browser: BrowserDriver = new Proxy(fake, {
+      get: (target, key, receiver) =>
+        key === 'setNavigationGuard'
+          ? async (installed: NavigationGuard | undefined) => {
+              guard = installed;
+              await target.setNavigationGuard(installed);
+            }
+          : Reflect.get(target, key, receiver),
+    });
+    const llm = navigatorPlaying([(state) => [{ click_element: { index: indexOf(state, 'Show deals') } }]]);
+    const executor = new Executor({ task: 'Deals', llm, browser, actions: [clickAction], urlPolicy: { deny: ['evil.test'], onBlocked: 'end-task' }, planningInterval: 10 });
+    const ends = collect(executor, 'action-end');
+    const blocked = collect(executor, 'url-blocked');
+    const result = await executor.execute();
+
+    expect(result.status).toBe('ok');
+    expect(blocked.map((event) => event.kind)).toEqual(['frame']);
+    expect(ends[0]).toMatchObject({
+      action: 'click_element',
+      error: undefined,
+      result: 'Clicked element 1 Note: the URL policy kept the page from loading https://ads.evil.test/frame (frame: host ads.evil.test is on the deny list).',
+    });
+  });
+
   it('rejects bad policy entries and relative upload paths before anything runs', () => {
     const base = { task: 't', llm: new ScriptedLLM(), browser: site() };
     expect(configErrorOf(() => new Executor({ ...base, urlPolicy: { allow: ['javascript:x'] } })).field).toMatch(/^urlPolicy/);
@@ -234,6 +265,26 @@ describe('Actions limited to URL patterns', () => {
     expect(schemas[2]).toContain('approve_order');
     expect(ends[0]?.error).toBe('Action "approve_order" is only available on pages matching https://shop.test/admin/*; the current page is https://shop.test/.');
     expect(ends[2]).toMatchObject({ action: 'approve_order', result: 'Approved', error: undefined });
+  });
+
+  it('are refused when the page moved away from a matching URL while the model was deciding', async () => {
+    const browser = site({ 'https://shop.test/admin/orders': { title: 'Orders', content: ['Order 1'] } });
+    await browser.goto('https://shop.test/admin/orders');
+    let approved = 0;
+    const counting = defineAction({ ...adminAction, handler: async () => `Approved ${++approved}` });
+    const llm = navigatorPlaying([
+      () => {
+        // The page navigates on its own before the action runs.
+        void browser.goto('https://shop.test/');
+        return [{ approve_order: {} }];
+      },
+    ]);
+    const executor = new Executor({ task: 'Approve', llm, browser, actions: [counting], planningInterval: 10 });
+    const ends = collect(executor, 'action-end');
+    await executor.execute();
+
+    expect(approved).toBe(0);
+    expect(ends[0]?.error).toBe('Action "approve_order" is only available on pages matching https://shop.test/admin/*; the current page is https://shop.test/.');
   });
 });
 

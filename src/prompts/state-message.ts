@@ -17,6 +17,15 @@ export function neutralizeOurTags(text: string): string {
   return text.replace(ourTagOpening, '\u2039');
 }
 
+/**
+ * An action's result or error as the model reads it: our tags neutralised, and every line after
+ * the first indented, so text a page put into a result (an attribute with a line break, a
+ * heading) cannot start a line that looks like another result or a part of the prompt.
+ */
+export function resultText(text: string): string {
+  return neutralizeOurTags(text).replace(/\r\n?|[\n\u2028\u2029]/g, '\n  ');
+}
+
 /** Wraps page content so the model treats it as data; tags that could fake our own are neutralised. */
 export function wrapUntrustedContent(content: string): string {
   return `<untrusted_content>\n${neutralizeOurTags(content)}\n</untrusted_content>`;
@@ -71,8 +80,8 @@ export function buildStateMessage(input: StateMessageInput): string | ContentPar
   input.transientResults.forEach((result, position) => {
     const label = `${position + 1}/${input.transientResults.length}`;
     // Results can echo page content (a clicked element's text, extracted text): neutralised too.
-    if (result.extractedContent) lines.push(`Action result ${label}: ${neutralizeOurTags(result.extractedContent)}`);
-    if (result.error) lines.push(`Action error ${label}: ${neutralizeOurTags(result.error)}`);
+    if (result.extractedContent) lines.push(`Action result ${label}: ${resultText(result.extractedContent)}`);
+    if (result.error) lines.push(`Action error ${label}: ${resultText(result.error)}`);
   });
   const text = lines.join('\n');
   if (input.includeScreenshot && state.screenshot) {

@@ -483,7 +483,7 @@ describe('upload_file', () => {
   it('warns when the file does not fit the accept attribute', async () => {
     const state = await capture(fixture, 'actions-upload.html');
     const result = await run('upload_file', { index: indexWith(state.elementsText, 'name="photo"'), path: join(files, 'allowed', 'b.txt') }, state, { uploadPaths: uploadPaths() });
-    expect(result.extractedContent).toContain('Note: the input accepts .png,.svg; the page may refuse b.txt.');
+    expect(result.extractedContent).toContain('Note: the input accepts ".png,.svg"; the page may refuse b.txt.');
   });
 
   it.each([

@@ -44,13 +44,15 @@ describe('describePageChange in Chromium', () => {
     expect(await changeAfterClicking('Hide search')).toBeUndefined();
   });
 
-  it('does not count typing or a jump to an anchor as a change', async () => {
+  it('does not count typing as a change, but a new fragment is one (hash routes show other views)', async () => {
     await fixture.driver.fill(state.elements.get(indexWith(state.elementsText, 'Search'))!, 'mugs');
-    expect(await changeAfterClicking('Jump')).toBeUndefined();
+    const frames = [...new Set([...state.elements.values()].map((element) => element.frameId))];
+    expect((await describePageChange(fixture.driver, before, frames, {})).change).toBeUndefined();
+    expect(await changeAfterClicking('Jump')).toBe(`the URL changed to ${fixture.server.url('page-changes.html#section')}`);
   });
 
   it('sees another URL and a new document at the same URL', async () => {
-    expect(await changeAfterClicking('Next page')).toBe(`the page moved to ${fixture.server.url('page-changes.html?next')}`);
+    expect(await changeAfterClicking('Next page')).toBe(`the URL changed to ${fixture.server.url('page-changes.html?next')}`);
     state = await capture(fixture, 'page-changes.html');
     before = await readBaseline(fixture.driver, {});
     expect(await changeAfterClicking('Post to self')).toBe('the page loaded a new document');

@@ -4,7 +4,7 @@
 import { z } from 'zod';
 import { ActionError } from '../../errors';
 import { defineAction } from '../define-action';
-import { elementArgument, runElementScript, staleElementError } from './element-script';
+import { elementArgument, quoted, runElementScript, staleElementError } from './element-script';
 import { fileInputAnswerSchema, fileNamesAnswerSchema, fileNamesScript, findFileInputScript } from './upload-file-script';
 
 /** An absolute path, with `.` and `..` collapsed, and the key it is compared by. */
@@ -133,7 +133,7 @@ export const uploadFileAction = defineAction({
     const names = files.status === 'ok' ? files.names : paths.map(fileName);
     const where = input.via === 'self' ? `element ${index}` : `the file input of element ${index} (${input.description})`;
     const refused = paths.map(fileName).filter((name) => !accepted(name, input.accept));
-    const warning = refused.length > 0 ? ` Note: the input accepts ${input.accept}; the page may refuse ${refused.join(', ')}.` : '';
+    const warning = refused.length > 0 ? ` Note: the input accepts ${quoted(input.accept)}; the page may refuse ${refused.join(', ')}.` : '';
     const set = names.length > 0 ? names.map((name) => JSON.stringify(name)).join(', ') : 'nothing (the page cleared the input)';
     return { extractedContent: `Set ${names.length === 1 ? 'file' : 'files'} ${set} on ${where}.${warning}`, includeInMemory: true };
   },
