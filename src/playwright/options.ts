@@ -143,4 +143,7 @@ export const defaultChromiumArgs: readonly string[] = [
   '--no-first-run',
   '--disable-sync',
   '--disable-dev-shm-usage',
+  // A page regular expression that backtracks without end (search_page, page scripts) falls back
+  // to a linear-time engine instead of hanging the page.
+  '--js-flags=--enable-experimental-regexp-engine-on-excessive-backtracks',
 ];

@@ -1031,6 +1031,9 @@ export class PlaywrightDriver implements BrowserDriver {
       await (this.navigationGuard ? this.navigationGuard.navigate(page, url, load) : load());
     } catch (error) {
       if (URLNotAllowedError.isInstance(error)) throw error;
+      // Chromium goes on to commit its error page after the failure: wait for it, or the next
+      // navigation of this tab is interrupted by it.
+      await this.settle(page, Math.min(timeout, 5_000), signal).catch(() => undefined);
       throw new BrowserError(`Could not load ${url}: ${firstLine(error)}`, { cause: error, retryable: true });
     }
     await this.settle(page, timeout, signal);

@@ -97,6 +97,19 @@ describe('settling', () => {
   });
 });
 
+describe('failed loads', () => {
+  it('rejects a load that fails and leaves the tab ready for the next one', async () => {
+    // A port that was just free refuses connections.
+    const server = createServer();
+    await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+    const port = (server.address() as { port: number }).port;
+    await new Promise((done) => server.close(done));
+    await expect(fixture.driver.goto(`http://127.0.0.1:${port}/`)).rejects.toThrow(/Could not load http:\/\/127\.0\.0\.1:\d+\/: .*ERR_CONNECTION_REFUSED/);
+    await fixture.driver.goto(fixture.server.url('tabs.html'));
+    expect(await fixture.driver.currentUrl()).toBe(fixture.server.url('tabs.html'));
+  });
+});
+
 describe('element refs', () => {
   it('fails with a clear, recoverable error when the element is gone', async () => {
     await singleTab();
