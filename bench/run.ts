@@ -1,11 +1,12 @@
 // `npm run bench`: how fast and how big the page snapshot is, on the 130 real pages of
-// ../shared/corpus/readability and on the test fixtures, with Playwright's aria snapshot as a reference.
-// Writes bench/results.json and the table in bench/README.md. Not part of `npm test`.
+// ../shared/corpus/readability and on the test fixtures, with Playwright's aria snapshot as a reference;
+// on the corpus also extract_content's page side (page script, markdown) and the page-change probe.
+// Writes bench/results.json and the tables in bench/README.md. Not part of `npm test`.
 //
-// Per page: one snapshot right after the navigation ("first"), one warm-up, then five timed
-// snapshots whose median is the page's figure; the summary is the median / p90 / max over pages.
-// Times are measured in Node around the whole capture (frames, evaluate, serialization).
-import { readFileSync, writeFileSync } from 'node:fs';
+// Per page: one run right after the navigation or in a new mode ("first"), one warm-up, then five
+// timed runs whose median is the page's figure; the summary is the median / p90 / max over pages.
+// Times are measured in Node around the whole call (for a snapshot: frames, evaluate, serialization).
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -13,15 +14,21 @@ import { cpus } from 'node:os';
 import { basename, extname, join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
+import type { PageState } from '../src/browser/page-state';
+import { extractHtmlScript } from '../src/actions/builtin/extract-content-script';
+import { htmlToMarkdown } from '../src/actions/markdown';
+import { describePageChange, type PageBaseline } from '../src/dom/page-changes';
 import { defaultIncludeAttributes, PageStateReader } from '../src/dom/page-state-reader';
 import { PlaywrightDriver } from '../src/playwright/index';
-import { readdirSync } from 'node:fs';
 
 const repoRoot = resolve(import.meta.dirname, '..');
 const corpusDir = resolve(repoRoot, '../shared/corpus/readability');
 const fixturesDir = resolve(repoRoot, 'test/fixtures');
 const warmRuns = 5;
 const pageLimit = Number(process.env.BENCH_LIMIT ?? Number.POSITIVE_INFINITY);
+/** The bounds extract_content gives its page script (maxHtmlChars and maxNodes in extract-content.ts). */
+const extractHtmlOptions = { maxChars: 3_000_000, maxNodes: 300_000 };
+const callOptions = { timeout: 60_000 };
 
 interface Stat {
   median: number;
@@ -37,12 +44,55 @@ interface ModeFigures {
   indexed: Stat;
 }
 
+interface SnapshotRow {
+  ms: number;
+  firstMs: number;
+  chars: number;
+  tokens: number;
+  indexed: number;
+}
+
+/** extract_content's page side on one page: the top frame's page script, then its HTML as markdown. */
+interface ExtractContentRow {
+  /** `extractHtmlScript` evaluated in the top frame: warm median, and the first run (which installs the script). */
+  scriptMs: number;
+  firstScriptMs: number;
+  /** `htmlToMarkdown` on the script's HTML, links dropped (the action's default): warm median. */
+  markdownMs: number;
+  /** The HTML file as served. */
+  rawHtmlChars: number;
+  rawHtmlTokens: number;
+  /** The page script's cleaned HTML. */
+  htmlChars: number;
+  truncated: boolean;
+  markdownChars: number;
+  markdownTokens: number;
+  /** The markdown with `include_links: true`. */
+  markdownWithLinksTokens: number;
+}
+
+/** The page-change probe on one unchanged page, right after a viewport snapshot. */
+interface PageChangeRow {
+  /** `describePageChange` (tabs, then the probe in each frame with indexed elements): warm median, and the first run. */
+  ms: number;
+  firstMs: number;
+  frames: number;
+  /** What the probe reported; null when it saw no change, as it should on an unchanged page. */
+  change: string | null;
+}
+
 interface PageRow {
   page: string;
-  viewport: { ms: number; firstMs: number; chars: number; tokens: number; indexed: number };
-  fullPage: { ms: number; firstMs: number; chars: number; tokens: number; indexed: number };
-  ariaSnapshot: { ms: number; firstMs: number; chars: number; tokens: number; indexed: number };
+  viewport: SnapshotRow;
+  fullPage: SnapshotRow;
+  ariaSnapshot: SnapshotRow;
+  /** Corpus pages only. */
+  extractContent?: ExtractContentRow;
+  /** Corpus pages only. */
+  pageChange?: PageChangeRow;
 }
+
+type SnapshotMode = 'viewport' | 'fullPage' | 'ariaSnapshot';
 
 function percentile(values: readonly number[], fraction: number): number {
   if (values.length === 0) return 0;
@@ -60,6 +110,21 @@ function stat(values: readonly number[], digits = 1): Stat {
 
 function median(values: readonly number[]): number {
   return percentile(values, 0.5);
+}
+
+/** Runs `call` once as the first run, once to warm up, then `warmRuns` times; returns the times and the last result. */
+async function timeRuns<T>(call: () => T | Promise<T>): Promise<{ firstMs: number; ms: number; last: T }> {
+  let started = performance.now();
+  let last = await call();
+  const firstMs = performance.now() - started;
+  await call();
+  const times: number[] = [];
+  for (let run = 0; run < warmRuns; run++) {
+    started = performance.now();
+    last = await call();
+    times.push(performance.now() - started);
+  }
+  return { firstMs, ms: median(times), last };
 }
 
 /** Interactive roles in an aria snapshot: the reference's counterpart of indexed elements. */
@@ -87,41 +152,56 @@ async function serve(dir: string): Promise<{ server: Server; origin: string }> {
   return { server, origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
 }
 
-async function measurePage(driver: PlaywrightDriver, url: string, name: string): Promise<PageRow> {
+async function measurePage(driver: PlaywrightDriver, url: string, name: string, rawHtml: string | undefined): Promise<PageRow> {
   await driver.goto(url, { timeout: 60_000 });
   const row: Partial<PageRow> = { page: name };
   for (const [mode, expansion] of [['viewport', 0], ['fullPage', -1]] as const) {
     const reader = new PageStateReader(driver, { viewportExpansion: expansion, includeAttributes: defaultIncludeAttributes, maxTextLength: 100 });
     // The first snapshot of a document in this mode (the script compiles, the weak map is new).
-    let started = performance.now();
-    let state = await reader.capture({ screenshot: false });
-    const firstMs = performance.now() - started;
-    await reader.capture({ screenshot: false });
-    const times: number[] = [];
-    for (let run = 0; run < warmRuns; run++) {
-      started = performance.now();
-      state = await reader.capture({ screenshot: false });
-      times.push(performance.now() - started);
-    }
-    row[mode] = { ms: median(times), firstMs, chars: state.elementsText.length, tokens: countTokens(state.elementsText), indexed: state.elements.size };
+    const { firstMs, ms, last: state } = await timeRuns(() => reader.capture({ screenshot: false }));
+    row[mode] = { ms, firstMs, chars: state.elementsText.length, tokens: countTokens(state.elementsText), indexed: state.elements.size };
+    // The probe compares with the snapshot the model saw, which is a viewport one by default.
+    if (mode === 'viewport' && rawHtml !== undefined) row.pageChange = await measurePageChange(driver, state);
   }
   const body = driver.page.locator('body');
-  let started = performance.now();
-  let aria = await body.ariaSnapshot({ timeout: 60_000 });
-  const firstMs = performance.now() - started;
-  await body.ariaSnapshot({ timeout: 60_000 });
-  const times: number[] = [];
-  for (let run = 0; run < warmRuns; run++) {
-    started = performance.now();
-    aria = await body.ariaSnapshot({ timeout: 60_000 });
-    times.push(performance.now() - started);
-  }
+  const { firstMs, ms, last: aria } = await timeRuns(() => body.ariaSnapshot({ timeout: 60_000 }));
   const indexed = aria.split('\n').filter((line) => ariaInteractive.test(line)).length;
-  row.ariaSnapshot = { ms: median(times), firstMs, chars: aria.length, tokens: countTokens(aria), indexed };
+  row.ariaSnapshot = { ms, firstMs, chars: aria.length, tokens: countTokens(aria), indexed };
+  if (rawHtml !== undefined) row.extractContent = await measureExtractContent(driver, rawHtml);
   return row as PageRow;
 }
 
-function summarize(rows: readonly PageRow[], mode: keyof Omit<PageRow, 'page'>): ModeFigures {
+/** The probe as the Navigator runs it after an action of a multi-action step, here on a page no action changed. */
+async function measurePageChange(driver: PlaywrightDriver, state: PageState): Promise<PageChangeRow> {
+  const baseline: PageBaseline = { url: state.url, tabId: state.activeTabId, tabIds: state.tabs.map((tab) => tab.id) };
+  const frameIds = [...new Set([...state.elements.values()].map((element) => element.frameId))];
+  const { firstMs, ms, last } = await timeRuns(() => describePageChange(driver, baseline, frameIds, callOptions));
+  return { ms, firstMs, frames: frameIds.length, change: last.change ?? null };
+}
+
+/** The top frame only; the action reads each visible child frame the same way, which adds that frame's own script and markdown time. */
+async function measureExtractContent(driver: PlaywrightDriver, rawHtml: string): Promise<ExtractContentRow> {
+  const [top] = await driver.frames(callOptions);
+  if (!top) throw new Error('the page has no top frame');
+  const script = await timeRuns(() => driver.evaluate(top.id, extractHtmlScript, extractHtmlOptions, callOptions));
+  const { html, truncated } = script.last;
+  const markdown = await timeRuns(() => htmlToMarkdown(html));
+  const withLinks = htmlToMarkdown(html, { includeLinks: true });
+  return {
+    scriptMs: script.ms,
+    firstScriptMs: script.firstMs,
+    markdownMs: markdown.ms,
+    rawHtmlChars: rawHtml.length,
+    rawHtmlTokens: countTokens(rawHtml),
+    htmlChars: html.length,
+    truncated,
+    markdownChars: markdown.last.length,
+    markdownTokens: countTokens(markdown.last),
+    markdownWithLinksTokens: countTokens(withLinks),
+  };
+}
+
+function summarize(rows: readonly PageRow[], mode: SnapshotMode): ModeFigures {
   return {
     snapshotMs: stat(rows.map((row) => row[mode].ms), 2),
     firstSnapshotMs: stat(rows.map((row) => row[mode].firstMs), 2),
@@ -131,7 +211,38 @@ function summarize(rows: readonly PageRow[], mode: keyof Omit<PageRow, 'page'>):
   };
 }
 
-async function measureSet(dir: string, files: readonly string[], javaScriptEnabled: boolean): Promise<PageRow[]> {
+/** Summary of the corpus-only measures, over the pages that have them. */
+function summarizeContent(rows: readonly PageRow[]) {
+  const extract = rows.flatMap((row) => (row.extractContent ? [row.extractContent] : []));
+  const probes = rows.flatMap((row) => (row.pageChange ? [row.pageChange] : []));
+  return {
+    extractContent: {
+      pages: extract.length,
+      scriptMs: stat(extract.map((item) => item.scriptMs), 2),
+      firstScriptMs: stat(extract.map((item) => item.firstScriptMs), 2),
+      markdownMs: stat(extract.map((item) => item.markdownMs), 2),
+      // The page side of one extract_content call on a one-frame page: the script, then the markdown.
+      pageSideMs: stat(extract.map((item) => item.scriptMs + item.markdownMs), 2),
+      rawHtmlChars: stat(extract.map((item) => item.rawHtmlChars), 0),
+      rawHtmlTokens: stat(extract.map((item) => item.rawHtmlTokens), 0),
+      htmlChars: stat(extract.map((item) => item.htmlChars), 0),
+      markdownChars: stat(extract.map((item) => item.markdownChars), 0),
+      markdownTokens: stat(extract.map((item) => item.markdownTokens), 0),
+      markdownWithLinksTokens: stat(extract.map((item) => item.markdownWithLinksTokens), 0),
+      markdownToRawTokensPercent: stat(extract.map((item) => (100 * item.markdownTokens) / Math.max(1, item.rawHtmlTokens)), 1),
+      truncatedPages: extract.filter((item) => item.truncated).length,
+    },
+    pageChange: {
+      pages: probes.length,
+      ms: stat(probes.map((item) => item.ms), 2),
+      firstMs: stat(probes.map((item) => item.firstMs), 2),
+      // Each is a false alarm: nothing changed the page between the snapshot and the probe.
+      changeReportedPages: probes.filter((item) => item.change !== null).length,
+    },
+  };
+}
+
+async function measureSet(dir: string, files: readonly string[], javaScriptEnabled: boolean, contentMeasures: boolean): Promise<PageRow[]> {
   const { server, origin } = await serve(dir);
   const driver = await PlaywrightDriver.launch({ viewport: { width: 1280, height: 1100 }, contextOptions: { javaScriptEnabled }, settle: { maxWaitMs: 3000 } });
   // Only the local server is reachable: every outside request is aborted.
@@ -140,7 +251,8 @@ async function measureSet(dir: string, files: readonly string[], javaScriptEnabl
   try {
     for (const [position, file] of files.entries()) {
       try {
-        rows.push(await measurePage(driver, `${origin}/${encodeURIComponent(file)}`, basename(file, '.html')));
+        const rawHtml = contentMeasures ? readFileSync(join(dir, file), 'utf8') : undefined;
+        rows.push(await measurePage(driver, `${origin}/${encodeURIComponent(file)}`, basename(file, '.html'), rawHtml));
       } catch (error) {
         console.error(`bench: ${file} failed: ${error instanceof Error ? error.message : String(error)}`);
       }
@@ -168,6 +280,35 @@ function table(title: string, figures: Record<string, ModeFigures>): string {
   return lines.join('\n');
 }
 
+function contentTable(title: string, figures: ReturnType<typeof summarizeContent>): string {
+  const { extractContent: extract, pageChange } = figures;
+  const rows: [string, Stat][] = [
+    ['extract_content page script ms (top frame, warm)', extract.scriptMs],
+    ['extract_content page script ms, first run in the document', extract.firstScriptMs],
+    ['htmlToMarkdown ms', extract.markdownMs],
+    ['page side in all ms (script + markdown, warm)', extract.pageSideMs],
+    ['raw HTML tokens', extract.rawHtmlTokens],
+    ['markdown tokens', extract.markdownTokens],
+    ['markdown tokens with include_links', extract.markdownWithLinksTokens],
+    ['markdown tokens / raw HTML tokens (%)', extract.markdownToRawTokensPercent],
+    ['raw HTML chars', extract.rawHtmlChars],
+    ['page script HTML chars', extract.htmlChars],
+    ['markdown chars', extract.markdownChars],
+    ['page-change probe ms (warm)', pageChange.ms],
+    ['page-change probe ms, first run in the document', pageChange.firstMs],
+  ];
+  return [
+    `### ${title}`,
+    '',
+    '| measure | median | p90 | max |',
+    '|---|---|---|---|',
+    ...rows.map(([label, item]) => `| ${label} | ${item.median} | ${item.p90} | ${item.max} |`),
+    '',
+    `The page script cut ${extract.truncatedPages} of ${extract.pages} pages short. ` +
+      `The probe reported a change on ${pageChange.changeReportedPages} of ${pageChange.pages} unchanged pages.`,
+  ].join('\n');
+}
+
 async function main(): Promise<void> {
   let corpus: string[];
   try {
@@ -179,14 +320,14 @@ async function main(): Promise<void> {
   }
   const fixtures = readdirSync(fixturesDir).filter((file) => file.endsWith('.html') && file !== 'frame-inner.html').sort();
   const started = Date.now();
-  const corpusRows = await measureSet(corpusDir, corpus, false);
-  const fixtureRows = await measureSet(fixturesDir, fixtures, true);
-  const modes = (rows: PageRow[]): Record<'viewport' | 'fullPage' | 'ariaSnapshot', ModeFigures> => ({
+  const corpusRows = await measureSet(corpusDir, corpus, false, true);
+  const fixtureRows = await measureSet(fixturesDir, fixtures, true, false);
+  const modes = (rows: PageRow[]): Record<SnapshotMode, ModeFigures> => ({
     viewport: summarize(rows, 'viewport'),
     fullPage: summarize(rows, 'fullPage'),
     ariaSnapshot: summarize(rows, 'ariaSnapshot'),
   });
-  const summary = { readability: modes(corpusRows), fixtures: modes(fixtureRows) };
+  const summary = { readability: modes(corpusRows), fixtures: modes(fixtureRows), readabilityContent: summarizeContent(corpusRows) };
   const chromiumVersion = await (async () => {
     const driver = await PlaywrightDriver.launch();
     try {
@@ -207,6 +348,8 @@ async function main(): Promise<void> {
       statistic: 'per page: median of the warm runs; summary: median / p90 / max over pages (nearest rank)',
       tokenizer: 'o200k_base (gpt-tokenizer)',
       maxTextLength: 100,
+      extractContent: 'readability corpus, top frame: extractHtmlScript (maxChars 3000000, maxNodes 300000), then htmlToMarkdown without links',
+      pageChange: 'readability corpus: describePageChange on the unchanged page, right after a viewport snapshot, over the frames with indexed elements',
       durationSeconds: Math.round((Date.now() - started) / 1000),
       pages: { readability: corpusRows.length, fixtures: fixtureRows.length },
     },
@@ -223,6 +366,8 @@ async function main(): Promise<void> {
     table(`Readability corpus (${corpusRows.length} pages, JavaScript off)`, summary.readability),
     '',
     table(`Test fixtures (${fixtureRows.length} pages, JavaScript on)`, summary.fixtures),
+    '',
+    contentTable(`extract_content page side and page-change probe, readability corpus (${corpusRows.length} pages, JavaScript off)`, summary.readabilityContent),
     '<!-- results:end -->',
   ].join('\n');
   writeFileSync(readmePath, readme.replace(/<!-- results:start -->[\s\S]*<!-- results:end -->/, generated));
