@@ -49,10 +49,12 @@ function probeFrame(): FrameProbe {
         (element as HTMLElement).isContentEditable && !(element.parentElement as HTMLElement | null)?.isContentEditable;
       if (!interactive) continue;
       const box = element.getBoundingClientRect();
-      if (box.width < 1 || box.height < 1 || box.bottom <= 0 || box.right <= 0 || box.top >= height || box.left >= width) continue;
+      // The snapshot's own rules: no tracking pixels, nothing disabled, nothing inside noscript.
+      if (box.width <= 1 || box.height <= 1 || box.bottom <= 0 || box.right <= 0 || box.top >= height || box.left >= width) continue;
       const check = (element as Element & { checkVisibility?: (options: object) => boolean }).checkVisibility;
       if (check && !check.call(element, { checkOpacity: true, checkVisibilityCSS: true })) continue;
-      if ((element as HTMLElement).closest?.('[inert],[aria-hidden="true"]')) continue;
+      if ((element as HTMLElement).closest?.('[inert],[aria-hidden="true"],noscript,[aria-disabled="true"]')) continue;
+      if ((element as HTMLInputElement).disabled === true || element.matches(':disabled')) continue;
       count++;
     }
   };

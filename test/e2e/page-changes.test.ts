@@ -44,6 +44,10 @@ describe('describePageChange in Chromium', () => {
     expect(await changeAfterClicking('Hide search')).toBeUndefined();
   });
 
+  it('ignores what the snapshot would not index either: disabled controls and one-pixel links', async () => {
+    expect(await changeAfterClicking('Add inert things')).toBeUndefined();
+  });
+
   it('does not count typing as a change, but a new fragment is one (hash routes show other views)', async () => {
     await fixture.driver.fill(state.elements.get(indexWith(state.elementsText, 'Search'))!, 'mugs');
     const frames = [...new Set([...state.elements.values()].map((element) => element.frameId))];
