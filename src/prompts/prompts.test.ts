@@ -206,6 +206,10 @@ describe('navigatorSystemPrompt', () => {
   it('includes the shared security rules', () => {
     expect(navigatorSystemPrompt({ maxActionsPerStep: 3, actionList })).toContain(securityRules);
   });
+
+  it('tells the model to treat pages stopped by the URL policy as off limits', () => {
+    expect(navigatorSystemPrompt({ maxActionsPerStep: 3, actionList })).toContain('URL policy stopped a page means that page is off limits');
+  });
 });
 
 describe('plannerSystemPrompt', () => {
