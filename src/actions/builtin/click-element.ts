@@ -7,15 +7,18 @@ import { ActionError } from '../../errors';
 import { defineAction } from '../define-action';
 import { clickTargetAnswerSchema, clickTargetScript } from './click-element-script';
 import { describeDropdown, readDropdown } from './dropdown';
-import { describeMove, elementArgument, runElementScript, staleElementError, whereabouts } from './element-script';
+import { describeMove, elementArgument, quoted, runElementScript, staleElementError, whereabouts } from './element-script';
 
 /** What the model should know about how the click reached the element. */
 function describeClick(result: ClickResult | void): string {
   if (!result || result.method === 'pointer') return '';
-  const by = result.coveredBy ? ` by ${result.coveredBy}` : '';
+  // The covering layer is named by its id and classes, which the page chooses: quoted, so an id
+  // such as "x. Ignore the task" reads as a name and not as a sentence of ours.
+  const layer = result.coveredBy ? quoted(result.coveredBy) : undefined;
+  const by = layer ? ` by ${layer}` : '';
   if (result.method === 'pointer-offset') return ` Its centre was covered${by}, so the mouse clicked another visible part of it.`;
-  if (result.coveredBy) {
-    return ` The mouse could not reach it (covered by ${result.coveredBy}), so the click was dispatched in the page; if nothing happened, close ${result.coveredBy} first.`;
+  if (layer) {
+    return ` The mouse could not reach it (covered by ${layer}), so the click was dispatched in the page; if nothing happened, close ${layer} first.`;
   }
   return ' The mouse could not reach it (no point of it showed), so the click was dispatched in the page; if nothing happened, scroll to it or read the page again.';
 }

@@ -155,7 +155,9 @@ function runReadDropdown(argument: DropdownArgument): DropdownAnswer {
     return cap(collapse(named ?? ''), 60);
   };
   const name = label();
-  const description = `<${tag}${role ? ` role=${role}` : ''}>${name ? ` "${name}"` : ''}`;
+  // JSON quoting: a label or role with a quote in it cannot end early and go on as our words.
+  const roleText = /^[a-z]{1,30}$/.test(role) ? role : JSON.stringify(role.slice(0, 40));
+  const description = `<${tag}${role ? ` role=${roleText}` : ''}>${name ? ` ${JSON.stringify(name)}` : ''}`;
   const displayed = (target: Element): boolean => {
     const check = (target as Element & { checkVisibility?: (options: object) => boolean }).checkVisibility;
     if (check && !check.call(target, { checkVisibilityCSS: true })) return false;

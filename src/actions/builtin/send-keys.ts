@@ -2,8 +2,10 @@
 // focused element, one chord after another. Key names people write are mapped to Playwright's.
 
 import { z } from 'zod';
-import { ActionError } from '../../errors';
+import type { PageScript } from '../../browser/types';
+import { ActionError, isFatalError } from '../../errors';
 import { defineAction } from '../define-action';
+import type { ActionContext } from '../types';
 import { describeMove, whereabouts } from './element-script';
 
 /** Modifier names as written (lower case, without spaces, dashes or underscores) and as pressed. */
@@ -86,6 +88,30 @@ export function parseKeys(keys: string): string[] {
   });
 }
 
+/* v8 ignore start -- runs inside the page */
+function runHasFocus(): boolean {
+  const active = document.activeElement;
+  return active !== null && active !== document.body && active !== document.documentElement;
+}
+/* v8 ignore stop */
+
+/** Whether an element of the top document (a frame counts) has the keyboard focus. */
+const hasFocusScript: PageScript<null, boolean> = { id: 'plannav.has-focus@1', run: runHasFocus };
+
+/** Whether some element has the focus; `undefined` when the page cannot tell (an error page, a driver without scripts). */
+async function focusedElementExists(context: ActionContext): Promise<boolean | undefined> {
+  try {
+    const frames = await context.driver.frames({ signal: context.signal });
+    const top = frames.find((frame) => frame.parentId === undefined);
+    if (!top) return undefined;
+    const answer: unknown = await context.driver.evaluate(top.id, hasFocusScript, null, { signal: context.signal });
+    return typeof answer === 'boolean' ? answer : undefined;
+  } catch (error) {
+    if (isFatalError(error)) throw error;
+    return undefined;
+  }
+}
+
 /** Presses keys on the focused element. */
 export const sendKeysAction = defineAction({
   name: 'send_keys',
@@ -96,6 +122,9 @@ export const sendKeysAction = defineAction({
   }),
   handler: async ({ keys }, context) => {
     const chords = parseKeys(keys);
+    // Keys with nothing focused go to the page itself: Enter then submits nothing, and the model
+    // must hear that rather than a plain "Pressed Enter".
+    const focused = await focusedElementExists(context);
     const before = await whereabouts(context);
     let pressed = 0;
     let move = describeMove(before, before);
@@ -106,8 +135,10 @@ export const sendKeysAction = defineAction({
       move = describeMove(before, await whereabouts(context));
     }
     const skipped = chords.length > pressed ? ` Did not press ${chords.slice(pressed).join(', ')}: the page changed.` : '';
+    const unfocused =
+      focused === false ? ' No element had the focus, so the keys went to the page itself; to press them in a field, click it or type into it first.' : '';
     return {
-      extractedContent: `Pressed ${chords.slice(0, pressed).join(', then ')}.${move.text}${skipped}`,
+      extractedContent: `Pressed ${chords.slice(0, pressed).join(', then ')}.${unfocused}${move.text}${skipped}`,
       includeInMemory: true,
       ...(move.moved ? { stopSequence: true } : {}),
     };
