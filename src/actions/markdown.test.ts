@@ -131,6 +131,15 @@ describe('chunkMarkdown', () => {
     }
   });
 
+  it('goes on from an offset as if it had read up to there, header rows and offsets included', () => {
+    const rows = Array.from({ length: 40 }, (_, index) => `| Mug ${index} | $${index} |`);
+    const markdown = ['| Name | Price |', '| --- | --- |', ...rows].join('\n');
+    const all = chunkMarkdown(markdown, { maxChunkChars: 200 });
+    const from = all[2]?.start ?? 0;
+    expect(chunkMarkdown(markdown, { maxChunkChars: 200, from })).toEqual(all.slice(2));
+    expect(chunkMarkdown(markdown, { maxChunkChars: 200, from: markdown.length })).toEqual([]);
+  });
+
   it('does not cut inside a code block when it can cut before it', () => {
     const code = ['```', ...Array.from({ length: 5 }, (_, index) => `call(${index});`), '```'].join('\n');
     const markdown = `${paragraph('before', 15)}\n${code}`;

@@ -37,6 +37,12 @@ export interface ChunkOptions {
   readonly maxChunkChars: number;
   /** Stop after this many chunks; the last one's `end` says where the rest starts. @defaultValue no limit */
   readonly maxChunks?: number | undefined;
+  /**
+   * Start at this offset (where an earlier reading stopped) instead of the beginning. Offsets stay
+   * those of the whole markdown, and a start inside a table repeats the table's header rows.
+   * @defaultValue 0
+   */
+  readonly from?: number | undefined;
 }
 
 const defaultMaxLineChars = 4000;
@@ -165,9 +171,14 @@ export function chunkMarkdown(markdown: string, options: ChunkOptions): Markdown
   const chunks: MarkdownChunk[] = [];
   if (!markdown) return chunks;
   const { lines, info } = describeLines(markdown);
-  let start = 0;
-  let prefix = '';
+  let start = Math.min(markdown.length, Math.max(0, Math.floor(options.from ?? 0)));
   let line = 0; // the first line starting after `start`
+  while (line < info.length && (info[line] as LineInfo).start <= start) line++;
+  // A reading that goes on inside a table (at a row's start) needs the table's header rows again.
+  const resumedRow = line - 1;
+  const resumed = info[resumedRow];
+  const resumeHeader = resumed && resumed.start === start && resumed.seam === 0 && resumed.tableRow ? tableHeader(lines, info, resumedRow) : '';
+  let prefix = resumeHeader.length <= maxChars / 4 ? resumeHeader : '';
   while (start < markdown.length && chunks.length < maxChunks) {
     const budget = maxChars - prefix.length;
     if (markdown.length - start <= budget) {

@@ -37,7 +37,7 @@ describe('extract_content in a real page', () => {
     const llm = new ScriptedLLM({ responses: [answer('Mug A costs $4, Mug B $6.')] });
     const result = await extract('extract-page.html', { goal: 'mug prices' }, llm);
 
-    expect(result.extractedContent).toBe(`Extracted from ${fixture.server.url('extract-page.html')} for "mug prices":\nMug A costs $4, Mug B $6.`);
+    expect(result.extractedContent).toBe(`Extracted from ${fixture.server.url('extract-page.html')} for "mug prices":\n<untrusted_content>\nMug A costs $4, Mug B $6.\n</untrusted_content>`);
     const text = pageTextOf(llm.requests[0]);
     for (const expected of [
       `Page: Mug shop (${fixture.server.url('extract-page.html')})`,
@@ -105,7 +105,7 @@ describe('extract_content in a real page', () => {
       expect(body, `part ${index + 1}`).toMatch(index === 0 ? /^# Catalogue\n\n## Section 0\n/ : /^## Section \d+\n/);
       expect(body.length).toBeLessThanOrEqual(4000);
     });
-    expect(first.extractedContent).toMatch(/^Extracted from .* for "every price":\nmerged\n/);
+    expect(first.extractedContent).toMatch(/^Extracted from .* for "every price":\n<untrusted_content>\nmerged\n<\/untrusted_content>\n/);
     const resume = Number(/start_from_char (\d+) to read the rest/.exec(first.extractedContent ?? '')?.[1]);
     expect(resume).toBeGreaterThan(0);
 

@@ -307,13 +307,14 @@ function callModel(request: ExtractionRequest, messages: ChatMessage[], callName
 async function readParts(request: ExtractionRequest): Promise<Reading> {
   const { page, startFrom, context, settings } = request;
   const total = page.markdown.length;
-  const parts = chunkMarkdown(page.markdown.slice(startFrom), { maxChunkChars: settings.maxChunkChars, maxChunks: settings.maxChunks });
+  // Chunked from the whole text, so a reading that goes on inside a table gets its header rows again.
+  const parts = chunkMarkdown(page.markdown, { maxChunkChars: settings.maxChunkChars, maxChunks: settings.maxChunks, from: startFrom });
   const answers: PartAnswer[] = [];
   let readTo = startFrom;
   for (const [index, part] of parts.entries()) {
     throwIfAborted(context.signal);
-    const to = startFrom + part.end;
-    const label = `Part ${index + 1}${parts.length > 1 ? ` of ${parts.length}` : ''}: characters ${startFrom + part.start}-${to} of ${total}`;
+    const to = part.end;
+    const label = `Part ${index + 1}${parts.length > 1 ? ` of ${parts.length}` : ''}: characters ${part.start}-${to} of ${total}`;
     try {
       answers.push({ label, answer: await callModel(request, chunkMessages(request.goal, page, part, label, request.target), settings.name) });
       readTo = to;
@@ -343,7 +344,10 @@ async function mergeAnswers(request: ExtractionRequest, answers: readonly PartAn
   }
 }
 
-/** The result as the Navigator reads it: the answer (cut to size) and what was read, what was not and how to go on. */
+/**
+ * The result as the Navigator reads it: the answer (cut to size) inside untrusted-content tags, and
+ * what was read, what was not and how to go on.
+ */
 function describeResult(request: ExtractionRequest, result: unknown, reading: Reading): string {
   const { page, startFrom, settings } = request;
   const total = page.markdown.length;
@@ -356,7 +360,10 @@ function describeResult(request: ExtractionRequest, result: unknown, reading: Re
   if (reading.readTo < total) notes.push(`The page goes on: call ${settings.name} with start_from_char ${reading.readTo} to read the rest.`);
   if (page.truncated) notes.push('The page is too long to read in full: its end is missing.');
   if (page.unreadFrames > 0) notes.push(`${page.unreadFrames} frame(s) of the page could not be read.`);
-  return [`Extracted from ${page.url} for "${request.goal}":`, cut ? body.slice(0, settings.maxResultChars) : body, ...notes].join('\n');
+  // The answer retells the page, and a page can ask the reading model to pass instructions on: it
+  // stays marked as page content in the Navigator's memory, our own tags in it neutralised.
+  const answer = wrapUntrustedContent(cut ? body.slice(0, settings.maxResultChars) : body);
+  return [`Extracted from ${page.url} for ${JSON.stringify(request.goal)}:`, answer, ...notes].join('\n');
 }
 
 /**
