@@ -155,6 +155,15 @@ describe('chunkMarkdown', () => {
     for (const chunk of chunks.slice(0, -1)) expect(chunk.text.endsWith('word ')).toBe(true);
   });
 
+  it('never splits an emoji (a surrogate pair) when it cuts inside a line', () => {
+    const lone = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+    const markdown = `a${'😀'.repeat(100)}`;
+    const chunks = chunkMarkdown(markdown, { maxChunkChars: 50 });
+    expectWellFormed(markdown, chunks, 50);
+    for (const chunk of chunks) expect(lone.test(chunk.text), JSON.stringify(chunk)).toBe(false);
+    expect(lone.test(htmlToMarkdown(`<p>a${'😀'.repeat(100)}</p>`, { maxLineChars: 50 }))).toBe(false);
+  });
+
   it('cuts a line without spaces at the limit', () => {
     const markdown = 'x'.repeat(250);
     const chunks = chunkMarkdown(markdown, { maxChunkChars: 100 });

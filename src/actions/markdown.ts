@@ -73,6 +73,16 @@ const cleanOptions = {
 
 const fenceLine = /^\s*(```|~~~)/;
 
+/** The second half of a surrogate pair. */
+function isLowSurrogate(code: number): boolean {
+  return code >= 0xdc00 && code <= 0xdfff;
+}
+
+/** The first `length` UTF-16 units of `text`, one fewer when the cut would split a surrogate pair. */
+export function cutAt(text: string, length: number): string {
+  return length > 0 && length < text.length && isLowSurrogate(text.charCodeAt(length)) ? text.slice(0, length - 1) : text.slice(0, length);
+}
+
 /**
  * Collapses runs of spaces (not the indentation that nests lists), drops trailing spaces and
  * extra blank lines, and cuts absurdly long lines. Fenced code keeps its spacing.
@@ -89,7 +99,7 @@ function tidy(markdown: string, maxLineChars: number): string {
       line = indent + line.slice(indent.length).replace(/[ \t]+/g, ' ');
     }
     line = line.replace(/\s+$/, '');
-    if (line.length > maxLineChars) line = line.slice(0, maxLineChars) + lineCutMark;
+    if (line.length > maxLineChars) line = cutAt(line, maxLineChars) + lineCutMark;
     if (!line) {
       if (inFence || !blank) lines.push('');
       blank = true;
@@ -214,6 +224,9 @@ export function chunkMarkdown(markdown: string, options: ChunkOptions): Markdown
       // One line longer than a chunk: cut it, at a space when there is one near the end.
       const space = markdown.lastIndexOf(' ', limit - 1);
       end = space > start + budget * 0.8 ? space + 1 : limit;
+      // Never between the halves of a surrogate pair (an emoji): a lone half is invalid text that
+      // model APIs may reject as a bad request.
+      if (end - 1 > start && isLowSurrogate(markdown.charCodeAt(end))) end--;
     }
     chunks.push({ text: prefix + markdown.slice(start, end), start, end });
     start = end;

@@ -10,7 +10,7 @@ import type { ChatMessage } from '../../llm/types';
 import { neutralizeOurTags, wrapUntrustedContent } from '../../prompts/state-message';
 import { throwIfAborted } from '../../util/abort';
 import { defineAction } from '../define-action';
-import { chunkMarkdown, htmlToMarkdown, type MarkdownChunk } from '../markdown';
+import { chunkMarkdown, cutAt, htmlToMarkdown, type MarkdownChunk } from '../markdown';
 import type { Action, ActionContext } from '../types';
 import { extractHtmlScript, type ExtractHtmlResult } from './extract-content-script';
 
@@ -362,7 +362,7 @@ function describeResult(request: ExtractionRequest, result: unknown, reading: Re
   if (page.unreadFrames > 0) notes.push(`${page.unreadFrames} frame(s) of the page could not be read.`);
   // The answer retells the page, and a page can ask the reading model to pass instructions on: it
   // stays marked as page content in the Navigator's memory, our own tags in it neutralised.
-  const answer = wrapUntrustedContent(cut ? body.slice(0, settings.maxResultChars) : body);
+  const answer = wrapUntrustedContent(cut ? cutAt(body, settings.maxResultChars) : body);
   return [`Extracted from ${page.url} for ${JSON.stringify(request.goal)}:`, answer, ...notes].join('\n');
 }
 
