@@ -598,7 +598,7 @@ describe('FakeBrowserDriver with the built-in page actions', () => {
     const extractionLLM = new ScriptedLLM({ responses: [JSON.stringify({ extracted: 'The blue mug costs $12.' })] });
     const context = await contextOn(driver, { extractionLLM });
     const result = await run('extract_content', { goal: 'the price of the blue mug', include_links: true }, context);
-    expect(result.extractedContent).toBe(`Extracted from ${catalogUrl} for "the price of the blue mug":\nThe blue mug costs $12.`);
+    expect(result.extractedContent).toBe(`Extracted from ${catalogUrl} for "the price of the blue mug":\n<untrusted_content>\nThe blue mug costs $12.\n</untrusted_content>`);
     const sent = extractionLLM.requests[0]?.lastUserText ?? '';
     expect(sent).toContain('# Catalog');
     expect(sent).toMatch(/Blue mug \$12\s+Add blue mug\s+Red mug \$9/);
