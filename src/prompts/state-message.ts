@@ -23,7 +23,17 @@ export function neutralizeOurTags(text: string): string {
  * heading) cannot start a line that looks like another result or a part of the prompt.
  */
 export function resultText(text: string): string {
-  return neutralizeOurTags(text).replace(/\r\n?|[\n\u2028\u2029]/g, '\n  ');
+  // A result may hold page content marked as such (`wrapUntrustedContent`, as extract_content
+  // does): such a block keeps its real tags around its neutralised body. Every other tag is
+  // neutralised, so no result can close a block it did not open.
+  const parts: string[] = [];
+  let last = 0;
+  for (const match of text.matchAll(/<untrusted_content>\n([\s\S]*?)\n<\/untrusted_content>/g)) {
+    parts.push(neutralizeOurTags(text.slice(last, match.index)), `<untrusted_content>\n${neutralizeOurTags(match[1] ?? '')}\n</untrusted_content>`);
+    last = match.index + match[0].length;
+  }
+  parts.push(neutralizeOurTags(text.slice(last)));
+  return parts.join('').replace(/\r\n?|[\n\u2028\u2029]/g, '\n  ');
 }
 
 /** Wraps page content so the model treats it as data; tags that could fake our own are neutralised. */
