@@ -58,9 +58,10 @@ const frameMemory = 4096;
  *
  * - a context route checks the first request of every navigation (links, forms, location
  *   changes, meta refresh, frames, popups) and cancels speculative loads (`link rel=prefetch`);
- * - CDP sessions check each redirect hop before it is sent. A browser-level session sees every
- *   document request, popups whose page does not exist yet and out-of-process frames included; it
- *   acts on this context's only. A session per page also checks its in-process frames' hops, and
+ * - CDP sessions check each document request before it is sent: redirect hops, and the first
+ *   requests no route sees (a tab the browser opens itself, a hop a service worker turned into a
+ *   new request). A browser-level session sees every document request, popups whose page does not
+ *   exist yet and out-of-process frames included; it acts on this context's only. A session per page also checks its in-process frames' hops, and
  *   tells the browser-level one which frame ids are this context's. (A session opened on a target
  *   only intercepts requests that start after it, so per-frame sessions opened on demand miss the
  *   very navigation they were opened for.)
@@ -108,9 +109,10 @@ export class NavigationGuardEnforcer {
     return enforcer;
   }
 
-  /** Enforces another guard from now on, without a gap. */
+  /** Enforces another guard from now on, without a gap; documents it denies are left as on install. */
   replace(guard: NavigationGuard): void {
     this.guard = guard;
+    for (const page of this.watchedTargets.values()) for (const frame of page.frames()) this.committed(page, frame);
   }
 
   /**
@@ -270,17 +272,21 @@ export class NavigationGuardEnforcer {
 
   /**
    * Every document request of a watched page (`page` given) or of the browser passes through
-   * here; redirect hops of this context's navigations are checked.
+   * here, and this context's denied ones are stopped. The route has checked most first requests
+   * already, but not all: a tab the browser opens itself (a link opened with Ctrl or the middle
+   * button) has no page yet for the route to see, and a service worker that passes a navigation on
+   * to the network makes each redirect hop a new request that no route sees either.
    */
   private async paused(session: CDPSession, event: PausedRequest, page: Page | undefined): Promise<void> {
     const resume = (): Promise<unknown> => session.send('Fetch.continueRequest', { requestId: event.requestId }).catch(() => undefined);
     if (page) this.rememberFrame(event.frameId, page);
-    if (this.disposed || event.redirectedRequestId === undefined) return void (await resume());
-    const scope = page ? 'frame' : await this.scopeOf(session, event.frameId);
-    if (scope === 'foreign') return void (await resume());
+    if (this.disposed) return void (await resume());
     const url = event.request.url + (event.request.urlFragment ?? '');
+    // The verdict first: most requests are allowed, and they need no round trip to find whose they are.
     const decision = this.decide(url);
     if (decision.allowed) return void (await resume());
+    const scope = page ? 'frame' : await this.scopeOf(session, event.frameId);
+    if (scope === 'foreign') return void (await resume());
     if (scope === 'new-page') this.remember(this.blockedPopupTargets, event.frameId);
     const top = this.watchedTargets.get(event.frameId);
     const tab = top ?? page ?? this.ownFrames.get(event.frameId);
@@ -288,7 +294,8 @@ export class NavigationGuardEnforcer {
     // `Aborted` keeps the previous document of a tab or frame; a new page (a popup in its first
     // navigation) needs an error page to be reported at all, and is then closed.
     await session.send('Fetch.failRequest', { requestId: event.requestId, errorReason: scope === 'new-page' ? 'BlockedByClient' : 'Aborted' }).catch(() => undefined);
-    this.report({ url, reason: decision.reason, kind: 'redirect', tabId: tab ? this.hooks.tabId(tab) : undefined });
+    const kind = event.redirectedRequestId !== undefined ? 'redirect' : scope === 'new-page' ? 'popup' : top ? 'navigation' : 'frame';
+    this.report({ url, reason: decision.reason, kind, tabId: tab ? this.hooks.tabId(tab) : undefined });
   }
 
   /**

@@ -4,8 +4,8 @@ import { readFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { chromium, type Browser, type Locator } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { BlockedNavigation, NavigationGuard } from '../../src/browser/types';
 import { URLNotAllowedError } from '../../src/errors';
 import { findChromium } from '../../src/playwright/find-chromium';
@@ -87,11 +87,28 @@ let otherSite: TestServer | undefined;
 let driver: PlaywrightDriver;
 
 /**
+ * A service worker that takes its pages at once and passes every request on to the network, as
+ * analytics and offline workers often do. Its fetch handler puts it in the path of each navigation;
+ * it must not be empty, or Chromium skips it.
+ */
+const serviceWorkerScript = `
+self.addEventListener('install', () => self.skipWaiting());
+self.addEventListener('activate', (event) => event.waitUntil(self.clients.claim()));
+self.addEventListener('fetch', (event) => {
+  if (new URL(event.request.url).pathname === '/sw/offline') event.respondWith(new Response('Offline'));
+});`;
+
+/**
  * The allowed server: `/fixtures/<file>?to=URL` serves a fixture with `{{TO}}` replaced,
- * `/redirect?status=302&to=URL[&cookie=name]` redirects, `/echo` shows what it received.
+ * `/redirect?status=302&to=URL[&cookie=name]` redirects, `/echo` shows what it received. Under
+ * `/sw/` it serves the same, in the scope of `/sw/service-worker.js`.
  */
 const allowedRoutes = async (request: IncomingMessage, response: ServerResponse, body: string): Promise<void> => {
   const url = new URL(request.url ?? '/', 'http://server');
+  if (url.pathname === '/sw/service-worker.js') {
+    return void response.writeHead(200, { 'content-type': 'text/javascript', 'cache-control': 'no-store' }).end(serviceWorkerScript);
+  }
+  if (url.pathname.startsWith('/sw/')) url.pathname = url.pathname.slice('/sw'.length);
   if (url.pathname.startsWith('/fixtures/')) {
     const file = resolve(fixturesDir, url.pathname.slice('/fixtures/'.length));
     if (!file.startsWith(fixturesDir)) return void response.writeHead(403).end();
@@ -296,6 +313,20 @@ describe('new tabs and windows', () => {
     expect((await driver.activeTab()).id).toBe(opener.id);
   });
 
+  it.each<[string, Parameters<Locator['click']>[0]]>([
+    ['with Ctrl', { modifiers: ['ControlOrMeta'] }],
+    ['with the middle button', { button: 'middle' }],
+  ])('stops a link opened %s (a tab the browser opens itself, which no route sees) and closes the tab', async (_name, clickOptions) => {
+    const guard = hostGuard();
+    await driver.goto(fixture('guard-triggers.html', `${denied.origin}/background-tab`));
+    const opener = await driver.activeTab();
+    await driver.setNavigationGuard(guard);
+    await driver.page.locator('#link').click(clickOptions);
+    await expectStopped(guard, 'popup', `${denied.origin}/background-tab`);
+    expect(await eventually(() => driver.context.pages().length === 1)).toBe(true);
+    expect((await driver.activeTab()).id).toBe(opener.id);
+  });
+
   it.each([
     ['a target=_blank link', '#blank'],
     ['window.open', '#open'],
@@ -340,6 +371,34 @@ describe('frames', () => {
     expect(frame).toBeDefined();
     await frame!.locator('#link').click();
     await expectStopped(guard, 'redirect', `${denied.origin}/oopif-hop`);
+  });
+});
+
+describe('pages a service worker controls', () => {
+  /** The fixture under the worker's scope, its links going through a redirect to `to`. */
+  const workerPage = (to: string): string => `${allowed.origin}/sw/fixtures/guard-service-worker.html?to=${encodeURIComponent(`${allowed.origin}/sw/redirect?to=${encodeURIComponent(to)}`)}`;
+
+  afterEach(async () => {
+    await driver.setNavigationGuard(undefined);
+    await driver.goto(`${allowed.origin}/echo`);
+    await driver.page.evaluate(async () => Promise.all((await navigator.serviceWorker.getRegistrations()).map((registration) => registration.unregister())));
+  });
+
+  // The worker passes the navigation on to the network, and Chromium then sends each redirect hop
+  // as a request of its own: neither the route nor a session sees it as a redirect.
+  it('stops a redirect hop of a link, in the tab and in a new one', async () => {
+    const guard = hostGuard();
+    const page = workerPage(`${denied.origin}/worker-hop`);
+    await driver.setNavigationGuard(guard);
+    await driver.goto(page);
+    await driver.page.waitForFunction(() => navigator.serviceWorker.controller !== null, undefined, { timeout: 5000 });
+    await driver.page.locator('#link').click();
+    await expectStopped(guard, 'navigation', `${denied.origin}/worker-hop`);
+    expect(await driver.currentUrl()).toBe(page);
+    guard.reports.length = 0;
+    await driver.page.locator('#blank').click();
+    await expectStopped(guard, 'popup', `${denied.origin}/worker-hop`);
+    expect(await eventually(() => driver.context.pages().length === 1)).toBe(true);
   });
 });
 
@@ -455,6 +514,15 @@ describe('installing and removing', () => {
     await driver.goto(fixture('guard-triggers.html', `${denied.origin}/after-removal`));
     await driver.page.locator('#link').click();
     expect(await eventually(() => reached('/after-removal'))).toBe(true);
+  });
+
+  it('leaves a page that a replacing guard denies, as installing it would', async () => {
+    await driver.setNavigationGuard(hostGuard(() => 'nothing.invalid'));
+    await driver.goto(`${denied.origin}/before-replacement`);
+    const guard = hostGuard();
+    await driver.setNavigationGuard(guard);
+    expect(await eventually(() => driver.page.url() === 'about:blank')).toBe(true);
+    expect(guard.reports).toEqual([expect.objectContaining({ kind: 'navigation', url: `${denied.origin}/before-replacement` })]);
   });
 
   it('reports to the latest guard after a replacement', async () => {
