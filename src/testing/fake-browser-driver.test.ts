@@ -553,7 +553,7 @@ describe('FakeBrowserDriver with the built-in page actions', () => {
   it('search_page finds text in the text lines and element texts, with context', async () => {
     const context = await contextOn(catalogDriver());
     const result = await run('search_page', { pattern: 'blue mug', context_chars: 8 }, context);
-    expect(result.extractedContent).toBe(['Found 2 matches for "blue mug":', '1. **Blue mug** $12 | Add…', '2. …$12 | Add **blue mug** | Red mug…'].join('\n'));
+    expect(result.extractedContent).toBe(['Found 2 matches for "blue mug":', '<untrusted_content>', '1. **Blue mug** $12 | Add…', '2. …$12 | Add **blue mug** | Red mug…', '</untrusted_content>'].join('\n'));
     const none = await run('search_page', { pattern: 'green' }, context);
     expect(none.extractedContent).toBe('No match for "green" in the page\'s visible text.');
   });

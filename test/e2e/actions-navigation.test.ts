@@ -257,6 +257,9 @@ describe('search_page', () => {
     const result = await run('search_page', { pattern: 'needle', context_chars: 12 }, state);
     const lines = result.extractedContent!.split('\n');
     expect(lines[0]).toBe('Found 5 matches for "needle":');
+    // The listing is page text, marked as such for the model.
+    expect(lines[1]).toBe('<untrusted_content>');
+    lines.splice(1, 1);
     expect(lines[1]).toBe('1. **Needle** one is near…');
     expect(lines[2]).toBe('2. …$6. | Here is **needle** two, in the…');
     expect(lines[3]).toBe('3. …middle. | And **NEEDLE** three, far …');
@@ -268,17 +271,17 @@ describe('search_page', () => {
   it('honour case_sensitive and max_results', async () => {
     const state = await capture(fixture, 'nav-text.html');
     const exact = await run('search_page', { pattern: 'Mug', case_sensitive: true, context_chars: 5 }, state);
-    expect(exact.extractedContent).toBe('Found 1 match for "Mug":\n1. …The **Mug** cost…');
+    expect(exact.extractedContent).toBe('Found 1 match for "Mug":\n<untrusted_content>\n1. …The **Mug** cost…\n</untrusted_content>');
     const any = await run('search_page', { pattern: 'mug', context_chars: 0 }, state);
-    expect(any.extractedContent).toBe('Found 2 matches for "mug":\n1. **Mug**\n2. **mug**');
+    expect(any.extractedContent).toBe('Found 2 matches for "mug":\n<untrusted_content>\n1. **Mug**\n2. **mug**\n</untrusted_content>');
     const capped = await run('search_page', { pattern: 'needle', max_results: 2, context_chars: 0 }, state);
-    expect(capped.extractedContent).toBe('Found 5 matches for "needle"; the first 2:\n1. **Needle**\n2. **needle**');
+    expect(capped.extractedContent).toBe('Found 5 matches for "needle"; the first 2:\n<untrusted_content>\n1. **Needle**\n2. **needle**\n</untrusted_content>');
   });
 
   it('search with a regular expression, and refuse invalid or catastrophic ones as recoverable errors', async () => {
     const state = await capture(fixture, 'nav-text.html');
     const shipped = await run('search_page', { pattern: 'order #\\d+ shipped', regex: true, context_chars: 0 }, state);
-    expect(shipped.extractedContent).toBe('Found 2 matches for the regular expression "order #\\\\d+ shipped":\n1. **Order #1042 shipped**\n2. **Order #1044 shipped**');
+    expect(shipped.extractedContent).toBe('Found 2 matches for the regular expression "order #\\\\d+ shipped":\n<untrusted_content>\n1. **Order #1042 shipped**\n2. **Order #1044 shipped**\n</untrusted_content>');
     const strict = await run('search_page', { pattern: 'order #\\d+', regex: true, case_sensitive: true }, state);
     expect(strict.extractedContent).toMatch(/^No match for the regular expression/);
     const invalid = await run('search_page', { pattern: 'price: (\\$', regex: true }, state);
@@ -294,7 +297,7 @@ describe('search_page', () => {
   it('bound the text read, the matches counted and the listing length, and say so', async () => {
     const state = await capture(fixture, 'nav-many.html');
     const result = await run('search_page', { pattern: 'item', context_chars: 1000, max_results: 100 }, state);
-    const lines = result.extractedContent!.split('\n');
+    const lines = result.extractedContent!.split('\n').filter((line) => !/^<\/?untrusted_content>$/.test(line));
     expect(lines[0]).toMatch(/^Found 10000\+ matches for "item"; the first (\d+):$/);
     const listed = Number(/the first (\d+):/.exec(lines[0]!)![1]);
     expect(listed).toBeGreaterThan(5);

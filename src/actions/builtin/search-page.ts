@@ -4,6 +4,7 @@
 import { z } from 'zod';
 import type { FrameInfo } from '../../browser/types';
 import { ActionError } from '../../errors';
+import { wrapUntrustedContent } from '../../prompts/state-message';
 import { defineAction } from '../define-action';
 import type { ActionContext } from '../types';
 import { pageTextResultSchema, pageTextScript, type PageTextArgument, type PageTextResult } from './search-page-script';
@@ -257,6 +258,7 @@ export const searchPageAction = defineAction({
     }
     const count = `${total}${incomplete ? '+' : ''} match${total === 1 ? '' : 'es'}`;
     const header = lines.length < total ? `Found ${count} for ${what}; the first ${lines.length}:` : `Found ${count} for ${what}:`;
-    return { extractedContent: [header, ...lines, ...notes].join('\n'), includeInMemory: true };
+    // The matches are page text: marked as such, so the model reads them as data, never as orders.
+    return { extractedContent: [header, wrapUntrustedContent(lines.join('\n')), ...notes].join('\n'), includeInMemory: true };
   },
 });
