@@ -30,6 +30,12 @@ interface PausedRequest {
   readonly redirectedRequestId?: string | undefined;
 }
 
+/** The part of CDP's `Page.getFrameTree` answer the enforcer reads. */
+interface FrameTree {
+  readonly frame: { readonly id: string };
+  readonly childFrames?: readonly FrameTree[] | undefined;
+}
+
 /** A page the enforcer watches: its own CDP session (which sees its redirect hops) and its after-commit check. */
 interface PageWatch {
   readonly targetId: string;
@@ -310,10 +316,38 @@ export class NavigationGuardEnforcer {
       if (targetInfo.browserContextId !== this.contextId) return 'foreign';
       return targetInfo.type === 'page' && !this.watchedTargets.has(frameId) ? 'new-page' : 'frame';
     } catch {
-      // Not a target: a frame inside a page or an out-of-process frame. In a browser the driver
-      // launched it can only be this context's; elsewhere it may be anyone's.
-      return this.hooks.ownsBrowser ? 'frame' : 'foreign';
+      // Not a target: a frame inside a page or inside an out-of-process frame. In a browser the
+      // driver launched it can only be this context's; elsewhere it is looked for among this
+      // context's frames (those of a popup or of an out-of-process frame no session saw yet), and
+      // taken as this context's when the search does not end in time: a security check denies.
+      if (this.hooks.ownsBrowser) return 'frame';
+      return (await bounded(this.findFrame(frameId))) === false ? 'foreign' : 'frame';
     }
+  }
+
+  /**
+   * Whether a frame is this context's, asking each page and out-of-process frame for its frame
+   * tree (a page's tree stops at out-of-process frames). Only a denied request of a frame no
+   * session saw comes here, so the round trips are rare.
+   */
+  private async findFrame(frameId: string): Promise<boolean> {
+    const roots = this.context.pages().flatMap((page) => page.frames().map((frame) => ({ page, frame })));
+    await Promise.all(
+      roots.map(async ({ page, frame }) => {
+        let session: CDPSession | undefined;
+        try {
+          // Playwright refuses a session of its own to a frame in its page's process.
+          session = await this.context.newCDPSession(frame === page.mainFrame() ? page : frame);
+          const { frameTree } = await session.send('Page.getFrameTree');
+          for (const id of frameIds(frameTree)) this.rememberFrame(id, page);
+        } catch {
+          // A frame in its page's process, or a page that closed meanwhile.
+        } finally {
+          await session?.detach().catch(() => undefined);
+        }
+      }),
+    );
+    return this.ownFrames.has(frameId);
   }
 
   private async pageOpened(page: Page): Promise<void> {
@@ -400,6 +434,11 @@ function frameOf(request: Request): Frame | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** The ids of a CDP frame tree's frames. */
+function frameIds(tree: FrameTree): string[] {
+  return [tree.frame.id, ...(tree.childFrames ?? []).flatMap(frameIds)];
 }
 
 /** Documents that load nothing from anywhere; leaving them for about:blank could loop. */

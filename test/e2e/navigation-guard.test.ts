@@ -581,6 +581,33 @@ describe('a browser the driver attached to', () => {
     }
   });
 
+  it('stops a redirect in a frame no session saw (in a new tab, inside a frame of another site), and only in its own context', async () => {
+    const other = await browser.newContext();
+    const context = await browser.newContext();
+    try {
+      const guard = hostGuard();
+      const attached = await PlaywrightDriver.attach(context);
+      await attached.setNavigationGuard(guard);
+      // The control: the same kind of frame in another context is not this guard's to stop.
+      await (await other.newPage()).goto(fixture('guard-frame.html', redirect(`${denied.origin}/other-frame`)));
+      expect(await eventually(() => reached('/other-frame'))).toBe(true);
+      expect(guard.reports).toEqual([]);
+      denied.received.length = 0;
+      await attached.goto(fixture('guard-triggers.html', redirect(`${denied.origin}/new-tab-frame`)));
+      await attached.page.locator('#open-frame').click();
+      await expectStopped(guard, 'redirect', `${denied.origin}/new-tab-frame`);
+      if (otherSite) {
+        guard.reports.length = 0;
+        const inner = `${otherSite.origin}/fixtures/guard-frame.html?to=${encodeURIComponent(redirect(`${denied.origin}/nested-frame`))}`;
+        await attached.goto(fixture('guard-frame.html', inner));
+        await expectStopped(guard, 'redirect', `${denied.origin}/nested-frame`);
+      }
+      await attached.close();
+    } finally {
+      await Promise.all([other.close(), context.close()]);
+    }
+  });
+
   it('acts only on its own context: another context of the browser is left alone', async () => {
     const other = await browser.newContext();
     const context = await browser.newContext();
