@@ -67,8 +67,9 @@ const frameMemory = 4096;
  * - CDP sessions check each document request before it is sent: redirect hops, and the first
  *   requests no route sees (a tab the browser opens itself, a hop a service worker turned into a
  *   new request). A browser-level session sees every document request, popups whose page does not
- *   exist yet and out-of-process frames included; it acts on this context's only. A session per page also checks its in-process frames' hops, and
- *   tells the browser-level one which frame ids are this context's. (A session opened on a target
+ *   exist yet and out-of-process frames included; it acts on this context's only. A session per
+ *   page also checks its in-process frames' requests, and tells the browser-level one which frame
+ *   ids are this context's. (A session opened on a target
  *   only intercepts requests that start after it, so per-frame sessions opened on demand miss the
  *   very navigation they were opened for.)
  * - after each commit, a document the guard denies (a `data:` or `blob:` page, a page restored
@@ -336,7 +337,7 @@ export class NavigationGuardEnforcer {
       roots.map(async ({ page, frame }) => {
         let session: CDPSession | undefined;
         try {
-          // Playwright refuses a session of its own to a frame in its page's process.
+          // Playwright opens a session for an out-of-process frame and refuses one for a frame in its page's process.
           session = await this.context.newCDPSession(frame === page.mainFrame() ? page : frame);
           const { frameTree } = await session.send('Page.getFrameTree');
           for (const id of frameIds(frameTree)) this.rememberFrame(id, page);
