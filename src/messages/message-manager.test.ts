@@ -260,9 +260,20 @@ describe('MessageManager compaction', () => {
     expect(imagesOf(messages.at(-1))).toBe(0);
     expect(state.startsWith('BEGIN page text')).toBe(true);
     expect(state).not.toContain('END');
-    expect(state.endsWith('[... the rest of the page state was cut to fit the token budget ...]')).toBe(true);
+    expect(state.endsWith('[... the rest of the page was cut to fit the token budget ...]')).toBe(true);
     expect(totalTokens(manager, messages)).toBeLessThanOrEqual(600);
     expect(messages[0]).toEqual({ role: 'system', content: systemPrompt });
+  });
+
+  it('cuts the page elements, not what follows them (the step count and the last results)', () => {
+    const manager = startedManager(600);
+    const tail = '\n</untrusted_content>\nCurrent step: 7/100\nAction result 1/1: Clicked element 3';
+    manager.addStateMessage([{ type: 'text', text: `[Current browser state]\n<untrusted_content>\n${'[1]<a>Product</a>\n'.repeat(400)}${tail}` }]);
+    const messages = manager.messages();
+    const state = textOf(messages.at(-1));
+    expect(state.startsWith('[Current browser state]\n<untrusted_content>\n[1]<a>Product')).toBe(true);
+    expect(state.endsWith(`[... the rest of the page was cut to fit the token budget ...]${tail}`)).toBe(true);
+    expect(totalTokens(manager, messages)).toBeLessThanOrEqual(600);
   });
 
   it('drops another old message rather than the state screenshot when the compaction note tips the budget', () => {

@@ -170,9 +170,13 @@ export class MessageManager {
     this.history[index] = this.entry({ role: 'user', content: text }, 'state');
     const excess = this.totalTokens - budget;
     if (excess <= 0) return;
-    const marker = '\n[... the rest of the page state was cut to fit the token budget ...]';
+    const marker = '\n[... the rest of the page was cut to fit the token budget ...]';
     const keep = Math.max(0, text.length - excess * this.charactersPerToken - marker.length);
-    this.history[index] = this.entry({ role: 'user', content: text.slice(0, keep) + marker }, 'state');
+    // The page's elements give way; what follows them (the step count, the last results) stays.
+    const pageEnd = text.lastIndexOf('\n</untrusted_content>');
+    const tail = pageEnd === -1 ? '' : text.slice(pageEnd);
+    const content = tail && tail.length < keep ? text.slice(0, keep - tail.length) + marker + tail : text.slice(0, keep) + marker;
+    this.history[index] = this.entry({ role: 'user', content }, 'state');
   }
 
   private entry(message: ChatMessage, kind: MessageKind): ManagedMessage {
