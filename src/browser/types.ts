@@ -174,7 +174,10 @@ export interface BrowserDriver {
   switchTab(tabId: string, options?: CallOptions): Promise<TabInfo>;
   /** Closes a tab; if it was active, another becomes active. */
   closeTab(tabId: string, options?: CallOptions): Promise<void>;
-  /** Loads `url` in the active tab. */
+  /**
+   * Loads `url` in the active tab. When the load fails, reject only once the tab is ready for the
+   * next load (Chromium commits an error page after the failure).
+   */
   goto(url: string, options?: CallOptions): Promise<void>;
   /** Goes back in the active tab's history. */
   goBack(options?: CallOptions): Promise<void>;

@@ -4,6 +4,7 @@
 
 import type { z } from 'zod';
 import type { ElementRef, PageScript } from '../../browser/types';
+import { readBaseline, type PageBaseline } from '../../dom/page-changes';
 import { ActionError, BrowserError } from '../../errors';
 import type { ActionContext } from '../types';
 
@@ -49,24 +50,16 @@ export function quoted(value: string, limit = 100): string {
   return JSON.stringify(line.length > limit ? `${line.slice(0, limit)}…` : line);
 }
 
-/** Where the browser is: the active tab, its URL and every open tab. */
-export interface Whereabouts {
-  readonly url: string;
-  readonly tabId: string;
-  readonly tabIds: readonly string[];
-}
-
-/** Reads where the browser is now. */
-export async function whereabouts(context: ActionContext): Promise<Whereabouts> {
-  const [active, tabs] = await Promise.all([context.driver.activeTab({ signal: context.signal }), context.driver.tabs({ signal: context.signal })]);
-  return { url: active.url, tabId: active.id, tabIds: tabs.map((tab) => tab.id) };
+/** Reads where the browser is now: the active tab, its URL and every open tab (the Navigator's own reading). */
+export function whereabouts(context: ActionContext): Promise<PageBaseline> {
+  return readBaseline(context.driver, { signal: context.signal });
 }
 
 /**
  * What changed between two readings, in words for the model, and whether the rest of the step
  * must stop (another tab, a tab opened or closed, another document; a jump to an anchor is none).
  */
-export function describeMove(before: Whereabouts, after: Whereabouts): { readonly text: string; readonly moved: boolean } {
+export function describeMove(before: PageBaseline, after: PageBaseline): { readonly text: string; readonly moved: boolean } {
   if (after.tabId !== before.tabId) {
     const opened = !before.tabIds.includes(after.tabId);
     return {

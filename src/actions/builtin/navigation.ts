@@ -106,25 +106,13 @@ export function describeTab(tab: TabInfo): string {
   return tab.title ? `${JSON.stringify(tab.title)} (${tab.url})` : tab.url;
 }
 
-/**
- * Lets the error page of a failed load commit before the next action: Chromium shows it through a
- * second navigation that would otherwise interrupt whatever loads next.
- */
-export async function settleAfterFailure(context: ActionContext): Promise<void> {
-  await context.driver.waitForSettled({ signal: context.signal }).catch((error: unknown) => {
-    if (isFatalError(error)) throw error;
-  });
-}
-
 /** Loads a URL the policy allows in the active tab and says where the tab ended up. */
 async function load(context: ActionContext, url: string, done: (tab: TabInfo) => string): Promise<ActionResult> {
   context.assertUrlAllowed(url);
   try {
     await context.driver.goto(url, { signal: context.signal });
   } catch (error) {
-    const failure = loadFailure(url, error);
-    await settleAfterFailure(context);
-    return failure;
+    return loadFailure(url, error);
   }
   const tab = await context.driver.activeTab({ signal: context.signal });
   return { extractedContent: done(tab), includeInMemory: true, stopSequence: true };

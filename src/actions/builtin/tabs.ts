@@ -6,7 +6,7 @@ import type { TabInfo } from '../../browser/types';
 import { ActionError, BrowserError, isFatalError } from '../../errors';
 import { defineAction } from '../define-action';
 import type { ActionContext } from '../types';
-import { describeTab, loadFailure, normalizeUrl, settleAfterFailure } from './navigation';
+import { describeTab, loadFailure, normalizeUrl } from './navigation';
 
 const tabIdParameter = z
   .union([z.string().min(1).max(100), z.number().int().nonnegative()])
@@ -47,7 +47,6 @@ export const openTabAction = defineAction({
       tab = await context.driver.openTab(normalized.url, { signal: context.signal });
     } catch (error) {
       const failure = loadFailure(normalized.url, error);
-      await settleAfterFailure(context);
       // The driver may have opened the tab before the load failed: say which tab is current now.
       const active = await context.driver.activeTab({ signal: context.signal }).catch((reason: unknown) => {
         if (isFatalError(reason)) throw reason;
