@@ -1,28 +1,14 @@
+import { testActionContext } from '../../test/helpers/action-context';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { ActionError, ChatModelAuthError, ChatModelRateLimitError, RequestCancelledError } from '../errors';
-import { FakeBrowserDriver } from '../testing/fake-browser-driver';
-import { ScriptedLLM } from '../testing/scripted-llm';
 import { defineAction } from './define-action';
 import { toModelJsonSchema } from '../llm/json-schema';
 import { ActionRegistry } from './registry';
 import type { Action, ActionContext } from './types';
 
 function actionContext(signal: AbortSignal = new AbortController().signal): ActionContext {
-  return {
-    driver: new FakeBrowserDriver(),
-    state: undefined,
-    signal,
-    extractionLLM: new ScriptedLLM(),
-    taskId: 'task-1',
-    step: 1,
-    uploadPaths: [],
-    assertUrlAllowed: () => undefined,
-    element: (index) => {
-      throw new ActionError('test', `No element ${index}`);
-    },
-    askHuman: async () => ({ answer: undefined, timedOut: true }),
-  };
+  return testActionContext({ signal });
 }
 
 function actionWith(name: string, handler: Action['handler'], schema: Action['schema'] = z.object({})): Action {

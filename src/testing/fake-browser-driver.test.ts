@@ -1,3 +1,4 @@
+import { testActionContext } from '../../test/helpers/action-context';
 import { describe, expect, it } from 'vitest';
 import { rejectionOf } from '../../test/helpers/rejection';
 import { clickTargetScript } from '../actions/builtin/click-element-script';
@@ -9,7 +10,7 @@ import type { ElementRef, PageScript } from '../browser/types';
 import { defaultIncludeAttributes, PageStateReader } from '../dom/page-state-reader';
 import { domSnapshotScript } from '../dom/snapshot-script';
 import type { FrameSnapshot, SnapshotElement, SnapshotScriptOptions } from '../dom/types';
-import { ActionError, BrowserError, RequestCancelledError } from '../errors';
+import { BrowserError, RequestCancelledError } from '../errors';
 import { Executor } from '../executor/executor';
 import { FakeBrowserDriver, type FakeElement, type FakePage } from './fake-browser-driver';
 import { ScriptedLLM, scriptedActions, scriptedPlan, type ScriptedRequest } from './scripted-llm';
@@ -348,22 +349,7 @@ async function contextOn(
 ): Promise<ActionContext & { readonly state: PageState }> {
   const reader = new PageStateReader(driver, { viewportExpansion: -1, includeAttributes: [...defaultIncludeAttributes], maxTextLength: 100 });
   const state = await reader.capture({ screenshot: false });
-  return {
-    driver,
-    state,
-    signal: new AbortController().signal,
-    extractionLLM: options.extractionLLM ?? new ScriptedLLM(),
-    taskId: 'task-1',
-    step: 1,
-    uploadPaths: options.uploadPaths ?? [],
-    assertUrlAllowed: () => undefined,
-    element: (index) => {
-      const ref = state.elements.get(index);
-      if (!ref) throw new ActionError('test', `No element ${index}`);
-      return ref;
-    },
-    askHuman: async () => ({ answer: undefined, timedOut: true }),
-  };
+  return { ...testActionContext({ driver, state, ...options }), state };
 }
 
 /** The index of the first element line of a state text that contains `label` (its text or an attribute). */

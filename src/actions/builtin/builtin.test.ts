@@ -1,8 +1,7 @@
+import { testActionContext } from '../../../test/helpers/action-context';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
-import { ActionError, RequestCancelledError } from '../../errors';
-import { FakeBrowserDriver } from '../../testing/fake-browser-driver';
-import { ScriptedLLM } from '../../testing/scripted-llm';
+import { RequestCancelledError } from '../../errors';
 import { ActionRegistry } from '../registry';
 import type { ActionContext, HumanAnswer } from '../types';
 import { askHumanAction } from './ask-human';
@@ -11,23 +10,7 @@ import { doneAction } from './done';
 import { waitAction } from './wait';
 
 function actionContext(options: { signal?: AbortSignal; answer?: HumanAnswer; questions?: string[] } = {}): ActionContext {
-  return {
-    driver: new FakeBrowserDriver(),
-    state: undefined,
-    signal: options.signal ?? new AbortController().signal,
-    extractionLLM: new ScriptedLLM(),
-    taskId: 'task-1',
-    step: 1,
-    uploadPaths: [],
-    assertUrlAllowed: () => undefined,
-    element: (index) => {
-      throw new ActionError('test', `No element ${index}`);
-    },
-    askHuman: async (question) => {
-      options.questions?.push(question);
-      return options.answer ?? { answer: undefined, timedOut: true };
-    },
-  };
+  return testActionContext(options);
 }
 
 describe('done action', () => {

@@ -1,7 +1,8 @@
+import { testActionContext } from '../../../test/helpers/action-context';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import type { CallOptions, FrameInfo, PageScript } from '../../browser/types';
-import { ActionError, BrowserError, ChatModelAuthError, ConfigError, RequestCancelledError } from '../../errors';
+import { BrowserError, ChatModelAuthError, ConfigError, RequestCancelledError } from '../../errors';
 import { FakeBrowserDriver } from '../../testing/fake-browser-driver';
 import { ScriptedLLM, type ScriptedRequest, type ScriptedResponse } from '../../testing/scripted-llm';
 import { ActionRegistry } from '../registry';
@@ -48,20 +49,7 @@ function driverFor(html: string, children: readonly StubFrame[] = []): StubDrive
 }
 
 function contextFor(driver: FakeBrowserDriver, llm: ScriptedLLM, signal?: AbortSignal): ActionContext {
-  return {
-    driver,
-    state: undefined,
-    signal: signal ?? new AbortController().signal,
-    extractionLLM: llm,
-    taskId: 'task-1',
-    step: 1,
-    uploadPaths: [],
-    element: (index) => {
-      throw new ActionError('test', `No element ${index}`);
-    },
-    askHuman: async () => ({ answer: undefined, timedOut: true }),
-    assertUrlAllowed: () => undefined,
-  };
+  return testActionContext({ driver, extractionLLM: llm, ...(signal ? { signal } : {}) });
 }
 
 const answer = (extracted: string): string => JSON.stringify({ extracted });

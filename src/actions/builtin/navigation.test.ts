@@ -1,8 +1,8 @@
+import { testActionContext } from '../../../test/helpers/action-context';
 import { describe, expect, it } from 'vitest';
 import type { BrowserDriver, TabInfo } from '../../browser/types';
 import { ActionError, BrowserError, RequestCancelledError, URLNotAllowedError } from '../../errors';
 import { FakeBrowserDriver } from '../../testing/fake-browser-driver';
-import { ScriptedLLM } from '../../testing/scripted-llm';
 import { ActionRegistry } from '../registry';
 import type { ActionContext } from '../types';
 import { goBackAction, goToUrlAction, loadFailure, normalizeUrl, searchAction, searchUrl } from './navigation';
@@ -31,23 +31,7 @@ function recordingDriver(fake: FakeBrowserDriver, signal: AbortSignal): { driver
 }
 
 function context(driver: BrowserDriver, options: { deny?: (url: string) => boolean; checked?: string[]; signal?: AbortSignal } = {}): ActionContext {
-  return {
-    driver,
-    state: undefined,
-    signal: options.signal ?? new AbortController().signal,
-    extractionLLM: new ScriptedLLM(),
-    taskId: 'task-1',
-    step: 1,
-    uploadPaths: [],
-    element: (index) => {
-      throw new ActionError('test', `No element ${index}`);
-    },
-    askHuman: async () => ({ answer: undefined, timedOut: true }),
-    assertUrlAllowed: (url) => {
-      options.checked?.push(url);
-      if (options.deny?.(url)) throw new URLNotAllowedError(url);
-    },
-  };
+  return testActionContext({ driver, ...(options.deny ? { denyUrl: options.deny } : {}), ...(options.checked ? { checkedUrls: options.checked } : {}), ...(options.signal ? { signal: options.signal } : {}) });
 }
 
 function setup(options: { deny?: (url: string) => boolean; startUrl?: string } = {}) {
