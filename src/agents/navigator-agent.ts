@@ -314,9 +314,10 @@ export class NavigatorAgent {
       }
     }
     const blocked = [...this.actionBlocks.splice(0), ...context.takeBlockedNavigations()];
-    if (!context.driverGuarded && now && now !== baseline && !context.urlPolicy.check(now.url).allowed) {
+    const verdict = !context.driverGuarded && now && now !== baseline ? context.urlPolicy.check(now.url) : undefined;
+    if (now && verdict && !verdict.allowed) {
       // The driver cannot stop navigations: leave the denied page the action ended on.
-      blocked.push({ url: now.url, reason: context.urlPolicy.check(now.url).reason, kind: 'navigation', tabId: now.tabId });
+      blocked.push({ url: now.url, reason: verdict.reason, kind: 'navigation', tabId: now.tabId });
       await context.driver.goBack(call).catch(() => context.driver.goto('about:blank', call).catch(() => undefined));
       change ??= 'a denied page was left';
     }
