@@ -1,10 +1,10 @@
-// PlaywrightDriver: plannav's BrowserDriver over playwright-core. It launches, attaches to or
-// connects to Chromium, tracks tabs, settles after actions, and never closes what it did not create.
+// PlaywrightDriver: plannav's BrowserDriver over playwright-core. It launches, attaches to or connects
+// to Chromium (tabs, frames, settling in their own files) and never closes what it did not create.
 
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type Browser, type BrowserContext, type ElementHandle, type Frame, type Page, type Request } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type ElementHandle, type Frame, type Page } from 'playwright-core';
 import type {
   BrowserDriver,
   CallOptions,
@@ -20,20 +20,16 @@ import type {
 } from '../browser/types';
 import { listenerRecorderArgument, listenerRecorderScript } from '../dom/listener-script';
 import { BrowserError, ConfigError, URLNotAllowedError } from '../errors';
-import { sleep } from '../util/abort';
 import { asBrowserError, firstLine, guardedCall } from './call';
 import { findChromium } from './find-chromium';
-import { functionExpression, installExpression, portable, runInstalled } from './page-function';
+import { FrameRegistry } from './frames';
 import { drawHighlights, highlightLayerId, removeHighlights, type HighlightTarget } from './highlight';
 import { disableSpeculativeLoading, NavigationGuardEnforcer } from './navigation-guard';
-import {
-  defaultChromiumArgs,
-  resolveSettleOptions,
-  type PlaywrightConnectOptions,
-  type PlaywrightDriverOptions,
-  type PlaywrightLaunchOptions,
-  type ResolvedSettleOptions,
-} from './options';
+import { defaultChromiumArgs, resolveSettleOptions, type PlaywrightConnectOptions, type PlaywrightDriverOptions, type PlaywrightLaunchOptions } from './options';
+import { functionExpression, installExpression, portable, runInstalled } from './page-function';
+import { clickTarget, dispatchClick, findOption, findSnapshotElement, scrollInPage, setFormattedValue } from './page-functions';
+import { Settler } from './settle';
+import { TabTracker } from './tabs';
 
 /** What the driver owns and must release on close; attached drivers own nothing. */
 interface Ownership {
@@ -41,289 +37,6 @@ interface Ownership {
   readonly context?: BrowserContext | undefined;
   readonly userDataDir?: string | undefined;
 }
-
-/** Requests of these kinds keep a page from settling; media streams and sockets never end. */
-const trackedResourceTypes = new Set(['document', 'stylesheet', 'script', 'xhr', 'fetch', 'image', 'font']);
-
-/** Network activity of one page, since the driver first saw it. */
-class NetworkActivity {
-  readonly inFlight = new Map<Request, number>();
-  lastActivity = 0;
-
-  /** Removes the listeners this tracker added to the page. */
-  readonly dispose: () => void;
-
-  constructor(page: Page) {
-    const started = (request: Request): void => {
-      if (!trackedResourceTypes.has(request.resourceType())) return;
-      this.inFlight.set(request, Date.now());
-      this.lastActivity = Date.now();
-    };
-    const done = (request: Request): void => {
-      if (this.inFlight.delete(request)) this.lastActivity = Date.now();
-    };
-    page.on('request', started);
-    page.on('requestfinished', done);
-    page.on('requestfailed', done);
-    this.dispose = () => {
-      page.off('request', started);
-      page.off('requestfinished', done);
-      page.off('requestfailed', done);
-      this.inFlight.clear();
-    };
-  }
-
-  /** True when no recent request is in flight and nothing started or ended for `quietMs`. */
-  isQuiet(now: number, quietMs: number, ignoreAfterMs: number): boolean {
-    for (const started of this.inFlight.values()) if (now - started < ignoreAfterMs) return false;
-    return now - this.lastActivity >= quietMs;
-  }
-}
-
-/* v8 ignore start -- page functions: they run inside the page, where Node's coverage cannot see them */
-/** Resolves in the page once the DOM has had no mutation for `quietMs`, or after `maxMs`. */
-function waitForDomQuiet({ quietMs, maxMs }: { quietMs: number; maxMs: number }): Promise<boolean> {
-  return new Promise((resolve) => {
-    let quietTimer: ReturnType<typeof setTimeout> | undefined;
-    let capTimer: ReturnType<typeof setTimeout> | undefined;
-    const observer = new MutationObserver(() => {
-      clearTimeout(quietTimer);
-      quietTimer = setTimeout(() => finish(true), quietMs);
-    });
-    const finish = (quiet: boolean): void => {
-      observer.disconnect();
-      clearTimeout(quietTimer);
-      clearTimeout(capTimer);
-      resolve(quiet);
-    };
-    observer.observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
-    quietTimer = setTimeout(() => finish(true), quietMs);
-    capTimer = setTimeout(() => finish(false), maxMs);
-  });
-}
-
-/**
- * The content box of each frame element in this frame's viewport, or null when the frame cannot
- * be seen: not rendered, transparent or hidden (itself or an ancestor), or covered where it is in
- * view (a modal dialog, an overlay). What cannot be seen is not snapshotted, like any element.
- */
-function frameContentBoxes(nodes: Node[]): ({ x: number; y: number; width: number; height: number } | null)[] {
-  let modal: Element | null = null;
-  try {
-    modal = document.querySelector(':modal');
-  } catch {
-    // an engine without :modal
-  }
-  const transparent = (element: Element): boolean => {
-    for (let current: Element | null = element; current; current = current.parentElement ?? ((current.parentNode as ShadowRoot | null)?.host ?? null)) {
-      if (window.getComputedStyle(current).opacity === '0') return true;
-    }
-    return false;
-  };
-  const covered = (element: Element, box: DOMRect): boolean => {
-    // Behind a modal dialog the rest of the page is inert, in view or not.
-    if (modal && modal !== element && !modal.contains(element)) return true;
-    const left = Math.max(0, box.left);
-    const right = Math.min(window.innerWidth, box.right);
-    const top = Math.max(0, box.top);
-    const bottom = Math.min(window.innerHeight, box.bottom);
-    if (right - left < 1 || bottom - top < 1) return false; // out of view: cannot hit-test
-    const root = element.getRootNode() as Document | ShadowRoot;
-    const tester = typeof root.elementFromPoint === 'function' ? root : document;
-    const points: [number, number][] = [[(left + right) / 2, (top + bottom) / 2]];
-    if (right - left > 8 && bottom - top > 8) points.push([left + 4, top + 4], [right - 4, top + 4], [left + 4, bottom - 4], [right - 4, bottom - 4]);
-    return !points.some(([x, y]) => tester.elementFromPoint(x, y) === element);
-  };
-  return nodes.map((node) => {
-    const element = node as Element;
-    if (!element || !element.isConnected) return null;
-    const box = element.getBoundingClientRect();
-    if (box.width === 0 || box.height === 0) return null;
-    const style = window.getComputedStyle(element);
-    if (style.visibility === 'hidden' || style.visibility === 'collapse' || style.display === 'none') return null;
-    if (typeof element.checkVisibility === 'function' && !element.checkVisibility({ opacityProperty: true, visibilityProperty: true } as CheckVisibilityOptions)) return null;
-    if (transparent(element) || covered(element, box)) return null;
-    const paddingLeft = parseFloat(style.paddingLeft || '0');
-    const paddingTop = parseFloat(style.paddingTop || '0');
-    return {
-      x: box.left + element.clientLeft + paddingLeft,
-      y: box.top + element.clientTop + paddingTop,
-      width: element.clientWidth - paddingLeft - parseFloat(style.paddingRight || '0'),
-      height: element.clientHeight - paddingTop - parseFloat(style.paddingBottom || '0'),
-    };
-  });
-}
-
-/** Finds an element of the snapshot in its document: by id through the weak map, else by selector in the same document. */
-function findSnapshotElement({ elementId, selector }: { elementId: string; selector: string | null }): Element | string {
-  const state = (window as unknown as Record<string, { token?: string; elements?: Map<string, WeakRef<Element>> } | undefined>)['__plannavSnapshot'];
-  if (!state || !state.token || !elementId.startsWith(`${state.token}-`)) return 'document';
-  const reference = state.elements?.get(elementId);
-  const element = reference?.deref();
-  if (element && element.isConnected) return element;
-  // Only when the page lost our map (a script replaced it) does the selector stand in; an element
-  // known to be removed is never swapped for another that now matches.
-  if (!reference && selector) {
-    try {
-      const found = document.querySelector(selector);
-      if (found) return found;
-    } catch {
-      // an invalid selector is no fallback
-    }
-  }
-  return 'removed';
-}
-
-/** Scrolls the page, or an element, by pixels or to a percentage; returns the new scroll top. */
-function scrollInPage(
-  element: Element | null,
-  { deltaY, toPercent }: { deltaY: number | null; toPercent: number | null },
-): number {
-  const target = element ?? document.scrollingElement ?? document.documentElement;
-  const viewport = element ? element.clientHeight : window.innerHeight;
-  const range = Math.max(0, target.scrollHeight - viewport);
-  const top = toPercent !== null ? (range * toPercent) / 100 : target.scrollTop + (deltaY ?? viewport * 0.8);
-  if (element) element.scrollTo({ top, behavior: 'instant' });
-  else window.scrollTo({ top, behavior: 'instant' });
-  return target.scrollTop;
-}
-
-/** The option of a select matching a label or value, or the list of labels when none matches. */
-function findOption(element: Element, wanted: string): { index: number } | { labels: string[] } {
-  if (!(element instanceof HTMLSelectElement)) return { labels: [] };
-  const clean = (value: string): string => value.replace(/\s+/g, ' ').trim().toLowerCase();
-  const target = clean(wanted);
-  const options = [...element.options];
-  let index = options.findIndex((option) => (option.label || option.text).trim() === wanted.trim());
-  if (index === -1) index = options.findIndex((option) => clean(option.label || option.text) === target);
-  if (index === -1) index = options.findIndex((option) => clean(option.value) === target);
-  if (index === -1) index = options.findIndex((option) => clean(option.label || option.text).includes(target));
-  return index === -1 ? { labels: options.map((option) => option.label || option.text) } : { index };
-}
-
-/** Where a click must land, relative to the element's padding box, or why no point of it can be clicked. */
-type ClickTarget =
-  | { kind: 'centre' | 'offset'; x: number; y: number; coveredBy: string | null }
-  | { kind: 'covered'; coveredBy: string | null }
-  | { kind: 'unseen' }
-  | { kind: 'disabled' };
-
-/**
- * Scrolls the element into view and hit-tests it (through open and recorded closed shadow roots):
- * its centre when that is the element, else the visible point of it nearest the centre, else
- * `covered` with what lies on top (a name such as `div.cookie-banner`). Hit-testing first spares
- * the wait for actionability that a covered element would time out on.
- */
-function clickTarget(element: Element): ClickTarget {
-  if (element.matches(':disabled')) return { kind: 'disabled' };
-  const closedRoots = (window as unknown as Record<string, WeakMap<Element, ShadowRoot> | undefined>)['__plannavShadowRoots'];
-  const parentOf = (node: Element): Element | null => node.parentElement ?? ((node.parentNode as ShadowRoot | null)?.host ?? null);
-  const visibleRects = (): DOMRect[] =>
-    [...element.getClientRects()].filter((rect) => rect.width >= 1 && rect.height >= 1 && rect.right > 0 && rect.bottom > 0 && rect.left < window.innerWidth && rect.top < window.innerHeight);
-  let rects = visibleRects();
-  if (rects.length === 0) {
-    element.scrollIntoView({ block: 'center', inline: 'center', behavior: 'instant' });
-    rects = visibleRects();
-  }
-  if (rects.length === 0) return { kind: 'unseen' };
-  const hitAt = (x: number, y: number): Element | null => {
-    let hit = document.elementFromPoint(x, y);
-    for (let depth = 0; hit && depth < 32; depth++) {
-      const root = hit.shadowRoot ?? closedRoots?.get(hit);
-      const deeper = root?.elementFromPoint(x, y);
-      if (!deeper || deeper === hit) break;
-      hit = deeper;
-    }
-    return hit;
-  };
-  const reaches = (hit: Element | null): boolean => {
-    for (let node = hit, depth = 0; node && depth < 256; node = parentOf(node), depth++) {
-      if (node === element) return true;
-      // A click on the element's label reaches the element.
-      if (node instanceof HTMLLabelElement && node.control === element) return true;
-    }
-    return false;
-  };
-  const contains = (outer: Element, inner: Element): boolean => {
-    for (let node: Element | null = inner, depth = 0; node && depth < 256; node = parentOf(node), depth++) if (node === outer) return true;
-    return false;
-  };
-  /** The outermost box of the covering layer that does not hold the element, named by tag, id or classes. */
-  const describe = (hit: Element | null): string | null => {
-    if (!hit) return null;
-    let layer = hit;
-    for (let parent = parentOf(layer); parent && parent !== document.body && parent !== document.documentElement && !contains(parent, element); parent = parentOf(parent)) layer = parent;
-    const id = layer.id ? `#${layer.id}` : '';
-    const classes = [...layer.classList].slice(0, id ? 1 : 2).map((name) => `.${name}`).join('');
-    return `${layer.localName}${id}${classes}`.slice(0, 80);
-  };
-  const box = element.getBoundingClientRect();
-  const style = window.getComputedStyle(element);
-  const borderLeft = parseInt(style.borderLeftWidth || '0', 10) || 0;
-  const borderTop = parseInt(style.borderTopWidth || '0', 10) || 0;
-  const relative = (x: number, y: number): { x: number; y: number } => ({ x: x - box.left - borderLeft, y: y - box.top - borderTop });
-  let coveredBy: string | null = null;
-  for (const rect of rects.slice(0, 4)) {
-    const left = Math.max(0, rect.left);
-    const right = Math.min(window.innerWidth, rect.right);
-    const top = Math.max(0, rect.top);
-    const bottom = Math.min(window.innerHeight, rect.bottom);
-    const centre = { x: (left + right) / 2, y: (top + bottom) / 2 };
-    const centreHit = hitAt(centre.x, centre.y);
-    if (reaches(centreHit)) return { kind: rect === rects[0] ? 'centre' : 'offset', ...relative(centre.x, centre.y), coveredBy };
-    coveredBy ??= describe(centreHit);
-    // Other points of a grid over the visible part, nearest the centre first, a pixel inside the edges.
-    const fractions = [0.5, 0.3, 0.7, 0.15, 0.85, 0.03, 0.97];
-    const points: { x: number; y: number }[] = [];
-    for (const fx of fractions) {
-      for (const fy of fractions) {
-        const x = Math.min(right - 1, Math.max(left + 1, left + (right - left) * fx));
-        const y = Math.min(bottom - 1, Math.max(top + 1, top + (bottom - top) * fy));
-        points.push({ x, y });
-      }
-    }
-    points.sort((a, b) => Math.hypot(a.x - centre.x, a.y - centre.y) - Math.hypot(b.x - centre.x, b.y - centre.y));
-    for (const point of points) if (reaches(hitAt(point.x, point.y))) return { kind: 'offset', ...relative(point.x, point.y), coveredBy };
-  }
-  return { kind: 'covered', coveredBy };
-}
-
-/** A click dispatched in the page, for an element no mouse can reach; handlers run as for a real click. */
-function dispatchClick(element: Element, { button, modifiers }: { button: 'left' | 'right' | 'middle'; modifiers: string[] }): void {
-  const init: MouseEventInit = {
-    bubbles: true,
-    cancelable: true,
-    composed: true,
-    button: button === 'left' ? 0 : button === 'middle' ? 1 : 2,
-    altKey: modifiers.includes('Alt'),
-    ctrlKey: modifiers.includes('Control'),
-    metaKey: modifiers.includes('Meta'),
-    shiftKey: modifiers.includes('Shift'),
-  };
-  if (button === 'right') element.dispatchEvent(new MouseEvent('contextmenu', init));
-  else if (button === 'middle') element.dispatchEvent(new MouseEvent('auxclick', init));
-  else if (modifiers.length === 0 && element instanceof HTMLElement) element.click();
-  else element.dispatchEvent(new MouseEvent('click', init));
-}
-
-/**
- * Sets the value of an input whose value has a machine format (date, time, month, week, range,
- * colour) through the prototype's setter, so frameworks that track the value (React) see the
- * change, then fires input and change. Returns the value the input kept, or null for other elements.
- */
-function setFormattedValue(element: Element, value: string): string | null {
-  const formatted = new Set(['date', 'time', 'datetime-local', 'month', 'week', 'range', 'color']);
-  if (!(element instanceof HTMLInputElement) || !formatted.has(element.type)) return null;
-  element.focus();
-  const setter = Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, 'value')?.set;
-  if (setter) setter.call(element, value);
-  else element.value = value;
-  element.dispatchEvent(new Event('input', { bubbles: true, composed: true }));
-  element.dispatchEvent(new Event('change', { bubbles: true }));
-  return element.value;
-}
-
-/* v8 ignore stop */
 
 /**
  * A `BrowserDriver` (the `plannav` contract) over Playwright (`playwright-core`, Chromium). Create one with
@@ -353,40 +66,30 @@ export class PlaywrightDriver implements BrowserDriver {
   /** The Playwright context whose pages are this driver's tabs. */
   readonly context: BrowserContext;
   private readonly owned: Ownership;
-  private readonly settleOptions: ResolvedSettleOptions;
+  private readonly settler: Settler;
   private readonly highlightElements: boolean;
   private readonly defaultTimeout: number;
-  /** False when the driver made the context with page JavaScript off: the DOM cannot change by itself then. */
-  private readonly pageScripts: boolean;
-  private readonly tabIds = new WeakMap<Page, string>();
-  private readonly tabOrder: Page[] = [];
-  private readonly openers = new WeakMap<Page, string>();
-  /** Titles as of the last load or action, so listing tabs costs no round trip to each page. */
-  private readonly titles = new WeakMap<Page, string>();
-  private readonly frameIds = new WeakMap<Frame, string>();
-  /** The iframe element of each child frame seen, kept for measuring; disposed when the frame goes and on close. */
-  private readonly frameElements = new Map<Frame, ElementHandle>();
-  /** Removes the listeners the driver added to each page it tracks (attached pages belong to the user). */
-  private readonly pageListeners = new Map<Page, () => void>();
   /** A blank page the driver opened in an attached context after its last tab closed; closed on close(). */
   private readonly createdPages = new Set<Page>();
-  private readonly framesById = new Map<string, WeakRef<Frame>>();
-  private readonly network = new WeakMap<Page, NetworkActivity>();
-  private readonly onPage = (page: Page): void => this.adopt(page, true);
+  private readonly tabTracker: TabTracker;
+  private readonly frameRegistry = new FrameRegistry();
+  private readonly onPage = (page: Page): void => this.tabTracker.adopt(page, true);
   private initScript: { dispose(): Promise<void> } | undefined;
   /** Enforces the guard given to setNavigationGuard(), while there is one. */
   private navigationGuard: NavigationGuardEnforcer | undefined;
   private guardChange: Promise<void> = Promise.resolve();
-  private activePage: Page | undefined;
-  private nextTab = 1;
-  private nextFrame = 1;
   private closing: Promise<void> | undefined;
 
   private constructor(context: BrowserContext, owned: Ownership, options: PlaywrightDriverOptions & { readonly contextOptions?: { readonly javaScriptEnabled?: boolean | undefined } | undefined }) {
     this.context = context;
-    this.pageScripts = options.contextOptions?.javaScriptEnabled !== false;
     this.owned = owned;
-    this.settleOptions = resolveSettleOptions(options.settle);
+    // False when the driver made the context with page JavaScript off: the DOM cannot change by itself then.
+    const pageScripts = options.contextOptions?.javaScriptEnabled !== false;
+    this.settler = new Settler(resolveSettleOptions(options.settle), pageScripts);
+    this.tabTracker = new TabTracker({
+      watch: (page) => this.settler.watch(page),
+      forgotten: (page) => this.createdPages.delete(page),
+    });
     this.highlightElements = options.highlightElements ?? false;
     this.defaultTimeout = options.defaultTimeout ?? 15_000;
     if (!Number.isFinite(this.defaultTimeout) || this.defaultTimeout <= 0) {
@@ -503,12 +206,12 @@ export class PlaywrightDriver implements BrowserDriver {
 
   /** Lists the open tabs (the context's pages), in the order they opened. */
   async tabs(options?: CallOptions): Promise<TabInfo[]> {
-    return guardedCall('tabs()', options, this.defaultTimeout, async () => Promise.all(this.livePages().map((page) => this.info(page))));
+    return guardedCall('tabs()', options, this.defaultTimeout, async () => Promise.all(this.tabTracker.livePages().map((page) => this.tabTracker.info(page))));
   }
 
   /** The tab the driver acts on. */
   async activeTab(options?: CallOptions): Promise<TabInfo> {
-    return guardedCall('activeTab()', options, this.defaultTimeout, async () => this.info(this.active()));
+    return guardedCall('activeTab()', options, this.defaultTimeout, async () => this.tabTracker.info(this.active()));
   }
 
   /** Opens a tab, makes it active, loads `url` and waits until it has settled. */
@@ -516,37 +219,37 @@ export class PlaywrightDriver implements BrowserDriver {
     return guardedCall(`openTab(${url})`, options, this.defaultTimeout, async (timeout) => {
       this.navigationGuard?.assertAllowed(url, undefined);
       const page = await this.context.newPage();
-      this.adopt(page, true);
+      this.tabTracker.adopt(page, true);
       await this.navigate(page, url, timeout, options?.signal);
-      return this.info(page);
+      return this.tabTracker.info(page);
     });
   }
 
   /** Makes a tab active and brings it to the front. */
   async switchTab(tabId: string, options?: CallOptions): Promise<TabInfo> {
     return guardedCall(`switchTab(${tabId})`, options, this.defaultTimeout, async () => {
-      const page = this.pageById(tabId);
-      this.activePage = page;
+      const page = this.tabTracker.pageById(tabId);
+      this.tabTracker.activePage = page;
       await page.bringToFront();
-      return this.info(page);
+      return this.tabTracker.info(page);
     });
   }
 
   /** Closes a tab; if it was active, the one before it becomes active (a blank one if none is left). */
   async closeTab(tabId: string, options?: CallOptions): Promise<void> {
     return guardedCall(`closeTab(${tabId})`, options, this.defaultTimeout, async () => {
-      const page = this.pageById(tabId);
-      const position = this.tabOrder.indexOf(page);
+      const page = this.tabTracker.pageById(tabId);
+      const position = this.tabTracker.positionOf(page);
       await page.close();
-      this.forget(page);
-      if (this.activePage === page || this.activePage === undefined) {
-        const remaining = this.livePages();
-        this.activePage = remaining[Math.max(0, Math.min(position - 1, remaining.length - 1))];
-        if (!this.activePage) {
+      this.tabTracker.forget(page);
+      if (this.tabTracker.activePage === page || this.tabTracker.activePage === undefined) {
+        const remaining = this.tabTracker.livePages();
+        this.tabTracker.activePage = remaining[Math.max(0, Math.min(position - 1, remaining.length - 1))];
+        if (!this.tabTracker.activePage) {
           const blank = await this.context.newPage();
           // In a context the driver attached to, this page is the driver's: close() closes it.
           if (!this.owned.context) this.createdPages.add(blank);
-          this.adopt(blank, true);
+          this.tabTracker.adopt(blank, true);
         }
       }
     });
@@ -573,32 +276,13 @@ export class PlaywrightDriver implements BrowserDriver {
 
   /** The rendered frames of the active tab, top frame first, with each child frame's box in its parent. */
   async frames(options?: CallOptions): Promise<FrameInfo[]> {
-    return guardedCall('frames()', options, this.defaultTimeout, async () => {
-      const page = this.active();
-      const main = page.mainFrame();
-      // Error pages of frames that failed to load (blocked, offline) hold nothing to act on.
-      const frames = [main, ...page.frames().filter((frame) => frame !== main && !frame.isDetached() && !frame.url().startsWith('chrome-error:'))];
-      this.pruneFrames();
-      const boxes = await this.frameBoxes(frames.slice(1));
-      return frames.map((frame): FrameInfo => {
-        const parent = frame.parentFrame();
-        if (!parent) return { id: this.frameId(frame), url: frame.url() };
-        const box = boxes.get(frame);
-        return {
-          id: this.frameId(frame),
-          parentId: this.frameId(parent),
-          url: frame.url(),
-          offset: box ? { x: box.x, y: box.y } : undefined,
-          size: box ? { width: box.width, height: box.height } : undefined,
-        };
-      });
-    });
+    return guardedCall('frames()', options, this.defaultTimeout, async () => this.frameRegistry.describe(this.active()));
   }
 
   /** Runs a core page script in a frame; the script is installed once per document and then called by id. */
   async evaluate<TArg, TResult>(frameId: string, script: PageScript<TArg, TResult>, arg: TArg, options?: CallOptions): Promise<TResult> {
     return guardedCall(`evaluate(${script.id})`, options, this.defaultTimeout, async () => {
-      const frame = this.frameById(frameId);
+      const frame = this.frameRegistry.frameById(frameId);
       // The script is installed once per document and then called by id; its result comes back
       // as JSON text. Both save most of an evaluate's cost (sending, compiling, serialising).
       const call = { id: script.id, arg: arg as unknown };
@@ -660,7 +344,7 @@ export class PlaywrightDriver implements BrowserDriver {
       } finally {
         void element.dispose().catch(() => undefined);
       }
-      await this.settle(this.activePage ?? page, timeout, options?.signal);
+      await this.settle(this.tabTracker.activePage ?? page, timeout, options?.signal);
       return result;
     });
   }
@@ -735,7 +419,7 @@ export class PlaywrightDriver implements BrowserDriver {
     return guardedCall(`press(${keys})`, options, this.defaultTimeout, async (timeout) => {
       const page = this.active();
       await page.keyboard.press(keys);
-      await this.settle(this.activePage ?? page, timeout, options?.signal);
+      await this.settle(this.tabTracker.activePage ?? page, timeout, options?.signal);
     });
   }
 
@@ -800,9 +484,9 @@ export class PlaywrightDriver implements BrowserDriver {
         if (!guard) return;
         this.navigationGuard = await NavigationGuardEnforcer.install(this.context, guard, {
           ownsBrowser: this.owned.userDataDir !== undefined,
-          tabId: (page) => this.tabIds.get(page),
+          tabId: (page) => this.tabTracker.idOf(page),
           popupClosing: (popup, opener) => {
-            if (this.activePage === popup && opener && this.tabIds.has(opener) && !opener.isClosed()) this.activePage = opener;
+            if (this.tabTracker.activePage === popup && opener && this.tabTracker.has(opener) && !opener.isClosed()) this.tabTracker.activePage = opener;
           },
         });
       });
@@ -828,12 +512,8 @@ export class PlaywrightDriver implements BrowserDriver {
     await this.navigationGuard?.dispose();
     this.navigationGuard = undefined;
     // Attached pages stay the user's: leave nothing of the driver's on them.
-    for (const remove of this.pageListeners.values()) remove();
-    this.pageListeners.clear();
-    const handles = [...this.frameElements.values()];
-    this.frameElements.clear();
-    this.framesById.clear();
-    await Promise.all(handles.map((handle) => handle.dispose().catch(() => undefined)));
+    this.tabTracker.detach();
+    await this.frameRegistry.clear();
     const problems: unknown[] = [];
     const created = [...this.createdPages];
     this.createdPages.clear();
@@ -842,7 +522,7 @@ export class PlaywrightDriver implements BrowserDriver {
     if (this.owned.context) await this.owned.context.close().catch((error: unknown) => problems.push(error));
     if (this.owned.browser) await this.owned.browser.close().catch((error: unknown) => problems.push(error));
     if (this.owned.userDataDir) rmSync(this.owned.userDataDir, { recursive: true, force: true, maxRetries: 3 });
-    this.activePage = undefined;
+    this.tabTracker.activePage = undefined;
     if (problems.length > 0 && this.owned.context) throw asBrowserError('close()', problems[0]);
   }
 
@@ -850,165 +530,31 @@ export class PlaywrightDriver implements BrowserDriver {
   private async start(startUrl?: string, preferred?: Page): Promise<void> {
     const disposable: unknown = await this.context.addInitScript(portable(listenerRecorderScript.run), listenerRecorderArgument);
     if (disposable && typeof (disposable as { dispose?: unknown }).dispose === 'function') this.initScript = disposable as { dispose(): Promise<void> };
-    for (const page of this.context.pages()) this.adopt(page, false);
+    for (const page of this.context.pages()) this.tabTracker.adopt(page, false);
     this.context.on('page', this.onPage);
-    if (preferred) this.adopt(preferred, true);
-    if (!this.activePage) this.adopt(this.context.pages()[0] ?? (await this.context.newPage()), true);
+    if (preferred) this.tabTracker.adopt(preferred, true);
+    if (!this.tabTracker.activePage) this.tabTracker.adopt(this.context.pages()[0] ?? (await this.context.newPage()), true);
     // Documents loaded before the driver came get the recorder now (it sees listeners added from here on).
     await Promise.all(
-      this.livePages().flatMap((page) => page.frames().map((frame) => frame.evaluate(portable(listenerRecorderScript.run), listenerRecorderArgument).catch(() => false))),
+      this.tabTracker.livePages().flatMap((page) => page.frames().map((frame) => frame.evaluate(portable(listenerRecorderScript.run), listenerRecorderArgument).catch(() => false))),
     );
     if (startUrl && startUrl !== 'about:blank') await this.navigate(this.active(), startUrl, this.defaultTimeout, undefined);
   }
 
-  /** Starts tracking a page as a tab; a page opened by the page (a popup) becomes active. */
-  private adopt(page: Page, activate: boolean): void {
-    if (!this.tabIds.has(page)) {
-      this.tabIds.set(page, `tab-${this.nextTab++}`);
-      this.tabOrder.push(page);
-      const network = new NetworkActivity(page);
-      this.network.set(page, network);
-      const closed = (): void => this.forget(page);
-      const refresh = (): void => void this.refreshTitle(page);
-      const navigated = (frame: Frame): void => {
-        if (frame === page.mainFrame()) refresh();
-      };
-      page.on('close', closed);
-      page.on('domcontentloaded', refresh);
-      page.on('load', refresh);
-      page.on('framenavigated', navigated);
-      this.pageListeners.set(page, () => {
-        network.dispose();
-        page.off('close', closed);
-        page.off('domcontentloaded', refresh);
-        page.off('load', refresh);
-        page.off('framenavigated', navigated);
-      });
-      void page
-        .opener()
-        .then((opener) => {
-          const openerId = opener ? this.tabIds.get(opener) : undefined;
-          if (openerId) this.openers.set(page, openerId);
-        })
-        .catch(() => undefined);
-    }
-    if (activate && !page.isClosed()) this.activePage = page;
-  }
-
-  private forget(page: Page): void {
-    this.pageListeners.get(page)?.();
-    this.pageListeners.delete(page);
-    this.createdPages.delete(page);
-    const position = this.tabOrder.indexOf(page);
-    if (position !== -1) this.tabOrder.splice(position, 1);
-    if (this.activePage === page) this.activePage = this.tabOrder[Math.max(0, position - 1)];
-  }
-
-  private livePages(): Page[] {
-    return this.tabOrder.filter((page) => !page.isClosed());
-  }
-
   private active(): Page {
     if (this.closing) throw new BrowserError('The driver is closed: open a new one.');
-    const page = this.activePage && !this.activePage.isClosed() ? this.activePage : this.livePages().at(-1);
+    const current = this.tabTracker.activePage;
+    const page = current && !current.isClosed() ? current : this.tabTracker.livePages().at(-1);
     if (!page) throw new BrowserError('No tab is open: open one with openTab().');
-    this.activePage = page;
+    this.tabTracker.activePage = page;
     return page;
-  }
-
-  private pageById(tabId: string): Page {
-    const page = this.livePages().find((candidate) => this.tabIds.get(candidate) === tabId);
-    if (!page) {
-      const known = this.livePages().map((candidate) => this.tabIds.get(candidate)).join(', ');
-      throw new BrowserError(`There is no tab with id ${tabId}. Open tabs: ${known || 'none'}.`);
-    }
-    return page;
-  }
-
-  private async refreshTitle(page: Page): Promise<string> {
-    const title = await page.title().catch(() => this.titles.get(page) ?? '');
-    this.titles.set(page, title);
-    return title;
-  }
-
-  private async info(page: Page): Promise<TabInfo> {
-    const title = this.titles.get(page) ?? (await this.refreshTitle(page));
-    const openerId = this.openers.get(page);
-    return { id: this.tabIds.get(page) ?? 'unknown', url: page.url(), title, ...(openerId ? { openerId } : {}) };
-  }
-
-  private frameId(frame: Frame): string {
-    let id = this.frameIds.get(frame);
-    if (id === undefined) {
-      id = `frame-${this.nextFrame++}`;
-      this.frameIds.set(frame, id);
-      this.framesById.set(id, new WeakRef(frame));
-    }
-    return id;
-  }
-
-  /** Forgets frames that are gone (of any tab), and disposes the frame elements kept for them. */
-  private pruneFrames(): void {
-    for (const [id, reference] of this.framesById) {
-      const frame = reference.deref();
-      if (!frame || frame.isDetached()) this.framesById.delete(id);
-    }
-    for (const [frame, handle] of this.frameElements) {
-      if (!frame.isDetached()) continue;
-      this.frameElements.delete(frame);
-      void handle.dispose().catch(() => undefined);
-    }
-  }
-
-  private frameById(frameId: string): Frame {
-    const frame = this.framesById.get(frameId)?.deref();
-    if (!frame || frame.isDetached()) {
-      this.framesById.delete(frameId);
-      throw new BrowserError(`The frame ${frameId} is gone (it navigated or was removed). Read the page state again.`, { retryable: true });
-    }
-    return frame;
-  }
-
-  /**
-   * The content box of each child frame's element in its parent's viewport; none for frames that
-   * are not rendered. The frame elements are looked up once per frame and kept; the boxes are
-   * read with one evaluate per parent frame, since pages with ads hold dozens of frames.
-   */
-  private async frameBoxes(frames: readonly Frame[]): Promise<Map<Frame, { x: number; y: number; width: number; height: number }>> {
-    const byParent = new Map<Frame, { frame: Frame; element: ElementHandle }[]>();
-    await Promise.all(
-      frames.map(async (frame) => {
-        const parent = frame.parentFrame();
-        if (!parent) return;
-        let element = this.frameElements.get(frame);
-        if (!element) {
-          element = await frame.frameElement().catch(() => undefined);
-          if (!element) return;
-          this.frameElements.set(frame, element);
-        }
-        const siblings = byParent.get(parent) ?? [];
-        siblings.push({ frame, element });
-        byParent.set(parent, siblings);
-      }),
-    );
-    const boxes = new Map<Frame, { x: number; y: number; width: number; height: number }>();
-    await Promise.all(
-      [...byParent].map(async ([parent, children]) => {
-        const measured = await parent.evaluate(portable(frameContentBoxes), children.map((child) => child.element)).catch(() => undefined);
-        children.forEach((child, position) => {
-          const box = measured?.[position];
-          if (box) boxes.set(child.frame, box);
-        });
-      }),
-    );
-    return boxes;
   }
 
   /** The element behind a snapshot ref, or a recoverable BrowserError saying it is gone. */
   private async locate(ref: ElementRef): Promise<ElementHandle<Element>> {
     let frame: Frame;
     try {
-      frame = this.frameById(ref.frameId);
+      frame = this.frameRegistry.frameById(ref.frameId);
     } catch {
       throw staleElement(ref, 'its frame is gone');
     }
@@ -1045,42 +591,15 @@ export class PlaywrightDriver implements BrowserDriver {
    * time. Never fails: a busy page just ends the wait.
    */
   private async settle(page: Page, timeout: number, signal: AbortSignal | undefined): Promise<void> {
-    const deadline = Date.now() + Math.min(this.settleOptions.maxWaitMs, Math.max(0, timeout - 50));
-    await this.waitUntilSettled(page, deadline, signal);
+    const deadline = this.settler.deadline(timeout);
+    await this.settler.waitUntilSettled(page, deadline, signal);
     // An action may change the title without a navigation (a single-page app); read it once here,
     // within what is left of the bound (at least a short moment): a page busy with a long script
     // cannot answer, and then the title read at its last load stands.
-    const title = this.refreshTitle(page);
+    const title = this.tabTracker.refreshTitle(page);
     let bound: ReturnType<typeof setTimeout> | undefined;
     await Promise.race([title, new Promise<void>((done) => (bound = setTimeout(done, Math.max(50, deadline - Date.now()))))]);
     clearTimeout(bound);
-  }
-
-  private async waitUntilSettled(page: Page, deadline: number, signal: AbortSignal | undefined): Promise<void> {
-    const { domQuietMs, networkQuietMs, ignoreRequestsAfterMs } = this.settleOptions;
-    const remaining = (): number => Math.max(0, deadline - Date.now());
-    await page.waitForLoadState('domcontentloaded', { timeout: Math.max(1, remaining()) }).catch(() => undefined);
-    const activity = this.network.get(page);
-    // Bounded by the deadline: every pass waits at least the DOM window or a short pause.
-    for (let pass = 0; pass < 100 && remaining() > 0; pass++) {
-      if (!this.pageScripts) {
-        if (!activity || activity.isQuiet(Date.now(), networkQuietMs, ignoreRequestsAfterMs)) return;
-        await sleep(Math.min(50, remaining()), signal);
-        continue;
-      }
-      const inPage = page
-        .mainFrame()
-        .evaluate(portable(waitForDomQuiet), { quietMs: domQuietMs, maxMs: Math.max(1, remaining()) })
-        .catch(() => false); // a navigation destroyed the context: wait again in the new document
-      // With page JavaScript off the page's timers never fire: Node keeps the bound.
-      let bound: ReturnType<typeof setTimeout> | undefined;
-      const domQuiet = await Promise.race([inPage, new Promise<boolean>((done) => (bound = setTimeout(() => done(true), remaining() + 20)))]);
-      clearTimeout(bound);
-      const networkQuiet = !activity || activity.isQuiet(Date.now(), networkQuietMs, ignoreRequestsAfterMs);
-      if (domQuiet && networkQuiet) return;
-      if (!domQuiet) await page.waitForLoadState('domcontentloaded', { timeout: Math.max(1, remaining()) }).catch(() => undefined);
-      else await sleep(Math.min(50, remaining()), signal);
-    }
   }
 
   /** Draws index boxes in every frame that holds some of the elements; returns those frames. */
@@ -1094,8 +613,8 @@ export class PlaywrightDriver implements BrowserDriver {
     const drawn: Frame[] = [];
     await Promise.all(
       [...byFrame].map(async ([frameId, targets]) => {
-        const frame = this.framesById.get(frameId)?.deref();
-        if (!frame || frame.isDetached()) return;
+        const frame = this.frameRegistry.find(frameId);
+        if (!frame) return;
         if ((await frame.evaluate(portable(drawHighlights), { layerId: highlightLayerId, targets }).catch(() => 0)) > 0) drawn.push(frame);
       }),
     );
