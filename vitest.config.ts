@@ -1,17 +1,61 @@
-// Vitest config: unit tests next to the code (src/**/*.test.ts) and package-level tests (test/**/*.test.ts).
-// Coverage (v8) covers every src file, tested or not; scripts/test.mjs enforces the line threshold.
-import { defineConfig } from 'vitest/config';
+// Vitest config: two projects, `node` (unit tests next to the code and package-level tests under test/) and `browser`
+// (src/**/*.browser.test.ts, the page runtime, in headless Chromium). One v8 coverage report over every src file covers both.
+import { playwright } from '@vitest/browser-playwright';
+import { configDefaults, defineConfig } from 'vitest/config';
+import { findChromium } from './src/playwright/find-chromium.js';
+
+const BROWSER_TESTS = 'src/**/*.browser.test.ts';
 
 export default defineConfig({
   // `plannav` and `plannav/<entry>` in examples resolve to src/ (tsconfig.json paths), as under tsx,
   // so the demo's test runs the sources and counts for coverage.
   resolve: { tsconfigPaths: true },
   test: {
-    include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
-    environment: 'node',
-    pool: 'forks',
     testTimeout: 30_000,
     reporters: ['default'],
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'node',
+          include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+          exclude: [...configDefaults.exclude, BROWSER_TESTS],
+          environment: 'node',
+          pool: 'forks',
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'browser',
+          include: [BROWSER_TESTS],
+          browser: {
+            enabled: true,
+            headless: true,
+            // A non-persistent Playwright launch starts from a fresh temporary profile each run.
+            provider: playwright({
+              launchOptions: {
+                // The system Chromium, as for the e2e tests: the `playwright` package downloads no browser.
+                // When none is found, Playwright looks for its own download and says how to get one.
+                executablePath: findChromium(),
+                args: [
+                  '--no-sandbox', // containers and CI runners often forbid the sandbox's namespaces
+                  '--disable-gpu',
+                  '--disable-background-networking',
+                  '--disable-component-update',
+                  '--no-first-run',
+                  '--disable-sync',
+                ],
+              },
+            }),
+            instances: [{ browser: 'chromium' }],
+            // A picture of a failed layout test says less than its assertion message, and would litter the tree
+            // (__screenshots__/ beside the test, .vitest-attachments/) with files nobody commits.
+            screenshotFailures: false,
+          },
+        },
+      },
+    ],
     coverage: {
       provider: 'v8',
       include: ['src/**/*.ts'],

@@ -1,4 +1,4 @@
-// What `npm test` runs (after ensure-deps): typecheck, build, API report check, vitest with coverage.
+// What `npm test` runs (after ensure-deps): typecheck, build, API report check, vitest with coverage (node and browser projects).
 // Ends with exactly one line `Tests: N passed, M failed`; exits non-zero when anything failed.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -38,7 +38,10 @@ function skip(/** @type {string} */ title, /** @type {string} */ reason) {
   failed++;
 }
 
-/** Runs vitest with coverage (on `filters`, all tests if none); adds its test counts. False if it could not report. */
+/**
+ * Runs vitest with coverage (on `filters`, all tests if none) over both projects, node and browser, which report
+ * into one JSON file and one coverage summary; adds its test counts. False if it could not report.
+ */
 function vitest(/** @type {string[]} */ filters) {
   const dir = mkdtempSync(join(tmpdir(), 'plannav-vitest-'));
   const jsonFile = join(dir, 'results.json');
@@ -51,10 +54,14 @@ function vitest(/** @type {string[]} */ filters) {
       return false;
     }
     const results = JSON.parse(readFileSync(jsonFile, 'utf8'));
-    // A test file that fails to load has no tests but must still count as a failure.
-    const brokenFiles = results.testResults.filter(
-      (/** @type {any} */ f) => f.status === 'failed' && !f.assertionResults.some((/** @type {any} */ t) => t.status === 'failed'),
-    ).length;
+    // A test file that fails to load has no failed test but must still count as a failure; so must a file that ran
+    // no test at all: when Chromium cannot start, vitest lists each browser test file as passed with no tests.
+    const broken = results.testResults.filter(
+      (/** @type {any} */ f) =>
+        f.assertionResults.length === 0 || (f.status === 'failed' && !f.assertionResults.some((/** @type {any} */ t) => t.status === 'failed')),
+    );
+    for (const file of broken) console.log(`vitest: ${file.name} ${file.status === 'failed' ? 'failed to run' : 'ran no test'}, counted as one failed test`);
+    const brokenFiles = broken.length;
     passed += results.numPassedTests;
     failed += results.numFailedTests + brokenFiles;
     // vitest can fail without a failing test (e.g. unhandled errors): count that once.
