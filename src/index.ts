@@ -29,8 +29,7 @@ export { UrlPolicy } from './security/url-policy';
 export type { UrlPolicyOptions } from './security/url-policy';
 export { matchesUrlPattern } from './security/url-pattern';
 export type { PageState } from './browser/page-state';
-export { domSnapshotScript } from './dom/snapshot-script';
-export { listenerRecorderArgument, listenerRecorderScript } from './dom/listener-script';
+export { definePageScript, pageRuntime } from './dom/page-runtime';
 export type { FrameSnapshot, SnapshotElement, SnapshotItem, SnapshotScriptOptions, SnapshotText } from './dom/types';
 
 export type {

@@ -1,8 +1,8 @@
-// The script the core runs in each page frame to list what the model can act on. It must stay
-// self-contained (drivers serialise `run`): no imports, no closures over module values.
+// The snapshot script as it was before the page runtime (one self-contained ~540-line function),
+// kept only so that `npm run bench` can measure the old path beside the new one in the same run.
+// Nothing in src/ uses it; delete it once the bench no longer compares the two.
 
-import type { PageScript } from '../browser/types';
-import type { FrameSnapshot, SnapshotElement, SnapshotItem, SnapshotScriptOptions } from './types';
+import type { FrameSnapshot, SnapshotElement, SnapshotItem, SnapshotScriptOptions } from '../../src/dom/types';
 
 /** A mutable element entry while the walk fills in its text. */
 type Draft = { -readonly [K in keyof SnapshotElement]: SnapshotElement[K] } & { parts: string[] };
@@ -569,14 +569,5 @@ function runSnapshot(options: SnapshotScriptOptions): FrameSnapshot {
 }
 
 /* v8 ignore stop */
-/**
- * The core's DOM snapshot script: one walk per frame over the rendered tree (open shadow roots,
- * slots), listing visible, top-most, interactive elements of the viewport (plus the expansion)
- * with their live state, and the visible text between them. Element ids are kept in a
- * per-document weak map, so an element keeps its id while it lives.
- * @public
- */
-export const domSnapshotScript: PageScript<SnapshotScriptOptions, FrameSnapshot> = {
-  id: 'plannav.dom-snapshot@3',
-  run: runSnapshot,
-};
+/** The old snapshot function; evaluate it in a page with Playwright's `frame.evaluate(legacySnapshot, options)`. */
+export const legacySnapshot: (options: SnapshotScriptOptions) => FrameSnapshot = runSnapshot;

@@ -49,15 +49,21 @@ export interface FrameInfo {
 }
 
 /**
- * A script the core runs inside a page frame. Real drivers evaluate `run` in the page (it must
- * be self-contained: no closure over Node values); test drivers may answer by `id`.
+ * A script the core runs inside a page frame: the source text of a self-contained function
+ * expression, such as `(argument) => document.title`. A driver evaluates `(${source})(argument)`
+ * in the frame's document (with the argument as JSON), awaits the value when it is a promise, and
+ * returns it JSON-serialised and parsed back, so `undefined` inside objects is dropped. The core's
+ * own scripts call the page runtime ({@link pageRuntime}); test drivers may answer them by `id`.
+ * Make your own with {@link definePageScript}.
  * @public
  */
 export interface PageScript<TArg, TResult> {
-  /** A stable identifier, such as `plannav.dom-snapshot@1`. */
+  /** A stable identifier, such as `plannav.runtime/snapshot`. */
   readonly id: string;
-  /** The function to run in the page, with `arg` (JSON-serialisable) as its only argument. */
-  readonly run: (arg: TArg) => TResult;
+  /** The function expression to run in the page, as source text; its only argument is JSON-serialisable. */
+  readonly source: string;
+  /** Carries the argument and result types; never set. */
+  readonly types?: { readonly argument: TArg; readonly result: TResult } | undefined;
 }
 
 /** An element of the snapshot the model saw, as the driver must find it again. @public */

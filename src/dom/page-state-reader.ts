@@ -5,7 +5,7 @@ import type { PageState } from '../browser/page-state';
 import type { BrowserDriver, CallOptions, FrameInfo } from '../browser/types';
 import { bytesToBase64 } from '../util/base64';
 import { ElementIndexer } from './serialize';
-import { domSnapshotScript } from './snapshot-script';
+import { callRuntime } from './page-runtime';
 import type { FrameSnapshot, SnapshotScriptOptions } from './types';
 import { oneLine, validateFrameSnapshot } from './validate-snapshot';
 
@@ -96,7 +96,7 @@ export class PageStateReader {
   private async snapshotFrames(frames: readonly FrameInfo[], call: CallOptions): Promise<{ frameId: string; snapshot: FrameSnapshot }[]> {
     const [topFrame, ...children] = frames;
     if (!topFrame) return [];
-    const top = validateFrameSnapshot(await this.driver.evaluate(topFrame.id, domSnapshotScript, this.scriptOptions, call), this.scriptOptions);
+    const top = validateFrameSnapshot(await callRuntime(this.driver, topFrame.id, 'snapshot', this.scriptOptions, call), this.scriptOptions);
     const offsets = absoluteOffsets(frames);
     const expansion = this.scriptOptions.viewportExpansion;
     const width = top.viewport?.width ?? 0;
@@ -116,7 +116,7 @@ export class PageStateReader {
         }
         const clip = expansion < 0 || !top.viewport ? undefined : { x: -offset.x, y: -offset.y - expansion, width, height: height + 2 * expansion };
         try {
-          const raw = await this.driver.evaluate(frame.id, domSnapshotScript, { ...this.scriptOptions, clip }, call);
+          const raw = await callRuntime(this.driver, frame.id, 'snapshot', { ...this.scriptOptions, clip }, call);
           const snapshot: FrameSnapshot = { ...validateFrameSnapshot(raw, this.scriptOptions), url: oneLine(frame.url, 2000) };
           return { frameId: frame.id, snapshot };
         } catch (error) {

@@ -11,7 +11,11 @@ export interface SnapshotElement {
   readonly tagName: string;
   /** The whitelisted attributes, values already capped. */
   readonly attributes: Readonly<Record<string, string>>;
-  /** The element's own visible text, trimmed. */
+  /**
+   * The element's own visible text in lines (block boundaries and `<br>` start a new line), each
+   * trimmed and cut to `maxTextLength`, separated by `\n`; for a control without text of its own,
+   * its accessible name (label, aria-labelledby, aria-label, title, placeholder, alt).
+   */
   readonly text: string;
   /** Nesting depth among the listed elements, for indentation. */
   readonly depth: number;
@@ -59,7 +63,7 @@ export interface SnapshotScriptOptions {
   readonly viewportExpansion: number;
   /** Attributes kept for the model. */
   readonly includeAttributes: readonly string[];
-  /** Upper bound of one attribute value or text run, in characters. */
+  /** Upper bound of one attribute value or one line of text, in characters. */
   readonly maxTextLength: number;
   /**
    * For a child frame: the part of the top page's (expanded) viewport this frame covers, in the

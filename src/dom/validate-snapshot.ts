@@ -18,6 +18,14 @@ const emittedAttributes = ['value', 'checked', 'selected', 'href', 'type', 'min'
 const passwordAttributes = new Set(['type', 'name', 'placeholder', 'aria-label']);
 const tagPattern = /^[a-z][a-z0-9-]*$/;
 
+/** At most this many lines of one element's text are kept. */
+const maxElementLines = 500;
+
+/** An element's text: each line as {@link oneLine} makes it, empty lines dropped, at most {@link maxElementLines}. */
+function lines(value: string, limit: number): string {
+  return value.split('\n').slice(0, maxElementLines).map((line) => oneLine(line, limit)).filter(Boolean).join('\n');
+}
+
 /** Whitespace (newlines included) collapsed to single spaces, control characters dropped, cut to `limit`. */
 export function oneLine(value: string, limit: number): string {
   // eslint-disable-next-line no-control-regex -- control characters are what is removed
@@ -77,7 +85,7 @@ export function validateFrameSnapshot(raw: unknown, options: SnapshotScriptOptio
       elementId: item.elementId,
       tagName,
       attributes,
-      text: oneLine(item.text, textLimit),
+      text: lines(item.text, textLimit),
       depth,
     };
     if (typeof item.selector === 'string' && item.selector.length <= 1000) element.selector = item.selector;

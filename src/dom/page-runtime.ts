@@ -1,0 +1,99 @@
+// The core's side of the page runtime: the install script every driver can run, and calls of
+// the runtime's methods by name through `driver.evaluate`, installing the runtime on first use.
+
+import type { BrowserDriver, CallOptions, PageScript } from '../browser/types';
+import { BrowserError } from '../errors';
+import { runtimeInstallSource, runtimeKey } from './page/generated/bundle';
+import type { runtimeMethods } from './page/runtime';
+
+/** The runtime's methods, as the page defines them. */
+type Methods = typeof runtimeMethods;
+/** The name of a runtime method the core calls. */
+export type RuntimeMethodName = keyof Methods;
+/** The argument of a runtime method. */
+export type RuntimeArgument<M extends RuntimeMethodName> = Parameters<Methods[M]>[0];
+/** What a runtime method returns (after any promise resolves); the page controls it, so callers validate it. */
+export type RuntimeResult<M extends RuntimeMethodName> = Awaited<ReturnType<Methods[M]>>;
+
+/** What a call returns when the document has no runtime yet. */
+const missingMarker = 'plannav:no-runtime';
+
+/**
+ * The page runtime: the one script plannav runs in each document (the snapshot, the element
+ * registry, each action's page side). A driver installs it by evaluating `installSource` in a
+ * document, best before the page's own scripts run (Playwright's `addInitScript`, Puppeteer's
+ * `evaluateOnNewDocument`, `chrome.scripting.executeScript` at `document_start`), so that click
+ * listeners the page adds are seen. Where a driver does not, the core installs it on first use
+ * through `evaluate`, and listeners added before that are not seen.
+ * @public
+ */
+export const pageRuntime: {
+  /** The runtime's versioned global name on `window` (it carries a hash of the runtime's code). */
+  readonly version: string;
+  /** A self-contained expression that installs the runtime (idempotent) and evaluates to whether it did. */
+  readonly installSource: string;
+} = { version: runtimeKey, installSource: runtimeInstallSource };
+
+/** Installs the runtime through `evaluate`, for documents that do not have it yet. */
+const installScript: PageScript<null, boolean> = { id: 'plannav.runtime-install', source: `() => ${runtimeInstallSource}` };
+
+const callScripts = new Map<string, PageScript<unknown, unknown>>();
+
+/** The page script that calls one runtime method, or reports that the document has no runtime. */
+function callScript(method: RuntimeMethodName): PageScript<unknown, unknown> {
+  let script = callScripts.get(method);
+  if (!script) {
+    script = {
+      id: `plannav.runtime/${method}`,
+      source: `(argument) => { const runtime = globalThis[${JSON.stringify(runtimeKey)}]; return runtime ? runtime.call(${JSON.stringify(method)}, argument) : ${JSON.stringify(missingMarker)}; }`,
+    };
+    callScripts.set(method, script);
+  }
+  return script;
+}
+
+/** The id of the page script that calls a runtime method, for test drivers that answer scripts by id. */
+export function runtimeScriptId(method: RuntimeMethodName): string {
+  return callScript(method).id;
+}
+
+/**
+ * Calls a runtime method in a frame of the active tab, installing the runtime first when the
+ * document does not have it. The result comes from the page: validate it before use.
+ * @throws `BrowserError` (recoverable) when the page keeps the runtime from being installed.
+ */
+export async function callRuntime<M extends RuntimeMethodName>(
+  driver: Pick<BrowserDriver, 'evaluate'>,
+  frameId: string,
+  method: M,
+  argument: RuntimeArgument<M>,
+  options?: CallOptions,
+): Promise<RuntimeResult<M>> {
+  const script = callScript(method);
+  let result = await driver.evaluate(frameId, script, argument as unknown, options);
+  if (result === missingMarker) {
+    await driver.evaluate(frameId, installScript, null, options);
+    result = await driver.evaluate(frameId, script, argument as unknown, options);
+    if (result === missingMarker) {
+      throw new BrowserError(`The page kept plannav's page runtime from being installed (method ${method}); read the page again.`, { retryable: true });
+    }
+  }
+  return result as RuntimeResult<M>;
+}
+
+/**
+ * Makes a page script of your own from a function: the function is sent to the page as its
+ * source text, so it must be self-contained (no closure over Node values, no imports). Helpers
+ * that TypeScript runners insert (such as esbuild's `__name`) are given a harmless stand-in.
+ * @example
+ * ```ts
+ * const heading = definePageScript('my-app.heading', () => document.querySelector('h1')?.textContent ?? '');
+ * const text = await driver.evaluate(frameId, heading, undefined);
+ * ```
+ * @public
+ */
+export function definePageScript<TArg, TResult>(id: string, run: (arg: TArg) => TResult | Promise<TResult>): PageScript<TArg, TResult> {
+  const source = run.toString();
+  const expression = /^(async\s+)?(function\b|\(|[\w$]+\s*=>)/.test(source) ? source : `function ${source}`;
+  return { id, source: `(() => { var __name = (target) => target; return (${expression}); })()` };
+}

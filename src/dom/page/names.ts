@@ -1,0 +1,15 @@
+// The name a control is known by, computed the way assistive technology computes it (W3C accname:
+// aria-labelledby, aria-label, <label for>, a wrapping <label>, title, placeholder, alt). Runs in
+// the page, through dom-accessibility-api, which is bundled into the runtime.
+
+import { computeAccessibleName } from 'dom-accessibility-api';
+import { collapse } from './text';
+
+/** The accessible name of a control; empty when it has none. Never throws (a broken page gets no name). */
+export function accessibleName(element: Element): string {
+  try {
+    return collapse(computeAccessibleName(element, { computedStyleSupportsPseudoElements: true }));
+  } catch {
+    return '';
+  }
+}

@@ -1,0 +1,94 @@
+// Records what page scripts wire up that the DOM does not show: click listeners added (and removed)
+// through addEventListener, and closed shadow roots. Runs in the page, ideally before its scripts.
+
+/** Event types that make an element something to click. */
+const clickTypes = new Set(['click', 'mousedown', 'mouseup', 'pointerdown', 'pointerup', 'touchstart', 'touchend', 'dblclick']);
+
+/** What the recorder keeps; shared by every runtime version installed in the same document. */
+interface RecorderState {
+  /** Per element: the click-type listeners it holds, by `type/capture`. */
+  readonly listeners: WeakMap<EventTarget, Map<string, Set<unknown>>>;
+  readonly closedRoots: WeakMap<Element, ShadowRoot>;
+}
+
+/** The window property holding the recorder; stable across runtime versions so the prototypes are patched once. */
+const recorderKey = '__plannavRecorder@1';
+
+function recorderState(): RecorderState | undefined {
+  return (window as unknown as Record<string, RecorderState | undefined>)[recorderKey];
+}
+
+const captureOf = (options: boolean | EventListenerOptions | undefined): boolean =>
+  typeof options === 'boolean' ? options : Boolean(options?.capture);
+
+/**
+ * Patches `addEventListener`, `removeEventListener` and `attachShadow` of this document once.
+ * Listeners and roots created before the install are not seen, so drivers run the runtime before
+ * the page's scripts where they can. Returns false when the recorder was already installed.
+ */
+export function installRecorder(): boolean {
+  if (recorderState()) return false;
+  const recorded: RecorderState = { listeners: new WeakMap(), closedRoots: new WeakMap() };
+  Object.defineProperty(window, recorderKey, { value: recorded, enumerable: false, configurable: false, writable: false });
+  const prototype = EventTarget.prototype;
+  const originalAdd = prototype.addEventListener;
+  const originalRemove = prototype.removeEventListener;
+  const forget = (target: EventTarget, key: string, listener: unknown): void => {
+    const byKey = recorded.listeners.get(target);
+    const set = byKey?.get(key);
+    if (!byKey || !set) return;
+    set.delete(listener);
+    if (set.size === 0) byKey.delete(key);
+  };
+  prototype.addEventListener = function addEventListener(
+    this: EventTarget,
+    type: string,
+    listener: EventListenerOrEventListenerObject | null,
+    options?: boolean | AddEventListenerOptions,
+  ): void {
+    if (listener && clickTypes.has(type) && this instanceof Element) {
+      const key = `${type}/${captureOf(options)}`;
+      let byKey = recorded.listeners.get(this);
+      if (!byKey) recorded.listeners.set(this, (byKey = new Map()));
+      let set = byKey.get(key);
+      if (!set) byKey.set(key, (set = new Set()));
+      set.add(listener);
+      const signal = typeof options === 'object' ? options.signal : undefined;
+      signal?.addEventListener('abort', () => forget(this, key, listener), { once: true });
+    }
+    return originalAdd.call(this, type, listener, options);
+  };
+  prototype.removeEventListener = function removeEventListener(
+    this: EventTarget,
+    type: string,
+    listener: EventListenerOrEventListenerObject | null,
+    options?: boolean | EventListenerOptions,
+  ): void {
+    if (listener && clickTypes.has(type)) forget(this, `${type}/${captureOf(options)}`, listener);
+    return originalRemove.call(this, type, listener, options);
+  };
+  const originalAttach = Element.prototype.attachShadow;
+  Element.prototype.attachShadow = function attachShadow(this: Element, init: ShadowRootInit): ShadowRoot {
+    const root = originalAttach.call(this, init);
+    // Open roots are reachable through element.shadowRoot; closed ones only through this map.
+    if (init.mode === 'closed') recorded.closedRoots.set(this, root);
+    return root;
+  };
+  return true;
+}
+
+/** True when page scripts gave the element a click-type listener that is still attached. */
+export function hasClickListener(element: Element): boolean {
+  const byKey = recorderState()?.listeners.get(element);
+  return byKey !== undefined && byKey.size > 0;
+}
+
+/** The element's shadow root, open or (when the recorder saw it attached) closed. */
+export function shadowRootOf(element: Element): ShadowRoot | null {
+  return element.shadowRoot ?? recorderState()?.closedRoots.get(element) ?? null;
+}
+
+/** The element's parent across shadow boundaries (a shadow root's host). */
+export function composedParent(node: Element): Element | null {
+  return node.parentElement ?? ((node.parentNode as ShadowRoot | null)?.host ?? null);
+}

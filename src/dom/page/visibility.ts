@@ -1,0 +1,27 @@
+// What CSS hides although the element has a box: clipping to nothing, and text pushed out of
+// sight (zero font size, the image-replacement indent). Runs in the page; reads computed style.
+
+/** Clipped to nothing: clip-path inset(50%) or more, or clip: rect() of no width or height on a positioned element. */
+export function clippedAway(style: CSSStyleDeclaration, position: string): boolean {
+  const clipPath = style.clipPath;
+  if (clipPath && clipPath !== 'none') {
+    const inset = /^inset\(\s*([\d.]+)%/.exec(clipPath);
+    if (inset && Number(inset[1]) >= 50) return true;
+  }
+  if (position === 'absolute' || position === 'fixed') {
+    const clipRect = style.clip;
+    const edges = clipRect && clipRect !== 'auto' ? /^rect\(\s*([-\d.]+)px,?\s*([-\d.]+)px,?\s*([-\d.]+)px,?\s*([-\d.]+)px\s*\)$/.exec(clipRect) : null;
+    if (edges && (Number(edges[2]) - Number(edges[4]) <= 1 || Number(edges[3]) - Number(edges[1]) <= 1)) return true;
+  }
+  return false;
+}
+
+/** The element's own text cannot be read: a zero font size, or indented far beyond the left edge (the image-replacement trick). */
+export function textHiddenBy(style: CSSStyleDeclaration, rect: DOMRectReadOnly): boolean {
+  if (parseFloat(style.fontSize) === 0) return true;
+  const indent = style.textIndent;
+  const amount = parseFloat(indent);
+  if (!Number.isFinite(amount) || amount >= 0) return false;
+  if (indent.endsWith('%')) return amount <= -100;
+  return rect.left + window.scrollX + amount <= -999;
+}
