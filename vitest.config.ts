@@ -11,6 +11,9 @@ export default defineConfig({
   // so the demo's test runs the sources and counts for coverage.
   resolve: { tsconfigPaths: true },
   test: {
+    // The page runtime's bundle (src/dom/page/generated/) is rebuilt before any test runs, so the
+    // e2e tests never drive a stale copy of the page code.
+    globalSetup: ['scripts/vitest-global-setup.mjs'],
     testTimeout: 30_000,
     reporters: ['default'],
     projects: [
@@ -59,7 +62,7 @@ export default defineConfig({
     coverage: {
       provider: 'v8',
       include: ['src/**/*.ts'],
-      exclude: ['src/**/*.test.ts', 'src/**/*.d.ts'],
+      exclude: ['src/**/*.test.ts', 'src/**/*.d.ts', 'src/dom/page/generated/**'],
       reporter: ['text-summary', 'json-summary'],
       reportsDirectory: 'coverage',
       reportOnFailure: true,

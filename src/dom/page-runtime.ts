@@ -97,3 +97,52 @@ export function definePageScript<TArg, TResult>(id: string, run: (arg: TArg) => 
   const expression = /^(async\s+)?(function\b|\(|[\w$]+\s*=>)/.test(source) ? source : `function ${source}`;
   return { id, source: `(() => { var __name = (target) => target; return (${expression}); })()` };
 }
+
+/**
+ * The expression a driver evaluates to run `script` with `argument` in a document: it awaits the
+ * script's value and evaluates to it as JSON text in an envelope (a string crosses any protocol
+ * faster than an object tree). Read the text back with {@link readPageScriptResult}.
+ * @example
+ * ```ts
+ * // A driver over the Chrome DevTools Protocol:
+ * const { result } = await cdp.send('Runtime.evaluate', { expression: pageScriptExpression(script, arg), awaitPromise: true, returnByValue: true, contextId });
+ * return readPageScriptResult(result.value, script.id);
+ * ```
+ * @public
+ */
+export function pageScriptExpression(script: PageScript<unknown, unknown>, argument: unknown): string {
+  const json = argument === undefined ? 'undefined' : JSON.stringify(argument);
+  return `(async () => JSON.stringify({ value: await (${script.source})(${json}) }))()`;
+}
+
+/**
+ * The value inside what {@link pageScriptExpression} evaluated to. The page can tamper with what
+ * comes back (it controls `JSON.stringify`), so callers validate the value.
+ * @throws `BrowserError` (recoverable) when the text is not the envelope.
+ * @public
+ */
+export function readPageScriptResult<TResult = unknown>(json: unknown, scriptId: string): TResult {
+  let envelope: unknown;
+  try {
+    envelope = typeof json === 'string' ? JSON.parse(json) : undefined;
+  } catch {
+    envelope = undefined;
+  }
+  if (typeof envelope !== 'object' || envelope === null || !('value' in envelope)) {
+    throw new BrowserError(`The page returned a malformed result for ${scriptId}.`, { retryable: true });
+  }
+  return (envelope as { value: TResult }).value;
+}
+
+/**
+ * An expression that evaluates, in the element's document, to the element of the last snapshot
+ * behind `ref`, or to a string when there is none: `'document'` (another document is loaded),
+ * `'removed'` (the element is gone) or `'no-runtime'` (the runtime is not installed, so no
+ * snapshot ran in this document). Drivers that hold element handles evaluate it to get one
+ * (Playwright's `frame.evaluateHandle`, Puppeteer's `frame.evaluateHandle`).
+ * @public
+ */
+export function elementLookupExpression(ref: { readonly elementId: string; readonly selector?: string | undefined }): string {
+  const locator = JSON.stringify({ elementId: ref.elementId, selector: ref.selector ?? null });
+  return `(() => { const runtime = globalThis[${JSON.stringify(runtimeKey)}]; return runtime ? runtime.element(${locator}) : 'no-runtime'; })()`;
+}

@@ -4,8 +4,7 @@
 import type { ElementHandle, Frame, Page } from 'playwright-core';
 import type { FrameInfo } from '../browser/types';
 import { BrowserError } from '../errors';
-import { portable } from './page-function';
-import { frameContentBoxes } from './page-functions';
+import { measureFrames } from './runtime-calls';
 
 /** A box in CSS pixels of a parent frame's viewport. */
 interface Box {
@@ -68,7 +67,8 @@ export class FrameRegistry {
     await Promise.all(handles.map((handle) => handle.dispose().catch(() => undefined)));
   }
 
-  private frameId(frame: Frame): string {
+  /** The id of a frame, given on first sight and kept while the frame lives. */
+  frameId(frame: Frame): string {
     let id = this.frameIds.get(frame);
     if (id === undefined) {
       id = `frame-${this.nextFrame++}`;
@@ -116,7 +116,7 @@ export class FrameRegistry {
     const boxes = new Map<Frame, Box>();
     await Promise.all(
       [...byParent].map(async ([parent, children]) => {
-        const measured = await parent.evaluate(portable(frameContentBoxes), children.map((child) => child.element)).catch(() => undefined);
+        const measured = await measureFrames(parent, children.map((child) => child.element)).catch(() => undefined);
         children.forEach((child, position) => {
           const box = measured?.[position];
           if (box) boxes.set(child.frame, box);

@@ -18,16 +18,14 @@ import type {
   ScrollRequest,
   TabInfo,
 } from '../browser/types';
-import { listenerRecorderArgument, listenerRecorderScript } from '../dom/listener-script';
 import { BrowserError, ConfigError, URLNotAllowedError } from '../errors';
 import { asBrowserError, firstLine, guardedCall } from './call';
 import { findChromium } from './find-chromium';
 import { FrameRegistry } from './frames';
-import { drawHighlights, highlightLayerId, removeHighlights, type HighlightTarget } from './highlight';
 import { disableSpeculativeLoading, NavigationGuardEnforcer } from './navigation-guard';
 import { defaultChromiumArgs, resolveSettleOptions, type PlaywrightConnectOptions, type PlaywrightDriverOptions, type PlaywrightLaunchOptions } from './options';
-import { functionExpression, installExpression, portable, runInstalled } from './page-function';
-import { clickTarget, dispatchClick, findOption, findSnapshotElement, scrollInPage, setFormattedValue } from './page-functions';
+import { callRuntime, pageRuntime } from '../dom/page-runtime';
+import { evaluateInFrame, installRuntime, lookUpElement, onElement } from './runtime-calls';
 import { Settler } from './settle';
 import { TabTracker } from './tabs';
 
@@ -279,31 +277,11 @@ export class PlaywrightDriver implements BrowserDriver {
     return guardedCall('frames()', options, this.defaultTimeout, async () => this.frameRegistry.describe(this.active()));
   }
 
-  /** Runs a core page script in a frame; the script is installed once per document and then called by id. */
+  /** Runs a page script in a frame of the active tab; its value comes back as JSON text. */
   async evaluate<TArg, TResult>(frameId: string, script: PageScript<TArg, TResult>, arg: TArg, options?: CallOptions): Promise<TResult> {
     return guardedCall(`evaluate(${script.id})`, options, this.defaultTimeout, async () => {
       const frame = this.frameRegistry.frameById(frameId);
-      // The script is installed once per document and then called by id; its result comes back
-      // as JSON text. Both save most of an evaluate's cost (sending, compiling, serialising).
-      const call = { id: script.id, arg: arg as unknown };
-      let json = await frame.evaluate(portable(runInstalled), call);
-      if (json === null) {
-        await frame.evaluate(installExpression(script.id, script.run as (argument: unknown) => unknown));
-        json = await frame.evaluate(portable(runInstalled), call);
-      }
-      if (json === null) throw new BrowserError(`The page kept the script ${script.id} from being installed.`);
-      // The page can tamper with what comes back (it controls JSON.stringify): the caller
-      // validates the value; here it must at least be the JSON envelope.
-      let envelope: unknown;
-      try {
-        envelope = typeof json === 'string' ? JSON.parse(json) : undefined;
-      } catch {
-        envelope = undefined;
-      }
-      if (typeof envelope !== 'object' || envelope === null || !('value' in envelope)) {
-        throw new BrowserError(`The page returned a malformed result for ${script.id}.`, { retryable: true });
-      }
-      return (envelope as { value: TResult }).value;
+      return evaluateInFrame(frame, script, arg);
     });
   }
 
@@ -322,7 +300,7 @@ export class PlaywrightDriver implements BrowserDriver {
       const modifiers = options?.modifiers ? [...options.modifiers] : [];
       let result: ClickResult;
       try {
-        const target = await element.evaluate(portable(clickTarget)).catch((error: unknown) => {
+        const target = await onElement(element, 'clickTarget', undefined).catch((error: unknown) => {
           throw staleElement(ref, `the page changed (${firstLine(error)})`);
         });
         if (target.kind === 'disabled') {
@@ -340,7 +318,7 @@ export class PlaywrightDriver implements BrowserDriver {
             if (!/timeout|not stable|outside of the viewport|not visible|not attached|detached/i.test(firstLine(error))) throw error;
           }
         }
-        if (result.method === 'dom') await element.evaluate(portable(dispatchClick), { button, modifiers });
+        if (result.method === 'dom') await onElement(element, 'dispatchClick', { button, modifiers });
       } finally {
         void element.dispose().catch(() => undefined);
       }
@@ -356,7 +334,7 @@ export class PlaywrightDriver implements BrowserDriver {
       try {
         // Inputs with a machine format get their value set in the page: older Playwright versions
         // refuse a range value the input rounds or clamps, and fill skips the setter React tracks.
-        const kept = await element.evaluate(portable(setFormattedValue), text);
+        const kept = await onElement(element, 'setFormattedValue', text);
         if (kept === '' && text.trim() !== '') {
           throw new BrowserError(`Element ${ref.index} (<${ref.tagName}>) did not take "${text}": give the value in the input's own format (such as 2011-10-11, 15:45 or 2011-W41).`);
         }
@@ -378,7 +356,7 @@ export class PlaywrightDriver implements BrowserDriver {
     return guardedCall(`selectOption on element ${ref.index}`, options, this.defaultTimeout, async (timeout) => {
       const element = await this.locate(ref);
       try {
-        const found = await element.evaluate(portable(findOption), label);
+        const found = await onElement(element, 'findOption', label);
         if ('labels' in found) {
           const listed = found.labels.length > 0 ? ` Options: ${found.labels.join(', ')}.` : ` It is a <${ref.tagName}>, not a select.`;
           throw new BrowserError(`Element ${ref.index} has no option "${label}".${listed}`);
@@ -430,16 +408,13 @@ export class PlaywrightDriver implements BrowserDriver {
       if (options.ref) {
         const element = await this.locate(options.ref);
         try {
-          await element.evaluate(portable(scrollInPage), request);
+          await onElement(element, 'scroll', request);
         } finally {
           void element.dispose().catch(() => undefined);
         }
       } else {
-        // The same page function as for an element, called with no element: the page scrolls.
-        await this.active().mainFrame().evaluate(`(() => {
-  var __name = function (target) { return target; };
-  return (${functionExpression(scrollInPage)})(null, ${JSON.stringify(request)});
-})()`);
+        // The runtime's scroll with no element scrolls the page.
+        await callRuntime(this, this.frameRegistry.frameId(this.active().mainFrame()), 'scroll', { locator: null, ...request }, options);
       }
       await this.settle(this.active(), timeout, options.signal);
     });
@@ -454,7 +429,7 @@ export class PlaywrightDriver implements BrowserDriver {
         const bytes = await page.screenshot({ type: 'jpeg', quality: options?.quality ?? 70, fullPage: options?.fullPage ?? false, timeout });
         return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
       } finally {
-        await Promise.all(highlighted.map((frame) => frame.evaluate(portable(removeHighlights), highlightLayerId).catch(() => undefined)));
+        await Promise.all(highlighted.map((frameId) => callRuntime(this, frameId, 'removeHighlight', undefined).catch(() => undefined)));
       }
     });
   }
@@ -528,7 +503,8 @@ export class PlaywrightDriver implements BrowserDriver {
 
   /** Installs the listener recorder, adopts the context's pages and makes one active. */
   private async start(startUrl?: string, preferred?: Page): Promise<void> {
-    const disposable: unknown = await this.context.addInitScript(portable(listenerRecorderScript.run), listenerRecorderArgument);
+    // The page runtime goes into every document before its scripts run, so the listeners they add are seen.
+    const disposable: unknown = await this.context.addInitScript({ content: pageRuntime.installSource });
     if (disposable && typeof (disposable as { dispose?: unknown }).dispose === 'function') this.initScript = disposable as { dispose(): Promise<void> };
     for (const page of this.context.pages()) this.tabTracker.adopt(page, false);
     this.context.on('page', this.onPage);
@@ -536,7 +512,7 @@ export class PlaywrightDriver implements BrowserDriver {
     if (!this.tabTracker.activePage) this.tabTracker.adopt(this.context.pages()[0] ?? (await this.context.newPage()), true);
     // Documents loaded before the driver came get the recorder now (it sees listeners added from here on).
     await Promise.all(
-      this.tabTracker.livePages().flatMap((page) => page.frames().map((frame) => frame.evaluate(portable(listenerRecorderScript.run), listenerRecorderArgument).catch(() => false))),
+      this.tabTracker.livePages().flatMap((page) => page.frames().map((frame) => installRuntime(frame))),
     );
     if (startUrl && startUrl !== 'about:blank') await this.navigate(this.active(), startUrl, this.defaultTimeout, undefined);
   }
@@ -558,17 +534,14 @@ export class PlaywrightDriver implements BrowserDriver {
     } catch {
       throw staleElement(ref, 'its frame is gone');
     }
-    let handle;
+    let found;
     try {
-      handle = await frame.evaluateHandle(portable(findSnapshotElement), { elementId: ref.elementId, selector: ref.selector ?? null });
+      found = await lookUpElement(frame, ref);
     } catch (error) {
       throw staleElement(ref, `the page changed (${firstLine(error)})`);
     }
-    const element = handle.asElement();
-    if (element) return element as ElementHandle<Element>;
-    const reason = String(await handle.jsonValue().catch(() => 'removed'));
-    void handle.dispose().catch(() => undefined);
-    throw staleElement(ref, reason === 'document' ? 'the page has loaded a new document since' : 'it was removed from the page');
+    if (typeof found !== 'string') return found;
+    throw staleElement(ref, found === 'document' ? 'the page has loaded a new document since' : 'it was removed from the page');
   }
 
   private async navigate(page: Page, url: string, timeout: number, signal: AbortSignal | undefined): Promise<void> {
@@ -603,19 +576,20 @@ export class PlaywrightDriver implements BrowserDriver {
   }
 
   /** Draws index boxes in every frame that holds some of the elements; returns those frames. */
-  private async drawHighlights(elements: readonly ElementRef[]): Promise<Frame[]> {
-    const byFrame = new Map<string, HighlightTarget[]>();
+  private async drawHighlights(elements: readonly ElementRef[]): Promise<string[]> {
+    const byFrame = new Map<string, { elementId: string; index: number }[]>();
     for (const element of elements) {
       const targets = byFrame.get(element.frameId) ?? [];
       targets.push({ elementId: element.elementId, index: element.index });
       byFrame.set(element.frameId, targets);
     }
-    const drawn: Frame[] = [];
+    const drawn: string[] = [];
     await Promise.all(
       [...byFrame].map(async ([frameId, targets]) => {
         const frame = this.frameRegistry.find(frameId);
         if (!frame) return;
-        if ((await frame.evaluate(portable(drawHighlights), { layerId: highlightLayerId, targets }).catch(() => 0)) > 0) drawn.push(frame);
+        const count = await callRuntime(this, frameId, 'highlight', { targets }).catch(() => 0);
+        if (typeof count === 'number' && count > 0) drawn.push(frameId);
       }),
     );
     return drawn;

@@ -37,11 +37,11 @@ function isListItem(element: Element, tag: string, sameKind: (sibling: Element) 
   if (tag === 'li' || tag === 'tr' || tag === 'dt' || tag === 'dd') return true;
   const parent = element.parentElement;
   if (!parent) return false;
+  // Two more items of the same kind beside it: one alike sibling is a pair of controls, not a list.
   let alike = 0;
   let checked = 0;
   for (let sibling = parent.firstElementChild; sibling && checked < 24; sibling = sibling.nextElementSibling, checked++) {
-    if (sibling !== element && sibling.localName === tag && sameKind(sibling)) alike++;
-    if (alike > 0) return true;
+    if (sibling !== element && sibling.localName === tag && sameKind(sibling) && ++alike >= 2) return true;
   }
   return false;
 }

@@ -3,6 +3,7 @@
 
 import { actionMethods } from './actions/index';
 import { probeChanges } from './changes';
+import { driverMethods, elementMethods } from './driver/index';
 import { installRecorder } from './recorder';
 import { elementIdOf, resolveElement, type ElementLocator, type LookupFailure } from './registry';
 import { waitForDomQuiet } from './settle';
@@ -16,6 +17,7 @@ export const runtimeMethods = {
   snapshot: takeSnapshot,
   changes: probeChanges,
   domQuiet: waitForDomQuiet,
+  ...driverMethods,
   ...actionMethods,
 };
 
@@ -32,6 +34,8 @@ export interface InstalledRuntime {
   element(locator: ElementLocator): Element | LookupFailure;
   /** The id the snapshot gives an element (it becomes resolvable by that id). */
   idOf(element: Element): string;
+  /** The page side of a driver's element methods, on an element the driver holds a handle to. */
+  readonly elements: typeof elementMethods;
 }
 
 /** Installs the runtime in this document once; returns false when it was already there. */
@@ -50,6 +54,7 @@ export function install(): boolean {
     },
     element: resolveElement,
     idOf: elementIdOf,
+    elements: elementMethods,
   };
   Object.defineProperty(window, key, { value: Object.freeze(runtime), enumerable: false, configurable: false, writable: false });
   return true;

@@ -1,5 +1,7 @@
-// Draws index labels over the indexed elements of one frame for a screenshot, and removes them.
-// Page functions: self-contained, they find elements through the snapshot's per-document map.
+// Index labels drawn over the listed elements for a screenshot (set-of-mark images for vision
+// models), and their removal. Runs in the page; finds elements through the registry.
+
+import { resolveElement } from '../registry';
 
 /** One element to outline: its snapshot id and the index the model knows it by. */
 export interface HighlightTarget {
@@ -7,22 +9,20 @@ export interface HighlightTarget {
   readonly index: number;
 }
 
-/** The id of the layer the boxes are drawn on; passed to the page functions, which cannot see module values. */
-export const highlightLayerId = '__plannav-highlights';
+/** The id of the layer the boxes are drawn on. */
+const layerId = '__plannav-highlights';
+const colours = ['#e6194b', '#3cb44b', '#4363d8', '#f58231', '#911eb4', '#008080', '#9a6324', '#800000'];
 
-/* v8 ignore start -- runs inside the page, where Node's coverage cannot see it */
 /** Draws a fixed, click-through layer with one labelled box per element; returns how many it drew. */
-export function drawHighlights({ layerId, targets }: { layerId: string; targets: readonly HighlightTarget[] }): number {
+export function drawHighlights({ targets }: { readonly targets: readonly HighlightTarget[] }): number {
   document.getElementById(layerId)?.remove();
-  const state = (window as unknown as Record<string, { elements?: Map<string, WeakRef<Element>> } | undefined>)['__plannavSnapshot'];
   const layer = document.createElement('div');
   layer.id = layerId;
   layer.setAttribute('style', 'position:fixed;inset:0;pointer-events:none;z-index:2147483647;');
-  const colours = ['#e6194b', '#3cb44b', '#4363d8', '#f58231', '#911eb4', '#008080', '#9a6324', '#800000'];
   let drawn = 0;
   for (const target of targets) {
-    const element = state?.elements?.get(target.elementId)?.deref();
-    if (!element || !element.isConnected) continue;
+    const element = resolveElement({ elementId: target.elementId });
+    if (typeof element === 'string') continue;
     const box = element.getBoundingClientRect();
     if (box.width === 0 || box.height === 0 || box.bottom < 0 || box.top > window.innerHeight) continue;
     const colour = colours[target.index % colours.length] ?? '#e6194b';
@@ -33,10 +33,9 @@ export function drawHighlights({ layerId, targets }: { layerId: string; targets:
     );
     const label = document.createElement('div');
     label.textContent = String(target.index);
-    const labelTop = box.height < 20 ? -16 : 0;
     label.setAttribute(
       'style',
-      `position:absolute;right:0;top:${labelTop}px;background:${colour};color:#fff;font:bold 11px/14px sans-serif;padding:0 3px;border-radius:2px;`,
+      `position:absolute;right:0;top:${box.height < 20 ? -16 : 0}px;background:${colour};color:#fff;font:bold 11px/14px sans-serif;padding:0 3px;border-radius:2px;`,
     );
     outline.appendChild(label);
     layer.appendChild(outline);
@@ -46,9 +45,9 @@ export function drawHighlights({ layerId, targets }: { layerId: string; targets:
   return drawn;
 }
 
-/** Removes the layer drawHighlights added, if any. */
-export function removeHighlights(layerId: string): void {
-  document.getElementById(layerId)?.remove();
+/** Removes the layer {@link drawHighlights} added, if any. */
+export function removeHighlights(): boolean {
+  const layer = document.getElementById(layerId);
+  layer?.remove();
+  return layer !== null;
 }
-
-/* v8 ignore stop */

@@ -1,0 +1,70 @@
+// How the Playwright driver uses the page runtime: the init script, evaluations with a JSON
+// envelope, element lookup into a handle, and the runtime's element methods on a handle.
+
+import type { ElementHandle, Frame } from 'playwright-core';
+import type { ElementRef, PageScript } from '../browser/types';
+import { elementLookupExpression, pageRuntime, pageScriptExpression, readPageScriptResult } from '../dom/page-runtime';
+import type { elementMethods } from '../dom/page/driver/index';
+
+/** The runtime's element methods, as the page defines them. */
+type ElementMethods = typeof elementMethods;
+
+/** Runs a page script in a frame and returns its value (validated by the caller). */
+export async function evaluateInFrame<TArg, TResult>(frame: Frame, script: PageScript<TArg, TResult>, argument: TArg): Promise<TResult> {
+  const json: unknown = await frame.evaluate(pageScriptExpression(script as PageScript<unknown, unknown>, argument));
+  return readPageScriptResult<TResult>(json, script.id);
+}
+
+/** Installs the runtime in a frame's current document (idempotent); false when the frame cannot run it now. */
+export async function installRuntime(frame: Frame): Promise<boolean> {
+  return frame.evaluate(pageRuntime.installSource).then(
+    () => true,
+    () => false,
+  );
+}
+
+/** The element behind a snapshot ref as a handle, or why there is none (`document`, `removed`). */
+export async function lookUpElement(frame: Frame, ref: ElementRef): Promise<ElementHandle<Element> | 'document' | 'removed'> {
+  const handle = await frame.evaluateHandle(elementLookupExpression(ref));
+  const element = handle.asElement();
+  if (element) return element as ElementHandle<Element>;
+  const reason = String(await handle.jsonValue().catch(() => 'removed'));
+  void handle.dispose().catch(() => undefined);
+  // A document that never got the runtime ran no snapshot: the ref is of another document.
+  return reason === 'document' || reason === 'no-runtime' ? 'document' : 'removed';
+}
+
+/** Calls one of the runtime's element methods on an element handle. */
+export async function onElement<M extends keyof ElementMethods>(
+  element: ElementHandle<Element>,
+  method: M,
+  argument: Parameters<ElementMethods[M]>[1],
+): Promise<ReturnType<ElementMethods[M]>> {
+  const call = { key: pageRuntime.version, method, argument };
+  return element.evaluate(
+    (node, { key, method: name, argument: value }) => {
+      const runtime = (globalThis as unknown as Record<string, { elements: Record<string, (node: Element, value: unknown) => unknown> } | undefined>)[key];
+      if (!runtime) throw new Error('The plannav page runtime is not installed in this document.');
+      return runtime.elements[name]!(node, value);
+    },
+    call as { key: string; method: string; argument: unknown },
+  ) as Promise<ReturnType<ElementMethods[M]>>;
+}
+
+/** The content boxes of child frames' elements in their parent's viewport (null for a frame that cannot be seen). */
+export async function measureFrames(parent: Frame, elements: readonly ElementHandle[]): Promise<({ x: number; y: number; width: number; height: number } | null)[]> {
+  const measure = (): Promise<({ x: number; y: number; width: number; height: number } | null)[] | 'no-runtime'> =>
+    parent.evaluate(
+      ({ key, nodes }) => {
+        const runtime = (globalThis as unknown as Record<string, { elements: { frameBoxes(nodes: Node[]): ({ x: number; y: number; width: number; height: number } | null)[] } } | undefined>)[key];
+        return runtime ? runtime.elements.frameBoxes(nodes) : ('no-runtime' as const);
+      },
+      { key: pageRuntime.version, nodes: elements as ElementHandle[] },
+    );
+  let measured = await measure();
+  if (measured === 'no-runtime') {
+    await installRuntime(parent);
+    measured = await measure();
+  }
+  return measured === 'no-runtime' ? elements.map(() => null) : measured;
+}
