@@ -3,7 +3,7 @@
 
 import type { z } from 'zod';
 import type { PageState } from '../browser/page-state';
-import type { BrowserDriver, ElementRef } from '../browser/types';
+import type { ElementRef, ResolvedBrowserDriver } from '../browser/types';
 import type { LLMClient } from '../llm/types';
 
 /**
@@ -43,7 +43,7 @@ export interface HumanAnswer {
 /** What an action's handler can use. @public */
 export interface ActionContext {
   /** The browser. */
-  readonly driver: BrowserDriver;
+  readonly driver: ResolvedBrowserDriver;
   /** The page state the model saw when it chose this action; absent if none was captured. */
   readonly state: PageState | undefined;
   /** Aborted when the task is cancelled: pass it to every wait. */

@@ -5,7 +5,7 @@ import type { ActionRegistry } from '../actions/registry';
 import type { ActionResult, HumanAnswer } from '../actions/types';
 import type { PageState } from '../browser/page-state';
 import type { PageStateReader } from '../dom/page-state-reader';
-import type { BlockedNavigation, BrowserDriver } from '../browser/types';
+import type { BlockedNavigation, ResolvedBrowserDriver } from '../browser/types';
 import type { UrlPolicy } from '../security/url-policy';
 import type { EventBase, ExecutorEventMap, ExecutorEventName } from '../events';
 import type { ModelCallObserver, ModelRetryOptions } from '../llm/generate-object';
@@ -39,7 +39,7 @@ export interface AgentContext {
   readonly taskId: string;
   readonly settings: AgentSettings;
   readonly messages: MessageManager;
-  readonly driver: BrowserDriver;
+  readonly driver: ResolvedBrowserDriver;
   readonly pageReader: PageStateReader;
   readonly registry: ActionRegistry;
   readonly navigatorLLM: LLMClient;

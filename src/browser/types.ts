@@ -162,53 +162,115 @@ export interface NavigationGuard {
 }
 
 /**
- * A browser as plannav drives it. Implement this to plug in any browser; the core's snapshot
- * script runs through `frames()` and `evaluate()`, so every driver sees the same elements with
- * the same numbers.
+ * A browser as plannav drives it. Implement this to plug in any browser (Puppeteer, a Chrome
+ * extension's `chrome.debugger`, a remote browser). Everything the model sees and most of what
+ * it does runs as the core's page runtime through `frames()` and `evaluate()`, so every driver
+ * sees the same elements with the same numbers.
+ *
+ * The required members are the tabs, loading, frames, `evaluate`, a screenshot and `close`. The
+ * element methods (`click`, `fill`, `selectOption`, `press`, `scroll`), `goBack`, `currentUrl`
+ * and `waitForSettled` are optional: where a driver leaves one out, the core does it through
+ * `evaluate` and the page runtime (see {@link ResolvedBrowserDriver}). Implement them to use the
+ * browser's real input instead: trusted clicks and key presses that pages checking `isTrusted`
+ * accept. `mouseClick` alone already gives the default `click` a real mouse. `uploadFiles` has no
+ * default: a page script cannot pick files.
+ *
+ * Contract for every member:
+ * - Each takes `{ signal, timeout }` and rejects promptly when the signal aborts (with the
+ *   signal's reason or an `AbortError`) and when the timeout passes (a `BrowserError` whose
+ *   `retryable` is true).
+ * - A failure the model can recover from (a gone element or frame, a page that did not load) is
+ *   a `BrowserError` with a message the model reads.
+ * - Element methods take an {@link ElementRef} of the last snapshot. An element that is gone, or
+ *   of a document that has since been replaced, is a `BrowserError` (`retryable: true`) saying
+ *   so; find the element with {@link elementLookupExpression} (handles) or act through the
+ *   runtime's methods by id, never by a selector of your own.
+ * - Frames: `frames()` lists the active tab's frames, top frame first, each with the box of its
+ *   frame element in its parent's viewport, so the core maps child frames onto the top page.
+ * - Check yours with `runDriverConformance` from `plannav/testing`.
  * @public
  */
 export interface BrowserDriver {
   /** The version of this interface the driver implements. */
   readonly specificationVersion: 'v1';
-  /** Lists the open tabs. */
+  /** Lists the open tabs, in the order they were opened. */
   tabs(options?: CallOptions): Promise<TabInfo[]>;
-  /** The tab the driver acts on. */
+  /** The tab the driver acts on. A tab the page opens (a popup, `target=_blank`) becomes the active tab. */
   activeTab(options?: CallOptions): Promise<TabInfo>;
   /** Opens a tab, makes it active and loads `url` in it. */
   openTab(url: string, options?: CallOptions): Promise<TabInfo>;
-  /** Makes a tab active. */
+  /** Makes a tab active. @throws `BrowserError` naming the open tabs when there is no such tab. */
   switchTab(tabId: string, options?: CallOptions): Promise<TabInfo>;
   /** Closes a tab; if it was active, another becomes active. */
   closeTab(tabId: string, options?: CallOptions): Promise<void>;
   /**
-   * Loads `url` in the active tab. When the load fails, reject only once the tab is ready for the
-   * next load (Chromium commits an error page after the failure).
+   * Loads `url` in the active tab and resolves once the document has committed and settled. When
+   * the load fails, reject (a retryable `BrowserError`) only once the tab is ready for the next
+   * load (Chromium commits an error page after the failure).
    */
   goto(url: string, options?: CallOptions): Promise<void>;
-  /** Goes back in the active tab's history. */
-  goBack(options?: CallOptions): Promise<void>;
-  /** The active tab's URL. */
-  currentUrl(options?: CallOptions): Promise<string>;
-  /** The frames of the active tab, top frame first. */
+  /**
+   * Goes back in the active tab's history and waits until the page has settled.
+   * Optional: the default runs `history.back()` in the page, then settles.
+   */
+  goBack?(options?: CallOptions): Promise<void>;
+  /** The active tab's URL. Optional: the default reads it from `activeTab()`. */
+  currentUrl?(options?: CallOptions): Promise<string>;
+  /**
+   * The frames of the active tab, top frame first. A child frame carries its parent's id and the
+   * box of its frame element (`offset`, `size`) in the parent's viewport; leave `offset` out for
+   * a frame the user cannot see. Ids stay the same while a frame lives.
+   */
   frames(options?: CallOptions): Promise<FrameInfo[]>;
-  /** Runs a core script in a frame of the active tab and returns its JSON-serialisable result. */
+  /**
+   * Runs a page script in a frame of the active tab: evaluate `(${script.source})(argument)` in
+   * the frame's document, await the value, and return it JSON-serialised and parsed back
+   * ({@link pageScriptExpression} and {@link readPageScriptResult} do both ends).
+   * @throws `BrowserError` (retryable) when the frame is gone.
+   */
   evaluate<TArg, TResult>(frameId: string, script: PageScript<TArg, TResult>, arg: TArg, options?: CallOptions): Promise<TResult>;
-  /** Clicks an element of the last snapshot; drivers that can tell report how the click was made. */
-  click(ref: ElementRef, options?: ClickOptions): Promise<ClickResult | void>;
-  /** Replaces the value of an input, textarea or editable element. */
-  fill(ref: ElementRef, text: string, options?: CallOptions): Promise<void>;
-  /** Selects the option with this label (or value) in a select element; returns the selected values. */
-  selectOption(ref: ElementRef, label: string, options?: CallOptions): Promise<string[]>;
-  /** Sets the files of a file input. */
-  uploadFiles(ref: ElementRef, paths: readonly string[], options?: CallOptions): Promise<void>;
-  /** Presses keys on the focused element, such as `Enter` or `Control+A`. */
-  press(keys: string, options?: CallOptions): Promise<void>;
-  /** Scrolls the page or an element. */
-  scroll(options: ScrollRequest): Promise<void>;
+  /**
+   * Clicks an element of the last snapshot, then waits until the page has settled; reports how
+   * the click was made. Optional: the default hit-tests the element in the page, clicks the point
+   * it finds with `mouseClick` (or dispatches the click in the page when the driver has none, or
+   * no point can be reached), then settles.
+   */
+  click?(ref: ElementRef, options?: ClickOptions): Promise<ClickResult | void>;
+  /**
+   * Input primitive: a real mouse click at a point of the active tab's top-level viewport, in CSS
+   * pixels. Optional; the default `click` uses it when present.
+   */
+  mouseClick?(x: number, y: number, options?: ClickOptions): Promise<void>;
+  /**
+   * Replaces the value of an input, textarea or editable element, then settles. Optional: the
+   * default sets the value in the page through the element's value setter (frameworks see it)
+   * and fires input and change.
+   */
+  fill?(ref: ElementRef, text: string, options?: CallOptions): Promise<void>;
+  /**
+   * Selects the option with this label (or value) in a select element; returns the selected
+   * values. @throws `BrowserError` listing the options when none matches. Optional: the default
+   * selects it in the page and fires input and change.
+   */
+  selectOption?(ref: ElementRef, label: string, options?: CallOptions): Promise<string[]>;
+  /** Sets the files of a file input. Optional, with no default: `upload_file` then says the driver cannot upload. */
+  uploadFiles?(ref: ElementRef, paths: readonly string[], options?: CallOptions): Promise<void>;
+  /**
+   * Presses keys on the focused element, such as `Enter` or `Control+A` (several separated by
+   * spaces), then settles. Optional: the default dispatches the key events in the page, with the
+   * default actions of Enter, Tab, Backspace and printable keys; such events are not trusted.
+   */
+  press?(keys: string, options?: CallOptions): Promise<void>;
+  /** Scrolls the page or an element, then settles. Optional: the default scrolls in the page. */
+  scroll?(options: ScrollRequest): Promise<void>;
   /** A JPEG of the viewport (or the whole page). */
   screenshot(options?: ScreenshotOptions): Promise<Uint8Array>;
-  /** Resolves when the page has settled after an action (navigation committed, network and DOM quiet), within a bound. */
-  waitForSettled(options?: CallOptions): Promise<void>;
+  /**
+   * Resolves when the page has settled after an action (navigation committed, network and DOM
+   * quiet), within a bound of a few seconds; never rejects for a busy page. Optional: the default
+   * waits in the page for the DOM to be quiet, within the same bound.
+   */
+  waitForSettled?(options?: CallOptions): Promise<void>;
   /**
    * Enforces a URL policy on every navigation the browser makes (`undefined` removes it). The
    * Executor installs its policy through this at the start of each task. Optional: without it
@@ -220,3 +282,12 @@ export interface BrowserDriver {
   /** Same as `close()`, for `await using`. */
   [Symbol.asyncDispose](): Promise<void>;
 }
+
+/**
+ * A driver as the core and actions use it: every optional member of {@link BrowserDriver} is
+ * there, the driver's own or the core's default (`uploadFiles` rejects when the driver has none).
+ * `ActionContext.driver` has this type.
+ * @public
+ */
+export type ResolvedBrowserDriver = BrowserDriver &
+  Required<Pick<BrowserDriver, 'goBack' | 'currentUrl' | 'click' | 'fill' | 'selectOption' | 'uploadFiles' | 'press' | 'scroll' | 'waitForSettled'>>;

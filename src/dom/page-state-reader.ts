@@ -19,7 +19,7 @@ export const defaultIncludeAttributes: readonly string[] = [
 ];
 
 /** Where each frame sits on the top page: the sum of its offsets up the frame chain; none when a frame is not rendered. */
-function absoluteOffsets(frames: readonly FrameInfo[]): Map<string, { x: number; y: number } | undefined> {
+export function absoluteOffsets(frames: readonly FrameInfo[]): Map<string, { x: number; y: number } | undefined> {
   const byId = new Map(frames.map((frame) => [frame.id, frame]));
   const result = new Map<string, { x: number; y: number } | undefined>();
   for (const frame of frames) {

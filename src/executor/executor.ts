@@ -27,7 +27,8 @@ import { addUsage, emptyUsage, type TokenUsage } from '../llm/usage';
 import { MessageManager } from '../messages/message-manager';
 import { navigatorSystemPrompt } from '../prompts/navigator-system';
 import { UrlPolicy } from '../security/url-policy';
-import type { BlockedNavigation, NavigationGuard } from '../browser/types';
+import type { BlockedNavigation, NavigationGuard, ResolvedBrowserDriver } from '../browser/types';
+import { resolveDriver } from '../dom/driver-defaults';
 import { createEventStream } from './event-stream';
 import { HumanInputBroker } from './human-input';
 import { resolveExecutorOptions, type ExecutorOptions, type ResolvedExecutorOptions } from './options';
@@ -87,6 +88,8 @@ export class Executor {
   private readonly messages: MessageManager;
   private readonly registry: ActionRegistry;
   private readonly pageReader: PageStateReader;
+  /** The browser with the core's defaults for what its driver leaves out. */
+  private readonly driver: ResolvedBrowserDriver;
   private readonly urlPolicy: UrlPolicy;
   /** Navigations the driver's guard stopped and the Navigator has not reported yet. */
   private blockedNavigations: BlockedNavigation[] = [];
@@ -121,7 +124,8 @@ export class Executor {
       navigatorSystemPrompt({ maxActionsPerStep: this.options.maxActionsPerStep, actionList: this.registry.describe() }),
       this.options.task,
     );
-    this.pageReader = new PageStateReader(this.options.browser, {
+    this.driver = resolveDriver(this.options.browser);
+    this.pageReader = new PageStateReader(this.driver, {
       viewportExpansion: this.options.viewportExpansion,
       includeAttributes: this.options.includeAttributes ?? defaultIncludeAttributes,
       maxTextLength: 100,
@@ -426,7 +430,7 @@ export class Executor {
       taskId,
       settings,
       messages: this.messages,
-      driver: options.browser,
+      driver: this.driver,
       pageReader: this.pageReader,
       registry: this.registry,
       navigatorLLM: options.llm,

@@ -121,14 +121,17 @@ const llmClient = z.custom<LLMClient>(
   { error: 'must be an LLMClient (specificationVersion "v1" and a generate() method)' },
 );
 
-const browserDriver = z.custom<BrowserDriver>(
-  (value) =>
-    typeof value === 'object' &&
-    value !== null &&
-    (value as BrowserDriver).specificationVersion === 'v1' &&
-    typeof (value as BrowserDriver).evaluate === 'function',
-  { error: 'must be a BrowserDriver (specificationVersion "v1")' },
-);
+/** The members every BrowserDriver implements; the rest have defaults in the core. */
+const requiredDriverMembers = ['tabs', 'activeTab', 'openTab', 'switchTab', 'closeTab', 'goto', 'frames', 'evaluate', 'screenshot', 'close'] as const;
+
+const browserDriver = z.custom<BrowserDriver>().superRefine((value, context) => {
+  if (typeof value !== 'object' || value === null || (value as BrowserDriver).specificationVersion !== 'v1') {
+    context.addIssue({ code: 'custom', message: 'must be a BrowserDriver (specificationVersion "v1")' });
+    return;
+  }
+  const missing = requiredDriverMembers.filter((member) => typeof (value as unknown as Record<string, unknown>)[member] !== 'function');
+  if (missing.length > 0) context.addIssue({ code: 'custom', message: `must be a BrowserDriver: it has no ${missing.map((member) => `${member}()`).join(', ')}` });
+});
 
 const positiveInteger = z.number({ error: 'must be a number' }).int('must be an integer').positive('must be a positive integer');
 const nonNegativeInteger = z.number({ error: 'must be a number' }).int('must be an integer').nonnegative('must be 0 or more');

@@ -5,6 +5,7 @@
 import { resolveElement, type ElementLocator, type LookupFailure } from '../registry';
 import { frameContentBoxes } from './frames';
 import { drawHighlights, removeHighlights } from './highlight';
+import { goBack, pressKeys } from './keys';
 import { clickTarget, dispatchClick, type ClickTarget } from './pointer';
 import { scrollInPage } from './scrolling';
 import { chooseOption, fillField, findOption, setFormattedValue } from './values';
@@ -61,4 +62,6 @@ export const driverMethods = {
     locator ? located(locator, (element) => ({ top: scrollInPage(element, { deltaY, toPercent }) })) : { top: scrollInPage(null, { deltaY, toPercent }) },
   highlight: drawHighlights,
   removeHighlight: removeHighlights,
+  pressKeys,
+  goBack,
 };

@@ -1,0 +1,180 @@
+// The core's defaults for the optional members of BrowserDriver: element methods, key presses,
+// scrolling, going back and settling done through `evaluate` and the page runtime, so that a
+// driver needs only its tabs, frames, evaluate, a screenshot and close.
+
+import type { BrowserDriver, CallOptions, ClickOptions, ClickResult, ElementRef, ResolvedBrowserDriver, ScrollRequest } from '../browser/types';
+import { BrowserError } from '../errors';
+import { sleep } from '../util/abort';
+import { callRuntime } from './page-runtime';
+import { absoluteOffsets } from './page-state-reader';
+
+/** How long the default settle waits for the DOM to be quiet, and at most. */
+const settleQuietMs = 200;
+const settleMaxMs = 3000;
+
+const optionalMembers = ['goBack', 'currentUrl', 'click', 'fill', 'selectOption', 'uploadFiles', 'press', 'scroll', 'waitForSettled'] as const;
+
+/** The recoverable error for an element of the last snapshot that is gone. */
+function staleElement(ref: ElementRef, gone: unknown): BrowserError {
+  const reason = gone === 'document' ? 'the page has loaded a new document since' : 'it was removed from the page';
+  return new BrowserError(`Element ${ref.index} (<${ref.tagName}>) is no longer on the page: ${reason}. Read the new page state and choose again.`, { retryable: true });
+}
+
+const goneOf = (answer: unknown): unknown => (typeof answer === 'object' && answer !== null && 'gone' in answer ? (answer as { gone: unknown }).gone : undefined);
+const locatorOf = (ref: ElementRef): { elementId: string; selector: string | null } => ({ elementId: ref.elementId, selector: ref.selector ?? null });
+
+/** The defaults, bound to one driver. */
+class DriverDefaults {
+  constructor(private readonly driver: BrowserDriver) {}
+
+  private async topFrameId(options: CallOptions | undefined): Promise<string> {
+    const [top] = await this.driver.frames(options);
+    if (!top) throw new BrowserError('The active tab has no frame to act in: open a page first.', { retryable: true });
+    return top.id;
+  }
+
+  private settle(options: CallOptions | undefined): Promise<void> {
+    return this.driver.waitForSettled ? this.driver.waitForSettled(options) : this.waitForSettled(options);
+  }
+
+  /** Waits in the page until the DOM is quiet; Node keeps the bound, since a page with scripts off never fires its timers. */
+  async waitForSettled(options?: CallOptions): Promise<void> {
+    const deadline = Date.now() + Math.min(settleMaxMs, options?.timeout ?? settleMaxMs);
+    for (let attempt = 0; attempt < 3 && Date.now() < deadline; attempt++) {
+      const remaining = Math.max(1, deadline - Date.now());
+      try {
+        const frameId = await this.topFrameId(options);
+        const quiet = callRuntime(this.driver, frameId, 'domQuiet', { quietMs: settleQuietMs, maxMs: remaining }, options);
+        await Promise.race([quiet, sleep(remaining + 50, options?.signal)]);
+        return;
+      } catch (error) {
+        if (options?.signal?.aborted) throw error;
+        // A navigation replaced the document under the wait: wait again in the new one.
+        await sleep(Math.min(50, Math.max(0, deadline - Date.now())), options?.signal);
+      }
+    }
+  }
+
+  async currentUrl(options?: CallOptions): Promise<string> {
+    return (await this.driver.activeTab(options)).url;
+  }
+
+  async goBack(options?: CallOptions): Promise<void> {
+    await callRuntime(this.driver, await this.topFrameId(options), 'goBack', undefined, options);
+    // history.back() navigates after the call returns; give it a moment to start.
+    await sleep(100, options?.signal);
+    await this.settle(options);
+  }
+
+  async click(ref: ElementRef, options?: ClickOptions): Promise<ClickResult> {
+    const target = await callRuntime(this.driver, ref.frameId, 'clickPoint', locatorOf(ref), options);
+    if ('gone' in target) throw staleElement(ref, target.gone);
+    if (target.kind === 'disabled') {
+      throw new BrowserError(`Element ${ref.index} (<${ref.tagName}>) is disabled, so clicking it does nothing. Fill in what the form still needs, or choose another element.`);
+    }
+    const coveredBy = 'coveredBy' in target && typeof target.coveredBy === 'string' ? target.coveredBy : undefined;
+    let result: ClickResult = { method: 'dom', ...(coveredBy ? { coveredBy } : {}) };
+    if ((target.kind === 'centre' || target.kind === 'offset') && this.driver.mouseClick) {
+      const offset = absoluteOffsets(await this.driver.frames(options)).get(ref.frameId);
+      if (offset) {
+        await this.driver.mouseClick(offset.x + target.x, offset.y + target.y, options);
+        result = target.kind === 'centre' ? { method: 'pointer' } : { method: 'pointer-offset', ...(coveredBy ? { coveredBy } : {}) };
+      }
+    }
+    if (result.method === 'dom') {
+      const modifiers = options?.modifiers ? [...options.modifiers] : [];
+      const done = await callRuntime(this.driver, ref.frameId, 'dispatchClick', { locator: locatorOf(ref), button: options?.button ?? 'left', modifiers }, options);
+      const missing = goneOf(done);
+      if (missing !== undefined) throw staleElement(ref, missing);
+    }
+    await this.settle(options);
+    return result;
+  }
+
+  async fill(ref: ElementRef, text: string, options?: CallOptions): Promise<void> {
+    const answer = await callRuntime(this.driver, ref.frameId, 'fill', { locator: locatorOf(ref), text }, options);
+    const gone = goneOf(answer);
+    if (gone !== undefined) throw staleElement(ref, gone);
+    const kept = (answer as { kept: unknown }).kept;
+    if (kept === null) throw new BrowserError(`Element ${ref.index} is a <${ref.tagName}>, which cannot take text.`);
+    if (kept === '' && text.trim() !== '') {
+      throw new BrowserError(`Element ${ref.index} (<${ref.tagName}>) did not take "${text}": give the value in the input's own format (such as 2011-10-11, 15:45 or 2011-W41).`);
+    }
+    await this.settle(options);
+  }
+
+  async selectOption(ref: ElementRef, label: string, options?: CallOptions): Promise<string[]> {
+    const answer = await callRuntime(this.driver, ref.frameId, 'select', { locator: locatorOf(ref), label }, options);
+    const gone = goneOf(answer);
+    if (gone !== undefined) throw staleElement(ref, gone);
+    if ('labels' in answer) {
+      const labels = Array.isArray(answer.labels) ? answer.labels.map(String) : [];
+      const listed = labels.length > 0 ? ` Options: ${labels.join(', ')}.` : ` It is a <${ref.tagName}>, not a select.`;
+      throw new BrowserError(`Element ${ref.index} has no option "${label}".${listed}`);
+    }
+    await this.settle(options);
+    return Array.isArray((answer as { values?: unknown }).values) ? (answer as { values: unknown[] }).values.map(String) : [];
+  }
+
+  async uploadFiles(ref: ElementRef): Promise<void> {
+    throw new BrowserError(`This browser driver cannot upload files (element ${ref.index}): a page script cannot choose files. Use a driver that implements uploadFiles.`);
+  }
+
+  async press(keys: string, options?: CallOptions): Promise<void> {
+    // The key goes to the frame that holds the focus: the top frame's, else the first child frame's.
+    for (const frame of await this.driver.frames(options)) {
+      if (await callRuntime(this.driver, frame.id, 'pressKeys', { keys }, options).catch(() => false)) {
+        await this.settle(options);
+        return;
+      }
+    }
+    throw new BrowserError(`Nothing has the focus, so ${keys} went nowhere: click or fill a field first.`);
+  }
+
+  async scroll(request: ScrollRequest): Promise<void> {
+    const frameId = request.ref ? request.ref.frameId : await this.topFrameId(request);
+    const arg = { locator: request.ref ? locatorOf(request.ref) : null, deltaY: request.deltaY ?? null, toPercent: request.toPercent ?? null };
+    const answer = await callRuntime(this.driver, frameId, 'scroll', arg, request);
+    const gone = goneOf(answer);
+    if (gone !== undefined && request.ref) throw staleElement(request.ref, gone);
+    await this.settle(request);
+  }
+}
+
+/**
+ * The driver with the core's default for each optional member it leaves out; a driver that has
+ * them all is returned as it is.
+ */
+export function resolveDriver(driver: BrowserDriver): ResolvedBrowserDriver {
+  if (optionalMembers.every((member) => typeof driver[member] === 'function')) return driver as ResolvedBrowserDriver;
+  const defaults = new DriverDefaults(driver);
+  const pick = <K extends (typeof optionalMembers)[number]>(member: K): NonNullable<BrowserDriver[K]> => {
+    const own = driver[member];
+    return (typeof own === 'function' ? own.bind(driver) : defaults[member].bind(defaults)) as NonNullable<BrowserDriver[K]>;
+  };
+  return {
+    specificationVersion: driver.specificationVersion,
+    tabs: driver.tabs.bind(driver),
+    activeTab: driver.activeTab.bind(driver),
+    openTab: driver.openTab.bind(driver),
+    switchTab: driver.switchTab.bind(driver),
+    closeTab: driver.closeTab.bind(driver),
+    goto: driver.goto.bind(driver),
+    frames: driver.frames.bind(driver),
+    evaluate: driver.evaluate.bind(driver),
+    screenshot: driver.screenshot.bind(driver),
+    close: driver.close.bind(driver),
+    [Symbol.asyncDispose]: driver[Symbol.asyncDispose].bind(driver),
+    ...(driver.mouseClick ? { mouseClick: driver.mouseClick.bind(driver) } : {}),
+    ...(driver.setNavigationGuard ? { setNavigationGuard: driver.setNavigationGuard.bind(driver) } : {}),
+    goBack: pick('goBack'),
+    currentUrl: pick('currentUrl'),
+    click: pick('click'),
+    fill: pick('fill'),
+    selectOption: pick('selectOption'),
+    uploadFiles: pick('uploadFiles'),
+    press: pick('press'),
+    scroll: pick('scroll'),
+    waitForSettled: pick('waitForSettled'),
+  };
+}
