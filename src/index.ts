@@ -20,6 +20,7 @@ export type {
   FrameInfo,
   NavigationGuard,
   PageScript,
+  ResolvedBrowserDriver,
   ScreenshotOptions,
   ScrollRequest,
   TabInfo,
@@ -29,7 +30,8 @@ export { UrlPolicy } from './security/url-policy';
 export type { UrlPolicyOptions } from './security/url-policy';
 export { matchesUrlPattern } from './security/url-pattern';
 export type { PageState } from './browser/page-state';
-export { definePageScript, pageRuntime } from './dom/page-runtime';
+export { definePageScript, elementLookupExpression, pageRuntime, pageScriptExpression, readPageScriptResult } from './dom/page-runtime';
+export { resolveDriver } from './dom/driver-defaults';
 export type { FrameSnapshot, SnapshotElement, SnapshotItem, SnapshotScriptOptions, SnapshotText } from './dom/types';
 
 export type {

@@ -78,6 +78,9 @@ export class NavigatorAgent {
   /** With `endTaskOnBlockedUrl`: the URLs the model asked for that the policy denied during the current action. */
   private readonly actionBlocks: BlockedNavigation[] = [];
 
+  /** The task's first state waited for the page to settle. */
+  private settledOnce = false;
+
   constructor(private readonly context: AgentContext) {}
 
   private jsonSchemaFor(actions: readonly Action[]): JSONSchema {
@@ -117,6 +120,13 @@ export class NavigatorAgent {
       if (result.error) context.messages.addActionResult(`Action error: ${resultText(result.error)}`);
     }
     context.actionResults = [];
+    // Every later state follows an action that waited for the page to settle; the first one of a
+    // task follows whatever the app did before (a goto that returned at commit, a page still
+    // rendering), so it waits the same way.
+    if (!this.settledOnce) {
+      this.settledOnce = true;
+      await context.driver.waitForSettled({ signal: context.signal });
+    }
     const state = await context.pageReader.capture({ screenshot: context.settings.useVision, signal: context.signal });
     context.currentState = state;
     context.messages.addStateMessage(
