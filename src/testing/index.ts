@@ -5,3 +5,8 @@ export { ScriptedLLM, scriptedActions, scriptedPlan } from './scripted-llm';
 export type { ScriptedFailure, ScriptedLLMOptions, ScriptedPlan, ScriptedRequest, ScriptedResponse } from './scripted-llm';
 export { FakeBrowserDriver } from './fake-browser-driver';
 export type { FakeBrowserDriverOptions, FakeDriverCall, FakeElement, FakePage } from './fake-browser-driver';
+export { ConformanceError, registerConformance } from './conformance';
+export type { ConformanceCase, ConformanceErrorOptions, ConformanceTestFunction } from './conformance';
+export { modelClientConformance } from './model-conformance';
+export type { ModelClientConformanceOptions, ModelClientSettings } from './model-conformance';
+export type { ModelWireFormat } from './model-conformance-wire';

@@ -4,17 +4,17 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AnthropicChatModel } from '../../src/anthropic/index';
 import { ConfigError, type ChatMessage, type GenerateRequest, type PlannavError } from '../../src/index';
-import { anthropicError, anthropicText, anthropicToolUse } from './servers/anthropic';
-import { MockServer } from './servers/mock-server';
+import { anthropicError, anthropicText, anthropicToolUse } from '../../src/testing/model-conformance-anthropic';
+import { LoopbackServer } from '../../src/testing/model-conformance-server';
 import { rejectionOf } from '../helpers/rejection';
 
 const schema = { type: 'object', properties: { answer: { type: 'string' } }, required: ['answer'] };
 const output = { name: 'answer_output', description: 'The answer', schema };
 
-let server: MockServer;
+let server: LoopbackServer;
 let llm: AnthropicChatModel;
 beforeEach(async () => {
-  server = await MockServer.start();
+  server = await LoopbackServer.start();
   llm = new AnthropicChatModel({ model: 'claude-sonnet-4-5', apiKey: 'ant-key', baseURL: `${server.url}/v1` });
 });
 afterEach(async () => {

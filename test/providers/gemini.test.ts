@@ -5,14 +5,14 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { GeminiChatModel } from '../../src/gemini/index';
 import { toGeminiSchema } from '../../src/gemini/schema';
 import { ChatModelAuthError, ChatModelRateLimitError, ConfigError, type PlannavError } from '../../src/index';
-import { geminiError, geminiText } from './servers/gemini';
-import { MockServer } from './servers/mock-server';
+import { geminiError, geminiText } from '../../src/testing/model-conformance-gemini';
+import { LoopbackServer } from '../../src/testing/model-conformance-server';
 import { rejectionOf } from '../helpers/rejection';
 
-let server: MockServer;
+let server: LoopbackServer;
 let llm: GeminiChatModel;
 beforeEach(async () => {
-  server = await MockServer.start();
+  server = await LoopbackServer.start();
   llm = new GeminiChatModel({ model: 'gemini-2.5-flash', apiKey: 'g-key', baseURL: `${server.url}/v1beta` });
 });
 afterEach(async () => {

@@ -5,7 +5,7 @@ import { createServer } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ChatModelError, RequestCancelledError, type PlannavError } from '../../src/index';
 import { errorFromResponse, postJson, requestIdFrom, retryAfterFrom } from '../../src/providers/http';
-import { MockServer } from './servers/mock-server';
+import { LoopbackServer } from '../../src/testing/model-conformance-server';
 import { rejectionOf } from '../helpers/rejection';
 
 /** A port nothing listens on: bound, then released. */
@@ -56,9 +56,9 @@ describe('errorFromResponse', () => {
 });
 
 describe('postJson', () => {
-  let server: MockServer;
+  let server: LoopbackServer;
   beforeEach(async () => {
-    server = await MockServer.start();
+    server = await LoopbackServer.start();
   });
   afterEach(async () => {
     await server.close();

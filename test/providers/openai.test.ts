@@ -5,8 +5,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ChatModelError, ChatModelRateLimitError, ConfigError, type GenerateRequest, type PlannavError } from '../../src/index';
 import { azureOpenAI, deepseek, groq, ollama, openai, OpenAIChatModel, openAIPresets, together } from '../../src/openai/index';
 import { allowsStrictMode } from '../../src/openai/strict-schema';
-import { MockServer } from './servers/mock-server';
-import { openAIError, openAIText, openAIToolCall } from './servers/openai';
+import { LoopbackServer } from '../../src/testing/model-conformance-server';
+import { openAIError, openAIText, openAIToolCall } from '../../src/testing/model-conformance-openai';
 import { rejectionOf } from '../helpers/rejection';
 
 const closedSchema = {
@@ -27,9 +27,9 @@ const request: GenerateRequest = {
   maxOutputTokens: 200,
 };
 
-let server: MockServer;
+let server: LoopbackServer;
 beforeEach(async () => {
-  server = await MockServer.start();
+  server = await LoopbackServer.start();
 });
 afterEach(async () => {
   await server.close();

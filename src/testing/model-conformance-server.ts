@@ -1,7 +1,9 @@
-// A local HTTP server for adapter tests: listens on 127.0.0.1 on a random port, records every
-// request (method, path, headers, JSON body) and answers from a queue or a respond function.
+// The loopback HTTP server of the model-client conformance kit (and of plannav's adapter tests):
+// 127.0.0.1 on a free port, records each request, answers from a queue or a responder function.
+// It must never listen beyond loopback, and `node:http` is loaded only when a server starts, so
+// importing `plannav/testing` stays possible where Node's modules do not exist (a browser test).
 
-import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
+import type { IncomingHttpHeaders, Server, ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 
 /** A request as the server received it. */
@@ -12,6 +14,11 @@ export interface RecordedRequest {
   readonly path: string;
   readonly query: URLSearchParams;
   readonly headers: IncomingHttpHeaders;
+  /**
+   * The parsed JSON body (the text when it is not JSON). Typed `any` on purpose: the wire-format
+   * readers and the adapter tests walk provider bodies of many shapes, and this stays internal.
+   */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- see above
   readonly body: any;
 }
 
@@ -24,22 +31,28 @@ export type ServerReply =
   /** Drops the connection: the client sees a network error. */
   | { readonly destroy: true };
 
+/** Answers a request; `index` counts the requests from 0. */
 export type Responder = (request: RecordedRequest, index: number) => ServerReply | Promise<ServerReply>;
 
-export class MockServer {
+/** A local HTTP server on 127.0.0.1 and a free port; {@link LoopbackServer.close} ends every connection. */
+export class LoopbackServer {
+  /** Every request received, oldest first. */
   readonly requests: RecordedRequest[] = [];
   private readonly queue: ServerReply[] = [];
   private readonly sockets = new Set<Socket>();
+  private readonly closedUnanswered = new Set<number>();
   private respond: Responder | undefined;
 
   private constructor(
     private readonly server: Server,
+    /** The server's origin, `http://127.0.0.1:<port>`. */
     readonly url: string,
   ) {}
 
-  /** Starts a server on 127.0.0.1 and a random port. */
-  static async start(respond?: Responder): Promise<MockServer> {
-    let instance: MockServer | undefined;
+  /** Starts a server on 127.0.0.1 and a free port. */
+  static async start(respond?: Responder): Promise<LoopbackServer> {
+    const { createServer } = await import('node:http');
+    let instance: LoopbackServer | undefined;
     const server = createServer((request, response) => {
       const chunks: Buffer[] = [];
       request.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -47,9 +60,15 @@ export class MockServer {
         void instance?.handle(request.method ?? 'GET', request.url ?? '/', request.headers, Buffer.concat(chunks).toString('utf8'), response);
       });
     });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(0, '127.0.0.1', () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
     const { port } = server.address() as AddressInfo;
-    instance = new MockServer(server, `http://127.0.0.1:${port}`);
+    instance = new LoopbackServer(server, `http://127.0.0.1:${port}`);
     instance.respond = respond;
     server.on('connection', (socket) => {
       instance?.sockets.add(socket);
@@ -58,7 +77,7 @@ export class MockServer {
     return instance;
   }
 
-  /** Answers the next requests with these replies, in order, before the respond function. */
+  /** Answers the next requests with these replies, in order, before the responder. */
   enqueue(...replies: ServerReply[]): void {
     this.queue.push(...replies);
   }
@@ -71,8 +90,16 @@ export class MockServer {
   /** The last request received. */
   get last(): RecordedRequest {
     const request = this.requests[this.requests.length - 1];
-    if (!request) throw new Error('The mock server received no request.');
+    if (!request) throw new Error('The loopback server received no request.');
     return request;
+  }
+
+  /**
+   * Whether the connection of request `index` closed before an answer was sent: the client gave
+   * up on a request left hanging (or the reply was `destroy`).
+   */
+  wasClosedUnanswered(index: number): boolean {
+    return this.closedUnanswered.has(index);
   }
 
   private async handle(method: string, url: string, headers: IncomingHttpHeaders, text: string, response: ServerResponse): Promise<void> {
@@ -86,6 +113,9 @@ export class MockServer {
     const recorded: RecordedRequest = { method, url, path: parsed.pathname, query: parsed.searchParams, headers, body };
     const index = this.requests.length;
     this.requests.push(recorded);
+    response.on('close', () => {
+      if (!response.writableFinished) this.closedUnanswered.add(index);
+    });
     const reply = this.queue.shift() ?? (this.respond ? await this.respond(recorded, index) : { status: 500, json: { error: { message: 'No reply scripted' } } });
     if ('hang' in reply) return;
     if ('destroy' in reply) {
@@ -97,9 +127,15 @@ export class MockServer {
     response.end(payload);
   }
 
-  /** Closes the server and every open connection, hanging ones included. */
+  /** Closes the server and every open connection, hanging ones included. Safe to call twice. */
   async close(): Promise<void> {
     for (const socket of this.sockets) socket.destroy();
+    if (!this.server.listening) return;
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  /** Closes the server, as {@link LoopbackServer.close}. */
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.close();
   }
 }
