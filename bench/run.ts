@@ -15,10 +15,15 @@ import { basename, extname, join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import type { PageState } from '../src/browser/page-state';
-import { extractHtmlScript } from '../src/actions/builtin/extract-content-script';
 import { htmlToMarkdown } from '../src/actions/markdown';
 import { describePageChange, type PageBaseline } from '../src/dom/page-changes';
+import { callRuntime, pageRuntime } from '../src/dom/page-runtime';
 import { defaultIncludeAttributes, PageStateReader } from '../src/dom/page-state-reader';
+import { ElementIndexer } from '../src/dom/serialize';
+import { validateFrameSnapshot } from '../src/dom/validate-snapshot';
+import { portable } from '../src/playwright/page-function';
+import { installExpression, runInstalled } from './legacy/install';
+import { legacySnapshot } from './legacy/snapshot-script';
 import { PlaywrightDriver } from '../src/playwright/index';
 
 const repoRoot = resolve(import.meta.dirname, '..');
@@ -29,6 +34,7 @@ const pageLimit = Number(process.env.BENCH_LIMIT ?? Number.POSITIVE_INFINITY);
 /** The bounds extract_content gives its page script (maxHtmlChars and maxNodes in extract-content.ts). */
 const extractHtmlOptions = { maxChars: 3_000_000, maxNodes: 300_000 };
 const callOptions = { timeout: 60_000 };
+const legacyScriptId = 'plannav.dom-snapshot@3';
 
 interface Stat {
   median: number;
@@ -54,7 +60,7 @@ interface SnapshotRow {
 
 /** extract_content's page side on one page: the top frame's page script, then its HTML as markdown. */
 interface ExtractContentRow {
-  /** `extractHtmlScript` evaluated in the top frame: warm median, and the first run (which installs the script). */
+  /** the runtime's `extractHtml` in the top frame: warm median, and the first run (which installs the script). */
   scriptMs: number;
   firstScriptMs: number;
   /** `htmlToMarkdown` on the script's HTML, links dropped (the action's default): warm median. */
@@ -81,8 +87,19 @@ interface PageChangeRow {
   change: string | null;
 }
 
+/** The top frame's viewport snapshot alone (evaluate, validation, serialization), by the old script and by the runtime. */
+interface PathRow {
+  legacyMs: number;
+  runtimeMs: number;
+  /** The old view: the old script's output, links as it sent them (made relative and cut at 80 characters). */
+  legacyTokens: number;
+  legacyIndexed: number;
+}
+
 interface PageRow {
   page: string;
+  /** The same top-frame snapshot by the pre-runtime script and by the runtime, in the same run. */
+  paths: PathRow;
   viewport: SnapshotRow;
   fullPage: SnapshotRow;
   ariaSnapshot: SnapshotRow;
@@ -163,12 +180,32 @@ async function measurePage(driver: PlaywrightDriver, url: string, name: string, 
     // The probe compares with the snapshot the model saw, which is a viewport one by default.
     if (mode === 'viewport' && rawHtml !== undefined) row.pageChange = await measurePageChange(driver, state);
   }
+  row.paths = await measurePaths(driver);
   const body = driver.page.locator('body');
   const { firstMs, ms, last: aria } = await timeRuns(() => body.ariaSnapshot({ timeout: 60_000 }));
   const indexed = aria.split('\n').filter((line) => ariaInteractive.test(line)).length;
   row.ariaSnapshot = { ms, firstMs, chars: aria.length, tokens: countTokens(aria), indexed };
   if (rawHtml !== undefined) row.extractContent = await measureExtractContent(driver, rawHtml);
   return row as PageRow;
+}
+
+/** The old snapshot path (one self-contained function, installed by id) and the runtime's, both on the top frame, as the driver ran them. */
+async function measurePaths(driver: PlaywrightDriver): Promise<PathRow> {
+  const options = { viewportExpansion: 0, includeAttributes: defaultIncludeAttributes, maxTextLength: 100 };
+  const frame = driver.page.mainFrame();
+  const [top] = await driver.frames(callOptions);
+  if (!top) throw new Error('the page has no top frame');
+  await frame.evaluate(installExpression(legacyScriptId, legacySnapshot));
+  const legacy = await timeRuns(async () => {
+    const json = await frame.evaluate(portable(runInstalled), { id: legacyScriptId, arg: options });
+    const snapshot = validateFrameSnapshot((JSON.parse(json ?? 'null') as { value: unknown }).value, options);
+    return new ElementIndexer({ links: 'full' }).serialize([{ frameId: top.id, snapshot }]);
+  });
+  const runtime = await timeRuns(async () => {
+    const snapshot = validateFrameSnapshot(await callRuntime(driver, top.id, 'snapshot', options, callOptions), options);
+    return new ElementIndexer().serialize([{ frameId: top.id, snapshot }]);
+  });
+  return { legacyMs: legacy.ms, runtimeMs: runtime.ms, legacyTokens: countTokens(legacy.last.text), legacyIndexed: legacy.last.elements.size };
 }
 
 /** The probe as the Navigator runs it after an action of a multi-action step, here on a page no action changed. */
@@ -183,7 +220,7 @@ async function measurePageChange(driver: PlaywrightDriver, state: PageState): Pr
 async function measureExtractContent(driver: PlaywrightDriver, rawHtml: string): Promise<ExtractContentRow> {
   const [top] = await driver.frames(callOptions);
   if (!top) throw new Error('the page has no top frame');
-  const script = await timeRuns(() => driver.evaluate(top.id, extractHtmlScript, extractHtmlOptions, callOptions));
+  const script = await timeRuns(() => callRuntime(driver, top.id, 'extractHtml', extractHtmlOptions, callOptions));
   const { html, truncated } = script.last;
   const markdown = await timeRuns(() => htmlToMarkdown(html));
   const withLinks = htmlToMarkdown(html, { includeLinks: true });
@@ -266,6 +303,39 @@ async function measureSet(dir: string, files: readonly string[], javaScriptEnabl
   return rows;
 }
 
+function summarizePaths(rows: readonly PageRow[]) {
+  return {
+    legacyMs: stat(rows.map((row) => row.paths.legacyMs), 2),
+    runtimeMs: stat(rows.map((row) => row.paths.runtimeMs), 2),
+    /** Per page, runtime time over old time; its median is the slowdown the issue bounds (at most 1.2). */
+    runtimeOverLegacy: stat(rows.map((row) => row.paths.runtimeMs / Math.max(0.01, row.paths.legacyMs)), 2),
+    legacyTokens: stat(rows.map((row) => row.paths.legacyTokens), 0),
+    viewportTokens: stat(rows.map((row) => row.viewport.tokens), 0),
+    /** Per page, the new viewport view's tokens over the old view's. */
+    tokensOverLegacy: stat(rows.map((row) => row.viewport.tokens / Math.max(1, row.paths.legacyTokens)), 2),
+    legacyIndexed: stat(rows.map((row) => row.paths.legacyIndexed), 0),
+    viewportIndexed: stat(rows.map((row) => row.viewport.indexed), 0),
+  };
+}
+
+function pathsTable(title: string, figures: ReturnType<typeof summarizePaths>): string {
+  const triple = (item: Stat): string => `${item.median} / ${item.p90} / ${item.max}`;
+  return [
+    `### ${title}`,
+    '',
+    '| measure | median / p90 / max |',
+    '|---|---|',
+    `| old snapshot script, top frame, ms | ${triple(figures.legacyMs)} |`,
+    `| page runtime snapshot, top frame, ms | ${triple(figures.runtimeMs)} |`,
+    `| runtime / old time, per page | ${triple(figures.runtimeOverLegacy)} |`,
+    `| old view tokens (viewport) | ${triple(figures.legacyTokens)} |`,
+    `| new view tokens (viewport, all frames) | ${triple(figures.viewportTokens)} |`,
+    `| new / old tokens, per page | ${triple(figures.tokensOverLegacy)} |`,
+    `| old indexed elements | ${triple(figures.legacyIndexed)} |`,
+    `| new indexed elements | ${triple(figures.viewportIndexed)} |`,
+  ].join('\n');
+}
+
 function table(title: string, figures: Record<string, ModeFigures>): string {
   const lines = [
     `### ${title}`,
@@ -327,7 +397,14 @@ async function main(): Promise<void> {
     fullPage: summarize(rows, 'fullPage'),
     ariaSnapshot: summarize(rows, 'ariaSnapshot'),
   });
-  const summary = { readability: modes(corpusRows), fixtures: modes(fixtureRows), readabilityContent: summarizeContent(corpusRows) };
+  const summary = {
+    readability: modes(corpusRows),
+    fixtures: modes(fixtureRows),
+    readabilityContent: summarizeContent(corpusRows),
+    readabilityPaths: summarizePaths(corpusRows),
+    fixturePaths: summarizePaths(fixtureRows),
+    runtimeBytes: pageRuntime.installSource.length,
+  };
   const chromiumVersion = await (async () => {
     const driver = await PlaywrightDriver.launch();
     try {
@@ -366,6 +443,12 @@ async function main(): Promise<void> {
     table(`Readability corpus (${corpusRows.length} pages, JavaScript off)`, summary.readability),
     '',
     table(`Test fixtures (${fixtureRows.length} pages, JavaScript on)`, summary.fixtures),
+    '',
+    pathsTable(`Old snapshot path and the page runtime, readability corpus (${corpusRows.length} pages)`, summary.readabilityPaths),
+    '',
+    pathsTable(`Old snapshot path and the page runtime, test fixtures (${fixtureRows.length} pages)`, summary.fixturePaths),
+    '',
+    `The page runtime injected in every document is ${summary.runtimeBytes} bytes (minified).`,
     '',
     contentTable(`extract_content page side and page-change probe, readability corpus (${corpusRows.length} pages, JavaScript off)`, summary.readabilityContent),
     '<!-- results:end -->',
