@@ -1,14 +1,13 @@
 import { testActionContext } from '../../test/helpers/action-context';
 import { describe, expect, it } from 'vitest';
 import { rejectionOf } from '../../test/helpers/rejection';
-import { clickTargetScript } from '../actions/builtin/click-element-script';
 import { builtinActions } from '../actions/builtin/index';
 import { ActionRegistry } from '../actions/registry';
 import type { ActionContext, ActionResult } from '../actions/types';
 import type { PageState } from '../browser/page-state';
 import type { ElementRef, PageScript } from '../browser/types';
+import { callRuntime, runtimeScriptId } from '../dom/page-runtime';
 import { defaultIncludeAttributes, PageStateReader } from '../dom/page-state-reader';
-import { domSnapshotScript } from '../dom/snapshot-script';
 import type { FrameSnapshot, SnapshotElement, SnapshotScriptOptions } from '../dom/types';
 import { BrowserError, RequestCancelledError } from '../errors';
 import { Executor } from '../executor/executor';
@@ -44,7 +43,7 @@ function shopDriver(options: { latencyMs?: number } = {}): FakeBrowserDriver {
 }
 
 function snapshotOf(driver: FakeBrowserDriver, signal?: AbortSignal): Promise<FrameSnapshot> {
-  return driver.evaluate('main', domSnapshotScript, scriptOptions, { signal });
+  return callRuntime(driver, 'main', 'snapshot', scriptOptions, { signal });
 }
 
 function elementsOf(snapshot: FrameSnapshot): SnapshotElement[] {
@@ -167,11 +166,40 @@ describe('FakeBrowserDriver snapshots', () => {
 
   it('refuses other scripts and other frames with a BrowserError', async () => {
     const driver = shopDriver();
-    const otherScript: PageScript<undefined, string> = { id: 'custom.script@1', run: () => 'ran' };
+    const otherScript: PageScript<undefined, string> = { id: 'custom.script@1', source: "() => 'ran'" };
     const error = await rejectionOf(driver.evaluate('main', otherScript, undefined));
     expect(BrowserError.isInstance(error)).toBe(true);
     expect((error as Error).message).toContain('custom.script@1');
-    await expect(driver.evaluate('frame-2', domSnapshotScript, scriptOptions)).rejects.toThrow(BrowserError);
+    await expect(callRuntime(driver, 'frame-2', 'snapshot', scriptOptions)).rejects.toThrow(BrowserError);
+  });
+
+  it('answers the page runtime install as already done, and the change probe from its last snapshot', async () => {
+    const driver = shopDriver();
+    const install: PageScript<null, boolean> = { id: 'plannav.runtime-install', source: '() => false' };
+    expect(await driver.evaluate('main', install, null)).toBe(false);
+    expect(await callRuntime(driver, 'main', 'changes', undefined)).toEqual({ newDocument: true, newElements: 0 });
+    await snapshotOf(driver);
+    expect(await callRuntime(driver, 'main', 'changes', undefined)).toEqual({ newDocument: false, newElements: 0 });
+    driver.updateContent([{ tag: 'button', text: 'Accept cookies' }, mugsLink]);
+    expect(await callRuntime(driver, 'main', 'changes', undefined)).toEqual({ newDocument: false, newElements: 1 });
+  });
+
+  it('refuses, by name, the runtime methods it cannot act out', async () => {
+    const driver = shopDriver();
+    const focus = await rejectionOf(callRuntime(driver, 'main', 'hasFocus', undefined));
+    expect(BrowserError.isInstance(focus)).toBe(true);
+    expect((focus as Error).message).toBe("FakeBrowserDriver cannot run the page runtime's hasFocus: fake pages have no keyboard focus.");
+    const frame = await rejectionOf(callRuntime(driver, 'main', 'scrollFrameIntoView', { x: 0, y: 0, width: null, height: null }));
+    expect((frame as Error).message).toBe("FakeBrowserDriver cannot run the page runtime's scrollFrameIntoView: fake pages have no inner frames.");
+    const quiet = await rejectionOf(callRuntime(driver, 'main', 'domQuiet', { quietMs: 10, maxMs: 100 }));
+    expect((quiet as Error).message).toContain('plannav.runtime/domQuiet');
+  });
+
+  it('answers the wait for a reaction to typing at once: fake pages never change by themselves', async () => {
+    const driver = shopDriver();
+    const ref = await refTo(driver, 'input', 'q');
+    const answer = await callRuntime(driver, 'main', 'awaitReaction', { elementId: ref.elementId, selector: null, firstChangeMs: 700, quietMs: 150, maxMs: 2500 });
+    expect(answer).toEqual({ outcome: 'unchanged', waitedMs: 0 });
   });
 
   it('keeps the ids of surviving elements when the content is updated in place', async () => {
@@ -328,7 +356,7 @@ describe('FakeBrowserDriver lifecycle and calls', () => {
     await driver.waitForSettled();
     expect(driver.calls).toEqual([
       { method: 'goto', args: [mugsUrl] },
-      { method: 'evaluate', args: ['main', domSnapshotScript.id, scriptOptions] },
+      { method: 'evaluate', args: ['main', runtimeScriptId('snapshot'), scriptOptions] },
       { method: 'selectOption', args: [1, 'Small'] },
       { method: 'press', args: ['Enter'] },
       { method: 'scroll', args: [{ index: undefined, deltaY: 10, toPercent: undefined }] },
@@ -530,7 +558,7 @@ describe('FakeBrowserDriver answers stale elements as a page does', () => {
     const driver = shopDriver();
     const ref = await refTo(driver, 'a');
     await driver.openTab(mugsUrl);
-    const answer = await driver.evaluate('main', clickTargetScript, { elementId: ref.elementId, selector: null });
+    const answer = await callRuntime(driver, 'main', 'clickTarget', { elementId: ref.elementId, selector: null });
     expect(answer).toEqual({ status: 'stale', reason: 'the page has loaded a new document since' });
   });
 });
@@ -592,7 +620,7 @@ describe('FakeBrowserDriver with the built-in page actions', () => {
   });
 
   it('keeps refusing a page script it does not know, by id', async () => {
-    const error = await rejectionOf(shopDriver().evaluate('main', { id: 'plannav.not-a-script@1', run: () => 1 }, null));
+    const error = await rejectionOf(shopDriver().evaluate('main', { id: 'plannav.not-a-script@1', source: '() => 1' }, null));
     expect(BrowserError.isInstance(error)).toBe(true);
     expect((error as Error).message).toContain('plannav.not-a-script@1');
   });

@@ -1,6 +1,6 @@
 // FakeBrowserDriver: an in-memory BrowserDriver with pages, tabs and elements, enough to run the
-// loop and the built-in actions end to end without a browser. It answers the core's page scripts
-// by id from its own model; it runs no script code.
+// loop and the built-in actions end to end without a browser. It answers the core's calls of the
+// page runtime by script id from its own model; it runs no script code.
 
 import type {
   BrowserDriver,
@@ -14,8 +14,7 @@ import type {
   ScreenshotOptions,
   TabInfo,
 } from '../browser/types';
-import { pageChangesScriptId } from '../dom/page-changes';
-import { domSnapshotScript } from '../dom/snapshot-script';
+import { runtimeScriptId } from '../dom/page-runtime';
 import type { FrameSnapshot, SnapshotItem } from '../dom/types';
 import { BrowserError, URLNotAllowedError } from '../errors';
 import { raceAbort } from '../util/abort';
@@ -87,6 +86,11 @@ interface Tab {
   document: LoadedDocument;
 }
 
+/** The id of the script that installs the page runtime (the fake has it in every document). */
+const installScriptId = 'plannav.runtime-install';
+const snapshotScriptId = runtimeScriptId('snapshot');
+const changesScriptId = runtimeScriptId('changes');
+
 const blankPage: FakePage = { title: '', content: [] };
 const notFoundPage: FakePage = { title: 'Not found', content: ['404 - page not found'] };
 /** One small valid JPEG, for screenshots. */
@@ -96,7 +100,7 @@ const jpegBytes = new Uint8Array([0xff, 0xd8, 0xff, 0xe0, 0x00, 0x10, 0x4a, 0x46
  * An in-memory browser for tests: pages by URL, tabs, links, forms and click handlers. It records
  * every call in `calls`.
  *
- * The built-in actions work on it: it answers their page scripts from its model (clicks, text
+ * The built-in actions work on it: it answers their page-runtime methods from its model (clicks, text
  * fields, selects and datalists, file inputs, page text for `search_page` and `scroll_to_text`,
  * scrolling, `go_back`, and a simple HTML rendering of the page for `extract_content`). It has no
  * ARIA listboxes, labels, nested scroll areas or frames: the page scrolls for any element, and the
@@ -231,17 +235,23 @@ export class FakeBrowserDriver implements BrowserDriver {
   }
 
   /**
-   * Answers the core's page scripts by id from the active fake page: the DOM snapshot, the
-   * page-change probe and the built-in actions' scripts. Any other script throws a `BrowserError`.
+   * Answers the core's calls of the page runtime by script id from the active fake page: the
+   * install script, the DOM snapshot, the page-change probe and the built-in actions' methods.
+   * Any other script, and a runtime method the fake cannot act out, throws a `BrowserError`
+   * naming it.
    */
   async evaluate<TArg, TResult>(frameId: string, script: PageScript<TArg, TResult>, arg: TArg, options?: CallOptions): Promise<TResult> {
     await this.enter('evaluate', [frameId, script.id, arg], options);
     if (frameId !== 'main') throw new BrowserError(`There is no frame with id ${frameId}.`);
-    if (script.id === pageChangesScriptId) return this.pageChanges() as TResult;
-    if (script.id === domSnapshotScript.id) return this.snapshot() as TResult;
+    // Every fake document has the runtime already: the install is a no-op that says so.
+    if (script.id === installScriptId) return false as TResult;
+    if (script.id === changesScriptId) return this.pageChanges() as TResult;
+    if (script.id === snapshotScriptId) return this.snapshot() as TResult;
     const answer = fakePageScripts.get(script.id);
     if (!answer) {
-      throw new BrowserError(`FakeBrowserDriver cannot run the page script ${script.id}: it answers only the core's own scripts (the DOM snapshot, the page-change probe and the built-in actions' scripts).`);
+      throw new BrowserError(
+        `FakeBrowserDriver cannot run the page script ${script.id}: it answers only the core's calls of the page runtime (its install, the DOM snapshot, the page-change probe and the built-in actions' methods).`,
+      );
     }
     const tab = this.active();
     return answer({ document: tab.document, canGoBack: tab.position > 0 }, arg as never) as TResult;

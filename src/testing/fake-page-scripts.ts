@@ -1,25 +1,24 @@
-// The built-in actions' page scripts as FakeBrowserDriver answers them, by script id, from its
-// in-memory document. Internal to plannav/testing: it must not touch tabs, history or the guard.
+// The page runtime's action methods as FakeBrowserDriver answers them (by the id of the script that
+// calls each) from its in-memory document. Internal to plannav/testing: it must not touch tabs, history or the guard.
 
 import type { z } from 'zod';
-import { clickTargetAnswerSchema, clickTargetScript, type ClickTargetAnswer } from '../actions/builtin/click-element-script';
-import {
-  dropdownAnswerSchema,
-  readDropdownScript,
-  selectNativeAnswerSchema,
-  selectNativeScript,
-  type DropdownAnswer,
-  type DropdownArgument,
-  type DropdownOption,
-  type SelectNativeAnswer,
-  type SelectNativeArgument,
-} from '../actions/builtin/dropdown-script';
+import { clickTargetAnswerSchema } from '../actions/builtin/click-element';
+import { dropdownAnswerSchema, selectNativeAnswerSchema } from '../actions/builtin/dropdown';
 import type { ElementArgument } from '../actions/builtin/element-script';
-import { extractHtmlScript, type ExtractHtmlOptions, type ExtractHtmlResult } from '../actions/builtin/extract-content-script';
-import { fieldAnswerSchema, fieldValueAnswerSchema, fieldValueScript, inspectFieldScript, type FieldAnswer, type FieldValueAnswer } from '../actions/builtin/input-text-script';
-import { scrollTargetResultSchema, scrollTargetScript, type ScrollTargetArgument, type ScrollTargetResult } from '../actions/builtin/scroll-script';
-import { pageTextResultSchema, pageTextScript, type PageTextArgument, type PageTextMatch, type PageTextResult } from '../actions/builtin/search-page-script';
-import { fileInputAnswerSchema, fileNamesAnswerSchema, fileNamesScript, findFileInputScript, type FileInputAnswer, type FileNamesAnswer } from '../actions/builtin/upload-file-script';
+import { fieldAnswerSchema, fieldValueAnswerSchema } from '../actions/builtin/input-text';
+import { scrollTargetAnswerSchema } from '../actions/builtin/scroll';
+import { pageTextAnswerSchema } from '../actions/builtin/search-page';
+import { fileInputAnswerSchema, fileNamesAnswerSchema } from '../actions/builtin/upload-file';
+import type { ClickTargetAnswer } from '../dom/page/actions/click';
+import type { DropdownAnswer, DropdownOption, DropdownRequest, SelectNativeAnswer, SelectNativeRequest } from '../dom/page/actions/dropdown';
+import type { ExtractHtmlOptions, ExtractHtmlResult } from '../dom/page/actions/extract-html';
+import type { FieldAnswer, FieldValueAnswer } from '../dom/page/actions/input';
+import type { PageTextAnswer, PageTextMatch, PageTextRequest } from '../dom/page/actions/page-text';
+import type { ReactionAnswer } from '../dom/page/actions/reaction';
+import type { ScrollTargetAnswer, ScrollTargetRequest } from '../dom/page/actions/scroll';
+import type { FileInputAnswer, FileNamesAnswer } from '../dom/page/actions/upload';
+import { runtimeScriptId, type RuntimeMethodName } from '../dom/page-runtime';
+import { BrowserError } from '../errors';
 import type { FakeElement } from './fake-browser-driver';
 
 /** An element of a loaded fake document, with the state the page gives it. */
@@ -49,7 +48,7 @@ export interface LoadedDocument {
   pixelsBelow: number;
 }
 
-/** What a page script sees of its tab: the document, and whether there is an earlier page. */
+/** What a runtime method sees of its tab: the document, and whether there is an earlier page. */
 export interface FakeFrame {
   readonly document: LoadedDocument;
   readonly canGoBack: boolean;
@@ -61,10 +60,7 @@ export interface FakeFrame {
  */
 const fakeViewportHeight = 720;
 
-/** Not exported by navigation.ts, which keeps the script private; the id is the contract. */
-const canGoBackScriptId = 'plannav.can-go-back@1';
-
-/** HTML input types that take typed text, as the field-inspect script counts them. */
+/** HTML input types that take typed text, as the page's inspectField counts them. */
 const textTypes = new Set(['', 'text', 'search', 'email', 'url', 'tel', 'password', 'number', 'date', 'time', 'datetime-local', 'month', 'week', 'range', 'color']);
 
 const collapse = (text: string): string => text.replace(/\s+/g, ' ').trim();
@@ -110,19 +106,19 @@ function loadedElements(document: LoadedDocument): LoadedElement[] {
   return document.items.filter((item): item is LoadedElement => typeof item !== 'string');
 }
 
-/** The element an element script names, or why it is stale (the real scripts' two reasons). */
+/** The element an element method names, or why it is stale (the page runtime's two reasons). */
 function findElement(document: LoadedDocument, elementId: string): LoadedElement | string {
   if (!elementId.startsWith(`${document.token}-`)) return 'the page has loaded a new document since';
   return loadedElements(document).find((item) => item.elementId === elementId) ?? 'it was removed from the page';
 }
 
 /**
- * Checks an answer against its script's schema: an answer the actions would refuse as malformed
+ * Checks an answer against its method's schema: an answer the actions would refuse as malformed
  * is a defect of this fake, and should say so rather than look like a page problem.
  */
-function checked<T>(scriptId: string, schema: z.ZodType<T>, answer: T): T {
+function checked<T>(method: RuntimeMethodName, schema: z.ZodType<T>, answer: T): T {
   const parsed = schema.safeParse(answer);
-  if (!parsed.success) throw new Error(`FakeBrowserDriver answered ${scriptId} with something its schema refuses: ${parsed.error.message}`);
+  if (!parsed.success) throw new Error(`FakeBrowserDriver answered the page runtime's ${method} with something its schema refuses: ${parsed.error.message}`);
   return answer;
 }
 
@@ -191,7 +187,7 @@ function fieldValue(frame: FakeFrame, argument: ElementArgument): FieldValueAnsw
   return { status: 'ok', value: secret ? null : value.slice(0, 100_000), length: value.length };
 }
 
-function readDropdown(frame: FakeFrame, argument: DropdownArgument): DropdownAnswer {
+function readDropdown(frame: FakeFrame, argument: DropdownRequest): DropdownAnswer {
   const loaded = findElement(frame.document, argument.elementId);
   if (typeof loaded === 'string') return { status: 'stale', reason: loaded };
   const element = loaded.element;
@@ -227,7 +223,7 @@ function readDropdown(frame: FakeFrame, argument: DropdownArgument): DropdownAns
   return { status: 'ok', kind: trigger ? 'closed' : 'none', multiple: false, options: [], total: 0, display, description, within: false };
 }
 
-function selectNative(frame: FakeFrame, argument: SelectNativeArgument): SelectNativeAnswer {
+function selectNative(frame: FakeFrame, argument: SelectNativeRequest): SelectNativeAnswer {
   const loaded = findElement(frame.document, argument.elementId);
   if (typeof loaded === 'string') return { status: 'stale', reason: loaded };
   if (loaded.element.tag !== 'select') return { status: 'ok', selected: [] };
@@ -244,7 +240,7 @@ interface TextLine {
   readonly tag: string;
 }
 
-/** The page's visible text, one line per item: text lines and element texts; form fields show none (as in the real script). */
+/** The page's visible text, one line per item: text lines and element texts; form fields show none (as on a real page). */
 function pageText(document: LoadedDocument, maxChars: number): { text: string; lines: TextLine[]; truncated: boolean } {
   const lines: TextLine[] = [];
   let text = '';
@@ -259,7 +255,7 @@ function pageText(document: LoadedDocument, maxChars: number): { text: string; l
   return { text, lines, truncated: false };
 }
 
-function searchPageText(frame: FakeFrame, argument: PageTextArgument): PageTextResult {
+function searchPageText(frame: FakeFrame, argument: PageTextRequest): PageTextAnswer {
   const document = frame.document;
   const { text, lines, truncated } = pageText(document, argument.maxTextChars);
   const pattern = new RegExp(argument.source, argument.flags.includes('g') ? argument.flags : `${argument.flags}g`);
@@ -306,7 +302,7 @@ function searchPageText(frame: FakeFrame, argument: PageTextArgument): PageTextR
   return { total, matches, truncated, incomplete, scrolledTo };
 }
 
-function scrollTarget(frame: FakeFrame, argument: ScrollTargetArgument): ScrollTargetResult {
+function scrollTarget(frame: FakeFrame, argument: ScrollTargetRequest): ScrollTargetAnswer {
   const document = frame.document;
   if (argument.elementId !== null) {
     const loaded = findElement(document, argument.elementId);
@@ -344,7 +340,7 @@ function fileNames(frame: FakeFrame, argument: ElementArgument): FileNamesAnswer
 const escapeText = (text: string): string => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 const escapeAttribute = (text: string): string => escapeText(text).replace(/"/g, '&quot;');
 
-/** A link's absolute URL, as the real script keeps it: web and mail schemes only. */
+/** A link's absolute URL, as the page runtime keeps it: web and mail schemes only. */
 function absoluteUrl(href: string, base: string): string | undefined {
   try {
     const url = new URL(href, base);
@@ -354,7 +350,7 @@ function absoluteUrl(href: string, base: string): string | undefined {
   }
 }
 
-/** One element as the extraction HTML shows it: links with their URL, fields as bracketed text like the real script writes them. */
+/** One element as the extraction HTML shows it: links with their URL, fields as bracketed text as the page runtime writes them. */
 function elementHtml(loaded: LoadedElement, base: string): string {
   const element = loaded.element;
   const text = escapeText(collapse(shownText(loaded)));
@@ -399,17 +395,38 @@ function extractHtml(frame: FakeFrame, options: ExtractHtmlOptions): ExtractHtml
 
 type Answer = (frame: FakeFrame, argument: never) => unknown;
 
-/** The answer to each page script the fake runs, by script id; each answer is checked against the script's schema. */
-export const fakePageScripts: ReadonlyMap<string, Answer> = new Map<string, Answer>([
-  [clickTargetScript.id, (frame, argument: ElementArgument) => checked(clickTargetScript.id, clickTargetAnswerSchema, clickTarget(frame, argument))],
-  [inspectFieldScript.id, (frame, argument: ElementArgument) => checked(inspectFieldScript.id, fieldAnswerSchema, inspectField(frame, argument))],
-  [fieldValueScript.id, (frame, argument: ElementArgument) => checked(fieldValueScript.id, fieldValueAnswerSchema, fieldValue(frame, argument))],
-  [readDropdownScript.id, (frame, argument: DropdownArgument) => checked(readDropdownScript.id, dropdownAnswerSchema, readDropdown(frame, argument))],
-  [selectNativeScript.id, (frame, argument: SelectNativeArgument) => checked(selectNativeScript.id, selectNativeAnswerSchema, selectNative(frame, argument))],
-  [pageTextScript.id, (frame, argument: PageTextArgument) => checked(pageTextScript.id, pageTextResultSchema, searchPageText(frame, argument))],
-  [scrollTargetScript.id, (frame, argument: ScrollTargetArgument) => checked(scrollTargetScript.id, scrollTargetResultSchema, scrollTarget(frame, argument))],
-  [findFileInputScript.id, (frame, argument: ElementArgument) => checked(findFileInputScript.id, fileInputAnswerSchema, findFileInput(frame, argument))],
-  [fileNamesScript.id, (frame, argument: ElementArgument) => checked(fileNamesScript.id, fileNamesAnswerSchema, fileNames(frame, argument))],
-  [extractHtmlScript.id, (frame, argument: ExtractHtmlOptions) => extractHtml(frame, argument)],
-  [canGoBackScriptId, (frame) => frame.canGoBack],
-]);
+/**
+ * A method the fake cannot act out: it answers with an error naming the method, never with an
+ * answer a real page would not give.
+ */
+function unsupported(method: RuntimeMethodName, why: string): Answer {
+  return () => {
+    throw new BrowserError(`FakeBrowserDriver cannot run the page runtime's ${method}: ${why}.`);
+  };
+}
+
+/** Fake pages change only through click handlers and updateContent, never on their own after typing. */
+const noReaction: ReactionAnswer = { outcome: 'unchanged', waitedMs: 0 };
+
+/** The action methods of the page runtime as the fake answers them; each answer is checked against the action's schema. */
+const actionAnswers: { readonly [M in RuntimeMethodName]?: Answer } = {
+  clickTarget: (frame, argument: ElementArgument) => checked('clickTarget', clickTargetAnswerSchema, clickTarget(frame, argument)),
+  inspectField: (frame, argument: ElementArgument) => checked('inspectField', fieldAnswerSchema, inspectField(frame, argument)),
+  fieldValue: (frame, argument: ElementArgument) => checked('fieldValue', fieldValueAnswerSchema, fieldValue(frame, argument)),
+  awaitReaction: () => noReaction,
+  readDropdown: (frame, argument: DropdownRequest) => checked('readDropdown', dropdownAnswerSchema, readDropdown(frame, argument)),
+  selectNative: (frame, argument: SelectNativeRequest) => checked('selectNative', selectNativeAnswerSchema, selectNative(frame, argument)),
+  pageText: (frame, argument: PageTextRequest) => checked('pageText', pageTextAnswerSchema, searchPageText(frame, argument)),
+  scrollTarget: (frame, argument: ScrollTargetRequest) => checked('scrollTarget', scrollTargetAnswerSchema, scrollTarget(frame, argument)),
+  scrollFrameIntoView: unsupported('scrollFrameIntoView', 'fake pages have no inner frames'),
+  findFileInput: (frame, argument: ElementArgument) => checked('findFileInput', fileInputAnswerSchema, findFileInput(frame, argument)),
+  fileNames: (frame, argument: ElementArgument) => checked('fileNames', fileNamesAnswerSchema, fileNames(frame, argument)),
+  extractHtml: (frame, argument: ExtractHtmlOptions) => extractHtml(frame, argument),
+  canGoBack: (frame) => frame.canGoBack,
+  hasFocus: unsupported('hasFocus', 'fake pages have no keyboard focus'),
+};
+
+/** The answer to each action method of the page runtime, by the id of the script that calls it. */
+export const fakePageScripts: ReadonlyMap<string, Answer> = new Map(
+  Object.entries(actionAnswers).map(([method, answer]) => [runtimeScriptId(method as RuntimeMethodName), answer as Answer]),
+);

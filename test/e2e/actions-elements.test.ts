@@ -13,7 +13,6 @@ import { uploadFileAction } from '../../src/actions/builtin/upload-file';
 import { ActionRegistry } from '../../src/actions/registry';
 import type { ActionResult } from '../../src/actions/types';
 import type { PageState } from '../../src/browser/page-state';
-import type { BrowserDriver } from '../../src/browser/types';
 import { RequestCancelledError } from '../../src/errors';
 import { liveContext, type LiveContextOptions } from './action-helpers';
 import { capture, indexWith, lineWith, startBrowser, type BrowserFixture } from './snapshot-helpers';
@@ -318,10 +317,10 @@ describe('input_text', () => {
     const controller = new AbortController();
     let abortedAt = 0;
     // The abort comes right after the text is in the field, while the action waits for suggestions.
-    const driver = new Proxy(fixture.driver as BrowserDriver, {
+    const driver = new Proxy(fixture.driver, {
       get(target, key) {
         if (key === 'fill') {
-          return async (...args: Parameters<BrowserDriver['fill']>) => {
+          return async (...args: Parameters<typeof target.fill>) => {
             await target.fill(...args);
             setTimeout(() => {
               abortedAt = Date.now();

@@ -3,6 +3,7 @@
 import type { ActionContext, HumanAnswer } from '../../src/actions/types';
 import type { PageState } from '../../src/browser/page-state';
 import type { BrowserDriver } from '../../src/browser/types';
+import { resolveDriver } from '../../src/dom/driver-defaults';
 import { ActionError, URLNotAllowedError } from '../../src/errors';
 import type { LLMClient } from '../../src/llm/types';
 import { FakeBrowserDriver } from '../../src/testing/fake-browser-driver';
@@ -28,7 +29,7 @@ export interface TestContextOptions {
 
 export function testActionContext(options: TestContextOptions = {}): ActionContext {
   return {
-    driver: options.driver ?? new FakeBrowserDriver(),
+    driver: resolveDriver(options.driver ?? new FakeBrowserDriver()),
     state: options.state,
     signal: options.signal ?? new AbortController().signal,
     extractionLLM: options.extractionLLM ?? new ScriptedLLM(),

@@ -5,9 +5,15 @@ import { z } from 'zod';
 import type { ClickResult } from '../../browser/types';
 import { ActionError } from '../../errors';
 import { defineAction } from '../define-action';
-import { clickTargetAnswerSchema, clickTargetScript } from './click-element-script';
+import type { ClickTargetAnswer } from '../../dom/page/actions/click';
 import { describeDropdown, readDropdown } from './dropdown';
-import { describeMove, elementArgument, quoted, runElementScript, staleElementError, whereabouts } from './element-script';
+import { describeMove, elementArgument, quoted, runElementScript, staleAnswerSchema, staleElementError, whereabouts } from './element-script';
+
+/** Validates what the page says the element is (the page controls the JSON it sends back). */
+export const clickTargetAnswerSchema: z.ZodType<ClickTargetAnswer> = z.discriminatedUnion('status', [
+  staleAnswerSchema,
+  z.object({ status: z.literal('ok'), kind: z.enum(['select', 'file', 'other']), description: z.string().max(500) }),
+]);
 
 /** What the model should know about how the click reached the element. */
 function describeClick(result: ClickResult | void): string {
@@ -32,7 +38,7 @@ export const clickElementAction = defineAction({
   handler: async ({ index }, context) => {
     const action = 'click_element';
     const ref = context.element(index);
-    const target = await runElementScript(context, ref.frameId, clickTargetScript, elementArgument(ref), clickTargetAnswerSchema);
+    const target = await runElementScript(context, ref.frameId, 'clickTarget', elementArgument(ref), clickTargetAnswerSchema);
     if (target.status === 'stale') throw staleElementError(action, ref, target.reason);
     if (target.kind === 'select') {
       const answer = await readDropdown(context, action, ref);

@@ -6,9 +6,39 @@ import type { ElementRef } from '../../browser/types';
 import { ActionError } from '../../errors';
 import { sleep } from '../../util/abort';
 import { defineAction } from '../define-action';
+import type { DropdownAnswer, DropdownOption, SelectNativeAnswer } from '../../dom/page/actions/dropdown';
 import type { ActionContext, ActionResult } from '../types';
-import { dropdownAnswerSchema, readDropdownScript, selectNativeAnswerSchema, selectNativeScript, type DropdownAnswer, type DropdownOption } from './dropdown-script';
-import { describeMove, elementArgument, quoted, runElementScript, staleElementError, whereabouts } from './element-script';
+import { describeMove, elementArgument, quoted, runElementScript, staleAnswerSchema, staleElementError, whereabouts } from './element-script';
+
+const optionSchema = z.object({
+  text: z.string().max(2000),
+  value: z.string().max(2000).nullable(),
+  selected: z.boolean(),
+  disabled: z.boolean(),
+  group: z.string().max(2000).nullable(),
+  elementId: z.string().max(200).nullable(),
+});
+
+/** Validates what the page says of a dropdown (the page controls the JSON it sends back). */
+export const dropdownAnswerSchema: z.ZodType<DropdownAnswer> = z.discriminatedUnion('status', [
+  staleAnswerSchema,
+  z.object({
+    status: z.literal('ok'),
+    kind: z.enum(['native', 'datalist', 'aria', 'closed', 'none']),
+    multiple: z.boolean(),
+    options: z.array(optionSchema).max(500),
+    total: z.number().int().nonnegative(),
+    display: z.string().max(2000),
+    description: z.string().max(500),
+    within: z.boolean(),
+  }),
+]);
+
+/** Validates what the page says a multiple select holds after the change. */
+export const selectNativeAnswerSchema: z.ZodType<SelectNativeAnswer> = z.discriminatedUnion('status', [
+  staleAnswerSchema,
+  z.object({ status: z.literal('ok'), selected: z.array(z.string().max(2000)).max(500) }),
+]);
 
 /** A dropdown as read from the page. */
 type OpenAnswer = Extract<DropdownAnswer, { status: 'ok' }>;
@@ -29,7 +59,7 @@ export async function readDropdown(
   const answer = await runElementScript(
     context,
     ref.frameId,
-    readDropdownScript,
+    'readDropdown',
     { ...elementArgument(ref), register: options.register ?? false, anyVisible: options.anyVisible ?? false, filter: options.filter ?? null },
     dropdownAnswerSchema,
   );
@@ -193,7 +223,7 @@ export const selectDropdownOptionAction = defineAction({
       if (!answer.multiple) {
         await context.driver.selectOption(ref, chosen[0] ?? '', { signal: context.signal });
       } else {
-        const result = await runElementScript(context, ref.frameId, selectNativeScript, { ...elementArgument(ref), indices: positions }, selectNativeAnswerSchema);
+        const result = await runElementScript(context, ref.frameId, 'selectNative', { ...elementArgument(ref), indices: positions }, selectNativeAnswerSchema);
         if (result.status === 'stale') throw staleElementError(action, ref, result.reason);
         await context.driver.waitForSettled({ signal: context.signal });
       }

@@ -1,20 +1,24 @@
-// What the element actions share on the Node side: running their page scripts with the task's
-// signal, checking the answers (the page controls what comes back), the stale-element error, and
-// telling whether an action moved the browser to another page or tab.
+// What the element actions share on the Node side: calling their page-runtime methods with the
+// task's signal, checking the answers (the page controls what comes back), the stale-element
+// error, and telling whether an action moved the browser to another page or tab.
 
-import type { z } from 'zod';
-import type { ElementRef, PageScript } from '../../browser/types';
+import { z } from 'zod';
+import type { ElementRef } from '../../browser/types';
 import { readBaseline, type PageBaseline } from '../../dom/page-changes';
+import { callRuntime, runtimeScriptId, type RuntimeArgument, type RuntimeMethodName } from '../../dom/page-runtime';
 import { ActionError, BrowserError } from '../../errors';
 import type { ActionContext } from '../types';
 
-/** What every element page script is given: the element the model meant. */
+/** What every element method of the page runtime is given: the element the model meant. */
 export interface ElementArgument {
   /** The snapshot's id of the element. */
   readonly elementId: string;
   /** Its selector, used only when the page lost the snapshot's element map. */
   readonly selector: string | null;
 }
+
+/** Validates the answer of an element method whose element has gone (the page controls the JSON it sends back). */
+export const staleAnswerSchema = z.object({ status: z.literal('stale'), reason: z.string().max(200) });
 
 /** The argument that finds `ref` in its page. */
 export function elementArgument(ref: ElementRef): ElementArgument {
@@ -28,19 +32,19 @@ export function staleElementError(action: string, ref: ElementRef, reason?: stri
 }
 
 /**
- * Runs a page script in the element's frame and parses its answer with `schema`.
+ * Calls a page-runtime method in the element's frame and parses its answer with `schema`.
  * @throws `BrowserError` (recoverable) when the answer is malformed.
  */
-export async function runElementScript<TArg, TResult>(
+export async function runElementScript<M extends RuntimeMethodName, TResult>(
   context: ActionContext,
   frameId: string,
-  script: PageScript<TArg, unknown>,
-  argument: TArg,
+  method: M,
+  argument: RuntimeArgument<M>,
   schema: z.ZodType<TResult>,
 ): Promise<TResult> {
-  const raw = await context.driver.evaluate(frameId, script, argument, { signal: context.signal });
+  const raw = await callRuntime(context.driver, frameId, method, argument, { signal: context.signal });
   const parsed = schema.safeParse(raw);
-  if (!parsed.success) throw new BrowserError(`The page returned a malformed answer to ${script.id}; read the page again.`, { retryable: true });
+  if (!parsed.success) throw new BrowserError(`The page returned a malformed answer to ${runtimeScriptId(method)}; read the page again.`, { retryable: true });
   return parsed.data;
 }
 

@@ -2,13 +2,14 @@ import { testActionContext } from '../../../test/helpers/action-context';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import type { CallOptions, FrameInfo, PageScript } from '../../browser/types';
+import type { ExtractHtmlResult } from '../../dom/page/actions/extract-html';
+import { runtimeScriptId } from '../../dom/page-runtime';
 import { BrowserError, ChatModelAuthError, ConfigError, RequestCancelledError } from '../../errors';
 import { FakeBrowserDriver } from '../../testing/fake-browser-driver';
 import { ScriptedLLM, type ScriptedRequest, type ScriptedResponse } from '../../testing/scripted-llm';
 import { ActionRegistry } from '../registry';
 import type { ActionContext } from '../types';
 import { extractContentAction } from './extract-content';
-import { extractHtmlScript, type ExtractHtmlResult } from './extract-content-script';
 
 /** A page as the stub driver serves it: the top frame's HTML and optional child frames. */
 interface StubFrame {
@@ -16,7 +17,7 @@ interface StubFrame {
   readonly result: ExtractHtmlResult | Error | unknown;
 }
 
-/** A fake browser whose frames answer the extraction script with fixed HTML. */
+/** A fake browser whose frames answer the page runtime's extractHtml with fixed HTML. */
 class StubDriver extends FakeBrowserDriver {
   readonly evaluated: string[] = [];
 
@@ -29,7 +30,7 @@ class StubDriver extends FakeBrowserDriver {
   }
 
   override async evaluate<TArg, TResult>(frameId: string, script: PageScript<TArg, TResult>, _arg: TArg, options?: CallOptions): Promise<TResult> {
-    if (script.id !== extractHtmlScript.id) throw new Error(`unexpected script ${script.id}`);
+    if (script.id !== runtimeScriptId('extractHtml')) throw new Error(`unexpected script ${script.id}`);
     if (options?.signal?.aborted) throw new RequestCancelledError();
     this.evaluated.push(frameId);
     const frame = this.stubFrames[Number(frameId.replace('frame-', ''))];
@@ -151,10 +152,10 @@ describe('extract_content: one part', () => {
   it('reports a malformed page result as a recoverable browser error', async () => {
     const driver = new StubDriver([{ info: { url: pageUrl }, result: { html: 42 } }]);
     const result = await registry.run('extract_content', { goal: 'x' }, contextFor(driver, new ScriptedLLM()));
-    expect(result.error).toBe('The page returned a malformed result for plannav.extract-html@1.');
+    expect(result.error).toBe('The page returned a malformed result for plannav.runtime/extractHtml.');
   });
 
-  it('says the page is cut when the page script stopped early', async () => {
+  it('says the page is cut when extractHtml in the page stopped early', async () => {
     const driver = new StubDriver([{ info: { url: pageUrl }, result: page('<p>Start of a huge page</p>', { truncated: true }) }]);
     const result = await registry.run('extract_content', { goal: 'x' }, contextFor(driver, new ScriptedLLM({ responses: [answer('found')] })));
     expect(result.extractedContent).toContain('The page is too long to read in full: its end is missing.');

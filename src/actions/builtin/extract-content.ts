@@ -3,6 +3,8 @@
 
 import { z } from 'zod';
 import type { FrameInfo } from '../../browser/types';
+import type { ExtractHtmlResult } from '../../dom/page/actions/extract-html';
+import { callRuntime, runtimeScriptId } from '../../dom/page-runtime';
 import { ActionError, BrowserError, ConfigError, isFatalError, RequestCancelledError } from '../../errors';
 import { generateObject, type ModelRetryOptions } from '../../llm/generate-object';
 import { toModelJsonSchema, type JSONSchema } from '../../llm/json-schema';
@@ -12,7 +14,6 @@ import { throwIfAborted } from '../../util/abort';
 import { defineAction } from '../define-action';
 import { chunkMarkdown, cutAt, htmlToMarkdown, type MarkdownChunk } from '../markdown';
 import type { Action, ActionContext } from '../types';
-import { extractHtmlScript, type ExtractHtmlResult } from './extract-content-script';
 
 /** Options of {@link extractContentAction}. @public */
 export interface ExtractContentOptions {
@@ -148,7 +149,7 @@ interface PageText {
 
 function checkedPageResult(value: unknown): ExtractHtmlResult {
   const parsed = pageResultSchema.safeParse(value);
-  if (!parsed.success) throw new BrowserError(`The page returned a malformed result for ${extractHtmlScript.id}.`, { retryable: true });
+  if (!parsed.success) throw new BrowserError(`The page returned a malformed result for ${runtimeScriptId('extractHtml')}.`, { retryable: true });
   const { html } = parsed.data;
   return html.length > maxHtmlChars ? { ...parsed.data, html: html.slice(0, maxHtmlChars), truncated: true } : parsed.data;
 }
@@ -167,7 +168,7 @@ async function readPage(context: ActionContext, includeLinks: boolean): Promise<
   const frames = await context.driver.frames(options);
   const top = frames[0];
   if (!top) throw new BrowserError('The browser has no page to read.');
-  const main = checkedPageResult(await context.driver.evaluate(top.id, extractHtmlScript, scriptOptions, options));
+  const main = checkedPageResult(await callRuntime(context.driver, top.id, 'extractHtml', scriptOptions, options));
   const sections = [htmlToMarkdown(main.html, { includeLinks })];
   let truncated = main.truncated;
   let unreadFrames = 0;
@@ -175,7 +176,7 @@ async function readPage(context: ActionContext, includeLinks: boolean): Promise<
     throwIfAborted(context.signal);
     let result: ExtractHtmlResult;
     try {
-      result = checkedPageResult(await context.driver.evaluate(frame.id, extractHtmlScript, scriptOptions, options));
+      result = checkedPageResult(await callRuntime(context.driver, frame.id, 'extractHtml', scriptOptions, options));
     } catch (error) {
       if (RequestCancelledError.isInstance(error) || context.signal.aborted) throw error;
       unreadFrames++;

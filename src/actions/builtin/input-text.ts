@@ -1,21 +1,72 @@
 // The `input_text` action: replaces a field's text, turning dates, times and numbers into the
-// input's own format, then reports what the field kept and which suggestions appeared.
+// input's own format, waits for the page to react, then reports what the field kept and which
+// suggestions appeared.
 
 import { z } from 'zod';
 import type { ElementRef } from '../../browser/types';
-import { ActionError } from '../../errors';
+import type { FieldAnswer, FieldValueAnswer } from '../../dom/page/actions/input';
+import { callRuntime } from '../../dom/page-runtime';
+import { ActionError, isFatalError } from '../../errors';
 import { sleep } from '../../util/abort';
 import { normaliseInputValue } from '../input-formats';
 import { defineAction } from '../define-action';
 import type { ActionContext } from '../types';
 import { formatOptions, readDropdown } from './dropdown';
-import { elementArgument, quoted, runElementScript, staleElementError } from './element-script';
-import { fieldAnswerSchema, fieldValueAnswerSchema, fieldValueScript, inspectFieldScript } from './input-text-script';
+import { elementArgument, quoted, runElementScript, staleAnswerSchema, staleElementError } from './element-script';
+
+/** Validates what the page says the field is (the page controls the JSON it sends back). */
+export const fieldAnswerSchema: z.ZodType<FieldAnswer> = z.discriminatedUnion('status', [
+  staleAnswerSchema,
+  z.object({
+    status: z.literal('ok'),
+    kind: z.enum(['value', 'content', 'select', 'toggle', 'file', 'button', 'none']),
+    type: z.string().max(40),
+    tagName: z.string().max(40),
+    description: z.string().max(500),
+    targetId: z.string().max(200).nullable(),
+    suggestions: z.boolean(),
+    password: z.boolean(),
+    readOnly: z.boolean(),
+    disabled: z.boolean(),
+    maxLength: z.number().int().nullable(),
+  }),
+]);
+
+/** Validates the value the page says the field holds. */
+export const fieldValueAnswerSchema: z.ZodType<FieldValueAnswer> = z.discriminatedUnion('status', [
+  staleAnswerSchema,
+  z.object({ status: z.literal('ok'), value: z.string().max(100_000).nullable(), length: z.number().int().nonnegative() }),
+]);
 
 const action = 'input_text';
-/** How long suggestions may take to appear after typing (debounced searches included). */
+/** How long an ARIA suggestion list may take to appear after typing (debounced searches included). */
 const suggestionWaitMs = 1500;
 const pollMs = 100;
+/**
+ * The wait for the page's reaction to typing, in milliseconds: the first change must come within
+ * `firstChangeMs` (debounced widgets such as jQuery UI's autocomplete wait 300 ms, slower services
+ * more), then the DOM must stay unchanged for `quietMs`; a page that never stops changing (a
+ * ticker) ends the wait at `maxMs`.
+ */
+export const reactionWait = { firstChangeMs: 700, quietMs: 150, maxMs: 2500 } as const;
+/** Time beyond `maxMs` the driver's call may take (the round trip) before it is given up. */
+const reactionCallMarginMs = 1000;
+
+/**
+ * Waits for the page to react to the typing, whatever the field's markup: suggestions of a plain
+ * input are then in the page when the Navigator reads it next. A failed wait (the page navigated,
+ * the frame went away) is no failure of the typing.
+ */
+async function awaitReaction(context: ActionContext, target: ElementRef): Promise<void> {
+  try {
+    await callRuntime(context.driver, target.frameId, 'awaitReaction', { ...elementArgument(target), ...reactionWait }, {
+      signal: context.signal,
+      timeout: reactionWait.maxMs + reactionCallMarginMs,
+    });
+  } catch (error) {
+    if (context.signal.aborted || isFatalError(error)) throw error;
+  }
+}
 
 /** The options of a suggestion list, as one signature, to tell a list that appeared from one that was already there. */
 async function suggestionSignature(context: ActionContext, ref: ElementRef): Promise<string> {
@@ -24,11 +75,10 @@ async function suggestionSignature(context: ActionContext, ref: ElementRef): Pro
 }
 
 /**
- * Waits (bounded, cancellable) for a suggestion list that was not there before typing; returns
- * its option texts and count, or undefined when none appeared.
+ * Waits (until `deadline`, cancellable) for a suggestion list that was not there before typing;
+ * returns its option texts and count, or undefined when none appeared.
  */
-async function waitForSuggestions(context: ActionContext, ref: ElementRef, before: string): Promise<{ texts: string; total: number } | undefined> {
-  const deadline = Date.now() + suggestionWaitMs;
+async function waitForSuggestions(context: ActionContext, ref: ElementRef, before: string, deadline: number): Promise<{ texts: string; total: number } | undefined> {
   // Bounded by the deadline; the pass cap only guards against a clock that stands still.
   for (let pass = 0; pass <= suggestionWaitMs / pollMs; pass++) {
     const answer = await readDropdown(context, action, ref, { anyVisible: true });
@@ -60,7 +110,7 @@ export const inputTextAction = defineAction({
   }),
   handler: async ({ index, text }, context) => {
     const ref = context.element(index);
-    const field = await runElementScript(context, ref.frameId, inspectFieldScript, elementArgument(ref), fieldAnswerSchema);
+    const field = await runElementScript(context, ref.frameId, 'inspectField', elementArgument(ref), fieldAnswerSchema);
     if (field.status === 'stale') throw staleElementError(action, ref, field.reason);
     const name = `element ${index} (${field.description})`;
     const subject = `Element ${index} (${field.description})`;
@@ -90,8 +140,10 @@ export const inputTextAction = defineAction({
     const before = listSuggestions ? await suggestionSignature(context, target) : '';
 
     await context.driver.fill(target, value, { signal: context.signal });
+    const typedAt = Date.now();
+    await awaitReaction(context, target);
 
-    const kept = await runElementScript(context, target.frameId, fieldValueScript, elementArgument(target), fieldValueAnswerSchema);
+    const kept = await runElementScript(context, target.frameId, 'fieldValue', elementArgument(target), fieldValueAnswerSchema);
     if (kept.status === 'stale') {
       return { extractedContent: `Typed into ${name}; the page then replaced the field (it may have moved on).`, includeInMemory: true, stopSequence: true };
     }
@@ -120,7 +172,7 @@ export const inputTextAction = defineAction({
           stopSequence = true;
         }
       } else {
-        const appeared = await waitForSuggestions(context, target, before);
+        const appeared = await waitForSuggestions(context, target, before, typedAt + suggestionWaitMs);
         if (appeared) {
           parts.push(`${appeared.total} suggestion${appeared.total === 1 ? '' : 's'} appeared:\n${appeared.texts}\nClick one (read the page for their indices) if the field needs a choice from the list.`);
           stopSequence = true;

@@ -2,7 +2,8 @@
 // passes the task's URL policy first; a site that will not load is an answer, never a crash.
 
 import { z } from 'zod';
-import type { PageScript, TabInfo } from '../../browser/types';
+import type { TabInfo } from '../../browser/types';
+import { callRuntime } from '../../dom/page-runtime';
 import { ActionError, isFatalError, PlannavError, URLNotAllowedError } from '../../errors';
 import { defineAction } from '../define-action';
 import type { ActionContext, ActionResult } from '../types';
@@ -148,18 +149,6 @@ export const goToUrlAction = defineAction({
   },
 });
 
-/* v8 ignore start -- runs inside the page */
-function runCanGoBack(): boolean | null {
-  // The Navigation API knows the tab's own entries; without it, history.length cannot tell back from forward.
-  const navigation = (window as unknown as { navigation?: { canGoBack?: unknown } }).navigation;
-  if (navigation && typeof navigation.canGoBack === 'boolean') return navigation.canGoBack;
-  return history.length > 1 ? null : false;
-}
-/* v8 ignore stop */
-
-/** Whether the top document has an earlier history entry: `null` when the page cannot tell. */
-const canGoBackScript: PageScript<null, boolean | null> = { id: 'plannav.can-go-back@1', run: runCanGoBack };
-
 /** Goes back to the previous page of the active tab. */
 export const goBackAction = defineAction({
   name: 'go_back',
@@ -173,7 +162,7 @@ export const goBackAction = defineAction({
       const frames = await context.driver.frames(options);
       const top = frames.find((frame) => frame.parentId === undefined);
       if (top) {
-        const answer: unknown = await context.driver.evaluate(top.id, canGoBackScript, null, options);
+        const answer: unknown = await callRuntime(context.driver, top.id, 'canGoBack', undefined, options);
         canGoBack = typeof answer === 'boolean' ? answer : null;
       }
     } catch (error) {

@@ -3,11 +3,21 @@
 
 import { z } from 'zod';
 import type { FrameInfo } from '../../browser/types';
+import type { PageTextAnswer, PageTextRequest } from '../../dom/page/actions/page-text';
+import { callRuntime } from '../../dom/page-runtime';
 import { ActionError } from '../../errors';
 import { wrapUntrustedContent } from '../../prompts/state-message';
 import { defineAction } from '../define-action';
 import type { ActionContext } from '../types';
-import { pageTextResultSchema, pageTextScript, type PageTextArgument, type PageTextResult } from './search-page-script';
+
+/** Validates what the page found in its text (the page controls the JSON it sends back). */
+export const pageTextAnswerSchema: z.ZodType<PageTextAnswer> = z.object({
+  total: z.number().int().nonnegative(),
+  matches: z.array(z.object({ text: z.string(), before: z.string(), after: z.string() })).max(1000),
+  truncated: z.boolean(),
+  incomplete: z.boolean(),
+  scrolledTo: z.string().max(200).nullable(),
+});
 
 /** The page text read per frame at most, in characters. */
 export const maxPageTextChars = 300_000;
@@ -18,7 +28,7 @@ const maxListingChars = 20_000;
 /** The longest pattern accepted. */
 const maxPatternLength = 500;
 
-/** A pattern as the page script takes it. */
+/** A pattern as the page's text search takes it. */
 export interface TextPattern {
   readonly source: string;
   readonly flags: string;
@@ -128,7 +138,7 @@ export function plainTextPattern(text: string): string {
 }
 
 /**
- * The pattern the page script runs. Plain text is escaped; a regular expression is compiled here
+ * The pattern the page's text search runs. Plain text is escaped; a regular expression is compiled here
  * first (a syntax error is the model's to fix) and refused when it could backtrack for ever.
  * @throws `ActionError` (recoverable) for an invalid or dangerous regular expression.
  */
@@ -174,17 +184,17 @@ export async function visibleFrames(context: ActionContext): Promise<FrameInfo[]
   });
 }
 
-/** The frame's answer to the page-text script, validated; `undefined` when the frame is gone. */
-export async function readPageText(action: string, context: ActionContext, frame: FrameInfo, argument: PageTextArgument): Promise<PageTextResult | undefined> {
+/** The frame's answer to the page-text method, validated; `undefined` when the frame is gone. */
+export async function readPageText(action: string, context: ActionContext, frame: FrameInfo, argument: PageTextRequest): Promise<PageTextAnswer | undefined> {
   let raw: unknown;
   try {
-    raw = await context.driver.evaluate(frame.id, pageTextScript, argument, { signal: context.signal });
+    raw = await callRuntime(context.driver, frame.id, 'pageText', argument, { signal: context.signal });
   } catch (error) {
     // The top frame must answer; a child frame that went away while we searched is skipped.
     if (frame.parentId === undefined) throw error;
     return undefined;
   }
-  const parsed = pageTextResultSchema.safeParse(raw);
+  const parsed = pageTextAnswerSchema.safeParse(raw);
   if (!parsed.success) {
     if (frame.parentId === undefined) throw new ActionError(action, 'The page returned a malformed text search result; read the page again.');
     return undefined;

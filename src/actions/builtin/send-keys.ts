@@ -2,7 +2,7 @@
 // focused element, one chord after another. Key names people write are mapped to Playwright's.
 
 import { z } from 'zod';
-import type { PageScript } from '../../browser/types';
+import { callRuntime } from '../../dom/page-runtime';
 import { ActionError, isFatalError } from '../../errors';
 import { defineAction } from '../define-action';
 import type { ActionContext } from '../types';
@@ -88,23 +88,13 @@ export function parseKeys(keys: string): string[] {
   });
 }
 
-/* v8 ignore start -- runs inside the page */
-function runHasFocus(): boolean {
-  const active = document.activeElement;
-  return active !== null && active !== document.body && active !== document.documentElement;
-}
-/* v8 ignore stop */
-
-/** Whether an element of the top document (a frame counts) has the keyboard focus. */
-const hasFocusScript: PageScript<null, boolean> = { id: 'plannav.has-focus@1', run: runHasFocus };
-
 /** Whether some element has the focus; `undefined` when the page cannot tell (an error page, a driver without scripts). */
 async function focusedElementExists(context: ActionContext): Promise<boolean | undefined> {
   try {
     const frames = await context.driver.frames({ signal: context.signal });
     const top = frames.find((frame) => frame.parentId === undefined);
     if (!top) return undefined;
-    const answer: unknown = await context.driver.evaluate(top.id, hasFocusScript, null, { signal: context.signal });
+    const answer: unknown = await callRuntime(context.driver, top.id, 'hasFocus', undefined, { signal: context.signal });
     return typeof answer === 'boolean' ? answer : undefined;
   } catch (error) {
     if (isFatalError(error)) throw error;

@@ -4,8 +4,28 @@
 import { z } from 'zod';
 import { ActionError } from '../../errors';
 import { defineAction } from '../define-action';
-import { elementArgument, quoted, runElementScript, staleElementError } from './element-script';
-import { fileInputAnswerSchema, fileNamesAnswerSchema, fileNamesScript, findFileInputScript } from './upload-file-script';
+import type { FileInputAnswer, FileNamesAnswer } from '../../dom/page/actions/upload';
+import { elementArgument, quoted, runElementScript, staleAnswerSchema, staleElementError } from './element-script';
+
+/** Validates the file input the page found for an element (the page controls the JSON it sends back). */
+export const fileInputAnswerSchema: z.ZodType<FileInputAnswer> = z.discriminatedUnion('status', [
+  staleAnswerSchema,
+  z.object({ status: z.literal('none'), description: z.string().max(500) }),
+  z.object({
+    status: z.literal('ok'),
+    targetId: z.string().max(200).nullable(),
+    via: z.enum(['self', 'label', 'inside', 'ancestor']),
+    multiple: z.boolean(),
+    accept: z.string().max(1000),
+    description: z.string().max(500),
+  }),
+]);
+
+/** Validates the names of the files the page says an input holds. */
+export const fileNamesAnswerSchema: z.ZodType<FileNamesAnswer> = z.discriminatedUnion('status', [
+  staleAnswerSchema,
+  z.object({ status: z.literal('ok'), names: z.array(z.string().max(1000)).max(1000) }),
+]);
 
 /** An absolute path, with `.` and `..` collapsed, and the key it is compared by. */
 export type NormalisedPath =
@@ -119,7 +139,7 @@ export const uploadFileAction = defineAction({
       paths.push(verdict.path);
     }
     const ref = context.element(index);
-    const input = await runElementScript(context, ref.frameId, findFileInputScript, elementArgument(ref), fileInputAnswerSchema);
+    const input = await runElementScript(context, ref.frameId, 'findFileInput', elementArgument(ref), fileInputAnswerSchema);
     if (input.status === 'stale') throw staleElementError(action, ref, input.reason);
     if (input.status === 'none') {
       throw new ActionError(action, `Element ${index} (${input.description}) is no file input and has none inside or around it. Choose the upload field or its button.`);
@@ -129,7 +149,7 @@ export const uploadFileAction = defineAction({
     }
     const target = input.targetId ? { ...ref, elementId: input.targetId, tagName: 'input' } : ref;
     await context.driver.uploadFiles(target, paths, { signal: context.signal });
-    const files = await runElementScript(context, target.frameId, fileNamesScript, elementArgument(target), fileNamesAnswerSchema);
+    const files = await runElementScript(context, target.frameId, 'fileNames', elementArgument(target), fileNamesAnswerSchema);
     const names = files.status === 'ok' ? files.names : paths.map(fileName);
     const where = input.via === 'self' ? `element ${index}` : `the file input of element ${index} (${input.description})`;
     const refused = paths.map(fileName).filter((name) => !accepted(name, input.accept));

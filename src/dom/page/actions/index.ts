@@ -1,0 +1,31 @@
+// The page side of the built-in actions, as runtime methods the core calls by name
+// (`callRuntime(driver, frameId, 'clickTarget', …)`). Only the table: each method lives in its action's module.
+
+import { clickTarget } from './click';
+import { readDropdown, selectNative } from './dropdown';
+import { extractHtml } from './extract-html';
+import { hasFocus } from './focus';
+import { fieldValue, inspectField } from './input';
+import { canGoBack } from './navigation';
+import { pageText } from './page-text';
+import { awaitReaction } from './reaction';
+import { scrollFrameIntoView, scrollTarget } from './scroll';
+import { fileNames, findFileInput } from './upload';
+
+/** The action methods of the page runtime, by name. */
+export const actionMethods = {
+  clickTarget,
+  inspectField,
+  fieldValue,
+  awaitReaction,
+  readDropdown,
+  selectNative,
+  scrollTarget,
+  scrollFrameIntoView,
+  pageText,
+  extractHtml,
+  findFileInput,
+  fileNames,
+  canGoBack,
+  hasFocus,
+};
