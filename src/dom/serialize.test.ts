@@ -155,3 +155,39 @@ describe('ElementIndexer frames and scroll boxes', () => {
     expect(page.text).toBe('[1]<div> /> (scrollable: 120px above, 480px below)');
   });
 });
+
+describe('ElementIndexer link URLs', () => {
+  const longHref = '/catalog/kitchen/drinkware/mugs/blue-ceramic-mug-with-handle-350ml';
+
+  it('shows a long href cut (links.ts), in its place among the attributes', () => {
+    const page = new ElementIndexer().serialize([frame([element('a1', { tagName: 'a', attributes: { title: 'Blue', href: longHref, role: 'link' }, text: 'Blue mug' })])]);
+    expect(page.text).toBe('[1]<a title="Blue" href="/catalog/…/blue…-handle-350ml" role="link">Blue mug />');
+  });
+
+  it('leaves the href out when the link text already is its address, and keeps the line', () => {
+    const page = new ElementIndexer().serialize([
+      frame([element('a1', { tagName: 'a', attributes: { href: '/docs' }, text: 'example.test/docs' }), element('b1')]),
+    ]);
+    expect(page.text.split('\n')).toEqual(['[1]<a>example.test/docs />', '[2]<button>b1 />']);
+    expect(page.elements.size).toBe(2);
+  });
+
+  it('chooses the hrefs over all frames at once: the same relative href of two origins reads absolute', () => {
+    const login = (elementId: string): SnapshotElement => element(elementId, { tagName: 'a', attributes: { href: '/login' }, text: 'Log in' });
+    const page = new ElementIndexer().serialize([
+      frame([login('top')]),
+      { frameId: 'pay', snapshot: { url: 'https://pay.test/form', title: 'Pay', items: [login('inner')], pixelsAbove: 0, pixelsBelow: 0 } },
+    ]);
+    expect(page.text.split('\n')).toEqual([
+      '[1]<a href="https://example.test/login">Log in />',
+      '--- iframe https://pay.test/form ---',
+      '[2]<a href="https://pay.test/login">Log in />',
+      '--- end of iframe ---',
+    ]);
+  });
+
+  it("shows hrefs as the page sent them with links: 'full'", () => {
+    const items = [element('a1', { tagName: 'a', attributes: { href: `${longHref}?utm_source=x` }, text: 'example.test/docs' })];
+    expect(new ElementIndexer({ links: 'full' }).serialize([frame(items)]).text).toBe(`[1]<a href="${longHref}?utm_source=x">example.test/docs />`);
+  });
+});

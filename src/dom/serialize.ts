@@ -2,7 +2,8 @@
 // Indices are kept stable across snapshots while an element lives; new elements are marked `*`.
 
 import type { ElementRef } from '../browser/types';
-import type { FrameSnapshot } from './types';
+import { shortenLinks } from './links';
+import type { FrameSnapshot, SnapshotElement } from './types';
 
 /** A frame snapshot and the frame it came from. */
 export interface FrameSnapshotInput {
@@ -28,6 +29,33 @@ function quote(value: string): string {
   return `"${escaped}"`;
 }
 
+/** Options of {@link ElementIndexer}. */
+export interface ElementIndexerOptions {
+  /**
+   * How link URLs (`href`) are shown: `'short'` drops tracking parameters and cuts long ones in
+   * the middle, never giving two destinations the same text (see links.ts); `'full'` shows them
+   * as the page sent them, for measurements.
+   * @default 'short'
+   */
+  readonly links?: 'short' | 'full' | undefined;
+}
+
+/** Each link element's attributes with its href as links.ts shows it, chosen over the whole page at once. */
+function withShortLinks(frames: readonly FrameSnapshotInput[]): Map<SnapshotElement, Readonly<Record<string, string>>> {
+  const links = frames.flatMap(({ snapshot }) =>
+    snapshot.items.flatMap((item) => (item.kind === 'element' && item.attributes.href !== undefined ? [{ item, documentUrl: snapshot.url }] : [])),
+  );
+  const shown = shortenLinks(links.map(({ item, documentUrl }) => ({ href: item.attributes.href as string, text: item.text, documentUrl })));
+  return new Map(
+    links.map(({ item }, position) => {
+      const href = shown[position];
+      // The href keeps its place; it is left out where the link's text already is its address.
+      const attributes = Object.entries(item.attributes).flatMap(([name, value]) => (name !== 'href' ? [[name, value]] : href === undefined ? [] : [[name, href]]));
+      return [item, Object.fromEntries(attributes) as Record<string, string>];
+    }),
+  );
+}
+
 /**
  * Hands out indices for page elements and keeps them while the elements live, so the numbers
  * the model saw stay valid from one snapshot to the next. One indexer serves one tab session.
@@ -40,6 +68,8 @@ export class ElementIndexer {
   private nextIndex = 1;
   private snapshots = 0;
 
+  constructor(private readonly options: ElementIndexerOptions = {}) {}
+
   /**
    * Serialises the frames, assigning indices. An element that leaves the view (scrolled away,
    * covered by a dialog) and comes back while it lives gets its old index again, unmarked: only
@@ -51,6 +81,7 @@ export class ElementIndexer {
     const newIndices = new Set<number>();
     const lines: string[] = [];
     const markNew = this.snapshots > 0;
+    const linkAttributes = this.options.links === 'full' ? undefined : withShortLinks(frames);
     frames.forEach(({ frameId, snapshot }, position) => {
       // Child frames follow the top frame, between boundary lines, so the model sees where an
       // iframe's content starts and ends (a payment form, an embedded login).
@@ -71,7 +102,7 @@ export class ElementIndexer {
         }
         seen.set(key, index);
         elements.set(index, { index, frameId, elementId: item.elementId, tagName: item.tagName, selector: item.selector });
-        const attributes = Object.entries(item.attributes)
+        const attributes = Object.entries(linkAttributes?.get(item) ?? item.attributes)
           .map(([name, value]) => (value === '' ? ` ${name}` : ` ${name}=${quote(value)}`))
           .join('');
         const marker = newIndices.has(index) ? '*' : '';
