@@ -43,26 +43,34 @@ const action = 'input_text';
 const suggestionWaitMs = 1500;
 const pollMs = 100;
 /**
- * The wait for the page's reaction to typing, in milliseconds: the first change must come within
- * `firstChangeMs` (debounced widgets such as jQuery UI's autocomplete wait 300 ms, slower services
- * more), then the DOM must stay unchanged for `quietMs`; a page that never stops changing (a
- * ticker) ends the wait at `maxMs`.
+ * The wait for the page's reaction to typing, in milliseconds after the typing started: the first
+ * change must come within `firstChangeMs` (debounced widgets such as jQuery UI's autocomplete wait
+ * 300 ms, slower services more), then the DOM must stay unchanged for `quietMs`; a page that
+ * never stops changing (a ticker) ends the wait at `maxMs`.
  */
 export const reactionWait = { firstChangeMs: 700, quietMs: 150, maxMs: 2500 } as const;
-/** Time beyond `maxMs` the driver's call may take (the round trip) before it is given up. */
+/** Time beyond the cap the driver's call may take (the round trip) before it is given up. */
 const reactionCallMarginMs = 1000;
 
 /**
  * Waits for the page to react to the typing, whatever the field's markup: suggestions of a plain
- * input are then in the page when the Navigator reads it next. A failed wait (the page navigated,
- * the frame went away) is no failure of the typing.
+ * input are then in the page when the Navigator reads it next. The windows count from the start
+ * of the typing, since drivers settle the page after `fill`: when that took the whole first-change
+ * window, the page has had its chance to react and nothing is left to wait for. A failed wait
+ * (the page navigated, the frame went away) is no failure of the typing.
  */
-async function awaitReaction(context: ActionContext, target: ElementRef): Promise<void> {
+async function awaitReaction(context: ActionContext, target: ElementRef, typingStarted: number): Promise<void> {
+  const elapsed = Date.now() - typingStarted;
+  if (elapsed >= reactionWait.firstChangeMs) return;
+  const maxMs = reactionWait.maxMs - elapsed;
   try {
-    await callRuntime(context.driver, target.frameId, 'awaitReaction', { ...elementArgument(target), ...reactionWait }, {
-      signal: context.signal,
-      timeout: reactionWait.maxMs + reactionCallMarginMs,
-    });
+    await callRuntime(
+      context.driver,
+      target.frameId,
+      'awaitReaction',
+      { ...elementArgument(target), firstChangeMs: reactionWait.firstChangeMs - elapsed, quietMs: reactionWait.quietMs, maxMs },
+      { signal: context.signal, timeout: maxMs + reactionCallMarginMs },
+    );
   } catch (error) {
     if (context.signal.aborted || isFatalError(error)) throw error;
   }
@@ -139,9 +147,10 @@ export const inputTextAction = defineAction({
     const listSuggestions = field.suggestions && field.type !== 'password';
     const before = listSuggestions ? await suggestionSignature(context, target) : '';
 
+    const typingStarted = Date.now();
     await context.driver.fill(target, value, { signal: context.signal });
-    const typedAt = Date.now();
-    await awaitReaction(context, target);
+    const filledAt = Date.now();
+    await awaitReaction(context, target, typingStarted);
 
     const kept = await runElementScript(context, target.frameId, 'fieldValue', elementArgument(target), fieldValueAnswerSchema);
     if (kept.status === 'stale') {
@@ -172,7 +181,7 @@ export const inputTextAction = defineAction({
           stopSequence = true;
         }
       } else {
-        const appeared = await waitForSuggestions(context, target, before, typedAt + suggestionWaitMs);
+        const appeared = await waitForSuggestions(context, target, before, filledAt + suggestionWaitMs);
         if (appeared) {
           parts.push(`${appeared.total} suggestion${appeared.total === 1 ? '' : 's'} appeared:\n${appeared.texts}\nClick one (read the page for their indices) if the field needs a choice from the list.`);
           stopSequence = true;
