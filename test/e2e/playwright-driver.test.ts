@@ -5,6 +5,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
+import { pageRuntime } from '../../src/dom/page-runtime';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BrowserError, RequestCancelledError } from '../../src/errors';
 import { buildStateMessage } from '../../src/prompts/state-message';
@@ -125,15 +126,16 @@ describe('element refs', () => {
     await expect(fixture.driver.click(add)).rejects.toThrow(/new document/);
   });
 
-  it('falls back to the selector when the page lost the id map', async () => {
+  it('falls back to the selector for an element a later snapshot did not list', async () => {
     await singleTab();
     const state = await capture(fixture, 'forms.html');
     const email = state.elements.get(indexWith(state.elementsText, 'name="email"'))!;
     expect(email.selector).toBe('input[name="email"]');
-    await fixture.driver.page.evaluate(() => {
-      const snapshot = (window as unknown as { __plannavSnapshot: { elements: Map<string, unknown> } }).__plannavSnapshot;
-      snapshot.elements.clear();
-    });
+    // A later snapshot of nothing (an empty clip) leaves the id out of the registry's map.
+    await fixture.driver.page.evaluate(
+      ([key]) => (globalThis as unknown as Record<string, { call(method: string, argument: unknown): unknown }>)[key]!.call('snapshot', { viewportExpansion: 0, includeAttributes: [], maxTextLength: 100, clip: { x: 0, y: 0, width: 0, height: 0 } }),
+      [pageRuntime.version],
+    );
     await fixture.driver.fill(email, 'fallback@example.com');
     expect(await fixture.driver.page.inputValue('input[name="email"]')).toBe('fallback@example.com');
   });

@@ -7,9 +7,15 @@ import { collapse } from './text';
 
 /** The accessible name of a control; empty when it has none. Never throws (a broken page gets no name). */
 export function accessibleName(element: Element): string {
+  let name = '';
   try {
-    return collapse(computeAccessibleName(element, { computedStyleSupportsPseudoElements: true }));
+    name = collapse(computeAccessibleName(element, { computedStyleSupportsPseudoElements: true }));
   } catch {
-    return '';
+    // a broken page gets no name from the computation
   }
+  // HTML-AAM's last resort, which browsers apply and accname leaves to the host language: a
+  // field without any other name is known by its placeholder.
+  if (!name && (element instanceof HTMLInputElement || element instanceof HTMLTextAreaElement)) name = collapse(element.placeholder);
+  if (!name) name = collapse(element.getAttribute('aria-placeholder') ?? '');
+  return name;
 }

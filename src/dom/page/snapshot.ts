@@ -37,18 +37,18 @@ function depthOf(owner: Draft | undefined): number {
 }
 
 /**
- * The element's text: its own visible lines, else (controls, icon buttons) its accessible name
- * when that says more than the attributes shown. A name computed from content the walk found
- * hidden (text indented away, a zero font) is not used: hidden text never reaches the model.
+ * The element's text: its own visible lines, else (controls, icon buttons) its accessible name,
+ * so every control's name stands in the same place (an attribute saying the same is dropped). A
+ * name computed from content the walk found hidden (text indented away, a zero font) is not
+ * used: hidden text never reaches the model.
  */
-function textOf(draft: Draft, lines: readonly string[], attributes: Readonly<Record<string, string>>, maxText: number): { text: string; named: boolean } {
+function textOf(draft: Draft, lines: readonly string[], maxText: number): { text: string; named: boolean } {
   if (lines.length > 0 && draft.tag !== 'textarea' && draft.tag !== 'select') return { text: lines.join('\n'), named: false };
   // A password field is named by its visible labels only: a page may mirror what was typed
   // into its title or an aria attribute.
   const password = draft.element instanceof HTMLInputElement && draft.element.type === 'password';
   const name = password ? collapse([...(draft.element as HTMLInputElement).labels ?? []].map((label) => label.innerText).join(' ')) : accessibleName(draft.element);
   if (!name) return { text: '', named: false };
-  if (namingAttributes.some((attribute) => attributes[attribute] !== undefined && collapse(attributes[attribute]) === name)) return { text: '', named: false };
   if (draft.tag !== 'input' && draft.tag !== 'select' && draft.tag !== 'textarea' && collapse(draft.element.textContent ?? '').includes(name)) return { text: '', named: false };
   return { text: cap(name, maxText), named: true };
 }
@@ -90,7 +90,7 @@ export function takeSnapshot(options: SnapshotScriptOptions): FrameSnapshot {
       continue;
     }
     const attributes = attributesOf(draft.element, draft.tag, include, maxText);
-    const { text, named: isNamed } = textOf(draft, lines, attributes, maxText);
+    const { text, named: isNamed } = textOf(draft, lines, maxText);
     const single = collapse(text);
     for (const name of namingAttributes) if (attributes[name] !== undefined && collapse(attributes[name]) === single) delete attributes[name];
     if (!text && draft.collects && !textless.has(draft.tag) && !attributes['aria-label'] && !attributes.title && !attributes.alt && !attributes.placeholder && !attributes.value) {

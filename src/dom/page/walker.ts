@@ -295,6 +295,8 @@ export class Walk {
       weak = false;
     }
     if (level === 0) return undefined;
+    // A sliver of a pixel (a tracking link, a collapsed bar) is nothing a person can click.
+    if (box.right - box.left <= 1 || box.bottom - box.top <= 1) return undefined;
     // A pointer cursor inside a listed control is part of it, unless it marks an item of a list.
     if (level === 1 && context.sink && !isOwnTarget(element, tag)) return undefined;
     if (weak && isDelegationRoot(element, tag, box, this.viewport.right, this.viewport.bottom)) return undefined;
