@@ -25,6 +25,7 @@ import { portable } from '../src/playwright/page-function';
 import { installExpression, runInstalled } from './legacy/install';
 import { legacySnapshot } from './legacy/snapshot-script';
 import { PlaywrightDriver } from '../src/playwright/index';
+import { runSettleBench } from './settle';
 import { linksSection } from './links';
 
 const repoRoot = resolve(import.meta.dirname, '..');
@@ -456,6 +457,7 @@ async function main(): Promise<void> {
   ].join('\n');
   writeFileSync(readmePath, readme.replace(/<!-- results:start -->[\s\S]*<!-- results:end -->/, generated));
   console.log(generated);
+  await runSettleBench({ corpusDir, corpusFiles: corpus, fixturesDir });
   console.log(`\n${await linksSection()}`);
 }
 

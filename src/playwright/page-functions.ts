@@ -1,5 +1,5 @@
-// The functions the Playwright driver runs inside a page: the DOM-quiet wait, frame boxes, element
-// lookup, scrolling, options and clicks. Each stays self-contained (no imports, no module values).
+// The functions the Playwright driver runs inside a page: DOM-quiet wait, timer probe, frame boxes,
+// element lookup, scrolling, options, clicks. Each is self-contained: no imports, no module values.
 
 /* v8 ignore start -- page functions: they run inside the page, where Node's coverage cannot see them */
 /** Resolves in the page once the DOM has had no mutation for `quietMs`, or after `maxMs`. */
@@ -21,6 +21,32 @@ export function waitForDomQuiet({ quietMs, maxMs }: { quietMs: number; maxMs: nu
     quietTimer = setTimeout(() => finish(true), quietMs);
     capTimer = setTimeout(() => finish(false), maxMs);
   });
+}
+
+/**
+ * Starts the check of whether this document runs timers. With scripting on, the parser keeps the
+ * content of a `<noscript>` as text, and timers run: `scripting-on`. Otherwise (scripting off, or
+ * a document that is not HTML) it arms a 0 ms timer that {@link timerProbeFired} reads back.
+ */
+export function startTimerProbe(): 'scripting-on' | 'armed' {
+  const probe = document.createElement('noscript');
+  probe.innerHTML = '<i></i>';
+  if (probe.firstChild?.nodeType === Node.TEXT_NODE) return 'scripting-on';
+  const host = window as unknown as Record<string, boolean>;
+  Object.defineProperty(host, '__plannavTimerProbe', { value: false, writable: true, configurable: true, enumerable: false });
+  setTimeout(() => {
+    host['__plannavTimerProbe'] = true;
+  }, 0);
+  return 'armed';
+}
+
+/** Whether the timer {@link startTimerProbe} armed has fired (it is then removed); null when this document armed none. */
+export function timerProbeFired(): boolean | null {
+  const host = window as unknown as Record<string, boolean | undefined>;
+  if (!Object.prototype.hasOwnProperty.call(host, '__plannavTimerProbe')) return null;
+  const fired = host['__plannavTimerProbe'] === true;
+  delete host['__plannavTimerProbe'];
+  return fired;
 }
 
 /**

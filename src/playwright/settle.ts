@@ -1,11 +1,11 @@
 // Settle detection for the Playwright driver: when a page is done reacting to an action (document
 // parsed, network and DOM quiet). It only waits and watches; it never fails and never acts on a page.
 
-import type { Page, Request } from 'playwright-core';
+import type { Frame, Page, Request } from 'playwright-core';
 import { sleep } from '../util/abort';
 import type { ResolvedSettleOptions } from './options';
 import { portable } from './page-function';
-import { waitForDomQuiet } from './page-functions';
+import { startTimerProbe, timerProbeFired, waitForDomQuiet } from './page-functions';
 
 /** Requests of these kinds keep a page from settling; media streams and sockets never end. */
 const trackedResourceTypes = new Set(['document', 'stylesheet', 'script', 'xhr', 'fetch', 'image', 'font']);
@@ -45,23 +45,90 @@ class NetworkActivity {
   }
 }
 
+/** How long a timer the probe armed gets to fire before the document counts as one whose timers do not run. */
+const timerProbeMs = 30;
+
+/**
+ * Whether page timers run in a page's current document, checked once per document. With page
+ * JavaScript off (a context made with `javaScriptEnabled: false`, which a driver attached to it
+ * cannot know) they never fire, and an in-page DOM-quiet wait would last its whole bound.
+ */
+class DocumentTimers {
+  /** The answer for the current document; unknown until checked, and again after each navigation. */
+  private answer: boolean | undefined;
+  /** Counts the main frame's navigations, so an answer read across one is not kept for the new document. */
+  private navigations = 0;
+
+  /** Removes the listener this tracker added to the page. */
+  readonly dispose: () => void;
+
+  constructor(page: Page) {
+    const navigated = (frame: Frame): void => {
+      if (frame !== page.mainFrame()) return;
+      this.navigations++;
+      this.answer = undefined;
+    };
+    page.on('framenavigated', navigated);
+    this.dispose = () => page.off('framenavigated', navigated);
+  }
+
+  /**
+   * True when timers run in the frame's document, false when they do not, undefined when the
+   * page did not answer by `deadline` (busy, or navigating). A document counts as timer-less only
+   * when two signals agree: the parser's scripting flag (instant and exact, where a busy or
+   * throttled page's timers are merely late) and an armed 0 ms timer that has not fired (the
+   * flag alone would take a non-HTML document, or a page that tampers with the parser, for one).
+   */
+  async run(frame: Frame, deadline: number, signal: AbortSignal | undefined): Promise<boolean | undefined> {
+    if (this.answer !== undefined) return this.answer;
+    const navigations = this.navigations;
+    const probe = await beforeDeadline(frame.evaluate(portable(startTimerProbe)), deadline);
+    if (probe === undefined) return undefined;
+    let answer = true;
+    if (probe === 'armed') {
+      await sleep(Math.min(timerProbeMs, Math.max(0, deadline - Date.now())), signal);
+      const fired = await beforeDeadline(frame.evaluate(portable(timerProbeFired)), deadline);
+      // null: the document changed since the timer was armed; check again in the new one.
+      if (fired === undefined || fired === null) return undefined;
+      answer = fired;
+    }
+    if (navigations === this.navigations) this.answer = answer;
+    return answer;
+  }
+}
+
+/** What the promise resolves to, or undefined when it rejects or has not resolved by `deadline`. */
+async function beforeDeadline<T>(promise: Promise<T>, deadline: number): Promise<T | undefined> {
+  let bound: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<undefined>((done) => (bound = setTimeout(() => done(undefined), Math.max(0, deadline - Date.now()))));
+  const value = await Promise.race([promise.catch(() => undefined), late]);
+  clearTimeout(bound);
+  return value;
+}
+
 /** Waits for the pages it watches to settle, within the settle bound. */
 export class Settler {
   private readonly options: ResolvedSettleOptions;
   /** False when the driver made the context with page JavaScript off: the DOM cannot change by itself then. */
   private readonly pageScripts: boolean;
   private readonly network = new WeakMap<Page, NetworkActivity>();
+  private readonly timers = new WeakMap<Page, DocumentTimers>();
 
   constructor(options: ResolvedSettleOptions, pageScripts: boolean) {
     this.options = options;
     this.pageScripts = pageScripts;
   }
 
-  /** Starts tracking the page's requests; returns the function that stops it. */
+  /** Starts tracking the page's requests and documents; returns the function that stops it. */
   watch(page: Page): () => void {
     const network = new NetworkActivity(page);
+    const timers = new DocumentTimers(page);
     this.network.set(page, network);
-    return network.dispose;
+    this.timers.set(page, timers);
+    return () => {
+      network.dispose();
+      timers.dispose();
+    };
   }
 
   /** When a settle wait that may take `timeout` ms must end: within the settle bound, a little before the call's own end. */
@@ -79,9 +146,13 @@ export class Settler {
     const remaining = (): number => Math.max(0, deadline - Date.now());
     await page.waitForLoadState('domcontentloaded', { timeout: Math.max(1, remaining()) }).catch(() => undefined);
     const activity = this.network.get(page);
+    const timers = this.timers.get(page);
     // Bounded by the deadline: every pass waits at least the DOM window or a short pause.
     for (let pass = 0; pass < 100 && remaining() > 0; pass++) {
-      if (!this.pageScripts) {
+      // Where timers do not run, no page script can change the DOM, and the in-page wait, which
+      // counts its quiet window with a timer, would last until the deadline.
+      const timersRun = this.pageScripts && (await timers?.run(page.mainFrame(), deadline, signal)) !== false;
+      if (!timersRun) {
         if (!activity || activity.isQuiet(Date.now(), networkQuietMs, ignoreRequestsAfterMs)) return;
         await sleep(Math.min(50, remaining()), signal);
         continue;
@@ -90,7 +161,7 @@ export class Settler {
         .mainFrame()
         .evaluate(portable(waitForDomQuiet), { quietMs: domQuietMs, maxMs: Math.max(1, remaining()) })
         .catch(() => false); // a navigation destroyed the context: wait again in the new document
-      // With page JavaScript off the page's timers never fire: Node keeps the bound.
+      // Should the page's timers stop all the same (scripts switched off in a document checked before), Node keeps the bound.
       let bound: ReturnType<typeof setTimeout> | undefined;
       const domQuiet = await Promise.race([inPage, new Promise<boolean>((done) => (bound = setTimeout(() => done(true), remaining() + 20)))]);
       clearTimeout(bound);
