@@ -133,8 +133,8 @@ describe('element refs', () => {
     expect(email.selector).toBe('input[name="email"]');
     // A later snapshot of nothing (an empty clip) leaves the id out of the registry's map.
     await fixture.driver.page.evaluate(
-      ([key]) => (globalThis as unknown as Record<string, { call(method: string, argument: unknown): unknown }>)[key]!.call('snapshot', { viewportExpansion: 0, includeAttributes: [], maxTextLength: 100, clip: { x: 0, y: 0, width: 0, height: 0 } }),
-      [pageRuntime.version],
+      (key) => (globalThis as unknown as Record<string, { call(method: string, argument: unknown): unknown }>)[key]!.call('snapshot', { viewportExpansion: 0, includeAttributes: [], maxTextLength: 100, clip: { x: 0, y: 0, width: 0, height: 0 } }),
+      pageRuntime.version,
     );
     await fixture.driver.fill(email, 'fallback@example.com');
     expect(await fixture.driver.page.inputValue('input[name="email"]')).toBe('fallback@example.com');
