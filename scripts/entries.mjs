@@ -18,6 +18,7 @@ export const entries = [
   { name: 'gemini', subpath: './gemini', src: 'src/gemini/index.ts' },
   { name: 'ai-sdk', subpath: './ai-sdk', src: 'src/ai-sdk/index.ts' },
   { name: 'models', subpath: './models', src: 'src/models/index.ts' },
+  { name: 'puppeteer', subpath: './puppeteer', src: 'src/puppeteer/index.ts' },
 ];
 
 /**

@@ -1,0 +1,5 @@
+// The public face of `plannav/puppeteer`: the Puppeteer driver and its options. Node-only;
+// `puppeteer-core` is an optional peer dependency of plannav, needed only by this entry point.
+
+export { PuppeteerDriver } from './puppeteer-driver';
+export type { PuppeteerConnectOptions, PuppeteerDriverOptions, PuppeteerLaunchOptions, SettleOptions } from './options';

@@ -1,0 +1,185 @@
+// The options of PuppeteerDriver: how it settles after actions, what it draws on screenshots, and
+// how it launches or connects to a browser: types, their defaults and their check, and the launch switches.
+
+import { z } from 'zod';
+import { ConfigError } from '../errors';
+
+/**
+ * How the driver decides that a page has settled after an action: navigation committed, no
+ * tracked request in flight and no DOM mutation for a short quiet window, within an upper bound.
+ * @public
+ */
+export interface SettleOptions {
+  /**
+   * Milliseconds without a network request starting or finishing that count as quiet.
+   * @defaultValue 200
+   */
+  readonly networkQuietMs?: number | undefined;
+  /**
+   * Milliseconds without a DOM mutation that count as quiet; also how long a click's delayed
+   * effects (a menu opening after a short timer) are given to start.
+   * @defaultValue 200
+   */
+  readonly domQuietMs?: number | undefined;
+  /**
+   * Upper bound of one settle wait, in milliseconds; the action goes on after it even if the
+   * page is still busy (a video, a live ticker, a long script).
+   * @defaultValue 5000
+   */
+  readonly maxWaitMs?: number | undefined;
+  /**
+   * A request in flight longer than this many milliseconds (long polling, a stalled tracker)
+   * no longer keeps the page from settling.
+   * @defaultValue 3000
+   */
+  readonly ignoreRequestsAfterMs?: number | undefined;
+}
+
+/**
+ * Options every way of creating a {@link PuppeteerDriver} accepts.
+ * @public
+ */
+export interface PuppeteerDriverOptions {
+  /** How the driver waits for a page to settle after each action. */
+  readonly settle?: SettleOptions | undefined;
+  /**
+   * Draw a box with its index over each indexed element in screenshots (a "set-of-mark" image
+   * for vision models). The page itself is left as it was.
+   * @defaultValue false
+   */
+  readonly highlightElements?: boolean | undefined;
+  /**
+   * Milliseconds a driver call may take when the caller gives no `timeout`.
+   * @defaultValue 15000
+   */
+  readonly defaultTimeout?: number | undefined;
+}
+
+/**
+ * Options of {@link PuppeteerDriver.launch}: a local Chromium with a fresh profile that the driver
+ * owns and removes on `close()`.
+ *
+ * @example
+ * ```ts
+ * await using driver = await PuppeteerDriver.launch({ headless: true, viewport: { width: 1280, height: 1100 } });
+ * ```
+ * @public
+ */
+export interface PuppeteerLaunchOptions extends PuppeteerDriverOptions {
+  /**
+   * The Chromium or Chrome binary. When absent, the driver looks in the usual places
+   * (`$PLANNAV_CHROMIUM_PATH`, `$CHROME_PATH`, `/usr/bin/chromium`, `/usr/bin/chromium-browser`,
+   * `/usr/bin/google-chrome`, the macOS and Windows install folders); `puppeteer-core` downloads
+   * no browser of its own.
+   */
+  readonly executablePath?: string | undefined;
+  /**
+   * Run without a window.
+   * @defaultValue true
+   */
+  readonly headless?: boolean | undefined;
+  /** Extra command-line switches for Chromium, after the driver's own. */
+  readonly args?: readonly string[] | undefined;
+  /**
+   * The viewport size in CSS pixels.
+   * @defaultValue `{ width: 1280, height: 1100 }`
+   */
+  readonly viewport?: { readonly width: number; readonly height: number } | undefined;
+  /** The URL of the first tab. @defaultValue 'about:blank' */
+  readonly startUrl?: string | undefined;
+  /**
+   * Milliseconds the browser may take to start.
+   * @defaultValue 30000
+   */
+  readonly launchTimeout?: number | undefined;
+}
+
+/**
+ * Options of {@link PuppeteerDriver.connect}: a running Chromium, by its DevTools WebSocket
+ * endpoint or its HTTP debugging address (`--remote-debugging-port`). The driver opens a browser
+ * context of its own there and closes only that.
+ * @public
+ */
+export interface PuppeteerConnectOptions extends PuppeteerDriverOptions {
+  /** The browser's DevTools WebSocket URL, such as `ws://127.0.0.1:9222/devtools/browser/…`. */
+  readonly browserWSEndpoint?: string | undefined;
+  /** The browser's debugging address, such as `http://127.0.0.1:9222`. */
+  readonly browserURL?: string | undefined;
+  /** Headers sent with the WebSocket connection request (a grid's token). */
+  readonly headers?: Readonly<Record<string, string>> | undefined;
+  /**
+   * The viewport size of the tabs the driver opens, in CSS pixels.
+   * @defaultValue `{ width: 1280, height: 1100 }`
+   */
+  readonly viewport?: { readonly width: number; readonly height: number } | undefined;
+  /**
+   * Milliseconds the connection may take.
+   * @defaultValue 30000
+   */
+  readonly connectTimeout?: number | undefined;
+}
+
+/** The settle options with every default filled in. */
+export interface ResolvedSettleOptions {
+  readonly networkQuietMs: number;
+  readonly domQuietMs: number;
+  readonly maxWaitMs: number;
+  readonly ignoreRequestsAfterMs: number;
+}
+
+/** Fills in the settle defaults. */
+export function resolveSettleOptions(options: SettleOptions | undefined): ResolvedSettleOptions {
+  return {
+    networkQuietMs: options?.networkQuietMs ?? 200,
+    domQuietMs: options?.domQuietMs ?? 200,
+    maxWaitMs: options?.maxWaitMs ?? 5000,
+    ignoreRequestsAfterMs: options?.ignoreRequestsAfterMs ?? 3000,
+  };
+}
+
+const positive = z.number().finite().positive();
+const milliseconds = z.number().finite().nonnegative();
+const viewport = z.object({ width: z.number().int().positive(), height: z.number().int().positive() });
+
+/** What the driver checks of its options before it touches a browser; other fields pass through. */
+const driverOptionsSchema = z.object({
+  settle: z
+    .object({ networkQuietMs: milliseconds.optional(), domQuietMs: milliseconds.optional(), maxWaitMs: milliseconds.optional(), ignoreRequestsAfterMs: milliseconds.optional() })
+    .optional(),
+  highlightElements: z.boolean().optional(),
+  defaultTimeout: positive.optional(),
+  headless: z.boolean().optional(),
+  executablePath: z.string().min(1).optional(),
+  args: z.array(z.string()).optional(),
+  viewport: viewport.optional(),
+  startUrl: z.string().min(1).optional(),
+  launchTimeout: positive.optional(),
+  connectTimeout: positive.optional(),
+});
+
+/**
+ * Checks the options of any way of creating the driver.
+ * @throws `ConfigError` naming the first field at fault and what it got.
+ */
+export function checkOptions(options: PuppeteerDriverOptions & Partial<PuppeteerLaunchOptions> & Partial<PuppeteerConnectOptions>): void {
+  const checked = driverOptionsSchema.safeParse(options);
+  if (checked.success) return;
+  const issue = checked.error.issues[0];
+  const field = issue?.path.map(String).join('.') ?? '';
+  let got: unknown = options;
+  for (const key of issue?.path ?? []) got = typeof got === 'object' && got !== null ? (got as Record<PropertyKey, unknown>)[key as PropertyKey] : undefined;
+  throw new ConfigError(`Option \`${field}\` of PuppeteerDriver is invalid (${issue?.message ?? 'bad value'}), got ${JSON.stringify(got) ?? String(got)}.`, { field });
+}
+
+/** The viewport of launched browsers and of tabs opened in a connected one. */
+export const defaultViewport = { width: 1280, height: 1100 } as const;
+
+/** The switches every launch uses: no sandbox (containers), no GPU, no background traffic. */
+export const launchArgs: readonly string[] = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--no-first-run',
+  '--disable-sync',
+];

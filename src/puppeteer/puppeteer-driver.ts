@@ -1,0 +1,673 @@
+// PuppeteerDriver: plannav's BrowserDriver over puppeteer-core. It launches, attaches to or connects
+// to Chromium (tabs, frames, settling in their own files) and never closes what it did not create.
+
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import puppeteer, { type Browser, type BrowserContext, type Dialog, type ElementHandle, type Frame, type MouseButton, type Page, type Target } from 'puppeteer-core';
+import type { BrowserDriver, CallOptions, ClickOptions, ClickResult, ElementRef, FrameInfo, PageScript, ScreenshotOptions, ScrollRequest, TabInfo } from '../browser/types';
+import { callRuntime } from '../dom/page-runtime';
+import type { ClickTarget } from '../dom/page/driver/pointer';
+import { BrowserError, ConfigError } from '../errors';
+import { asBrowserError, firstLine, guardedCall, within } from './call';
+import { chromiumCandidates, findChromium } from './find-chromium';
+import { FrameRegistry } from './frames';
+import { pressKeys } from './keyboard';
+import { checkOptions, defaultViewport, launchArgs, resolveSettleOptions, type PuppeteerConnectOptions, type PuppeteerDriverOptions, type PuppeteerLaunchOptions } from './options';
+import { addRuntimeScript, evaluateInFrame, installRuntime, lookUpElement, onElement, selectFieldContents } from './runtime-calls';
+import { Settler } from './settle';
+import { TabTracker } from './tabs';
+
+/** What the driver owns and must release on close; attached drivers own nothing. */
+interface Ownership {
+  /** A browser the driver launched (closed on close) or connected to (disconnected on close). */
+  readonly browser?: Browser | undefined;
+  /** Whether `browser` was launched by the driver, so closing it ends the process. */
+  readonly launched?: boolean | undefined;
+  /** The context the driver opened in a connected browser. */
+  readonly context?: BrowserContext | undefined;
+  readonly userDataDir?: string | undefined;
+}
+
+/** The modifier keys of a click, as Puppeteer's keyboard names them. */
+type Modifier = 'Alt' | 'Control' | 'Meta' | 'Shift';
+
+/**
+ * A `BrowserDriver` (the `plannav` contract) over Puppeteer (`puppeteer-core`, Chromium). Create one with
+ * {@link PuppeteerDriver.launch}, {@link PuppeteerDriver.attach} or {@link PuppeteerDriver.connect}.
+ *
+ * @remarks
+ * Tabs are the pages of one browser context; a page that the page opens (a `target=_blank` link,
+ * `window.open`) becomes the active tab. Clicks, keys and text are the browser's own trusted
+ * input. After every action the driver waits until the page has settled: navigation committed,
+ * network and DOM quiet, within `settle.maxWaitMs`. plannav's page runtime is installed in every
+ * new document before the page's scripts run, so the click listeners they add are seen. Dialogs
+ * (`alert`, `confirm`, `prompt`) nobody else listens for are dismissed, so they cannot stall the
+ * page. `close()` releases only what the driver created.
+ * @public
+ */
+export class PuppeteerDriver implements BrowserDriver {
+  /** The version of the driver contract this class implements. */
+  readonly specificationVersion = 'v1' as const;
+  /** The Puppeteer browser context whose pages are this driver's tabs. */
+  readonly context: BrowserContext;
+  private readonly owned: Ownership;
+  private readonly settler: Settler;
+  private readonly highlightElements: boolean;
+  private readonly defaultTimeout: number;
+  /** A blank page the driver opened in an attached context after its last tab closed; closed on close(). */
+  private readonly createdPages = new Set<Page>();
+  private readonly tabTracker: TabTracker;
+  private readonly frameRegistry = new FrameRegistry();
+  /** The id of the runtime's new-document script on each tab (undefined when it could not be added). */
+  private readonly runtimeScripts = new Map<Page, Promise<string | undefined>>();
+  private readonly onTarget = (target: Target): void => this.tabTracker.adoptTarget(target);
+  private closing: Promise<void> | undefined;
+
+  private constructor(context: BrowserContext, owned: Ownership, options: PuppeteerDriverOptions) {
+    checkOptions(options);
+    this.context = context;
+    this.owned = owned;
+    this.settler = new Settler(resolveSettleOptions(options.settle));
+    this.tabTracker = new TabTracker({
+      watch: (page) => this.watch(page),
+      forgotten: (page) => {
+        this.createdPages.delete(page);
+        this.runtimeScripts.delete(page);
+      },
+    });
+    this.highlightElements = options.highlightElements ?? false;
+    this.defaultTimeout = options.defaultTimeout ?? 15_000;
+  }
+
+  /**
+   * Launches a local Chromium with a fresh profile in a temporary folder; `close()` ends the
+   * browser and removes the folder. Headless unless `headless: false`.
+   * @throws `ConfigError` for a bad option; `BrowserError` when no browser could be started (the
+   * message says where it looked).
+   * @example
+   * ```ts
+   * import { Executor } from 'plannav';
+   * import { PuppeteerDriver } from 'plannav/puppeteer';
+   *
+   * await using browser = await PuppeteerDriver.launch({ startUrl: 'https://example.com' });
+   * const result = await new Executor({ task: 'Find the pricing page', llm, browser }).execute();
+   * ```
+   */
+  static async launch(options: PuppeteerLaunchOptions = {}): Promise<PuppeteerDriver> {
+    checkOptions(options);
+    const executablePath = options.executablePath ?? findChromium();
+    if (!executablePath) {
+      const looked = chromiumCandidates(process.platform, process.env).join(', ');
+      throw new BrowserError(`No Chromium or Chrome found (looked at ${looked}): install one or pass \`executablePath\`. puppeteer-core downloads no browser.`);
+    }
+    const userDataDir = mkdtempSync(join(tmpdir(), 'plannav-chromium-'));
+    let browser: Browser;
+    try {
+      browser = await puppeteer.launch({
+        executablePath,
+        headless: options.headless ?? true,
+        args: [...launchArgs, ...(options.args ?? [])],
+        userDataDir,
+        defaultViewport: options.viewport ?? defaultViewport,
+        timeout: options.launchTimeout ?? 30_000,
+      });
+    } catch (error) {
+      rmSync(userDataDir, { recursive: true, force: true, maxRetries: 3 });
+      throw new BrowserError(`Could not launch Chromium from ${executablePath}: ${firstLine(error)}. Install Chromium or pass \`executablePath\`.`, { cause: error });
+    }
+    // Whatever fails from here (an unreachable startUrl) must not leave the browser running or its profile on disk.
+    let driver: PuppeteerDriver | undefined;
+    try {
+      driver = new PuppeteerDriver(browser.defaultBrowserContext(), { browser, launched: true, userDataDir }, options);
+      await driver.start(options.startUrl);
+      return driver;
+    } catch (error) {
+      if (driver) await driver.close().catch(() => undefined);
+      else {
+        await browser.close().catch(() => undefined);
+        rmSync(userDataDir, { recursive: true, force: true, maxRetries: 3 });
+      }
+      throw error;
+    }
+  }
+
+  /**
+   * Drives a user's own Page (it becomes the active tab), BrowserContext, or Browser (its default
+   * context). The driver never closes what it attached to: `close()` only removes its listeners
+   * and its new-document script.
+   */
+  static async attach(target: Page | BrowserContext | Browser, options: PuppeteerDriverOptions = {}): Promise<PuppeteerDriver> {
+    const page = 'mainFrame' in target ? target : undefined;
+    const context = page ? page.browserContext() : 'defaultBrowserContext' in target ? target.defaultBrowserContext() : (target as BrowserContext);
+    const driver = new PuppeteerDriver(context, {}, options);
+    try {
+      await driver.start(undefined, page);
+    } catch (error) {
+      await driver.close().catch(() => undefined);
+      throw error;
+    }
+    return driver;
+  }
+
+  /**
+   * Connects to a running Chromium by its DevTools `browserWSEndpoint` or its `browserURL` and
+   * opens a browser context of its own there; `close()` closes that context and disconnects,
+   * leaving the browser running.
+   * @throws `ConfigError` unless exactly one of `browserWSEndpoint` and `browserURL` is given;
+   * `BrowserError` when the connection fails.
+   */
+  static async connect(options: PuppeteerConnectOptions): Promise<PuppeteerDriver> {
+    checkOptions(options);
+    if (Boolean(options.browserWSEndpoint) === Boolean(options.browserURL)) {
+      throw new ConfigError(
+        'PuppeteerDriver.connect needs exactly one of `browserWSEndpoint` (a DevTools WebSocket URL) and `browserURL` (such as http://127.0.0.1:9222).',
+        { field: options.browserWSEndpoint ? 'browserURL' : 'browserWSEndpoint' },
+      );
+    }
+    const where = options.browserWSEndpoint ?? options.browserURL ?? '';
+    const timeout = options.connectTimeout ?? 30_000;
+    const connecting = puppeteer.connect({
+      ...(options.browserWSEndpoint ? { browserWSEndpoint: options.browserWSEndpoint } : { browserURL: options.browserURL as string }),
+      ...(options.headers ? { headers: { ...options.headers } } : {}),
+      defaultViewport: options.viewport ?? defaultViewport,
+    });
+    let browser: Browser;
+    try {
+      const connected = await within(connecting, timeout, 'timeout' as const);
+      if (connected === 'timeout') {
+        // A connection that completes after the bound is not kept.
+        void connecting.then((late) => late.disconnect()).catch(() => undefined);
+        throw new BrowserError(`Could not connect to ${where} within ${timeout} ms.`, { retryable: true });
+      }
+      browser = connected;
+    } catch (error) {
+      if (BrowserError.isInstance(error)) throw error;
+      throw new BrowserError(`Could not connect to ${where}: ${firstLine(await connecting.catch((reason: unknown) => reason))}`, { cause: error });
+    }
+    let context: BrowserContext | undefined;
+    let driver: PuppeteerDriver | undefined;
+    try {
+      context = await browser.createBrowserContext();
+      driver = new PuppeteerDriver(context, { browser, context }, options);
+      await driver.start();
+      return driver;
+    } catch (error) {
+      // Close what was opened here and disconnect; the remote browser itself is not ours.
+      if (driver) await driver.close().catch(() => undefined);
+      else {
+        await context?.close().catch(() => undefined);
+        await browser.disconnect().catch(() => undefined);
+      }
+      throw error;
+    }
+  }
+
+  /** The active tab's Puppeteer page, for what the driver does not cover. */
+  get page(): Page {
+    return this.active();
+  }
+
+  /** Lists the open tabs (the context's pages), in the order they opened. */
+  async tabs(options?: CallOptions): Promise<TabInfo[]> {
+    return guardedCall('tabs()', options, this.defaultTimeout, async () => Promise.all(this.tabTracker.livePages().map((page) => this.tabTracker.info(page))));
+  }
+
+  /** The tab the driver acts on. */
+  async activeTab(options?: CallOptions): Promise<TabInfo> {
+    return guardedCall('activeTab()', options, this.defaultTimeout, async () => this.tabTracker.info(this.active()));
+  }
+
+  /** Opens a tab, makes it active, loads `url` and waits until it has settled. */
+  async openTab(url: string, options?: CallOptions): Promise<TabInfo> {
+    return guardedCall(`openTab(${url})`, options, this.defaultTimeout, async (timeout) => {
+      this.active(); // a closed driver opens nothing
+      const page = await this.context.newPage();
+      this.tabTracker.adopt(page, true);
+      await this.runtimeScripts.get(page);
+      await this.navigate(page, url, timeout, options?.signal);
+      return this.tabTracker.info(page);
+    });
+  }
+
+  /** Makes a tab active and brings it to the front. */
+  async switchTab(tabId: string, options?: CallOptions): Promise<TabInfo> {
+    return guardedCall(`switchTab(${tabId})`, options, this.defaultTimeout, async () => {
+      this.active();
+      const page = this.tabTracker.pageById(tabId);
+      this.tabTracker.activePage = page;
+      await page.bringToFront();
+      return this.tabTracker.info(page);
+    });
+  }
+
+  /** Closes a tab; if it was active, the one before it becomes active (a blank one if none is left). */
+  async closeTab(tabId: string, options?: CallOptions): Promise<void> {
+    return guardedCall(`closeTab(${tabId})`, options, this.defaultTimeout, async () => {
+      this.active();
+      const page = this.tabTracker.pageById(tabId);
+      const position = this.tabTracker.positionOf(page);
+      const wasActive = this.tabTracker.activePage === page;
+      await page.close();
+      this.tabTracker.forget(page);
+      if (wasActive || this.tabTracker.activePage === undefined) {
+        const remaining = this.tabTracker.livePages();
+        this.tabTracker.activePage = remaining[Math.max(0, Math.min(position - 1, remaining.length - 1))];
+        if (!this.tabTracker.activePage) {
+          const blank = await this.context.newPage();
+          // In a context the driver attached to, this page is the driver's: close() closes it.
+          if (!this.owned.browser) this.createdPages.add(blank);
+          this.tabTracker.adopt(blank, true);
+        }
+      }
+    });
+  }
+
+  /** Loads `url` in the active tab and waits until the page has settled. */
+  async goto(url: string, options?: CallOptions): Promise<void> {
+    return guardedCall(`goto(${url})`, options, this.defaultTimeout, (timeout) => this.navigate(this.active(), url, timeout, options?.signal));
+  }
+
+  /** Goes back in the active tab's history and waits until the page has settled. */
+  async goBack(options?: CallOptions): Promise<void> {
+    return guardedCall('goBack()', options, this.defaultTimeout, async (timeout) => {
+      const page = this.active();
+      // An empty list of lifecycle events: resolve once the earlier document is committed; the settle wait does the rest.
+      await page.goBack({ waitUntil: [], timeout });
+      await this.settle(page, timeout, options?.signal);
+    });
+  }
+
+  /** The active tab's URL. */
+  async currentUrl(options?: CallOptions): Promise<string> {
+    return guardedCall('currentUrl()', options, this.defaultTimeout, async () => this.active().url());
+  }
+
+  /** The rendered frames of the active tab, top frame first, with each child frame's box in its parent. */
+  async frames(options?: CallOptions): Promise<FrameInfo[]> {
+    return guardedCall('frames()', options, this.defaultTimeout, async () => this.frameRegistry.describe(this.active()));
+  }
+
+  /** Runs a page script in a frame of the active tab; its value comes back as JSON text. */
+  async evaluate<TArg, TResult>(frameId: string, script: PageScript<TArg, TResult>, arg: TArg, options?: CallOptions): Promise<TResult> {
+    return guardedCall(`evaluate(${script.id})`, options, this.defaultTimeout, async () => {
+      this.active();
+      return evaluateInFrame(this.frameRegistry.frameById(frameId), script, arg);
+    });
+  }
+
+  /**
+   * Clicks an element of the last snapshot and waits until the page has settled; a new tab it
+   * opens becomes active. The element is hit-tested in the page first (the runtime's
+   * `clickTarget`): the mouse clicks its centre (`pointer`), or another visible point of it when
+   * the centre is covered (`pointer-offset`); when no point can be reached the click is
+   * dispatched in the page (`dom`), naming what covered it.
+   * @throws `BrowserError` when the element is gone or disabled.
+   */
+  async click(ref: ElementRef, options?: ClickOptions): Promise<ClickResult> {
+    return guardedCall(`click on element ${ref.index}`, options, this.defaultTimeout, async (timeout) => {
+      const page = this.active();
+      const element = await this.locate(ref);
+      const button = options?.button ?? 'left';
+      const modifiers = options?.modifiers ? [...options.modifiers] : [];
+      let result: ClickResult;
+      try {
+        const target: ClickTarget = await onElement(element, 'clickTarget', undefined).catch((error: unknown) => {
+          throw staleElement(ref, `the page changed (${firstLine(error)})`);
+        });
+        if (target.kind === 'disabled') {
+          throw new BrowserError(`Element ${ref.index} (<${ref.tagName}>) is disabled, so clicking it does nothing. Fill in what the form still needs, or choose another element.`);
+        }
+        const coveredBy = target.kind === 'unseen' ? undefined : (target.coveredBy ?? undefined);
+        result = { method: 'dom', ...(coveredBy ? { coveredBy } : {}) };
+        if (target.kind === 'centre' || target.kind === 'offset') {
+          // The target is relative to the element's padding box; Puppeteer's box model adds the offsets of the frames above it.
+          const box = await element.boxModel().catch(() => null);
+          const corner = box?.padding[0];
+          if (corner) {
+            await this.mouseClickOn(page, corner.x + target.x, corner.y + target.y, button, modifiers, timeout);
+            result = target.kind === 'centre' ? { method: 'pointer' } : { method: 'pointer-offset', ...(coveredBy ? { coveredBy } : {}) };
+          }
+        }
+        if (result.method === 'dom') await onElement(element, 'dispatchClick', { button, modifiers });
+      } finally {
+        void element.dispose().catch(() => undefined);
+      }
+      await this.settle(this.tabTracker.activePage ?? page, timeout, options?.signal);
+      return result;
+    });
+  }
+
+  /** A real mouse click at a point of the active tab's viewport, in CSS pixels; does not wait for the page to settle. */
+  async mouseClick(x: number, y: number, options?: ClickOptions): Promise<void> {
+    return guardedCall(`mouseClick(${x}, ${y})`, options, this.defaultTimeout, async (timeout) => {
+      await this.mouseClickOn(this.active(), x, y, options?.button ?? 'left', options?.modifiers ? [...options.modifiers] : [], timeout);
+    });
+  }
+
+  /** Replaces the value of an input, textarea or editable element of the last snapshot, typing it as text input. */
+  async fill(ref: ElementRef, text: string, options?: CallOptions): Promise<void> {
+    return guardedCall(`fill on element ${ref.index}`, options, this.defaultTimeout, async (timeout) => {
+      const page = this.active();
+      const element = await this.locate(ref);
+      try {
+        // Inputs with a machine format (date, range, colour) take no typing: their value is set through the setter frameworks track.
+        const kept = await onElement(element, 'setFormattedValue', text);
+        if (kept === '' && text.trim() !== '') {
+          throw new BrowserError(`Element ${ref.index} (<${ref.tagName}>) did not take "${text}": give the value in the input's own format (such as 2011-10-11, 15:45 or 2011-W41).`);
+        }
+        if (kept === null) {
+          const field = await element.evaluate(selectFieldContents);
+          if (field === 'no-text') throw new BrowserError(`Element ${ref.index} is a <${ref.tagName}>, which cannot take text.`);
+          if (field === 'read-only') throw new BrowserError(`Element ${ref.index} (<${ref.tagName}>) is disabled or read-only, so it cannot take text.`);
+          // The selected content is replaced as typing would: one trusted text insertion, or a delete for no text.
+          if (text === '') await page.keyboard.press('Delete');
+          else await page.keyboard.sendCharacter(text);
+        }
+      } finally {
+        void element.dispose().catch(() => undefined);
+      }
+      await this.settle(this.tabTracker.activePage ?? page, timeout, options?.signal);
+    });
+  }
+
+  /** Selects the option with this label (or value) in a select of the last snapshot; returns the selected values. */
+  async selectOption(ref: ElementRef, label: string, options?: CallOptions): Promise<string[]> {
+    return guardedCall(`selectOption on element ${ref.index}`, options, this.defaultTimeout, async (timeout) => {
+      const page = this.active();
+      const element = await this.locate(ref);
+      let values: string[];
+      try {
+        const found = await onElement(element, 'findOption', label);
+        if ('labels' in found) {
+          const listed = found.labels.length > 0 ? ` Options: ${found.labels.join(', ')}.` : ` It is a <${ref.tagName}>, not a select.`;
+          throw new BrowserError(`Element ${ref.index} has no option "${label}".${listed}`);
+        }
+        values = await onElement(element, 'chooseOption', found.index);
+      } finally {
+        void element.dispose().catch(() => undefined);
+      }
+      await this.settle(this.tabTracker.activePage ?? page, timeout, options?.signal);
+      return values;
+    });
+  }
+
+  /** Sets the files of a file input of the last snapshot (Puppeteer's `uploadFile`); relative paths are resolved from the working folder. */
+  async uploadFiles(ref: ElementRef, paths: readonly string[], options?: CallOptions): Promise<void> {
+    return guardedCall(`uploadFiles on element ${ref.index}`, options, this.defaultTimeout, async (timeout) => {
+      const page = this.active();
+      const files = paths.map((path) => resolve(path));
+      files.forEach((file, position) => checkUploadable(file, paths[position] ?? file));
+      const element = await this.locate(ref);
+      try {
+        await (element as ElementHandle<HTMLInputElement>).uploadFile(...files);
+      } catch (error) {
+        const message = firstLine(error);
+        if (/Multiple file uploads/i.test(message)) {
+          throw new BrowserError(`Element ${ref.index} (<${ref.tagName}>) takes one file only, got ${paths.length}.`, { cause: error });
+        }
+        if (/not a file input|file input element|Cannot set files/i.test(message)) {
+          throw new BrowserError(`Element ${ref.index} (<${ref.tagName}>) is not a file input.`, { cause: error });
+        }
+        throw error;
+      } finally {
+        void element.dispose().catch(() => undefined);
+      }
+      await this.settle(this.tabTracker.activePage ?? page, timeout, options?.signal);
+    });
+  }
+
+  /** Presses keys on the focused element, such as `Enter` or `Control+A` (several separated by spaces), and waits until the page has settled. */
+  async press(keys: string, options?: CallOptions): Promise<void> {
+    return guardedCall(`press(${keys})`, options, this.defaultTimeout, async (timeout) => {
+      const page = this.active();
+      await pressKeys(page.keyboard, keys);
+      await this.settle(this.tabTracker.activePage ?? page, timeout, options?.signal);
+    });
+  }
+
+  /** Scrolls the page, or inside an element of the last snapshot, by pixels or to a percentage. */
+  async scroll(options: ScrollRequest): Promise<void> {
+    return guardedCall('scroll()', options, this.defaultTimeout, async (timeout) => {
+      const page = this.active();
+      const request = { deltaY: options.deltaY ?? null, toPercent: options.toPercent ?? null };
+      if (options.ref) {
+        const element = await this.locate(options.ref);
+        try {
+          await onElement(element, 'scroll', request);
+        } finally {
+          void element.dispose().catch(() => undefined);
+        }
+      } else {
+        // The runtime's scroll with no element scrolls the page.
+        await callRuntime(this, this.frameRegistry.frameId(page.mainFrame()), 'scroll', { locator: null, ...request }, options);
+      }
+      await this.settle(page, timeout, options.signal);
+    });
+  }
+
+  /** A JPEG of the viewport (or the whole page); with `highlightElements`, the given elements carry index boxes. */
+  async screenshot(options?: ScreenshotOptions): Promise<Uint8Array> {
+    return guardedCall('screenshot()', options, this.defaultTimeout, async () => {
+      const page = this.active();
+      const fullPage = options?.fullPage ?? false;
+      const highlighted = this.highlightElements && options?.elements && options.elements.length > 0 ? await this.drawHighlights(options.elements) : [];
+      try {
+        // A viewport shot need not lay the page out beyond the viewport.
+        return await page.screenshot({ type: 'jpeg', quality: options?.quality ?? 70, fullPage, captureBeyondViewport: fullPage });
+      } finally {
+        await Promise.all(highlighted.map((frameId) => callRuntime(this, frameId, 'removeHighlight', undefined).catch(() => undefined)));
+      }
+    });
+  }
+
+  /** Waits until the active page has settled (navigation committed, network and DOM quiet), within the settle bound. */
+  async waitForSettled(options?: CallOptions): Promise<void> {
+    return guardedCall('waitForSettled()', options, this.defaultTimeout, (timeout) => this.settle(this.active(), timeout, options?.signal));
+  }
+
+  /** Closes what the driver created (browser, context, profile folder); only detaches from what it attached to. Idempotent. */
+  async close(): Promise<void> {
+    this.closing ??= this.release();
+    return this.closing;
+  }
+
+  /** Same as `close()`, for `await using`. */
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.close();
+  }
+
+  private async release(): Promise<void> {
+    this.context.off('targetcreated', this.onTarget);
+    const pages = this.tabTracker.livePages();
+    // Attached pages stay the user's: leave nothing of the driver's on them.
+    this.tabTracker.detach();
+    await this.frameRegistry.clear();
+    const problems: unknown[] = [];
+    if (!this.owned.browser) {
+      await Promise.all(
+        pages.map(async (page) => {
+          const identifier = await this.runtimeScripts.get(page);
+          if (identifier !== undefined && !page.isClosed()) await page.removeScriptToEvaluateOnNewDocument(identifier).catch(() => undefined);
+        }),
+      );
+    }
+    this.runtimeScripts.clear();
+    const created = [...this.createdPages];
+    this.createdPages.clear();
+    await Promise.all(created.map((page) => page.close().catch(() => undefined)));
+    if (this.owned.context) await this.owned.context.close().catch((error: unknown) => problems.push(error));
+    if (this.owned.browser && this.owned.launched) await this.owned.browser.close().catch((error: unknown) => problems.push(error));
+    else if (this.owned.browser) await this.owned.browser.disconnect().catch((error: unknown) => problems.push(error));
+    if (this.owned.userDataDir) rmSync(this.owned.userDataDir, { recursive: true, force: true, maxRetries: 3 });
+    this.tabTracker.activePage = undefined;
+    if (problems.length > 0) throw asBrowserError('close()', problems[0]);
+  }
+
+  /** Watches the context for new tabs, adopts its pages, makes one active and loads the start URL. */
+  private async start(startUrl?: string, preferred?: Page): Promise<void> {
+    this.context.on('targetcreated', this.onTarget);
+    const existing = await this.context.pages();
+    for (const page of existing) this.tabTracker.adopt(page, false);
+    if (preferred) this.tabTracker.adopt(preferred, true);
+    if (!this.tabTracker.activePage) this.tabTracker.adopt(existing[0] ?? (await this.context.newPage()), true);
+    await Promise.all([...this.runtimeScripts.values()]);
+    if (startUrl && startUrl !== 'about:blank') await this.navigate(this.active(), startUrl, this.defaultTimeout, undefined);
+  }
+
+  /**
+   * The driver's watch of a new tab: its requests (for settling), its dialogs, and the page
+   * runtime in every document from now on (added as a new-document script, and evaluated in the
+   * documents already loaded, which then see the listeners added from here on).
+   */
+  private watch(page: Page): () => void {
+    const stopNetwork = this.settler.watch(page);
+    const onDialog = (dialog: Dialog): void => {
+      // Only when no one else listens: the user's own handler of an attached page decides then.
+      if (page.listenerCount('dialog') > 1) return;
+      void (dialog.type() === 'beforeunload' ? dialog.accept() : dialog.dismiss()).catch(() => undefined);
+    };
+    page.on('dialog', onDialog);
+    const script = addRuntimeScript(page).then(
+      async (identifier) => {
+        await Promise.all(page.frames().map((frame: Frame) => installRuntime(frame)));
+        return identifier;
+      },
+      () => undefined,
+    );
+    this.runtimeScripts.set(page, script);
+    return () => {
+      stopNetwork();
+      page.off('dialog', onDialog);
+    };
+  }
+
+  private active(): Page {
+    if (this.closing) throw new BrowserError('The driver is closed: open a new one.');
+    const current = this.tabTracker.activePage;
+    const page = current && !current.isClosed() ? current : this.tabTracker.livePages().at(-1);
+    if (!page) throw new BrowserError('No tab is open: open one with openTab().');
+    this.tabTracker.activePage = page;
+    return page;
+  }
+
+  /** The element behind a snapshot ref, or a recoverable BrowserError saying it is gone. */
+  private async locate(ref: ElementRef): Promise<ElementHandle<Element>> {
+    let frame: Frame;
+    try {
+      frame = this.frameRegistry.frameById(ref.frameId);
+    } catch {
+      throw staleElement(ref, 'its frame is gone');
+    }
+    let found: ElementHandle<Element> | 'document' | 'removed';
+    try {
+      found = await lookUpElement(frame, ref);
+    } catch (error) {
+      throw staleElement(ref, `the page changed (${firstLine(error)})`);
+    }
+    if (typeof found !== 'string') return found;
+    throw staleElement(ref, found === 'document' ? 'the page has loaded a new document since' : 'it was removed from the page');
+  }
+
+  /**
+   * A mouse click at a point of the page's viewport, with the modifiers held. A page that starts a
+   * long script on the press cannot acknowledge the release: after a few seconds the click counts
+   * as made, and the settle wait takes over.
+   */
+  private async mouseClickOn(page: Page, x: number, y: number, button: MouseButton, modifiers: readonly Modifier[], timeout: number): Promise<void> {
+    const held: Modifier[] = [];
+    try {
+      for (const modifier of modifiers) {
+        await page.keyboard.down(modifier);
+        held.push(modifier);
+      }
+      await within(page.mouse.click(x, y, { button }), Math.min(timeout, this.settler.maxWaitMs), undefined);
+    } finally {
+      for (const modifier of held.reverse()) await within(page.keyboard.up(modifier), 1000, undefined);
+    }
+  }
+
+  private async navigate(page: Page, url: string, timeout: number, signal: AbortSignal | undefined): Promise<void> {
+    try {
+      // An empty list of lifecycle events: resolve once the new document has committed; the settle wait does the rest.
+      await page.goto(url, { waitUntil: [], timeout });
+    } catch (error) {
+      const reason = firstLine(error).replace(/ at \S+$/, '');
+      if (!(error instanceof Error && error.name === 'TimeoutError')) {
+        // Chromium goes on to commit its error page after the failure: wait for it, or the next
+        // navigation of this tab is interrupted by it.
+        await this.errorPageCommitted(page, 1500);
+        await this.settle(page, Math.min(timeout, 5_000), signal).catch(() => undefined);
+      }
+      throw new BrowserError(`Could not load ${url}: ${reason}`, { cause: error, retryable: true });
+    }
+    await this.settle(page, timeout, signal);
+  }
+
+  /** Resolves once the page's top frame shows Chromium's error page, or after `ms`. */
+  private async errorPageCommitted(page: Page, ms: number): Promise<void> {
+    const isErrorPage = (): boolean => page.url().startsWith('chrome-error:');
+    if (isErrorPage() || page.isClosed()) return;
+    let onNavigated: ((frame: Frame) => void) | undefined;
+    const committed = new Promise<void>((done) => {
+      onNavigated = (frame: Frame): void => {
+        if (frame === page.mainFrame() && isErrorPage()) done();
+      };
+      page.on('framenavigated', onNavigated);
+    });
+    await within(committed, ms, undefined);
+    if (onNavigated) page.off('framenavigated', onNavigated);
+  }
+
+  /**
+   * Waits until the page has settled (document parsed, no tracked request in flight, no DOM
+   * mutation for the quiet windows) within the settle bound and the call's time; then the tab a
+   * click opened meanwhile settles within what is left. Never fails: a busy page just ends the wait.
+   */
+  private async settle(page: Page, timeout: number, signal: AbortSignal | undefined): Promise<void> {
+    const deadline = this.settler.deadline(timeout);
+    let current = page;
+    for (let round = 0; round < 3; round++) {
+      await this.settler.waitUntilSettled(current, deadline, signal);
+      await this.tabTracker.adoptions(Math.max(0, deadline - Date.now()));
+      const now = this.tabTracker.activePage;
+      if (!now || now === current || now.isClosed()) break;
+      current = now;
+    }
+    // An action may change the title without a navigation (a single-page app); read it once here,
+    // within what is left of the bound (at least a short moment): a page busy with a long script
+    // cannot answer, and then the title read at its last load stands.
+    await within(this.tabTracker.refreshTitle(current), Math.max(50, deadline - Date.now()), undefined);
+  }
+
+  /** Draws index boxes in every frame that holds some of the elements; returns those frames. */
+  private async drawHighlights(elements: readonly ElementRef[]): Promise<string[]> {
+    const byFrame = new Map<string, { elementId: string; index: number }[]>();
+    for (const element of elements) byFrame.set(element.frameId, [...(byFrame.get(element.frameId) ?? []), { elementId: element.elementId, index: element.index }]);
+    const drawn: string[] = [];
+    await Promise.all(
+      [...byFrame].map(async ([frameId, targets]) => {
+        if (!this.frameRegistry.find(frameId)) return;
+        const count = await callRuntime(this, frameId, 'highlight', { targets }).catch(() => 0);
+        if (typeof count === 'number' && count > 0) drawn.push(frameId);
+      }),
+    );
+    return drawn;
+  }
+}
+
+/** A file that can be uploaded, or a BrowserError saying why this path cannot be. */
+function checkUploadable(file: string, written: string): void {
+  let isFile: boolean;
+  try {
+    isFile = statSync(file).isFile();
+  } catch (error) {
+    throw new BrowserError(`Cannot upload ${written}: there is no such file.`, { cause: error });
+  }
+  if (!isFile) throw new BrowserError(`Cannot upload ${written}: it is a folder; give the path of a file in it.`);
+}
+
+/** The recoverable error an action gets when the element the model chose is no longer there. */
+function staleElement(ref: ElementRef, reason: string): BrowserError {
+  return new BrowserError(`Element ${ref.index} (<${ref.tagName}>) is no longer on the page: ${reason}. Read the new page state and choose again.`, { retryable: true });
+}

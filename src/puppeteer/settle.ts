@@ -1,0 +1,117 @@
+// Settle detection for the Puppeteer driver: when a page is done reacting to an action (document
+// parsed, network and DOM quiet). It only waits and watches; it never fails and never acts on a page.
+
+import type { HTTPRequest, Page } from 'puppeteer-core';
+import { callRuntime } from '../dom/page-runtime';
+import { sleep } from '../util/abort';
+import { within } from './call';
+import type { ResolvedSettleOptions } from './options';
+import { frameEvaluator } from './runtime-calls';
+
+/** Requests of these kinds keep a page from settling; media streams and sockets never end. */
+const trackedResourceTypes = new Set(['document', 'stylesheet', 'script', 'xhr', 'fetch', 'image', 'font']);
+
+/** Network activity of one page (its out-of-process frames included), since the driver first saw it. */
+class NetworkActivity {
+  readonly inFlight = new Map<HTTPRequest, number>();
+  lastActivity = 0;
+
+  /** Removes the listeners this tracker added to the page. */
+  readonly dispose: () => void;
+
+  constructor(page: Page) {
+    const started = (request: HTTPRequest): void => {
+      if (!trackedResourceTypes.has(request.resourceType())) return;
+      this.inFlight.set(request, Date.now());
+      this.lastActivity = Date.now();
+    };
+    const done = (request: HTTPRequest): void => {
+      if (this.inFlight.delete(request)) this.lastActivity = Date.now();
+    };
+    page.on('request', started);
+    page.on('requestfinished', done);
+    page.on('requestfailed', done);
+    this.dispose = () => {
+      page.off('request', started);
+      page.off('requestfinished', done);
+      page.off('requestfailed', done);
+      this.inFlight.clear();
+    };
+  }
+
+  /** True when no recent request is in flight and nothing started or ended for `quietMs`. */
+  isQuiet(now: number, quietMs: number, ignoreAfterMs: number): boolean {
+    for (const started of this.inFlight.values()) if (now - started < ignoreAfterMs) return false;
+    return now - this.lastActivity >= quietMs;
+  }
+}
+
+/** Waits for the pages it watches to settle, within the settle bound. */
+export class Settler {
+  private readonly options: ResolvedSettleOptions;
+  private readonly network = new WeakMap<Page, NetworkActivity>();
+
+  constructor(options: ResolvedSettleOptions) {
+    this.options = options;
+  }
+
+  /** The longest a settle wait may take. */
+  get maxWaitMs(): number {
+    return this.options.maxWaitMs;
+  }
+
+  /** Starts tracking the page's requests; returns the function that stops it. */
+  watch(page: Page): () => void {
+    const network = new NetworkActivity(page);
+    this.network.set(page, network);
+    return network.dispose;
+  }
+
+  /** When a settle wait that may take `timeout` ms must end: within the settle bound, a little before the call's own end. */
+  deadline(timeout: number): number {
+    return Date.now() + Math.min(this.options.maxWaitMs, Math.max(0, timeout - 50));
+  }
+
+  /**
+   * Waits until the page has settled: its document parsed, no tracked request in flight and no
+   * DOM mutation for the quiet windows, until `deadline` at the latest. Never fails: a busy page
+   * just ends the wait. With page JavaScript off the page's timers never fire, so the DOM wait is
+   * left out (nothing but the network can change such a page), and every wait in the page is
+   * bounded from Node.
+   */
+  async waitUntilSettled(page: Page, deadline: number, signal: AbortSignal | undefined): Promise<void> {
+    const { domQuietMs, networkQuietMs, ignoreRequestsAfterMs } = this.options;
+    const remaining = (): number => Math.max(0, deadline - Date.now());
+    const activity = this.network.get(page);
+    const networkQuiet = (): boolean => !activity || activity.isQuiet(Date.now(), networkQuietMs, ignoreRequestsAfterMs);
+    await this.documentParsed(page, deadline, signal);
+    // Bounded by the deadline: every pass waits at least the DOM window or a short pause.
+    for (let pass = 0; pass < 100 && remaining() > 0; pass++) {
+      if (page.isClosed()) return;
+      if (!page.isJavaScriptEnabled()) {
+        if (networkQuiet()) return;
+        await sleep(Math.min(50, remaining()), signal);
+        continue;
+      }
+      const frame = page.mainFrame();
+      // A navigation that destroys the document ends the call in the page: wait again in the new one.
+      const inPage = callRuntime(frameEvaluator(frame), 'top', 'domQuiet', { quietMs: domQuietMs, maxMs: Math.max(1, remaining()) }).then((quiet) => quiet === true);
+      const domQuiet = await within(inPage, remaining() + 20, true);
+      if (domQuiet && networkQuiet()) return;
+      if (!domQuiet) await this.documentParsed(page, deadline, signal);
+      else await sleep(Math.min(50, remaining()), signal);
+    }
+  }
+
+  /** Waits until the top document is parsed (`readyState` past `loading`), polling within the deadline. */
+  private async documentParsed(page: Page, deadline: number, signal: AbortSignal | undefined): Promise<void> {
+    for (let poll = 0; poll < 200 && Date.now() < deadline; poll++) {
+      if (page.isClosed()) return;
+      // A document replaced under the call is still loading; a page busy with a long script cannot answer: the bound ends the wait.
+      const read = page.mainFrame().evaluate('document.readyState').catch(() => 'loading');
+      const state = await within(read, deadline - Date.now(), 'busy');
+      if (state !== 'loading') return;
+      await sleep(Math.min(50, Math.max(0, deadline - Date.now())), signal);
+    }
+  }
+}
