@@ -3,9 +3,9 @@
 
 import { z } from 'zod';
 import type { ClickResult } from '../../browser/types';
+import type { ClickTargetAnswer } from '../../dom/page/actions/click';
 import { ActionError } from '../../errors';
 import { defineAction } from '../define-action';
-import type { ClickTargetAnswer } from '../../dom/page/actions/click';
 import { describeDropdown, readDropdown } from './dropdown';
 import { describeMove, elementArgument, quoted, runElementScript, staleAnswerSchema, staleElementError, whereabouts } from './element-script';
 

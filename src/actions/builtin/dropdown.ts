@@ -3,10 +3,10 @@
 
 import { z } from 'zod';
 import type { ElementRef } from '../../browser/types';
+import type { DropdownAnswer, DropdownOption, SelectNativeAnswer } from '../../dom/page/actions/dropdown';
 import { ActionError } from '../../errors';
 import { sleep } from '../../util/abort';
 import { defineAction } from '../define-action';
-import type { DropdownAnswer, DropdownOption, SelectNativeAnswer } from '../../dom/page/actions/dropdown';
 import type { ActionContext, ActionResult } from '../types';
 import { describeMove, elementArgument, quoted, runElementScript, staleAnswerSchema, staleElementError, whereabouts } from './element-script';
 

@@ -3,10 +3,10 @@
 
 import { z } from 'zod';
 import type { ElementRef, FrameInfo } from '../../browser/types';
-import { ActionError } from '../../errors';
-import { defineAction } from '../define-action';
 import type { ScrollTargetAnswer, ScrollTargetRequest } from '../../dom/page/actions/scroll';
 import { callRuntime } from '../../dom/page-runtime';
+import { ActionError } from '../../errors';
+import { defineAction } from '../define-action';
 import type { ActionContext, ActionResult } from '../types';
 import { quoted, staleAnswerSchema } from './element-script';
 import { matchingBudgetMs, maxPageTextChars, readPageText, textPattern, visibleFrames } from './search-page';

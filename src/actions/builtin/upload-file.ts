@@ -2,9 +2,9 @@
 // the host allowed. Paths are checked purely as text (no file system access in the core).
 
 import { z } from 'zod';
+import type { FileInputAnswer, FileNamesAnswer } from '../../dom/page/actions/upload';
 import { ActionError } from '../../errors';
 import { defineAction } from '../define-action';
-import type { FileInputAnswer, FileNamesAnswer } from '../../dom/page/actions/upload';
 import { elementArgument, quoted, runElementScript, staleAnswerSchema, staleElementError } from './element-script';
 
 /** Validates the file input the page found for an element (the page controls the JSON it sends back). */
