@@ -1,5 +1,5 @@
-// The tree as the page renders it, for the actions that read or search a page's text: shadow
-// roots (open, and closed ones the recorder saw) and what slots show. Runs in the page; reads only.
+// The tree as the page renders it, for the actions that read a page's text or climb to what
+// scrolls: shadow roots (open, and closed ones the recorder saw) and what slots show. Reads only.
 
 import { shadowRootOf } from '../recorder';
 
