@@ -210,7 +210,10 @@ export class PuppeteerDriver implements BrowserDriver {
 
   /** Lists the open tabs (the context's pages), in the order they opened. */
   async tabs(options?: CallOptions): Promise<TabInfo[]> {
-    return guardedCall('tabs()', options, this.defaultTimeout, async () => Promise.all(this.tabTracker.livePages().map((page) => this.tabTracker.info(page))));
+    return guardedCall('tabs()', options, this.defaultTimeout, async () => {
+      this.active(); // a closed driver has no tabs to list
+      return Promise.all(this.tabTracker.livePages().map((page) => this.tabTracker.info(page)));
+    });
   }
 
   /** The tab the driver acts on. */
@@ -268,12 +271,18 @@ export class PuppeteerDriver implements BrowserDriver {
     return guardedCall(`goto(${url})`, options, this.defaultTimeout, (timeout) => this.navigate(this.active(), url, timeout, options?.signal));
   }
 
-  /** Goes back in the active tab's history and waits until the page has settled. */
+  /** Goes back in the active tab's history and waits until the page has settled; with no earlier page the tab stays where it is. */
   async goBack(options?: CallOptions): Promise<void> {
     return guardedCall('goBack()', options, this.defaultTimeout, async (timeout) => {
       const page = this.active();
-      // An empty list of lifecycle events: resolve once the earlier document is committed; the settle wait does the rest.
-      await page.goBack({ waitUntil: [], timeout });
+      try {
+        // An empty list of lifecycle events: resolve once the earlier document is committed; the settle wait does the rest.
+        await page.goBack({ waitUntil: [], timeout });
+      } catch (error) {
+        // As Playwright's goBack, nothing to go back to is no failure: the caller sees the URL unchanged.
+        if (/History entry to navigate to not found/i.test(firstLine(error))) return;
+        throw error;
+      }
       await this.settle(page, timeout, options?.signal);
     });
   }
@@ -581,7 +590,7 @@ export class PuppeteerDriver implements BrowserDriver {
         await page.keyboard.down(modifier);
         held.push(modifier);
       }
-      await within(page.mouse.click(x, y, { button }), Math.min(timeout, this.settler.maxWaitMs), undefined);
+      await within(page.mouse.click(x, y, { button }), Math.min(timeout, Math.max(1000, this.settler.maxWaitMs)), undefined);
     } finally {
       for (const modifier of held.reverse()) await within(page.keyboard.up(modifier), 1000, undefined);
     }

@@ -106,6 +106,9 @@ describe('tabs', () => {
     expect(tabs).toHaveLength(1);
     expect(tabs[0]!.id).not.toBe(only.id);
     expect(await driver.currentUrl()).toBe('about:blank');
+    // Nothing to go back to: the tab stays where it is, as with the Playwright driver.
+    await driver.goBack();
+    expect(await driver.currentUrl()).toBe('about:blank');
   });
 });
 
@@ -275,6 +278,19 @@ describe('element refs', () => {
     const after = await state.reader.capture({ screenshot: false });
     expect(after.elementsText).toContain('Submitted ada@example.com');
     expect(lineWith(after.elementsText, 'name="photo"')).toContain('value="trash.svg"');
+  });
+
+  it('types into an editable element and into a field inside a frame, where the keys then go', async () => {
+    await singleTab();
+    await driver.page.setContent('<div contenteditable id="editor">old text</div><iframe srcdoc="<input id=inner>"></iframe>');
+    const state = await capture(driver, undefined);
+    await driver.fill(elementWith(state, 'old text'), 'new text');
+    expect(await driver.page.evaluate('document.getElementById("editor").textContent')).toBe('new text');
+    const inner = [...state.elements.values()].find((ref) => ref.tagName === 'input');
+    expect(inner?.frameId).not.toBe(elementWith(state, 'old text').frameId);
+    await driver.fill(inner!, 'abc');
+    await driver.press('Backspace');
+    expect(await driver.page.frames()[1]!.evaluate('document.getElementById("inner").value')).toBe('ab');
   });
 
   it('presses chords and several keys in turn, and names an unknown key', async () => {
