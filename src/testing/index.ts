@@ -10,3 +10,5 @@ export type { ConformanceCase, ConformanceErrorOptions, ConformanceTestFunction 
 export { modelClientConformance } from './model-conformance';
 export type { ModelClientConformanceOptions, ModelClientSettings } from './model-conformance';
 export type { ModelWireFormat } from './model-conformance-wire';
+export { driverConformance } from './driver-conformance';
+export type { DriverConformanceOptions } from './driver-conformance';
