@@ -10,12 +10,20 @@ const element = (overrides: Record<string, unknown>): Record<string, unknown> =>
 const snapshot = (items: unknown[], extra: Record<string, unknown> = {}): Record<string, unknown> => ({ url: 'https://x.test/', title: 'X', items, pixelsAbove: 0, pixelsBelow: 0, ...extra });
 
 describe('validateFrameSnapshot', () => {
+  it('keeps an element\u2019s text in lines, each capped, at most 500 of them', () => {
+    const long = validateFrameSnapshot(snapshot([element({ text: `${'x'.repeat(30)}\n\n  second  \n${'y\n'.repeat(600)}` })]), options);
+    const lines = (long.items[0] as { text: string }).text.split('\n');
+    expect(lines[0]).toBe(`${'x'.repeat(20)}…`);
+    expect(lines[1]).toBe('second');
+    expect(lines).toHaveLength(499);
+  });
+
   it('clamps depths, caps strings and keeps every value on one line', () => {
     const result = validateFrameSnapshot(
       snapshot([element({ depth: 1e9, text: 'a\nb'.repeat(30), attributes: { title: 'x\n[9]<button>' } }), { kind: 'text', text: 'line\r\nbreak', depth: -4 }]),
       options,
     );
-    expect(result.items[0]).toMatchObject({ depth: 50, text: `${'a ba ba ba ba ba ba '}…`, attributes: { title: 'x [9]<button>' } });
+    expect(result.items[0]).toMatchObject({ depth: 50, text: ['a', ...Array<string>(29).fill('ba'), 'b'].join('\n'), attributes: { title: 'x [9]<button>' } });
     expect(result.items[1]).toEqual({ kind: 'text', text: 'line break', depth: 0 });
     expect(() => new ElementIndexer().serialize([{ frameId: 'f', snapshot: result }])).not.toThrow();
   });

@@ -77,8 +77,9 @@ export function validateFrameSnapshot(raw: unknown, options: SnapshotScriptOptio
     for (const [name, value] of Object.entries(item.attributes)) {
       if (!allowed.has(name) || typeof value !== 'string') continue;
       if (password && !passwordAttributes.has(name)) continue;
-      // The select's option list is longer than one value: up to 12 labels of 30 characters.
-      attributes[name] = oneLine(value, name === 'options' ? Math.max(textLimit, 500) : textLimit);
+      // The select's option list is longer than one value (up to 12 labels of 30 characters), and a
+      // link's target comes whole: the serializer shortens it.
+      attributes[name] = oneLine(value, name === 'options' ? Math.max(textLimit, 500) : name === 'href' ? 2000 : textLimit);
     }
     const element: { -readonly [K in keyof SnapshotElement]: SnapshotElement[K] } = {
       kind: 'element',

@@ -16,7 +16,9 @@ export function hrefOf(element: Element): string | undefined {
   const raw = element.getAttribute('href');
   if (raw === null) return undefined;
   if (/^\s*javascript:/i.test(raw)) return undefined;
-  const absolute = (element as HTMLAnchorElement).href || raw;
+  // An SVG link's href property is an SVGAnimatedString, not a URL: resolve the attribute instead.
+  const property = (element as { href?: unknown }).href;
+  const absolute = typeof property === 'string' ? property || raw : resolved(raw);
   const origin = location.origin;
   const here = location.href.split('#')[0] ?? '';
   const relative = here && absolute.startsWith(`${here}#`)
@@ -27,16 +29,27 @@ export function hrefOf(element: Element): string | undefined {
   return cap(collapse(relative), maxHrefLength);
 }
 
+/** The URL a link target resolves to against the document, or the target as written when it is no URL. */
+function resolved(raw: string): string {
+  try {
+    return new URL(raw, document.baseURI).href;
+  } catch {
+    return raw;
+  }
+}
+
 /** A selector that names the element itself (id, name, test id), never a position that another element could take. */
 export function selectorOf(element: Element): string | undefined {
   const quoted = (value: string): string => `"${value.replace(/["\\]/g, '\\$&')}"`;
   const tag = element.localName;
-  if (element.id) return `${tag}[id=${quoted(element.id)}]`;
-  const name = element.getAttribute('name');
-  if (name && document.getElementsByName(name).length === 1) return `${tag}[name=${quoted(name)}]`;
-  const testId = element.getAttribute('data-testid');
-  if (testId) return `${tag}[data-testid=${quoted(testId)}]`;
-  return undefined;
+  // Ids and test ids repeat on real pages (the cards of a list): only a selector that finds this element alone names it.
+  const alone = (attribute: string, value: string | null): string | undefined => {
+    if (!value) return undefined;
+    const selector = `${tag}[${attribute}=${quoted(value)}]`;
+    const matches = document.querySelectorAll(selector);
+    return matches.length === 1 && matches[0] === element ? selector : undefined;
+  };
+  return alone('id', element.id) ?? alone('name', element.getAttribute('name')) ?? alone('data-testid', element.getAttribute('data-testid'));
 }
 
 /** The element's whitelisted attributes and live state (values, checked, selected, expanded). */

@@ -27,7 +27,11 @@ export function iconHint(element: Element): string {
     if (words.length >= 3) break;
     take(child.getAttribute('class'));
     const source = child.getAttribute('src') || child.getAttribute('href') || child.getAttribute('xlink:href');
-    if (source) take(source.split(/[/#?]/).filter(Boolean).pop()?.replace(/\.\w+$/, ''));
+    if (source) {
+      // A sprite's fragment names its symbol; otherwise the file name, without query string (cache busting) or extension.
+      const [path = '', fragment] = source.split('#');
+      take(fragment || path.split('?')[0]?.split('/').filter(Boolean).pop()?.replace(/\.\w+$/, ''));
+    }
     take(child.getAttribute('data-icon'));
   }
   return cap(words.slice(0, 3).join(' '), 40);

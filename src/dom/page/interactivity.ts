@@ -57,11 +57,13 @@ export function interactivityOf(element: Element, tag: string, style: CSSStyleDe
   if (role && widgetRoles.has(role)) return strong;
   if (tag === 'label') return none; // a label is indexed only when it stands in for its control (labelStandsIn)
   if ((element as HTMLElement).isContentEditable && !(element.parentElement as HTMLElement | null)?.isContentEditable) return strong;
-  const tabIndex = element.getAttribute('tabindex');
-  if (tabIndex !== null && Number(tabIndex) >= 0) return strong;
+  // The browser ignores a tabindex that is no integer (tabindex="", "none"), as if it were absent.
+  const tabIndexAttribute = element.getAttribute('tabindex');
+  const tabIndex = tabIndexAttribute === null ? Number.NaN : parseInt(tabIndexAttribute, 10);
+  if (tabIndex >= 0) return strong;
   if (element.getAttribute('aria-haspopup') === 'true' || element.getAttribute('aria-haspopup') === 'menu') return strong;
   // A roving tabindex: the items of a menu or list take -1 and are focused by script.
-  if (tabIndex !== null && Number(tabIndex) === -1 && isListItem(element, tag, (sibling) => sibling.hasAttribute('tabindex'))) return strong;
+  if (tabIndex === -1 && isListItem(element, tag, (sibling) => sibling.hasAttribute('tabindex'))) return strong;
   if (hasClickListener(element) || element.hasAttribute('onclick') || typeof (element as HTMLElement).onclick === 'function') return { level: 2, weak: true };
   // A pointer cursor the element sets itself (not inherited from a clickable parent).
   if (style.cursor === 'pointer' && (!parentStyle || parentStyle.cursor !== 'pointer')) return { level: 1, weak: true };

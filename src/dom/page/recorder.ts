@@ -46,15 +46,21 @@ export function installRecorder(): boolean {
     listener: EventListenerOrEventListenerObject | null,
     options?: boolean | AddEventListenerOptions,
   ): void {
-    if (listener && clickTypes.has(type) && this instanceof Element) {
+    const signal = typeof options === 'object' ? options.signal : undefined;
+    // A signal that already aborted makes the browser attach nothing.
+    if (listener && clickTypes.has(type) && this instanceof Element && !signal?.aborted) {
       const key = `${type}/${captureOf(options)}`;
       let byKey = recorded.listeners.get(this);
       if (!byKey) recorded.listeners.set(this, (byKey = new Map()));
       let set = byKey.get(key);
       if (!set) byKey.set(key, (set = new Set()));
+      const added = !set.has(listener);
       set.add(listener);
-      const signal = typeof options === 'object' ? options.signal : undefined;
       signal?.addEventListener('abort', () => forget(this, key, listener), { once: true });
+      // A once listener is gone after its first event (a listener already attached stays as it was).
+      if (added && typeof options === 'object' && options.once) {
+        originalAdd.call(this, type, () => forget(this, key, listener), { once: true, capture: captureOf(options) });
+      }
     }
     return originalAdd.call(this, type, listener, options);
   };

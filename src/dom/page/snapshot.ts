@@ -49,8 +49,23 @@ function textOf(draft: Draft, lines: readonly string[], maxText: number): { text
   const password = draft.element instanceof HTMLInputElement && draft.element.type === 'password';
   const name = password ? collapse([...(draft.element as HTMLInputElement).labels ?? []].map((label) => label.innerText).join(' ')) : accessibleName(draft.element);
   if (!name) return { text: '', named: false };
-  if (draft.tag !== 'input' && draft.tag !== 'select' && draft.tag !== 'textarea' && collapse(draft.element.textContent ?? '').includes(name)) return { text: '', named: false };
+  if (draft.tag !== 'input' && draft.tag !== 'select' && draft.tag !== 'textarea' && takesHiddenText(draft.element, name)) return { text: '', named: false };
   return { text: cap(name, maxText), named: true };
+}
+
+/**
+ * True when a name takes text of the element: the element has no visible lines here, so its text
+ * was hidden from the walk (or given to a control inside it). Checked per text node, because a
+ * name computed from content also joins other parts (an image's alt) to the hidden text.
+ */
+function takesHiddenText(element: Element, name: string): boolean {
+  if (collapse(element.textContent ?? '').includes(name)) return true;
+  const texts = document.createTreeWalker(element, NodeFilter.SHOW_TEXT);
+  for (let node = texts.nextNode(), seen = 0; node && seen < 1000; node = texts.nextNode(), seen++) {
+    const text = collapse(node.textContent ?? '');
+    if (text && name.includes(text)) return true;
+  }
+  return false;
 }
 
 /**

@@ -4,9 +4,12 @@
 /** Clipped to nothing: clip-path inset(50%) or more, or clip: rect() of no width or height on a positioned element. */
 export function clippedAway(style: CSSStyleDeclaration, position: string): boolean {
   const clipPath = style.clipPath;
-  if (clipPath && clipPath !== 'none') {
-    const inset = /^inset\(\s*([\d.]+)%/.exec(clipPath);
-    if (inset && Number(inset[1]) >= 50) return true;
+  const inset = clipPath && clipPath !== 'none' ? /^inset\(([^)]*)\)/.exec(clipPath) : null;
+  if (inset) {
+    // inset(top right bottom left), shortened like margin; without the box size only percentages (and zero) can be judged.
+    const percent = (value: string): number => (value.endsWith('%') ? parseFloat(value) : parseFloat(value) === 0 ? 0 : Number.NaN);
+    const [top = Number.NaN, right = top, bottom = top, left = right] = (inset[1] ?? '').split(/\s+round\s/)[0]!.trim().split(/\s+/).map(percent);
+    if (top + bottom >= 100 || left + right >= 100) return true;
   }
   if (position === 'absolute' || position === 'fixed') {
     const clipRect = style.clip;

@@ -196,7 +196,11 @@ export class Walk {
     return undefined;
   }
 
-  private walk(element: Element, context: Context, parentStyle: CSSStyleDeclaration | undefined, parentBox: Box): void {
+  /**
+   * `row`: the parent lays its children out side by side (a flex row, a grid); it holds the
+   * bottom edge of the row so far, so a child starts a new line only where the row wraps.
+   */
+  private walk(element: Element, context: Context, parentStyle: CSSStyleDeclaration | undefined, parentBox: Box, row?: { bottom: number }): void {
     if (++this.visited > maxVisited) return;
     const tag = element.localName;
     if (tag === 'br') {
@@ -222,7 +226,8 @@ export class Walk {
     const position = style.position;
     const ownClip = position === 'fixed' ? everywhere : position === 'absolute' ? context.absoluteClip : context.clip;
     const box: Box = contents ? parentBox : { top: rect.top, bottom: rect.bottom, left: rect.left, right: rect.right };
-    if (!onPath && (style.opacity === '0' || clippedAway(style, position))) return;
+    // Transparent or clipped to nothing, on a hit path or not: elementFromPoint still hits an opacity: 0 layer.
+    if (style.opacity === '0' || clippedAway(style, position)) return;
     if (!contents && !onPath) {
       // Visually hidden (the 1-pixel screen-reader pattern, a collapsed section) or clipped away.
       if (overflowClips && (rect.width <= 1 || rect.height <= 1)) return;
@@ -237,7 +242,13 @@ export class Walk {
     const hidden = visibility === 'hidden' || visibility === 'collapse' ? true : visibility === 'visible' ? false : context.hidden;
     const inert = context.inert || element.hasAttribute('inert');
     const inRegion = !contents && hasSize && intersects(box, meet(region, ownClip));
-    const block = !contents && (blockTags.has(tag) || !inlineDisplays.has(display));
+    // A block starts its own line, except beside its siblings in a row (flex items are blocks by
+    // CSS, yet a product's name, colour and price in a flex row read as one line).
+    let block = !contents && (blockTags.has(tag) || !inlineDisplays.has(display));
+    if (row && !contents && hasSize) {
+      if (block && rect.top < row.bottom - 1) block = false;
+      row.bottom = Math.max(row.bottom, rect.bottom);
+    }
     if (block) this.lineBreak(context);
 
     const scroll = hasSize ? this.scrollAmounts(element, overflowX, overflowY) : undefined;
@@ -248,27 +259,36 @@ export class Walk {
     if (textless.has(tag)) return;
     if (draft && !draft.collects) this.flushText();
     const childClip = overflowClips && !contents ? meet(ownClip, box) : ownClip;
+    const disabledFieldset = tag === 'fieldset' && element.matches(':disabled');
     const childContext: Context = {
       clip: childClip,
       absoluteClip: position !== 'static' ? childClip : context.absoluteClip,
       owner: draft ?? context.owner,
       sink: draft ? (draft.collects ? draft : undefined) : context.sink,
       hidden,
-      inert: inert || (tag === 'fieldset' && element.matches(':disabled')),
+      inert: inert || disabledFieldset,
     };
+    // HTML leaves the controls in the first legend of a disabled fieldset enabled.
+    const enabledLegend = disabledFieldset ? [...element.children].find((child) => child.localName === 'legend') : undefined;
+    const legendContext: Context = { ...childContext, inert };
     const closedDetails = tag === 'details' && !(element as HTMLDetailsElement).open;
     let ownTextHidden: boolean | undefined; // read only for elements with text of their own
-    for (const child of this.childrenOf(element)) {
+    // content-visibility: hidden (hidden="until-found" too) renders none of the contents, though script still gets their boxes.
+    const contentsSkipped = style.contentVisibility === 'hidden';
+    const lays = display === 'flex' || display === 'inline-flex' ? !style.flexDirection.startsWith('column') : display === 'grid' || display === 'inline-grid';
+    const childRow = lays ? { bottom: -infinite } : undefined;
+    for (const child of contentsSkipped ? [] : this.childrenOf(element)) {
       if (closedDetails && (child.nodeType !== 1 || (child as Element).localName !== 'summary')) continue;
       if (child.nodeType === 3) {
         ownTextHidden ??= textHiddenBy(style, rect);
         if (!ownTextHidden) this.walkText(child as Text, box, childContext);
       } else if (child.nodeType === 1) {
-        this.walk(child as Element, childContext, style, box);
+        this.walk(child as Element, child === enabledLegend ? legendContext : childContext, style, box, childRow);
       }
     }
     if (draft && !draft.collects) this.flushText();
-    if (block) this.lineBreak(context);
+    // In a row, the next sibling decides whether a new line starts.
+    if (block && !row) this.lineBreak(context);
   }
 
   /** Lists the element when a person can act on it here; returns its draft. */

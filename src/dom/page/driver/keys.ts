@@ -36,8 +36,15 @@ function defaultAction(target: Element, { key, modifiers }: Chord): void {
   }
   if (key === 'Tab') {
     const order = focusable();
+    const backwards = modifiers.has('Shift');
     const position = order.indexOf(target as HTMLElement);
-    const next = order[(position + (modifiers.has('Shift') ? -1 : 1) + order.length) % order.length];
+    let next: HTMLElement | undefined;
+    if (position !== -1) next = order[(position + (backwards ? -1 : 1) + order.length) % order.length];
+    else {
+      // Focused outside the tab order (tabindex="-1", a dialog focused by script): its neighbours in document order.
+      const after = order.findIndex((element) => (target.compareDocumentPosition(element) & Node.DOCUMENT_POSITION_FOLLOWING) !== 0);
+      next = backwards ? (order[(after === -1 ? order.length : after) - 1] ?? order[order.length - 1]) : order[after === -1 ? 0 : after];
+    }
     next?.focus();
     return;
   }
@@ -85,7 +92,8 @@ function insert(field: HTMLInputElement | HTMLTextAreaElement, text: string): vo
  */
 export function pressKeys({ keys }: { readonly keys: string }): boolean {
   const target = document.activeElement && document.activeElement !== document.body ? document.activeElement : null;
-  if (!target) return false;
+  // The focus is inside a frame: the core sends the keys to the frames in turn.
+  if (!target || target.localName === 'iframe' || target.localName === 'frame') return false;
   for (const chord of keys.split(/\s+/).filter(Boolean).map(parseChord)) {
     const focused = document.activeElement ?? target;
     const init: KeyboardEventInit = {
