@@ -3,12 +3,12 @@ import { shortenLinks, withoutTracking, type PageLink } from './links';
 
 const page = 'https://shop.example/catalog/mugs';
 
-/** The text shortenLinks shows for one link alone on its page. */
-function shown(href: string, text = 'Link', documentUrl = page): string | undefined {
+/** The text shortenLinks shows for one link alone on its page; without visible text (an image link) unless given. */
+function shown(href: string, text = '', documentUrl = page): string | undefined {
   return shortenLinks([{ href, text, documentUrl }])[0];
 }
 
-function link(href: string, text = 'Link', documentUrl = page): PageLink {
+function link(href: string, text = '', documentUrl = page): PageLink {
   return { href, text, documentUrl };
 }
 
@@ -77,15 +77,46 @@ describe('shortenLinks: a visible text that already is the address', () => {
     expect(shown(href, text)).toBeUndefined();
   });
 
+  // Read from a page of another site, so the rule for the page's own links does not apply.
+  const blog = 'https://blog.example/post';
   it.each([
     ['another host', 'https://evil.example/mugs', 'shop.example/mugs', '//evil.example/mugs'],
     ['another scheme written in the text', 'http://shop.example/mugs', 'https://shop.example/mugs', 'http://shop.example/mugs'],
-    ['another path', '/mugs/blue', 'shop.example/mugs', '/mugs/blue'],
-    ['a query the text does not have', '/mugs?color=blue', 'shop.example/mugs', '/mugs?color=blue'],
-    ['a text of words', '/mugs', 'All mugs', '/mugs'],
-    ['a text on two lines', '/mugs', 'shop.example/mugs\nshop.example/mugs', '/mugs'],
+    ['another path', 'https://shop.example/mugs/blue', 'shop.example/mugs', '//shop.example/mugs/blue'],
+    ['a query the text does not have', 'https://shop.example/mugs?color=blue', 'shop.example/mugs', '//shop.example/mugs?color=blue'],
+    ['a text of words', 'https://shop.example/cups', 'All mugs', '//shop.example/cups'],
+    ['a text on two lines', 'https://shop.example/mugs', 'shop.example/mugs\nshop.example/mugs', '//shop.example/mugs'],
+  ])('keeps the href for %s', (_case, href, text, expected) => {
+    expect(shown(href, text, blog)).toBe(expected);
+  });
+});
+
+describe('shortenLinks: links whose text says where they go', () => {
+  it.each([
+    ['a page of the same site', '/catalog/kitchen', 'Kitchen'],
+    ['a page of the same site whatever its text', '/p/8812?ref=nav', 'Blue mug'],
+    ['an anchor of the page named by its text', '#customer-reviews', 'Customer reviews'],
+  ])('leaves the href out for %s', (_case, href, text) => {
+    expect(shown(href, text)).toBeUndefined();
+  });
+
+  it.each([
+    ['a file to download', '/manuals/mug.pdf', 'Care guide', '/manuals/mug.pdf'],
+    ['the page itself', '/catalog/mugs', 'Mugs', '/catalog/mugs'],
+    ['an anchor its text does not name', '#s3', 'Reviews', '#s3'],
+    ['a mail address', 'mailto:help@shop.example', 'Write to us', 'mailto:help@shop.example'],
   ])('keeps the href for %s', (_case, href, text, expected) => {
     expect(shown(href, text)).toBe(expected);
+  });
+
+  it('shows only the host of another site whose last path piece is the text as a slug', () => {
+    expect(shown('https://dropbox.tech/machine-learning', 'Machine Learning')).toBe('//dropbox.tech/…');
+    expect(shown('https://dropbox.tech/machine-learning?page=2', 'Machine Learning')).toBe('//dropbox.tech/machine-learning?page=2');
+  });
+
+  it('shows the href of a link with text that needs more to be told apart from another with the same text', () => {
+    const texts = shortenLinks([link('https://a.example/news', 'News'), link('https://b.example/news', 'News')]);
+    expect(texts[0]).not.toBe(texts[1]);
   });
 });
 
@@ -187,14 +218,14 @@ describe('shortenLinks: two links never read the same unless they lead to the sa
   });
 
   it('shows the same relative href of two frames of different origins absolute', () => {
-    expect(shortenLinks([link('/login', 'Log in'), link('/login', 'Log in', 'https://pay.example/form')])).toEqual([
+    expect(shortenLinks([link('/login'), link('/login', '', 'https://pay.example/form')])).toEqual([
       'https://shop.example/login',
       'https://pay.example/login',
     ]);
   });
 
   it('keeps the same relative href of two frames of the same origin as it is', () => {
-    expect(shortenLinks([link('/login'), link('/login', 'Log in', 'https://shop.example/frame')])).toEqual(['/login', '/login']);
+    expect(shortenLinks([link('/login'), link('/login', '', 'https://shop.example/frame')])).toEqual(['/login', '/login']);
   });
 
   it('holds over many similar generated links', () => {
@@ -210,7 +241,7 @@ describe('shortenLinks: two links never read the same unless they lead to the sa
       const query = next(2) ? `?page=${next(4)}&sort=${words[next(words.length)]}` : '';
       const fragment = next(3) === 0 ? `#${words[next(words.length)]}` : '';
       const origin = ['', '', 'https://other.example', 'http://other.example'][next(4)];
-      return link(`${origin}/${path}${query}${fragment}`, 'Link', next(5) === 0 ? 'https://frame.example/' : page);
+      return link(`${origin}/${path}${query}${fragment}`, '', next(5) === 0 ? 'https://frame.example/' : page);
     });
     const texts = shortenLinks(links);
     const destinations = new Map<string, string>();

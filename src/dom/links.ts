@@ -24,6 +24,12 @@ export interface ShortenLinksOptions {
    * shortenLinks(links, { maxLength: 60 })
    */
   readonly maxLength?: number | undefined;
+  /**
+   * The same for a link with visible text of its own: the text already tells the model what the
+   * link is, so its href needs only enough to show where it leads.
+   * @default 16
+   */
+  readonly maxLengthWithText?: number | undefined;
 }
 
 /**
@@ -105,6 +111,39 @@ function textIsAddress(text: string, destination: URL): boolean {
   if (!read || (hasScheme && read.protocol !== destination.protocol)) return false;
   const form = (url: URL): string => `${url.host.replace(/^www\./, '')}${url.pathname.replace(/\/$/, '')}${url.search}${url.hash}`;
   return form(read) === form(destination);
+}
+
+/** The link's text, as a URL slug: `Machine Learning` → `machine-learning`. */
+function slugOf(text: string): string {
+  return text.normalize('NFKD').toLowerCase().replace(/[\u0300-\u036f]/g, '').replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '');
+}
+
+/**
+ * True when the last piece of the destination (its fragment, else its last path segment without
+ * an extension) is the link's text as a slug: `/topics/machine-learning` for "Machine Learning".
+ */
+function textIsSlug(text: string, destination: URL): boolean {
+  const slug = slugOf(text);
+  if (slug.length < 3 || (destination.protocol !== 'http:' && destination.protocol !== 'https:')) return false;
+  const last = destination.hash ? destination.hash.slice(1) : destination.pathname.split('/').filter(Boolean).pop() ?? '';
+  return slugOf(safeDecode(last).replace(/\.(html?|php|aspx?)$/i, '')) === slug && destination.search === '';
+}
+
+/** A text that names a destination: at least three letters (a day number, `>` or `2` of a pager do not). */
+function namesSomething(text: string): boolean {
+  return /\p{L}.*\p{L}.*\p{L}/su.test(text);
+}
+
+/**
+ * A page of the document's own site (another path, not a file to download): clicking its link by
+ * index is all the model needs, and its text says what it is.
+ */
+function sameSitePage(destination: URL, documentUrl: string): boolean {
+  const page = parse(documentUrl);
+  if (!page || (destination.protocol !== 'http:' && destination.protocol !== 'https:')) return false;
+  if (destination.origin !== page.origin) return false;
+  if (destination.pathname === page.pathname && destination.search === page.search) return false;
+  return !/\.(pdf|zip|gz|tgz|rar|7z|dmg|exe|msi|apk|csv|xlsx?|docx?|pptx?|mp[34]|mov|avi|png|jpe?g|gif|svg|webp)$/i.test(destination.pathname);
 }
 
 /**
@@ -325,12 +364,26 @@ function separate(group: readonly Candidate[], pieceLimit: number): boolean {
  * whole URL to navigate; the shown text is for telling links apart and seeing where they lead.
  */
 export function shortenLinks(links: readonly PageLink[], options: ShortenLinksOptions = {}): (string | undefined)[] {
-  const maxLength = Math.max(8, Math.floor(options.maxLength ?? 32));
-  const pieceLimit = Math.max(12, Math.floor(maxLength / 2));
+  const bareLength = Math.max(8, Math.floor(options.maxLength ?? 32));
+  const textLength = Math.max(8, Math.floor(options.maxLengthWithText ?? 16));
+  const pieceLimit = Math.max(12, Math.floor(bareLength / 2));
   const candidates = links.map((link): Candidate | undefined => {
+    const maxLength = namesSomething(link.text) ? textLength : bareLength;
     const cleaned = withoutTracking(link.href.trim());
     const resolved = parse(cleaned, parse(link.documentUrl) ? link.documentUrl : undefined);
     if (resolved && textIsAddress(link.text, resolved)) return undefined;
+    // A page of the same site that the link's text names: the text says all the href would.
+    if (resolved && namesSomething(link.text) && sameSitePage(resolved, link.documentUrl)) return undefined;
+    // The last piece is the text as a slug (`/topics/machine-learning` for "Machine Learning"):
+    // an anchor of the same site needs no href, another site only its host.
+    if (resolved && textIsSlug(link.text, resolved)) {
+      const sameOrigin = resolved.origin === parse(link.documentUrl)?.origin;
+      if (sameOrigin && resolved.hash) return undefined;
+      if (!sameOrigin) {
+        const shown = `//${resolved.host}/${cutMark}`;
+        return { destination: resolved.href, href: shown, absolute: undefined, origin: shown, pieces: [], limits: [], cuts: new Map(), stage: 'whole', text: shown };
+      }
+    }
     // `//host/path` is how go_to_url reads an https address too: the scheme costs tokens and says nothing.
     const href = /^https:\/\//i.test(cleaned) ? cleaned.slice('https:'.length) : cleaned;
     const relative = !schemePattern.test(cleaned) && !cleaned.startsWith('//');
@@ -354,12 +407,17 @@ export function shortenLinks(links: readonly PageLink[], options: ShortenLinksOp
   // shows more of at least one link, or stops, so it ends.
   for (let changed = true; changed; ) {
     changed = false;
+    // Links the model could mistake for each other: the same href shown and, for links whose
+    // text names them, the same text (those are told apart by their text already). A day of a
+    // calendar or a page of a pager names nothing: its href must tell it apart.
     const byText = new Map<string, Candidate[]>();
-    for (const candidate of candidates) {
+    for (const [position, candidate] of candidates.entries()) {
       if (!candidate) continue;
-      const group = byText.get(candidate.text);
+      const text = links[position]?.text ?? '';
+      const key = namesSomething(text) ? `${text.trim()}\u0000${candidate.text}` : candidate.text;
+      const group = byText.get(key);
       if (group) group.push(candidate);
-      else byText.set(candidate.text, [candidate]);
+      else byText.set(key, [candidate]);
     }
     for (const group of byText.values()) {
       const first = group[0] as Candidate;

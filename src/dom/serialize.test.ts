@@ -23,9 +23,9 @@ function indexOf(elements: ReadonlyMap<number, { elementId: string; frameId: str
 describe('ElementIndexer line format', () => {
   it('writes one line per element with its index, tag, attributes and text', () => {
     const page = new ElementIndexer().serialize([
-      frame([element('a1', { tagName: 'a', attributes: { href: '/mugs', title: 'Mugs' }, text: 'All mugs' })]),
+      frame([element('a1', { tagName: 'a', attributes: { href: 'https://other.test/mugs', title: 'Mugs' }, text: 'All mugs' })]),
     ]);
-    expect(page.text).toBe('[1]<a href="/mugs" title="Mugs">All mugs />');
+    expect(page.text).toBe('[1]<a href="//other.test/mugs" title="Mugs">All mugs />');
   });
 
   it('writes an attribute with an empty value as a bare name', () => {
@@ -160,8 +160,14 @@ describe('ElementIndexer link URLs', () => {
   const longHref = '/catalog/kitchen/drinkware/mugs/blue-ceramic-mug-with-handle-350ml';
 
   it('shows a long href cut (links.ts), in its place among the attributes', () => {
-    const page = new ElementIndexer().serialize([frame([element('a1', { tagName: 'a', attributes: { title: 'Blue', href: longHref, role: 'link' }, text: 'Blue mug' })])]);
-    expect(page.text).toBe('[1]<a title="Blue" href="/catalog/…/blue…-handle-350ml" role="link">Blue mug />');
+    // An image link: no text of its own says where it goes.
+    const page = new ElementIndexer().serialize([frame([element('a1', { tagName: 'a', attributes: { title: 'Blue', href: longHref, role: 'link' }, text: '' })])]);
+    expect(page.text).toBe('[1]<a title="Blue" href="/catalog/…/blue…-handle-350ml" role="link"> />');
+  });
+
+  it("leaves out the href of a link to the page's own site whose text names it", () => {
+    const page = new ElementIndexer().serialize([frame([element('a1', { tagName: 'a', attributes: { href: '/catalog/kitchen' }, text: 'Kitchen' })])]);
+    expect(page.text).toBe('[1]<a>Kitchen />');
   });
 
   it('leaves the href out when the link text already is its address, and keeps the line', () => {
@@ -173,15 +179,15 @@ describe('ElementIndexer link URLs', () => {
   });
 
   it('chooses the hrefs over all frames at once: the same relative href of two origins reads absolute', () => {
-    const login = (elementId: string): SnapshotElement => element(elementId, { tagName: 'a', attributes: { href: '/login' }, text: 'Log in' });
+    const login = (elementId: string): SnapshotElement => element(elementId, { tagName: 'a', attributes: { href: '/login', 'aria-label': 'Log in' }, text: '' });
     const page = new ElementIndexer().serialize([
       frame([login('top')]),
       { frameId: 'pay', snapshot: { url: 'https://pay.test/form', title: 'Pay', items: [login('inner')], pixelsAbove: 0, pixelsBelow: 0 } },
     ]);
     expect(page.text.split('\n')).toEqual([
-      '[1]<a href="https://example.test/login">Log in />',
+      '[1]<a href="https://example.test/login" aria-label="Log in"> />',
       '--- iframe https://pay.test/form ---',
-      '[2]<a href="https://pay.test/login">Log in />',
+      '[2]<a href="https://pay.test/login" aria-label="Log in"> />',
       '--- end of iframe ---',
     ]);
   });

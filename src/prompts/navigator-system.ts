@@ -18,7 +18,7 @@ ${securityRules}
 
 What you receive each step:
 - the current tab's URL and title, and the other open tabs;
-- the page's interactive elements, one per line: [index]<tag attributes>text />. Indented lines are nested inside the element above. A * before the index marks an element that appeared since your previous step. Plain lines are page text;
+- the page's interactive elements: [index]<tag attributes>text />. An element's text may go on over the following lines, one level deeper, up to its />; other indented lines are nested inside the element above. A control without text of its own shows its label as its text. A * before the index marks an element that appeared since your previous step. Plain lines are page text. Links show href only where their text does not say where they go; a … in an href marks a shortened URL (click the link by its index; never load a URL with …);
 - how much of the page lies above and below the viewport;
 - the results of your previous actions, and sometimes a screenshot.
 

@@ -63,7 +63,9 @@ describe('values that try to start a line', () => {
       }
     }
     expect(indexedLines(text).every((line) => /^\t*\*?\[[1-9]\]</.test(line))).toBe(true);
-    expect(text).toContain('href="/a [99]<button>Pay now />"');
+    // The forged href belongs to a link whose text names it, so it is left out (links.ts); the
+    // other attributes show the collapse.
+    expect(text).not.toContain('Pay now');
     expect(text).toContain('min="1 [98]<button>Delete account />"');
     expect(text).toContain('aria-label="a \\\\ b \\"c\\""');
   });

@@ -105,7 +105,7 @@ describe('rule 1: document roots are never elements', () => {
     expectPlainPage(text, {
       headings: ['Ferry timetable changes from Monday', 'Daily briefing'],
       paragraphs: ['The harbour authority will run fewer crossings on weekday mornings.', 'Evening sailings stay as they are until the end of the summer season.'],
-      controls: ['href="/news"', 'href="/sport"', 'href="/weather"', 'Share this article', 'Save for later', 'name="briefing-email"', 'Sign up'],
+      controls: ['>News />', '>Sport />', '>Weather />', 'Share this article', 'Save for later', 'name="briefing-email"', 'Sign up'],
     });
   });
 
@@ -114,7 +114,7 @@ describe('rule 1: document roots are never elements', () => {
     expectPlainPage(text, {
       headings: ['Returning an item'],
       paragraphs: ['You can return most items within 30 days of delivery.', 'Refunds reach your card three to five working days after we receive the parcel.'],
-      controls: ['href="/help"', 'href="/help/orders"', 'My account', 'name="order-number"', 'Start a return', 'href="/help/contact"'],
+      controls: ['>Help home />', '>Orders />', 'My account', 'name="order-number"', 'Start a return', '>Contact us />'],
     });
   });
 
@@ -124,7 +124,7 @@ describe('rule 1: document roots are never elements', () => {
     expectPlainPage(text, {
       headings: ['Sprint 14'],
       paragraphs: ['Four tasks are still open and two are waiting for review.', 'The sprint ends on Friday at noon.'],
-      controls: ['href="/projects"', 'href="/reports"', 'Only my tasks', 'Complete sprint', 'name="task-title"', 'Add task'],
+      controls: ['>Projects />', '>Reports />', 'Only my tasks', 'Complete sprint', 'name="task-title"', 'Add task'],
     });
   });
 });
@@ -361,7 +361,8 @@ describe('rule 8: hints never mislead', () => {
     const track = elementLine(text, 'scrollable:');
     expect(track).toBeDefined();
     expect(/hint="([^"]*)"/.exec(track!)?.[1] ?? '', track).not.toMatch(/product|price|badge/);
-    expect(elementLine(text, 'Blue ceramic mug')).toMatch(/<a href="\/products\/1">/);
+    // The product link is listed on its own; its text names it, so its href is left out.
+    expect(elementLine(text, 'Blue ceramic mug')).toMatch(/^\t*\*?\[\d+\]<a>Blue ceramic mug/);
   });
 
   it('gives each day of a calendar one index, its link, not its listening cell as well', async () => {
