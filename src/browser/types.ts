@@ -187,7 +187,7 @@ export interface NavigationGuard {
  *   runtime's methods by id, never by a selector of your own.
  * - Frames: `frames()` lists the active tab's frames, top frame first, each with the box of its
  *   frame element in its parent's viewport, so the core maps child frames onto the top page.
- * - Check yours with `runDriverConformance` from `plannav/testing`.
+ * - Check yours with `registerConformance(driverConformance({ createDriver }), it)` from `plannav/testing`.
  * @public
  */
 export interface BrowserDriver {

@@ -45,7 +45,18 @@ class DriverDefaults {
       try {
         const frameId = await this.topFrameId(options);
         const quiet = callRuntime(this.driver, frameId, 'domQuiet', { quietMs: settleQuietMs, maxMs: remaining }, options);
-        await Promise.race([quiet, sleep(remaining + 50, options?.signal)]);
+        // Node keeps the bound (a page with scripts off never fires its timers); the bound's timer
+        // ends with the wait.
+        const bound = new AbortController();
+        const stop = (): void => bound.abort();
+        options?.signal?.addEventListener('abort', stop, { once: true });
+        try {
+          await Promise.race([quiet, sleep(remaining + 50, bound.signal).catch(() => undefined)]);
+        } finally {
+          options?.signal?.removeEventListener('abort', stop);
+          bound.abort();
+        }
+        if (options?.signal?.aborted) throw options.signal.reason;
         return;
       } catch (error) {
         if (options?.signal?.aborted) throw error;
@@ -123,7 +134,11 @@ class DriverDefaults {
   async press(keys: string, options?: CallOptions): Promise<void> {
     // The key goes to the frame that holds the focus: the top frame's, else the first child frame's.
     for (const frame of await this.driver.frames(options)) {
-      if (await callRuntime(this.driver, frame.id, 'pressKeys', { keys }, options).catch(() => false)) {
+      const pressed = await callRuntime(this.driver, frame.id, 'pressKeys', { keys }, options).catch((error: unknown) => {
+        if (options?.signal?.aborted) throw error;
+        return false; // a frame that went away holds no focus
+      });
+      if (pressed) {
         await this.settle(options);
         return;
       }

@@ -204,7 +204,10 @@ export class PlaywrightDriver implements BrowserDriver {
 
   /** Lists the open tabs (the context's pages), in the order they opened. */
   async tabs(options?: CallOptions): Promise<TabInfo[]> {
-    return guardedCall('tabs()', options, this.defaultTimeout, async () => Promise.all(this.tabTracker.livePages().map((page) => this.tabTracker.info(page))));
+    return guardedCall('tabs()', options, this.defaultTimeout, async () => {
+      if (this.closing) throw new BrowserError('The driver is closed: open a new one.');
+      return Promise.all(this.tabTracker.livePages().map((page) => this.tabTracker.info(page)));
+    });
   }
 
   /** The tab the driver acts on. */

@@ -27,28 +27,14 @@ afterAll(async () => {
   await browser?.close();
 });
 
-/**
- * Cases PlaywrightDriver fails today, with the received line they fail with: its tabs() does not
- * check whether the driver is closed, so after close() it resolves with [] instead of rejecting.
- * The fix belongs in src/playwright/playwright-driver.ts (reject in tabs() once closing); then these
- * tests fail, and the cases go back to the registered ones.
- */
-const playwrightKnownDefects: Readonly<Record<string, RegExp>> = {
-  'close › Symbol.asyncDispose closes the driver': /^tabs\(\) after \[Symbol\.asyncDispose\]\(\) gave a value after \d+ ms: \[\]$/,
-  'close › calls after close reject': /^tabs\(\) gave a value after \d+ ms: \[\]$/,
-};
-
 describe('PlaywrightDriver', () => {
-  const cases = driverConformance({ createDriver: () => PlaywrightDriver.launch({ settle: { maxWaitMs: 2000 } }), caseTimeout });
-  registerCases(cases.filter((conformanceCase) => !(conformanceCase.name in playwrightKnownDefects)));
-  for (const [name, received] of Object.entries(playwrightKnownDefects)) {
-    it(`${name} (known defect: tabs() resolves after close)`, { timeout: caseTimeout + 15_000 }, async () => {
-      const conformanceCase = cases.find((candidate) => candidate.name === name);
-      const error = await rejectionOf<ConformanceError>(conformanceCase?.run() ?? Promise.resolve());
-      expect(ConformanceError.isInstance(error), `the case passes now: register it with the others. ${String(error)}`).toBe(true);
-      expect(error.received).toMatch(received);
-    });
-  }
+  // Attached to a fresh context of the file's one browser per case: launching a browser per case
+  // would take most of the file's time. test/e2e/playwright-driver.test.ts covers launch().
+  const createDriver = async (): Promise<PlaywrightDriver> => {
+    browser ??= await chromium.launch({ executablePath: findChromium(), args: ['--no-sandbox', '--disable-gpu'] });
+    return PlaywrightDriver.attach(await browser.newContext({ viewport: { width: 1280, height: 900 } }), { settle: { maxWaitMs: 2000 } });
+  };
+  registerCases(driverConformance({ createDriver, caseTimeout }));
 });
 
 describe('examples/custom-driver.ts', () => {

@@ -39,13 +39,18 @@ const LAYERS: Record<string, string[]> = {
   'ai-sdk': ['llm', ...BASE],
   models: ['openai', 'anthropic', 'gemini', 'providers', 'llm', ...BASE], // createLLM('provider:model')
   playwright: ['browser', 'dom', ...BASE],
+  puppeteer: ['browser', 'dom', ...BASE],
 };
 
 /** Folders of src/ that are not core: not checked here, and no core file may import them. */
 const NOT_CORE = ['testing'];
 
-/** Layers that may import Node builtins: the Playwright driver runs in Node only. */
-const NODE_ONLY = ['playwright'];
+/** Layers that may import Node builtins: the Playwright and Puppeteer drivers run in Node only. */
+const NODE_ONLY = ['playwright', 'puppeteer'];
+
+/** The page runtime (src/dom/page/) is bundled into the script pages run: it may import only itself, the DOM types and these packages. */
+const PAGE_RUNTIME = join('src', 'dom', 'page');
+const PAGE_PACKAGES = ['dom-accessibility-api'];
 
 const SRC = resolve('src');
 const isBuiltin = (spec: string) =>
@@ -76,6 +81,18 @@ describe('source layers', () => {
   it('core and adapter files import no Node builtin (the Playwright driver excepted)', () => {
     const bad = imports
       .filter(({ from, spec }) => isBuiltin(spec) && !NODE_ONLY.includes(from))
+      .map(({ file, spec }) => `${file} imports ${spec}`);
+    expect(bad).toEqual([]);
+  });
+
+  it('the page runtime imports only its own modules, the snapshot types and the packages it bundles', () => {
+    const bad = imports
+      .filter(({ file }) => file.startsWith(PAGE_RUNTIME + sep))
+      .filter(({ file, spec }) => {
+        if (!spec.startsWith('.')) return !PAGE_PACKAGES.includes(spec);
+        const target = relative('.', resolve(dirname(file), spec));
+        return !target.startsWith(PAGE_RUNTIME + sep) && target !== join('src', 'dom', 'types');
+      })
       .map(({ file, spec }) => `${file} imports ${spec}`);
     expect(bad).toEqual([]);
   });
