@@ -5,14 +5,15 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import puppeteer, { type Browser, type BrowserContext, type Dialog, type ElementHandle, type Frame, type MouseButton, type Page, type Target } from 'puppeteer-core';
-import type { BrowserDriver, CallOptions, ClickOptions, ClickResult, ElementRef, FrameInfo, PageScript, ScreenshotOptions, ScrollRequest, TabInfo } from '../browser/types';
+import type { BrowserDriver, CallOptions, ClickOptions, ClickResult, ElementRef, FrameInfo, NavigationGuard, PageScript, ScreenshotOptions, ScrollRequest, TabInfo } from '../browser/types';
 import { callRuntime } from '../dom/page-runtime';
 import type { ClickTarget } from '../dom/page/driver/pointer';
-import { BrowserError, ConfigError } from '../errors';
+import { BrowserError, ConfigError, URLNotAllowedError } from '../errors';
 import { asBrowserError, firstLine, guardedCall, within } from './call';
 import { chromiumCandidates, findChromium } from './find-chromium';
 import { FrameRegistry } from './frames';
 import { pressKeys } from './keyboard';
+import { NavigationGuardEnforcer } from './navigation-guard';
 import { checkOptions, defaultViewport, launchArgs, resolveSettleOptions, type PuppeteerConnectOptions, type PuppeteerDriverOptions, type PuppeteerLaunchOptions } from './options';
 import { addRuntimeScript, evaluateInFrame, installRuntime, lookUpElement, onElement, selectFieldContents } from './runtime-calls';
 import { Settler } from './settle';
@@ -62,6 +63,9 @@ export class PuppeteerDriver implements BrowserDriver {
   /** The id of the runtime's new-document script on each tab (undefined when it could not be added). */
   private readonly runtimeScripts = new Map<Page, Promise<string | undefined>>();
   private readonly onTarget = (target: Target): void => this.tabTracker.adoptTarget(target);
+  /** Enforces the guard given to setNavigationGuard(), while there is one. */
+  private navigationGuard: NavigationGuardEnforcer | undefined;
+  private guardChange: Promise<void> = Promise.resolve();
   private closing: Promise<void> | undefined;
 
   private constructor(context: BrowserContext, owned: Ownership, options: PuppeteerDriverOptions) {
@@ -225,6 +229,7 @@ export class PuppeteerDriver implements BrowserDriver {
   async openTab(url: string, options?: CallOptions): Promise<TabInfo> {
     return guardedCall(`openTab(${url})`, options, this.defaultTimeout, async (timeout) => {
       this.active(); // a closed driver opens nothing
+      this.navigationGuard?.assertAllowed(url, undefined);
       const page = await this.context.newPage();
       this.tabTracker.adopt(page, true);
       await this.runtimeScripts.get(page);
@@ -475,6 +480,40 @@ export class PuppeteerDriver implements BrowserDriver {
     return guardedCall('waitForSettled()', options, this.defaultTimeout, (timeout) => this.settle(this.active(), timeout, options?.signal));
   }
 
+  /**
+   * Enforces `guard` on every navigation the browser makes in this driver's context, not only the
+   * ones the driver starts: links, forms, location changes, meta refresh, redirect hops, popups,
+   * frames and `link rel=prefetch`. A denied navigation is stopped before its request is sent
+   * (request interception of document requests) and reported to `guard.blocked`; a denied popup
+   * is closed and its opener is the active tab again; `goto` and `openTab` reject with a
+   * `URLNotAllowedError`. A denied document that loads without a request (`data:`, `blob:`, the
+   * back-forward cache) is left for `about:blank`. `undefined` removes the guard. Speculation
+   * rules are not intercepted.
+   */
+  async setNavigationGuard(guard: NavigationGuard | undefined, options?: CallOptions): Promise<void> {
+    return guardedCall('setNavigationGuard()', options, this.defaultTimeout, () => {
+      // One change at a time, so two calls cannot install two enforcers.
+      const change = this.guardChange.then(async () => {
+        this.active(); // a closed driver enforces nothing
+        if (guard && this.navigationGuard) return this.navigationGuard.replace(guard);
+        const previous = this.navigationGuard;
+        this.navigationGuard = undefined;
+        await previous?.dispose();
+        if (!guard) return;
+        this.navigationGuard = await NavigationGuardEnforcer.install(this.context.browser(), guard, {
+          ownsBrowser: this.owned.launched === true,
+          pages: () => this.tabTracker.livePages(),
+          tabId: (page) => this.tabTracker.idOf(page),
+          popupClosing: (opener) => {
+            if (opener && this.tabTracker.has(opener) && !opener.isClosed()) this.tabTracker.activePage = opener;
+          },
+        });
+      });
+      this.guardChange = change.catch(() => undefined);
+      return change;
+    });
+  }
+
   /** Closes what the driver created (browser, context, profile folder); only detaches from what it attached to. Idempotent. */
   async close(): Promise<void> {
     this.closing ??= this.release();
@@ -488,6 +527,9 @@ export class PuppeteerDriver implements BrowserDriver {
 
   private async release(): Promise<void> {
     this.context.off('targetcreated', this.onTarget);
+    await this.guardChange;
+    await this.navigationGuard?.dispose();
+    this.navigationGuard = undefined;
     const pages = this.tabTracker.livePages();
     // Attached pages stay the user's: leave nothing of the driver's on them.
     this.tabTracker.detach();
@@ -537,6 +579,7 @@ export class PuppeteerDriver implements BrowserDriver {
       void (dialog.type() === 'beforeunload' ? dialog.accept() : dialog.dismiss()).catch(() => undefined);
     };
     page.on('dialog', onDialog);
+    this.navigationGuard?.watch(page);
     const script = addRuntimeScript(page).then(
       async (identifier) => {
         await Promise.all(page.frames().map((frame: Frame) => installRuntime(frame)));
@@ -597,10 +640,12 @@ export class PuppeteerDriver implements BrowserDriver {
   }
 
   private async navigate(page: Page, url: string, timeout: number, signal: AbortSignal | undefined): Promise<void> {
+    // An empty list of lifecycle events: resolve once the new document has committed; the settle wait does the rest.
+    const load = (): Promise<unknown> => page.goto(url, { waitUntil: [], timeout });
     try {
-      // An empty list of lifecycle events: resolve once the new document has committed; the settle wait does the rest.
-      await page.goto(url, { waitUntil: [], timeout });
+      await (this.navigationGuard ? this.navigationGuard.navigate(page, url, load) : load());
     } catch (error) {
+      if (URLNotAllowedError.isInstance(error)) throw error;
       const reason = firstLine(error).replace(/ at \S+$/, '');
       if (!(error instanceof Error && error.name === 'TimeoutError')) {
         // Chromium goes on to commit its error page after the failure: wait for it, or the next
