@@ -195,9 +195,11 @@ describe('FakeBrowserDriver snapshots', () => {
     expect((quiet as Error).message).toContain('plannav.runtime/domQuiet');
   });
 
-  it('answers the wait for a reaction to typing at once: fake pages never change by themselves', async () => {
+  it('notes typing into a field it has, and answers the wait for a reaction at once: fake pages never change by themselves', async () => {
     const driver = shopDriver();
     const ref = await refTo(driver, 'input', 'q');
+    expect(await callRuntime(driver, 'main', 'watchTyping', { elementId: ref.elementId, selector: null })).toBe(true);
+    expect(await callRuntime(driver, 'main', 'watchTyping', { elementId: 'fake-0-99', selector: null })).toBe(false);
     const answer = await callRuntime(driver, 'main', 'awaitReaction', { elementId: ref.elementId, selector: null, firstChangeMs: 700, quietMs: 150, maxMs: 2500 });
     expect(answer).toEqual({ outcome: 'unchanged', waitedMs: 0 });
   });

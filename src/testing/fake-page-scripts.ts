@@ -413,6 +413,7 @@ const actionAnswers: { readonly [M in RuntimeMethodName]?: Answer } = {
   clickTarget: (frame, argument: ElementArgument) => checked('clickTarget', clickTargetAnswerSchema, clickTarget(frame, argument)),
   inspectField: (frame, argument: ElementArgument) => checked('inspectField', fieldAnswerSchema, inspectField(frame, argument)),
   fieldValue: (frame, argument: ElementArgument) => checked('fieldValue', fieldValueAnswerSchema, fieldValue(frame, argument)),
+  watchTyping: (frame, argument: ElementArgument) => typeof findElement(frame.document, argument.elementId) !== 'string',
   awaitReaction: () => noReaction,
   readDropdown: (frame, argument: DropdownRequest) => checked('readDropdown', dropdownAnswerSchema, readDropdown(frame, argument)),
   selectNative: (frame, argument: SelectNativeRequest) => checked('selectNative', selectNativeAnswerSchema, selectNative(frame, argument)),

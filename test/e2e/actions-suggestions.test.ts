@@ -15,7 +15,8 @@ const registry = new ActionRegistry([inputTextAction]);
 
 beforeAll(async () => {
   // The driver settles the page after typing, up to its bound; a bound shorter than the reaction
-  // wait's first-change window leaves the rest of the window and the cap to input_text's own wait.
+  // wait's first-change window leaves the rest of the window and the cap (counted from the
+  // keystroke) to input_text's own wait.
   fixture = await startBrowser({ settle: { maxWaitMs: 400 } });
 });
 
@@ -74,8 +75,9 @@ describe('input_text waits for the page to react to typing', () => {
   it('waits no longer than the first-change window when the page does not react', async () => {
     const { baseline, result, elapsedMs } = await type('actions-suggest.html', 'name="note"', 'hello');
     expect(result.extractedContent).toBe('Typed "hello" into element 3 (<input type=text> "Note").');
+    // Ended by the first-change window, well before the cap (the margin absorbs a loaded machine).
     expect(elapsedMs).toBeGreaterThanOrEqual(reactionWait.firstChangeMs);
-    expect(elapsedMs).toBeLessThan(reactionWait.firstChangeMs + 800);
+    expect(elapsedMs).toBeLessThan(reactionWait.maxMs - 300);
     expect(await suggestionsShown()).toEqual([]);
     expect(await changeAfter(baseline)).toBeUndefined();
   });
@@ -84,7 +86,7 @@ describe('input_text waits for the page to react to typing', () => {
     const { result, elapsedMs } = await type('actions-suggest-ticker.html', 'name="symbol"', 'acme');
     expect(result.error).toBeUndefined();
     expect(elapsedMs).toBeGreaterThanOrEqual(reactionWait.maxMs);
-    expect(elapsedMs).toBeLessThan(reactionWait.maxMs + 1000);
+    expect(elapsedMs).toBeLessThan(reactionWait.maxMs + 1500);
     expect(await suggestionsShown()).toEqual(['Acme Corporation (ACME)']);
   });
 

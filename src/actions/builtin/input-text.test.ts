@@ -1,5 +1,5 @@
 import { testActionContext } from '../../../test/helpers/action-context';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { CallOptions, ElementRef, PageScript } from '../../browser/types';
 import { runtimeScriptId } from '../../dom/page-runtime';
 import { PageStateReader, defaultIncludeAttributes } from '../../dom/page-state-reader';
@@ -10,32 +10,40 @@ import type { ActionContext, ActionResult } from '../types';
 import { inputTextAction, reactionWait } from './input-text';
 
 const url = 'https://shop.test/';
-const reactionId = runtimeScriptId('awaitReaction');
+const helpers = new Map([
+  [runtimeScriptId('watchTyping'), 'watch'],
+  [runtimeScriptId('awaitReaction'), 'wait'],
+]);
 
-/**
- * A fake browser that records the reaction waits it is asked for (and what the field held then),
- * answers them with `answer`, and whose `fill` takes `fillMs` on a mocked clock.
- */
-class ReactingDriver extends FakeBrowserDriver {
-  readonly waits: { argument: unknown; options: CallOptions | undefined; valueThen: string | undefined }[] = [];
+/** What the fake saw of the typing: `fill`, and the watch and the wait with their arguments and call options. */
+interface Step {
+  readonly step: string;
+  readonly argument?: unknown;
+  readonly options?: CallOptions | undefined;
+}
 
-  constructor(private readonly behaviour: { fillMs?: number; answer?: (options: CallOptions | undefined) => unknown } = {}) {
+/** A fake browser that records the watch, the fill and the wait in order, and answers the helpers with `answer`. */
+class TypingDriver extends FakeBrowserDriver {
+  readonly steps: Step[] = [];
+
+  constructor(private readonly answer: (step: string) => unknown = () => ({ outcome: 'quiet', waitedMs: 300 })) {
     super({ startUrl: url, pages: { [url]: { title: 'Shop', content: [{ tag: 'input', attributes: { name: 'q' } }] } } });
   }
 
   override async fill(ref: ElementRef, text: string, options?: CallOptions): Promise<void> {
+    this.steps.push({ step: 'fill' });
     await super.fill(ref, text, options);
-    if (this.behaviour.fillMs) vi.setSystemTime(Date.now() + this.behaviour.fillMs);
   }
 
   override async evaluate<TArg, TResult>(frameId: string, script: PageScript<TArg, TResult>, arg: TArg, options?: CallOptions): Promise<TResult> {
-    if (script.id !== reactionId) return super.evaluate(frameId, script, arg, options);
-    this.waits.push({ argument: arg, options, valueThen: this.valueOf('q') });
-    return (this.behaviour.answer ? this.behaviour.answer(options) : { outcome: 'quiet', waitedMs: 300 }) as TResult;
+    const step = helpers.get(script.id);
+    if (!step) return super.evaluate(frameId, script, arg, options);
+    this.steps.push({ step, argument: arg, options });
+    return this.answer(step) as TResult;
   }
 }
 
-async function contextOn(driver: FakeBrowserDriver, signal?: AbortSignal) {
+async function contextOn(driver: FakeBrowserDriver, signal?: AbortSignal): Promise<ActionContext> {
   const state = await new PageStateReader(driver, { viewportExpansion: -1, includeAttributes: [...defaultIncludeAttributes], maxTextLength: 100 }).capture({ screenshot: false });
   return testActionContext({ driver, state, ...(signal ? { signal } : {}) });
 }
@@ -46,52 +54,38 @@ function typeMug(context: ActionContext): Promise<ActionResult> {
   return registry.run('input_text', { index: 1, text: 'mug' }, context);
 }
 
-afterEach(() => {
-  vi.useRealTimers();
-});
-
 describe('input_text waits for the page to react to the typing', () => {
-  it('asks the page to wait after filling, with the windows counted from the start of the typing and the call bounded', async () => {
-    vi.useFakeTimers({ toFake: ['Date'] });
-    const driver = new ReactingDriver({ fillMs: 200 });
+  it('has the page note the typing before the fill, then waits with its bounds, the task signal and a bounded call', async () => {
+    const driver = new TypingDriver();
     const context = await contextOn(driver);
     const result = await typeMug(context);
     expect(result.extractedContent).toBe('Typed "mug" into element 1 (<input type=text> "q").');
-    expect(driver.waits).toHaveLength(1);
-    const [wait] = driver.waits;
-    expect(wait?.valueThen).toBe('mug');
-    expect(wait?.argument).toMatchObject({ firstChangeMs: reactionWait.firstChangeMs - 200, quietMs: reactionWait.quietMs, maxMs: reactionWait.maxMs - 200 });
-    expect(wait?.options?.signal).toBe(context.signal);
-    expect(wait?.options?.timeout).toBe(reactionWait.maxMs - 200 + 1000);
+    expect(driver.steps.map((step) => step.step)).toEqual(['watch', 'fill', 'wait']);
+    const [watch, , wait] = driver.steps;
+    const field = { elementId: context.element(1).elementId, selector: null };
+    expect(watch?.argument).toEqual(field);
+    expect(watch?.options?.signal).toBe(context.signal);
+    expect(wait?.argument).toEqual({ ...field, ...reactionWait });
+    expect(wait?.options).toEqual({ signal: context.signal, timeout: reactionWait.maxMs + 1000 });
   });
 
-  it('does not wait when settling after the fill took the whole first-change window', async () => {
-    vi.useFakeTimers({ toFake: ['Date'] });
-    const driver = new ReactingDriver({ fillMs: reactionWait.firstChangeMs });
-    const result = await typeMug(await contextOn(driver));
-    expect(result.extractedContent).toBe('Typed "mug" into element 1 (<input type=text> "q").');
-    expect(driver.waits).toEqual([]);
-  });
-
-  it('still reports the typing when the wait fails (the page went away while waiting)', async () => {
-    const driver = new ReactingDriver({
-      answer: () => {
-        throw new BrowserError('Execution context was destroyed.');
-      },
+  it('still types and reports the typing when the page cannot be watched or waited on (it went away meanwhile)', async () => {
+    const driver = new TypingDriver(() => {
+      throw new BrowserError('Execution context was destroyed.');
     });
     const result = await typeMug(await contextOn(driver));
     expect(result.extractedContent).toBe('Typed "mug" into element 1 (<input type=text> "q").');
+    expect(driver.steps.map((step) => step.step)).toEqual(['watch', 'fill', 'wait']);
     expect(driver.valueOf('q')).toBe('mug');
   });
 
   it('ends with the cancel when the task is cancelled during the wait', async () => {
     const controller = new AbortController();
     const cancelled = new BrowserError('evaluate() was aborted.');
-    const driver = new ReactingDriver({
-      answer: () => {
-        controller.abort();
-        throw cancelled;
-      },
+    const driver = new TypingDriver((step) => {
+      if (step === 'watch') return true;
+      controller.abort();
+      throw cancelled;
     });
     await expect(inputTextAction.handler({ index: 1, text: 'mug' }, await contextOn(driver, controller.signal))).rejects.toBe(cancelled);
   });

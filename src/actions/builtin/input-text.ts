@@ -43,7 +43,7 @@ const action = 'input_text';
 const suggestionWaitMs = 1500;
 const pollMs = 100;
 /**
- * The wait for the page's reaction to typing, in milliseconds after the typing started: the first
+ * The wait for the page's reaction to typing, in milliseconds after the last keystroke: the first
  * change must come within `firstChangeMs` (debounced widgets such as jQuery UI's autocomplete wait
  * 300 ms, slower services more), then the DOM must stay unchanged for `quietMs`; a page that
  * never stops changing (a ticker) ends the wait at `maxMs`.
@@ -53,27 +53,33 @@ export const reactionWait = { firstChangeMs: 700, quietMs: 150, maxMs: 2500 } as
 const reactionCallMarginMs = 1000;
 
 /**
- * Waits for the page to react to the typing, whatever the field's markup: suggestions of a plain
- * input are then in the page when the Navigator reads it next. The windows count from the start
- * of the typing, since drivers settle the page after `fill`: when that took the whole first-change
- * window, the page has had its chance to react and nothing is left to wait for. A failed wait
- * (the page navigated, the frame went away) is no failure of the typing.
+ * Runs a page-runtime call that only helps (noting the typing, waiting for the page): a failure
+ * (the page navigated, the frame went away) is no failure of the typing; a cancel is.
  */
-async function awaitReaction(context: ActionContext, target: ElementRef, typingStarted: number): Promise<void> {
-  const elapsed = Date.now() - typingStarted;
-  if (elapsed >= reactionWait.firstChangeMs) return;
-  const maxMs = reactionWait.maxMs - elapsed;
+async function bestEffort(context: ActionContext, call: () => Promise<unknown>): Promise<void> {
   try {
-    await callRuntime(
-      context.driver,
-      target.frameId,
-      'awaitReaction',
-      { ...elementArgument(target), firstChangeMs: reactionWait.firstChangeMs - elapsed, quietMs: reactionWait.quietMs, maxMs },
-      { signal: context.signal, timeout: maxMs + reactionCallMarginMs },
-    );
+    await call();
   } catch (error) {
     if (context.signal.aborted || isFatalError(error)) throw error;
   }
+}
+
+/**
+ * Types into the field, then waits for the page to react, whatever the field's markup: suggestions
+ * of a plain input are then in the page when the Navigator reads it next. The page notes the
+ * field's last keystroke, so the wait's windows count from it and not from the end of the
+ * driver's `fill` (which waits for the element first and settles the page after). Returns when
+ * the fill ended (`Date.now()`).
+ */
+async function typeAndAwaitReaction(context: ActionContext, target: ElementRef, value: string): Promise<number> {
+  const call = { signal: context.signal };
+  await bestEffort(context, () => callRuntime(context.driver, target.frameId, 'watchTyping', elementArgument(target), call));
+  await context.driver.fill(target, value, call);
+  const filledAt = Date.now();
+  await bestEffort(context, () =>
+    callRuntime(context.driver, target.frameId, 'awaitReaction', { ...elementArgument(target), ...reactionWait }, { ...call, timeout: reactionWait.maxMs + reactionCallMarginMs }),
+  );
+  return filledAt;
 }
 
 /** The options of a suggestion list, as one signature, to tell a list that appeared from one that was already there. */
@@ -147,10 +153,7 @@ export const inputTextAction = defineAction({
     const listSuggestions = field.suggestions && field.type !== 'password';
     const before = listSuggestions ? await suggestionSignature(context, target) : '';
 
-    const typingStarted = Date.now();
-    await context.driver.fill(target, value, { signal: context.signal });
-    const filledAt = Date.now();
-    await awaitReaction(context, target, typingStarted);
+    const filledAt = await typeAndAwaitReaction(context, target, value);
 
     const kept = await runElementScript(context, target.frameId, 'fieldValue', elementArgument(target), fieldValueAnswerSchema);
     if (kept.status === 'stale') {

@@ -8,7 +8,7 @@ import { hasFocus } from './focus';
 import { fieldValue, inspectField } from './input';
 import { canGoBack } from './navigation';
 import { pageText } from './page-text';
-import { awaitReaction } from './reaction';
+import { awaitReaction, watchTyping } from './reaction';
 import { scrollFrameIntoView, scrollTarget } from './scroll';
 import { fileNames, findFileInput } from './upload';
 
@@ -17,6 +17,7 @@ export const actionMethods = {
   clickTarget,
   inspectField,
   fieldValue,
+  watchTyping,
   awaitReaction,
   readDropdown,
   selectNative,

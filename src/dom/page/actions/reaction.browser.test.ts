@@ -1,6 +1,6 @@
 // Runs in headless Chromium (the vitest `browser` project): the wait for the page's reaction to typing, with real timers and a real MutationObserver.
 import { afterEach, describe, expect, it } from 'vitest';
-import { awaitReaction } from './reaction';
+import { awaitReaction, watchTyping } from './reaction';
 import { locate, otherDocument, place } from './test-page';
 
 const bounds = { firstChangeMs: 120, quietMs: 60, maxMs: 600 };
@@ -55,6 +55,29 @@ describe('awaitReaction', () => {
     setTimeout(() => root.querySelector('.list')!.append(document.createElement('li')), 30);
     const answer = await awaitReaction({ ...locate(root.querySelector('input')!), ...bounds });
     expect(answer.outcome).toBe('quiet');
+  });
+
+  it('counts its windows from the field\u2019s last keystroke when the typing was watched', async () => {
+    const { field } = place('<input id="field">');
+    expect(watchTyping(locate(field))).toBe(true);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    field!.dispatchEvent(new Event('input', { bubbles: true }));
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    // 60 ms of the 120 ms window have passed since the keystroke (160 since the watch): about 60 are left.
+    const answer = await awaitReaction({ ...locate(field), ...bounds });
+    expect(answer.outcome).toBe('unchanged');
+    expect(answer.waitedMs).toBeGreaterThanOrEqual(40);
+    expect(answer.waitedMs).toBeLessThan(100);
+  });
+
+  it('ends at once when the first-change window passed while the driver was still typing and settling', async () => {
+    const { field } = place('<input id="field">');
+    watchTyping(locate(field));
+    await new Promise((resolve) => setTimeout(resolve, bounds.firstChangeMs + 20));
+    const answer = await awaitReaction({ ...locate(field), ...bounds });
+    expect(answer.outcome).toBe('unchanged');
+    expect(answer.waitedMs).toBeLessThan(20);
+    expect(watchTyping(otherDocument)).toBe(false);
   });
 
   it('still waits when the field is gone, counting every change', async () => {

@@ -3,13 +3,13 @@
 
 import { resolveElement, type ElementLocator } from '../registry';
 
-/** What {@link awaitReaction} is asked: the field typed into, and its three bounds in milliseconds. */
+/** What {@link awaitReaction} is asked: the field typed into, and its three bounds in milliseconds after the last keystroke. */
 export interface ReactionRequest extends ElementLocator {
-  /** How long to wait for the first change after the call; without one, the page did not react. */
+  /** How long after the last keystroke the first change may come; without one, the page did not react. */
   readonly firstChangeMs: number;
   /** How long the DOM must stay unchanged after a change before the reaction counts as done. */
   readonly quietMs: number;
-  /** The most the wait takes, whatever the page keeps doing (a ticker, an animation in the DOM). */
+  /** The most the wait lasts after the last keystroke, whatever the page keeps doing (a ticker, an animation in the DOM). */
   readonly maxMs: number;
 }
 
@@ -19,8 +19,24 @@ export interface ReactionRequest extends ElementLocator {
  */
 export interface ReactionAnswer {
   readonly outcome: 'quiet' | 'unchanged' | 'busy';
-  /** Milliseconds the wait took. */
+  /** Milliseconds the wait itself took. */
   readonly waitedMs: number;
+}
+
+/** When each watched field last had an input event, or was first watched, in `performance.now()` time. */
+const typedAt = new WeakMap<Element, number>();
+
+/**
+ * Starts noting when the field gets input, before the driver types into it: the reaction's windows
+ * then count from the last keystroke itself, not from the end of the driver's typing (drivers
+ * wait for the element first and settle the page after). Returns false when the field is gone.
+ */
+export function watchTyping(locator: ElementLocator): boolean {
+  const field = resolveElement(locator);
+  if (typeof field === 'string') return false;
+  if (!typedAt.has(field)) field.addEventListener('input', () => typedAt.set(field, performance.now()), { capture: true });
+  typedAt.set(field, performance.now());
+  return true;
 }
 
 /** The document and every shadow root the element sits in, innermost last. */
@@ -32,15 +48,18 @@ function rootsAround(element: Element | undefined): Node[] {
 }
 
 /**
- * Resolves once the DOM changed and then stayed quiet, or when no change came in time. Changes
- * of the field itself do not count: they echo the typing (a framework writing the `value`
- * attribute, the text of an editable element), and would end the wait before the suggestions of
- * a debounced widget (jQuery UI waits 300 ms) arrive.
+ * Resolves once the DOM changed and then stayed quiet, or when no change came in time. The windows
+ * count from the field's last keystroke ({@link watchTyping}), else from this call. Changes of the
+ * field itself do not count: they echo the typing (a framework writing the `value` attribute, the
+ * text of an editable element), and would end the wait before the suggestions of a debounced
+ * widget (jQuery UI waits 300 ms) arrive.
  */
 export function awaitReaction(request: ReactionRequest): Promise<ReactionAnswer> {
   const found = resolveElement(request);
   const field = typeof found === 'string' ? undefined : found;
   const started = performance.now();
+  const since = Math.min(started, (field && typedAt.get(field)) ?? started);
+  const remaining = (bound: number): number => Math.max(0, since + bound - started);
   return new Promise((resolve) => {
     let firstTimer: ReturnType<typeof setTimeout> | undefined;
     let quietTimer: ReturnType<typeof setTimeout> | undefined;
@@ -61,7 +80,7 @@ export function awaitReaction(request: ReactionRequest): Promise<ReactionAnswer>
     // A document observer does not see into shadow trees: the ones around the field (a web
     // component's suggestions sit beside its input) are observed too.
     for (const root of rootsAround(field)) observer.observe(root, { subtree: true, childList: true, attributes: true, characterData: true });
-    firstTimer = setTimeout(() => finish('unchanged'), Math.max(0, request.firstChangeMs));
-    capTimer = setTimeout(() => finish('busy'), Math.max(0, request.maxMs));
+    firstTimer = setTimeout(() => finish('unchanged'), remaining(request.firstChangeMs));
+    capTimer = setTimeout(() => finish('busy'), remaining(request.maxMs));
   });
 }
