@@ -83,7 +83,8 @@ function isPrefetch(event: PausedRequest): boolean {
  * (CDP `Target.getTargetInfo`) or a frame of one of the driver's tabs (`Page.getFrameTree`);
  * others continue untouched. After each commit, a document the guard denies that loaded without
  * a request (`data:`, `blob:`, a page restored from the back-forward cache) is left for
- * `about:blank` and reported. Speculation rules (`<script type=speculationrules>`) are not seen.
+ * `about:blank` and reported. Speculation rules (`<script type=speculationrules>`) are not seen:
+ * the browser fetches them itself (a launched browser's profile turns them off).
  */
 export class NavigationGuardEnforcer {
   private guard: NavigationGuard;

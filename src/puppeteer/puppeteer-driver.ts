@@ -1,9 +1,8 @@
 // PuppeteerDriver: plannav's BrowserDriver over puppeteer-core. It launches, attaches to or connects
 // to Chromium (tabs, frames, settling in their own files) and never closes what it did not create.
 
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { rmSync, statSync } from 'node:fs';
+import { resolve } from 'node:path';
 import puppeteer, { type Browser, type BrowserContext, type Dialog, type ElementHandle, type Frame, type MouseButton, type Page, type Target } from 'puppeteer-core';
 import type { BrowserDriver, CallOptions, ClickOptions, ClickResult, ElementRef, FrameInfo, NavigationGuard, PageScript, ScreenshotOptions, ScrollRequest, TabInfo } from '../browser/types';
 import { callRuntime } from '../dom/page-runtime';
@@ -14,6 +13,7 @@ import { chromiumCandidates, findChromium } from './find-chromium';
 import { FrameRegistry } from './frames';
 import { pressKeys } from './keyboard';
 import { NavigationGuardEnforcer } from './navigation-guard';
+import { createProfile } from './profile';
 import { checkOptions, defaultViewport, launchArgs, resolveSettleOptions, type PuppeteerConnectOptions, type PuppeteerDriverOptions, type PuppeteerLaunchOptions } from './options';
 import { addRuntimeScript, evaluateInFrame, installRuntime, lookUpElement, onElement, selectFieldContents } from './runtime-calls';
 import { Settler } from './settle';
@@ -105,9 +105,10 @@ export class PuppeteerDriver implements BrowserDriver {
       const looked = chromiumCandidates(process.platform, process.env).join(', ');
       throw new BrowserError(`No Chromium or Chrome found (looked at ${looked}): install one or pass \`executablePath\`. puppeteer-core downloads no browser.`);
     }
-    const userDataDir = mkdtempSync(join(tmpdir(), 'plannav-chromium-'));
+    let userDataDir: string | undefined;
     let browser: Browser;
     try {
+      userDataDir = createProfile();
       browser = await puppeteer.launch({
         executablePath,
         headless: options.headless ?? true,
@@ -117,7 +118,7 @@ export class PuppeteerDriver implements BrowserDriver {
         timeout: options.launchTimeout ?? 30_000,
       });
     } catch (error) {
-      rmSync(userDataDir, { recursive: true, force: true, maxRetries: 3 });
+      if (userDataDir) rmSync(userDataDir, { recursive: true, force: true, maxRetries: 3 });
       throw new BrowserError(`Could not launch Chromium from ${executablePath}: ${firstLine(error)}. Install Chromium or pass \`executablePath\`.`, { cause: error });
     }
     // Whatever fails from here (an unreachable startUrl) must not leave the browser running or its profile on disk.
@@ -488,7 +489,9 @@ export class PuppeteerDriver implements BrowserDriver {
    * is closed and its opener is the active tab again; `goto` and `openTab` reject with a
    * `URLNotAllowedError`. A denied document that loads without a request (`data:`, `blob:`, the
    * back-forward cache) is left for `about:blank`. `undefined` removes the guard. Speculation
-   * rules are not intercepted.
+   * rules (`<script type=speculationrules>`) cannot be intercepted: a launched browser never runs
+   * them (its profile turns speculative loading off), but in an attached or connected browser
+   * their prefetches and prerenders are not stopped.
    */
   async setNavigationGuard(guard: NavigationGuard | undefined, options?: CallOptions): Promise<void> {
     return guardedCall('setNavigationGuard()', options, this.defaultTimeout, () => {

@@ -253,6 +253,26 @@ describe('an out-of-process frame', () => {
   });
 });
 
+describe('speculation rules', () => {
+  it('are never run by a launched browser (they cannot be intercepted), where another profile runs them', async () => {
+    const control = await puppeteer.launch({ executablePath: findChromium(), headless: true, args: ['--no-sandbox', '--disable-gpu'] });
+    try {
+      const page = await control.newPage();
+      await page.goto(fixture('guard-speculation.html', `${denied.origin}/control`));
+      // Without the driver's profile this browser prefetches: the check below can fail.
+      expect(await eventually(() => denied.received.some((path) => path.startsWith('/control?speculation=')))).toBe(true);
+    } finally {
+      await control.close();
+    }
+    await sleep(200);
+    denied.received.length = 0;
+    await driver.setNavigationGuard(hostGuard());
+    await driver.goto(fixture('guard-speculation.html', `${denied.origin}/speculation`));
+    await sleep(1000);
+    expect(denied.received).toEqual([]);
+  });
+});
+
 describe('an attached browser', () => {
   it('guards only the context the driver drives', async () => {
     const browser = await puppeteer.launch({ executablePath: findChromium(), headless: true, args: ['--no-sandbox', '--disable-gpu'] });
