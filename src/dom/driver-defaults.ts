@@ -11,6 +11,8 @@ import { absoluteOffsets } from './page-state-reader';
 /** How long the default settle waits for the DOM to be quiet, and at most. */
 const settleQuietMs = 200;
 const settleMaxMs = 3000;
+/** How long a 0 ms timer may take to fire before the page is taken for one whose scripts are off. */
+const timerProbeMs = 30;
 
 const optionalMembers = ['goBack', 'currentUrl', 'click', 'fill', 'selectOption', 'uploadFiles', 'press', 'scroll', 'waitForSettled'] as const;
 
@@ -44,6 +46,12 @@ class DriverDefaults {
       const remaining = Math.max(1, deadline - Date.now());
       try {
         const frameId = await this.topFrameId(options);
+        // Where the page runs no timers (scripts off), nothing can change the DOM, and the in-page
+        // wait, which counts its quiet window with a timer, would last until the bound.
+        if ((await callRuntime(this.driver, frameId, 'timerProbe', undefined, options)) === 'armed') {
+          await sleep(timerProbeMs, options?.signal);
+          if ((await callRuntime(this.driver, frameId, 'timerProbeFired', undefined, options)) === false) return;
+        }
         const quiet = callRuntime(this.driver, frameId, 'domQuiet', { quietMs: settleQuietMs, maxMs: remaining }, options);
         // Node keeps the bound (a page with scripts off never fires its timers); the bound's timer
         // ends with the wait.

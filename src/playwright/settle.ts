@@ -2,10 +2,11 @@
 // parsed, network and DOM quiet). It only waits and watches; it never fails and never acts on a page.
 
 import type { Frame, Page, Request } from 'playwright-core';
+import type { BrowserDriver } from '../browser/types';
+import { callRuntime } from '../dom/page-runtime';
 import { sleep } from '../util/abort';
 import type { ResolvedSettleOptions } from './options';
-import { portable } from './page-function';
-import { startTimerProbe, timerProbeFired, waitForDomQuiet } from './page-functions';
+import { evaluateInFrame } from './runtime-calls';
 
 /** Requests of these kinds keep a page from settling; media streams and sockets never end. */
 const trackedResourceTypes = new Set(['document', 'stylesheet', 'script', 'xhr', 'fetch', 'image', 'font']);
@@ -82,12 +83,12 @@ class DocumentTimers {
   async run(frame: Frame, deadline: number, signal: AbortSignal | undefined): Promise<boolean | undefined> {
     if (this.answer !== undefined) return this.answer;
     const navigations = this.navigations;
-    const probe = await beforeDeadline(frame.evaluate(portable(startTimerProbe)), deadline);
+    const probe = await beforeDeadline(callRuntime(inFrame(frame), 'main', 'timerProbe', undefined), deadline);
     if (probe === undefined) return undefined;
     let answer = true;
     if (probe === 'armed') {
       await sleep(Math.min(timerProbeMs, Math.max(0, deadline - Date.now())), signal);
-      const fired = await beforeDeadline(frame.evaluate(portable(timerProbeFired)), deadline);
+      const fired = await beforeDeadline(callRuntime(inFrame(frame), 'main', 'timerProbeFired', undefined), deadline);
       // null: the document changed since the timer was armed; check again in the new one.
       if (fired === undefined || fired === null) return undefined;
       answer = fired;
@@ -95,6 +96,11 @@ class DocumentTimers {
     if (navigations === this.navigations) this.answer = answer;
     return answer;
   }
+}
+
+/** The one frame as a driver that `callRuntime` can evaluate in (the frame id is not used). */
+function inFrame(frame: Frame): Pick<BrowserDriver, 'evaluate'> {
+  return { evaluate: (_frameId, script, argument) => evaluateInFrame(frame, script, argument) };
 }
 
 /** What the promise resolves to, or undefined when it rejects or has not resolved by `deadline`. */
@@ -157,9 +163,7 @@ export class Settler {
         await sleep(Math.min(50, remaining()), signal);
         continue;
       }
-      const inPage = page
-        .mainFrame()
-        .evaluate(portable(waitForDomQuiet), { quietMs: domQuietMs, maxMs: Math.max(1, remaining()) })
+      const inPage = callRuntime(inFrame(page.mainFrame()), 'main', 'domQuiet', { quietMs: domQuietMs, maxMs: Math.max(1, remaining()) })
         .catch(() => false); // a navigation destroyed the context: wait again in the new document
       // Should the page's timers stop all the same (scripts switched off in a document checked before), Node keeps the bound.
       let bound: ReturnType<typeof setTimeout> | undefined;

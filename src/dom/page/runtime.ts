@@ -6,7 +6,7 @@ import { probeChanges } from './changes';
 import { driverMethods, elementMethods } from './driver/index';
 import { installRecorder } from './recorder';
 import { elementIdOf, resolveElement, type ElementLocator, type LookupFailure } from './registry';
-import { waitForDomQuiet } from './settle';
+import { startTimerProbe, timerProbeFired, waitForDomQuiet } from './settle';
 import { takeSnapshot } from './snapshot';
 
 /** Replaced at build time by the runtime's versioned global name (it carries a hash of the bundle). */
@@ -17,6 +17,8 @@ export const runtimeMethods = {
   snapshot: takeSnapshot,
   changes: probeChanges,
   domQuiet: waitForDomQuiet,
+  timerProbe: startTimerProbe,
+  timerProbeFired,
   ...driverMethods,
   ...actionMethods,
 };

@@ -19,3 +19,30 @@ export function waitForDomQuiet({ quietMs, maxMs }: { readonly quietMs: number; 
     const capTimer = setTimeout(() => finish(false), maxMs);
   });
 }
+
+/** Whether the timer {@link startTimerProbe} armed has fired; undefined while none is armed in this document. */
+let timerFired: boolean | undefined;
+
+/**
+ * Starts the check of whether this document runs timers. With scripting on, the parser keeps the
+ * content of a `<noscript>` as text, and timers run: `scripting-on`. Otherwise (scripting off, or
+ * a document that is not HTML) it arms a 0 ms timer that {@link timerProbeFired} reads back.
+ */
+export function startTimerProbe(): 'scripting-on' | 'armed' {
+  const probe = document.createElement('noscript');
+  probe.innerHTML = '<i></i>';
+  if (probe.firstChild?.nodeType === Node.TEXT_NODE) return 'scripting-on';
+  timerFired = false;
+  setTimeout(() => {
+    timerFired = true;
+  }, 0);
+  return 'armed';
+}
+
+/** Whether the timer {@link startTimerProbe} armed has fired (the probe then ends); null when this document armed none. */
+export function timerProbeFired(): boolean | null {
+  if (timerFired === undefined) return null;
+  const fired = timerFired;
+  timerFired = undefined;
+  return fired;
+}
