@@ -57,6 +57,14 @@ function withShortLinks(frames: readonly FrameSnapshotInput[]): Map<SnapshotElem
 }
 
 /**
+ * A line of page text that cannot pass for an element line: a page whose text starts a line with
+ * `[98]<button>` gets `[98] <button>`, which no element line looks like.
+ */
+function neutral(line: string): string {
+  return line.replace(/^(\*?\[\d+\])</, '$1 <');
+}
+
+/**
  * Hands out indices for page elements and keeps them while the elements live, so the numbers
  * the model saw stay valid from one snapshot to the next. One indexer serves one tab session.
  */
@@ -91,7 +99,7 @@ export class ElementIndexer {
       for (const item of snapshot.items) {
         const indent = '\t'.repeat(Math.min(50, Math.max(0, Math.floor(item.depth) || 0)));
         if (item.kind === 'text') {
-          lines.push(indent + item.text);
+          lines.push(indent + neutral(item.text));
           continue;
         }
         const key = `${frameId}\u0000${item.elementId}`;
@@ -107,7 +115,11 @@ export class ElementIndexer {
           .join('');
         const marker = newIndices.has(index) ? '*' : '';
         const scroll = item.scroll ? ` (scrollable: ${item.scroll.above}px above, ${item.scroll.below}px below)` : '';
-        lines.push(`${indent}${marker}[${index}]<${item.tagName}${attributes}>${item.text} />${scroll}`);
+        // An element's text keeps its lines: the first on the element's line, the rest below it,
+        // one level deeper, so a list item's sender, subject and preview read as three lines.
+        const [first = '', ...rest] = item.text.split('\n');
+        const more = rest.map((line) => `\n${indent}\t${neutral(line)}`).join('');
+        lines.push(`${indent}${marker}[${index}]<${item.tagName}${attributes}>${first}${more} />${scroll}`);
       }
       if (child) lines.push('--- end of iframe ---');
     });
