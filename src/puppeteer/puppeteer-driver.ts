@@ -177,19 +177,22 @@ export class PuppeteerDriver implements BrowserDriver {
       ...(options.headers ? { headers: { ...options.headers } } : {}),
       defaultViewport: options.viewport ?? defaultViewport,
     });
-    let browser: Browser;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const expired = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), timeout)));
+    let connected: Browser | 'timeout';
     try {
-      const connected = await within(connecting, timeout, 'timeout' as const);
-      if (connected === 'timeout') {
-        // A connection that completes after the bound is not kept.
-        void connecting.then((late) => late.disconnect()).catch(() => undefined);
-        throw new BrowserError(`Could not connect to ${where} within ${timeout} ms.`, { retryable: true });
-      }
-      browser = connected;
+      connected = await Promise.race([connecting, expired]);
     } catch (error) {
-      if (BrowserError.isInstance(error)) throw error;
-      throw new BrowserError(`Could not connect to ${where}: ${firstLine(await connecting.catch((reason: unknown) => reason))}`, { cause: error });
+      throw new BrowserError(`Could not connect to ${where}: ${firstLine(error)}`, { cause: error });
+    } finally {
+      clearTimeout(timer);
     }
+    if (connected === 'timeout') {
+      // A connection that completes after the bound is not kept.
+      void connecting.then((late) => late.disconnect()).catch(() => undefined);
+      throw new BrowserError(`Could not connect to ${where} within ${timeout} ms.`, { retryable: true });
+    }
+    const browser = connected;
     let context: BrowserContext | undefined;
     let driver: PuppeteerDriver | undefined;
     try {

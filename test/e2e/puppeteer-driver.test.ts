@@ -469,7 +469,7 @@ describe('ways in', () => {
       expect(lineWith(state.elementsText, 'Target button')).toBeDefined();
       await byUrl.close();
       expect(browser.connected).toBe(true);
-      await expect(PuppeteerDriver.connect({ browserURL: 'http://127.0.0.1:1', connectTimeout: 3000 })).rejects.toThrow(/Could not connect to http:\/\/127\.0\.0\.1:1/);
+      await expect(PuppeteerDriver.connect({ browserURL: 'http://127.0.0.1:1', connectTimeout: 3000 })).rejects.toThrow(/^Could not connect to http:\/\/127\.0\.0\.1:1: \S/);
     } finally {
       await browser.close();
     }
