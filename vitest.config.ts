@@ -2,7 +2,7 @@
 // (src/**/*.browser.test.ts, the page runtime, in headless Chromium). One v8 coverage report over every src file covers both.
 import { playwright } from '@vitest/browser-playwright';
 import { configDefaults, defineConfig } from 'vitest/config';
-import { findChromium } from './src/playwright/find-chromium.js';
+import { findChromium } from './src/chromium/find-chromium.js';
 
 const BROWSER_TESTS = 'src/**/*.browser.test.ts';
 

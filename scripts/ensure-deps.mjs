@@ -43,8 +43,8 @@ function ensureNodeModules() {
 
 /**
  * Where Linux installs Chromium-family browsers, most specific first. The same list as
- * `linuxChromiumCandidates` in src/playwright/find-chromium.ts (scripts cannot import TypeScript;
- * src/playwright/find-chromium.test.ts checks that the two are equal).
+ * `linuxChromiumCandidates` in src/chromium/find-chromium.ts (scripts cannot import TypeScript;
+ * src/chromium/find-chromium.test.ts checks that the two are equal).
  */
 export const linuxChromiumCandidates = [
   '/usr/bin/chromium',

@@ -20,7 +20,7 @@ import type {
 } from '../browser/types';
 import { BrowserError, ConfigError, URLNotAllowedError } from '../errors';
 import { asBrowserError, firstLine, guardedCall } from './call';
-import { findChromium } from './find-chromium';
+import { findChromium } from '../chromium/find-chromium';
 import { FrameRegistry } from './frames';
 import { disableSpeculativeLoading, NavigationGuardEnforcer } from './navigation-guard';
 import { defaultChromiumArgs, resolveSettleOptions, type PlaywrightConnectOptions, type PlaywrightDriverOptions, type PlaywrightLaunchOptions } from './options';

@@ -9,7 +9,7 @@ import { callRuntime } from '../dom/page-runtime';
 import type { ClickTarget } from '../dom/page/driver/pointer';
 import { BrowserError, ConfigError, URLNotAllowedError } from '../errors';
 import { asBrowserError, firstLine, guardedCall, within } from './call';
-import { chromiumCandidates, findChromium } from './find-chromium';
+import { chromiumCandidates, findChromium } from '../chromium/find-chromium';
 import { FrameRegistry } from './frames';
 import { pressKeys } from './keyboard';
 import { NavigationGuardEnforcer } from './navigation-guard';
