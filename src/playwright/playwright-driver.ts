@@ -1,9 +1,7 @@
 // PlaywrightDriver: plannav's BrowserDriver over playwright-core. It launches, attaches to or connects
 // to Chromium (tabs, frames, settling in their own files) and never closes what it did not create.
 
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { chromium, type Browser, type BrowserContext, type ElementHandle, type Frame, type Page } from 'playwright-core';
 import type {
   BrowserDriver,
@@ -19,15 +17,21 @@ import type {
   TabInfo,
 } from '../browser/types';
 import { BrowserError, ConfigError, URLNotAllowedError } from '../errors';
-import { asBrowserError, firstLine, guardedCall } from './call';
+import { asBrowserError, firstLine, guardedCall } from '../chromium/call';
 import { findChromium } from '../chromium/find-chromium';
+import { chromiumLaunchArgs } from '../chromium/launch-args';
+import { createProfile } from '../chromium/profile';
+import { resolveSettleOptions } from '../chromium/settle-options';
 import { FrameRegistry } from './frames';
-import { disableSpeculativeLoading, NavigationGuardEnforcer } from './navigation-guard';
-import { defaultChromiumArgs, resolveSettleOptions, type PlaywrightConnectOptions, type PlaywrightDriverOptions, type PlaywrightLaunchOptions } from './options';
+import { NavigationGuardEnforcer } from './navigation-guard';
+import type { PlaywrightConnectOptions, PlaywrightDriverOptions, PlaywrightLaunchOptions } from './options';
 import { callRuntime, pageRuntime } from '../dom/page-runtime';
 import { evaluateInFrame, installRuntime, lookUpElement, onElement } from './runtime-calls';
 import { Settler } from './settle';
 import { TabTracker } from './tabs';
+
+/** How long close() waits for Playwright to remove the driver's init script from an attached context. */
+const initScriptRemovalMs = 2000;
 
 /** What the driver owns and must release on close; attached drivers own nothing. */
 interface Ownership {
@@ -104,20 +108,20 @@ export class PlaywrightDriver implements BrowserDriver {
    */
   static async launch(options: PlaywrightLaunchOptions = {}): Promise<PlaywrightDriver> {
     const executablePath = options.executablePath ?? findChromium();
-    const userDataDir = mkdtempSync(join(tmpdir(), 'plannav-chromium-'));
+    let userDataDir: string | undefined;
     let context: BrowserContext;
     try {
-      disableSpeculativeLoading(userDataDir);
+      userDataDir = createProfile();
       context = await chromium.launchPersistentContext(userDataDir, {
         ...options.contextOptions,
         executablePath,
         headless: options.headless ?? true,
-        args: [...defaultChromiumArgs, ...(options.args ?? [])],
+        args: [...chromiumLaunchArgs, ...(options.args ?? [])],
         viewport: options.viewport ?? options.contextOptions?.viewport ?? { width: 1280, height: 1100 },
         timeout: options.launchTimeout ?? 30_000,
       });
     } catch (error) {
-      rmSync(userDataDir, { recursive: true, force: true });
+      if (userDataDir) rmSync(userDataDir, { recursive: true, force: true });
       const where = executablePath ?? "Playwright's own Chromium (none found at /usr/bin/chromium, chromium-browser, google-chrome, …)";
       throw new BrowserError(
         `Could not launch Chromium from ${where}: ${firstLine(error)}. Install Chromium or pass \`executablePath\`.`,
@@ -218,6 +222,7 @@ export class PlaywrightDriver implements BrowserDriver {
   /** Opens a tab, makes it active, loads `url` and waits until it has settled. */
   async openTab(url: string, options?: CallOptions): Promise<TabInfo> {
     return guardedCall(`openTab(${url})`, options, this.defaultTimeout, async (timeout) => {
+      if (this.closing) throw new BrowserError('The driver is closed: open a new one.');
       this.navigationGuard?.assertAllowed(url, undefined);
       const page = await this.context.newPage();
       this.tabTracker.adopt(page, true);
@@ -229,6 +234,7 @@ export class PlaywrightDriver implements BrowserDriver {
   /** Makes a tab active and brings it to the front. */
   async switchTab(tabId: string, options?: CallOptions): Promise<TabInfo> {
     return guardedCall(`switchTab(${tabId})`, options, this.defaultTimeout, async () => {
+      if (this.closing) throw new BrowserError('The driver is closed: open a new one.');
       const page = this.tabTracker.pageById(tabId);
       this.tabTracker.activePage = page;
       await page.bringToFront();
@@ -239,6 +245,7 @@ export class PlaywrightDriver implements BrowserDriver {
   /** Closes a tab; if it was active, the one before it becomes active (a blank one if none is left). */
   async closeTab(tabId: string, options?: CallOptions): Promise<void> {
     return guardedCall(`closeTab(${tabId})`, options, this.defaultTimeout, async () => {
+      if (this.closing) throw new BrowserError('The driver is closed: open a new one.');
       const page = this.tabTracker.pageById(tabId);
       const position = this.tabTracker.positionOf(page);
       await page.close();
@@ -496,7 +503,14 @@ export class PlaywrightDriver implements BrowserDriver {
     const created = [...this.createdPages];
     this.createdPages.clear();
     await Promise.all(created.map((page) => page.close().catch(() => undefined)));
-    if (!this.owned.context) await this.initScript?.dispose().catch((error: unknown) => problems.push(error));
+    if (!this.owned.context && this.initScript) {
+      // Playwright waits for every page of the context to take the removal, and a page held by a
+      // load that never answers never does: give up on it after a moment rather than hang.
+      let bound: ReturnType<typeof setTimeout> | undefined;
+      const removal = this.initScript.dispose().catch((error: unknown) => void problems.push(error));
+      await Promise.race([removal, new Promise<void>((done) => (bound = setTimeout(done, initScriptRemovalMs)))]);
+      clearTimeout(bound);
+    }
     if (this.owned.context) await this.owned.context.close().catch((error: unknown) => problems.push(error));
     if (this.owned.browser) await this.owned.browser.close().catch((error: unknown) => problems.push(error));
     if (this.owned.userDataDir) rmSync(this.owned.userDataDir, { recursive: true, force: true, maxRetries: 3 });
