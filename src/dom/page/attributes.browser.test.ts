@@ -57,6 +57,15 @@ describe('hrefOf', () => {
 });
 
 describe('selectorOf', () => {
+  it('names an element whose tag CSS cannot write as it is (a prefixed name) without throwing', () => {
+    // An XML-style prefixed tag, as pages sometimes paste in: the HTML parser keeps `a0:a` as its local name.
+    const prefixed = document.createElement('a0:a');
+    prefixed.id = 'prefixed-link';
+    document.body.appendChild(prefixed);
+    expect(selectorOf(prefixed)).toBe('a0\\:a[id="prefixed-link"]');
+    expect(document.querySelector(selectorOf(prefixed)!)).toBe(prefixed);
+  });
+
   it('names an element by its id, quoting what the id holds, and the selector finds it', () => {
     const { plain } = place('<button id="plain">Save</button>');
     expect(selectorOf(plain!)).toBe('button[id="plain"]');

@@ -45,9 +45,14 @@ export function selectorOf(element: Element): string | undefined {
   // Ids and test ids repeat on real pages (the cards of a list): only a selector that finds this element alone names it.
   const alone = (attribute: string, value: string | null): string | undefined => {
     if (!value) return undefined;
-    const selector = `${tag}[${attribute}=${quoted(value)}]`;
-    const matches = document.querySelectorAll(selector);
-    return matches.length === 1 && matches[0] === element ? selector : undefined;
+    // A tag name CSS cannot write as it is (a prefixed `a0:a` from XML pasted into HTML) is escaped.
+    const selector = `${CSS.escape(tag)}[${attribute}=${quoted(value)}]`;
+    try {
+      const matches = document.querySelectorAll(selector);
+      return matches.length === 1 && matches[0] === element ? selector : undefined;
+    } catch {
+      return undefined; // a selector the engine refuses names nothing
+    }
   };
   return alone('id', element.id) ?? alone('name', element.getAttribute('name')) ?? alone('data-testid', element.getAttribute('data-testid'));
 }
