@@ -1,12 +1,10 @@
 // Enforces a NavigationGuard on every navigation of one Playwright browser context: first requests,
 // redirect hops, popups, frames and speculative loads. It must not let a denied one leave, nor stop other contexts' requests.
 
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import type { BrowserContext, CDPSession, Frame, Page, Request, Route } from 'playwright-core';
 import type { BlockedNavigation, NavigationGuard, UrlDecision } from '../browser/types';
 import { URLNotAllowedError } from '../errors';
-import { firstLine } from './call';
+import { firstLine } from '../chromium/call';
 import { portable } from './page-function';
 
 /** What the enforcer needs from the driver that owns the context. */
@@ -452,17 +450,6 @@ function bounded<T>(work: Promise<T | undefined>): Promise<T | undefined> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const expired = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), watchTimeoutMs)));
   return Promise.race([work.catch(() => undefined), expired]).finally(() => clearTimeout(timer));
-}
-
-/**
- * Turns off speculative loading (speculation rules prefetch and prerender, preconnect) in a fresh
- * Chromium profile. The browser fetches speculation rules itself, out of reach of any interception,
- * so a profile the driver creates never makes them.
- */
-export function disableSpeculativeLoading(userDataDir: string): void {
-  mkdirSync(join(userDataDir, 'Default'), { recursive: true });
-  // 2 is "never" (chrome://settings/performance, "Preload pages").
-  writeFileSync(join(userDataDir, 'Default', 'Preferences'), JSON.stringify({ net: { network_prediction_options: 2 } }));
 }
 
 /* v8 ignore start -- runs inside the page */

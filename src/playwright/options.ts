@@ -1,38 +1,10 @@
 // The options of PlaywrightDriver: how it settles after actions, what it draws on screenshots,
-// and how it launches or connects to a browser. Types only, plus their defaults.
+// and how it launches or connects to a browser. Types only.
 
 import type { BrowserContextOptions } from 'playwright-core';
+import type { SettleOptions } from '../chromium/settle-options';
 
-/**
- * How the driver decides that a page has settled after an action: navigation committed, no
- * tracked request in flight and no DOM mutation for a short quiet window, within an upper bound.
- * @public
- */
-export interface SettleOptions {
-  /**
-   * Milliseconds without a network request starting or finishing that count as quiet.
-   * @defaultValue 200
-   */
-  readonly networkQuietMs?: number | undefined;
-  /**
-   * Milliseconds without a DOM mutation that count as quiet; also how long a click's delayed
-   * effects (a menu opening after a short timer) are given to start.
-   * @defaultValue 200
-   */
-  readonly domQuietMs?: number | undefined;
-  /**
-   * Upper bound of one settle wait, in milliseconds; the action goes on after it even if the
-   * page is still busy (a video, a live ticker).
-   * @defaultValue 5000
-   */
-  readonly maxWaitMs?: number | undefined;
-  /**
-   * A request in flight longer than this many milliseconds (long polling, a stalled tracker)
-   * no longer keeps the page from settling.
-   * @defaultValue 3000
-   */
-  readonly ignoreRequestsAfterMs?: number | undefined;
-}
+export type { SettleOptions } from '../chromium/settle-options';
 
 /**
  * Options every way of creating a {@link PlaywrightDriver} accepts.
@@ -115,35 +87,3 @@ export interface PlaywrightConnectOptions extends PlaywrightDriverOptions {
    */
   readonly connectTimeout?: number | undefined;
 }
-
-/** The settle options with every default filled in. */
-export interface ResolvedSettleOptions {
-  readonly networkQuietMs: number;
-  readonly domQuietMs: number;
-  readonly maxWaitMs: number;
-  readonly ignoreRequestsAfterMs: number;
-}
-
-/** Fills in the settle defaults. */
-export function resolveSettleOptions(options: SettleOptions | undefined): ResolvedSettleOptions {
-  return {
-    networkQuietMs: options?.networkQuietMs ?? 200,
-    domQuietMs: options?.domQuietMs ?? 200,
-    maxWaitMs: options?.maxWaitMs ?? 5000,
-    ignoreRequestsAfterMs: options?.ignoreRequestsAfterMs ?? 3000,
-  };
-}
-
-/** The switches every launch uses: no sandbox (containers), no GPU, no background traffic. */
-export const defaultChromiumArgs: readonly string[] = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--no-first-run',
-  '--disable-sync',
-  '--disable-dev-shm-usage',
-  // A page regular expression that backtracks without end (search_page, page scripts) falls back
-  // to a linear-time engine instead of hanging the page.
-  '--js-flags=--enable-experimental-regexp-engine-on-excessive-backtracks',
-];

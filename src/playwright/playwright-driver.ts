@@ -26,7 +26,8 @@ import { FrameRegistry } from './frames';
 import { NavigationGuardEnforcer } from './navigation-guard';
 import type { PlaywrightConnectOptions, PlaywrightDriverOptions, PlaywrightLaunchOptions } from './options';
 import { callRuntime, pageRuntime } from '../dom/page-runtime';
-import { evaluateInFrame, installRuntime, lookUpElement, onElement } from './runtime-calls';
+import { evaluateInFrame, installRuntime } from '../chromium/runtime-calls';
+import { lookUpElement, onElement } from './runtime-calls';
 import { Settler } from './settle';
 import { TabTracker } from './tabs';
 

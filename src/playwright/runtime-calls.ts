@@ -1,37 +1,18 @@
-// How the Playwright driver uses the page runtime: the init script, evaluations with a JSON
-// envelope, element lookup into a handle, and the runtime's element methods on a handle.
+// How the Playwright driver uses the page runtime where Playwright's API differs from Puppeteer's: the
+// runtime's element methods on a handle, frame measuring. The shared calls are in src/chromium/runtime-calls.ts.
 
 import type { ElementHandle, Frame } from 'playwright-core';
-import type { ElementRef, PageScript } from '../browser/types';
-import { elementLookupExpression, pageRuntime, pageScriptExpression, readPageScriptResult } from '../dom/page-runtime';
+import type { ElementRef } from '../browser/types';
+import { installRuntime, lookUpElement as lookUpAnyElement } from '../chromium/runtime-calls';
+import { pageRuntime } from '../dom/page-runtime';
 import type { elementMethods } from '../dom/page/driver/index';
 
 /** The runtime's element methods, as the page defines them. */
 type ElementMethods = typeof elementMethods;
 
-/** Runs a page script in a frame and returns its value (validated by the caller). */
-export async function evaluateInFrame<TArg, TResult>(frame: Frame, script: PageScript<TArg, TResult>, argument: TArg): Promise<TResult> {
-  const json: unknown = await frame.evaluate(pageScriptExpression(script as PageScript<unknown, unknown>, argument));
-  return readPageScriptResult<TResult>(json, script.id);
-}
-
-/** Installs the runtime in a frame's current document (idempotent); false when the frame cannot run it now. */
-export async function installRuntime(frame: Frame): Promise<boolean> {
-  return frame.evaluate(pageRuntime.installSource).then(
-    () => true,
-    () => false,
-  );
-}
-
 /** The element behind a snapshot ref as a handle, or why there is none (`document`, `removed`). */
-export async function lookUpElement(frame: Frame, ref: ElementRef): Promise<ElementHandle<Element> | 'document' | 'removed'> {
-  const handle = await frame.evaluateHandle(elementLookupExpression(ref));
-  const element = handle.asElement();
-  if (element) return element as ElementHandle<Element>;
-  const reason = String(await handle.jsonValue().catch(() => 'removed'));
-  void handle.dispose().catch(() => undefined);
-  // A document that never got the runtime ran no snapshot: the ref is of another document.
-  return reason === 'document' || reason === 'no-runtime' ? 'document' : 'removed';
+export function lookUpElement(frame: Frame, ref: ElementRef): Promise<ElementHandle<Element> | 'document' | 'removed'> {
+  return lookUpAnyElement<ElementHandle>(frame, ref) as Promise<ElementHandle<Element> | 'document' | 'removed'>;
 }
 
 /** Calls one of the runtime's element methods on an element handle. */

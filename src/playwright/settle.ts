@@ -2,49 +2,11 @@
 // parsed, network and DOM quiet). It only waits and watches; it never fails and never acts on a page.
 
 import type { Frame, Page, Request } from 'playwright-core';
-import type { BrowserDriver } from '../browser/types';
 import { callRuntime } from '../dom/page-runtime';
 import { sleep } from '../util/abort';
-import type { ResolvedSettleOptions } from './options';
-import { evaluateInFrame } from './runtime-calls';
-
-/** Requests of these kinds keep a page from settling; media streams and sockets never end. */
-const trackedResourceTypes = new Set(['document', 'stylesheet', 'script', 'xhr', 'fetch', 'image', 'font']);
-
-/** Network activity of one page, since the driver first saw it. */
-class NetworkActivity {
-  readonly inFlight = new Map<Request, number>();
-  lastActivity = 0;
-
-  /** Removes the listeners this tracker added to the page. */
-  readonly dispose: () => void;
-
-  constructor(page: Page) {
-    const started = (request: Request): void => {
-      if (!trackedResourceTypes.has(request.resourceType())) return;
-      this.inFlight.set(request, Date.now());
-      this.lastActivity = Date.now();
-    };
-    const done = (request: Request): void => {
-      if (this.inFlight.delete(request)) this.lastActivity = Date.now();
-    };
-    page.on('request', started);
-    page.on('requestfinished', done);
-    page.on('requestfailed', done);
-    this.dispose = () => {
-      page.off('request', started);
-      page.off('requestfinished', done);
-      page.off('requestfailed', done);
-      this.inFlight.clear();
-    };
-  }
-
-  /** True when no recent request is in flight and nothing started or ended for `quietMs`. */
-  isQuiet(now: number, quietMs: number, ignoreAfterMs: number): boolean {
-    for (const started of this.inFlight.values()) if (now - started < ignoreAfterMs) return false;
-    return now - this.lastActivity >= quietMs;
-  }
-}
+import { NetworkActivity } from '../chromium/network-activity';
+import type { ResolvedSettleOptions } from '../chromium/settle-options';
+import { frameEvaluator } from '../chromium/runtime-calls';
 
 /** How long a timer the probe armed gets to fire before the document counts as one whose timers do not run. */
 const timerProbeMs = 30;
@@ -83,12 +45,12 @@ class DocumentTimers {
   async run(frame: Frame, deadline: number, signal: AbortSignal | undefined): Promise<boolean | undefined> {
     if (this.answer !== undefined) return this.answer;
     const navigations = this.navigations;
-    const probe = await beforeDeadline(callRuntime(inFrame(frame), 'main', 'timerProbe', undefined), deadline);
+    const probe = await beforeDeadline(callRuntime(frameEvaluator(frame), 'main', 'timerProbe', undefined), deadline);
     if (probe === undefined) return undefined;
     let answer = true;
     if (probe === 'armed') {
       await sleep(Math.min(timerProbeMs, Math.max(0, deadline - Date.now())), signal);
-      const fired = await beforeDeadline(callRuntime(inFrame(frame), 'main', 'timerProbeFired', undefined), deadline);
+      const fired = await beforeDeadline(callRuntime(frameEvaluator(frame), 'main', 'timerProbeFired', undefined), deadline);
       // null: the document changed since the timer was armed; check again in the new one.
       if (fired === undefined || fired === null) return undefined;
       answer = fired;
@@ -96,11 +58,6 @@ class DocumentTimers {
     if (navigations === this.navigations) this.answer = answer;
     return answer;
   }
-}
-
-/** The one frame as a driver that `callRuntime` can evaluate in (the frame id is not used). */
-function inFrame(frame: Frame): Pick<BrowserDriver, 'evaluate'> {
-  return { evaluate: (_frameId, script, argument) => evaluateInFrame(frame, script, argument) };
 }
 
 /** What the promise resolves to, or undefined when it rejects or has not resolved by `deadline`. */
@@ -117,7 +74,7 @@ export class Settler {
   private readonly options: ResolvedSettleOptions;
   /** False when the driver made the context with page JavaScript off: the DOM cannot change by itself then. */
   private readonly pageScripts: boolean;
-  private readonly network = new WeakMap<Page, NetworkActivity>();
+  private readonly network = new WeakMap<Page, NetworkActivity<Request>>();
   private readonly timers = new WeakMap<Page, DocumentTimers>();
 
   constructor(options: ResolvedSettleOptions, pageScripts: boolean) {
@@ -127,7 +84,7 @@ export class Settler {
 
   /** Starts tracking the page's requests and documents; returns the function that stops it. */
   watch(page: Page): () => void {
-    const network = new NetworkActivity(page);
+    const network = new NetworkActivity<Request>(page);
     const timers = new DocumentTimers(page);
     this.network.set(page, network);
     this.timers.set(page, timers);
@@ -163,7 +120,7 @@ export class Settler {
         await sleep(Math.min(50, remaining()), signal);
         continue;
       }
-      const inPage = callRuntime(inFrame(page.mainFrame()), 'main', 'domQuiet', { quietMs: domQuietMs, maxMs: Math.max(1, remaining()) })
+      const inPage = callRuntime(frameEvaluator(page.mainFrame()), 'main', 'domQuiet', { quietMs: domQuietMs, maxMs: Math.max(1, remaining()) })
         .catch(() => false); // a navigation destroyed the context: wait again in the new document
       // Should the page's timers stop all the same (scripts switched off in a document checked before), Node keeps the bound.
       let bound: ReturnType<typeof setTimeout> | undefined;

@@ -1,15 +1,9 @@
-// Runs one driver call under its caller's `{ signal, timeout }` and turns Puppeteer failures into
-// plannav's BrowserError, so the loop sees one error type whatever went wrong in the browser.
+// Puppeteer's part of running a driver call: its words for a page that went away under a call, and
+// small bounded waits. The generic time budget and error wrapping are in src/chromium/call.ts.
 
 import type { CallOptions } from '../browser/types';
+import { asBrowserError as asGenericBrowserError, firstLine, guardedCall as guardedGenericCall } from '../chromium/call';
 import { BrowserError, PlannavError } from '../errors';
-import { raceAbort, throwIfAborted } from '../util/abort';
-
-/** The message of any thrown value, first line only (protocol errors can carry long details). */
-export function firstLine(error: unknown): string {
-  const message = error instanceof Error ? error.message : String(error);
-  return (message.split('\n')[0] ?? message).trim();
-}
 
 /**
  * Puppeteer's words for a document or frame that went away under a call: a navigation replaced
@@ -27,34 +21,18 @@ export function isGoneError(error: unknown): boolean {
  * element). Timeouts and pages that went away are retryable: the next try meets a settled page.
  */
 export function asBrowserError(what: string, error: unknown): PlannavError {
-  if (PlannavError.isInstance(error)) return error;
-  const timedOut = error instanceof Error && error.name === 'TimeoutError';
-  if (isGoneError(error)) {
+  if (!PlannavError.isInstance(error) && isGoneError(error)) {
     return new BrowserError(`${what} failed: the page changed under it (${firstLine(error)}). Read the page state again.`, { cause: error, retryable: true });
   }
-  return new BrowserError(`${what} failed: ${firstLine(error)}`, { cause: error, retryable: timedOut });
+  return asGenericBrowserError(what, error);
 }
 
 /**
- * Runs `body` with the call's time budget; rejects with a `RequestCancelledError` as soon as the
- * signal aborts and with a retryable `BrowserError` when the budget runs out.
+ * Runs `body` with the call's time budget (see src/chromium/call.ts), with Puppeteer's reading of
+ * failures: a page that went away is retryable.
  */
-export async function guardedCall<T>(what: string, options: CallOptions | undefined, defaultTimeout: number, body: (timeout: number) => Promise<T>): Promise<T> {
-  throwIfAborted(options?.signal);
-  const timeout = Math.max(1, options?.timeout ?? defaultTimeout);
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const expired = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new BrowserError(`${what} did not finish within ${timeout} ms.`, { retryable: true })), timeout);
-  });
-  const work = body(timeout);
-  work.catch(() => undefined); // the race below may settle first; the loser must not go unhandled
-  try {
-    return await raceAbort(Promise.race([work, expired]), options?.signal);
-  } catch (error) {
-    throw asBrowserError(what, error);
-  } finally {
-    clearTimeout(timer);
-  }
+export function guardedCall<T>(what: string, options: CallOptions | undefined, defaultTimeout: number, body: (timeout: number) => Promise<T>): Promise<T> {
+  return guardedGenericCall(what, options, defaultTimeout, body, asBrowserError);
 }
 
 /** Resolves after `ms` milliseconds, whatever happens; for bounds on waits that must never fail. */

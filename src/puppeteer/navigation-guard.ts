@@ -4,7 +4,7 @@
 import type { Browser, CDPSession, Frame, Page } from 'puppeteer-core';
 import type { BlockedNavigation, NavigationGuard, UrlDecision } from '../browser/types';
 import { URLNotAllowedError } from '../errors';
-import { firstLine } from './call';
+import { firstLine } from '../chromium/call';
 
 /** What the enforcer needs from the driver that owns the context. */
 export interface NavigationGuardHooks {

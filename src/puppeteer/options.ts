@@ -1,39 +1,11 @@
 // The options of PuppeteerDriver: how it settles after actions, what it draws on screenshots, and
-// how it launches or connects to a browser: types, their defaults and their check, and the launch switches.
+// how it launches or connects to a browser: types, their defaults and their check.
 
 import { z } from 'zod';
+import type { SettleOptions } from '../chromium/settle-options';
 import { ConfigError } from '../errors';
 
-/**
- * How the driver decides that a page has settled after an action: navigation committed, no
- * tracked request in flight and no DOM mutation for a short quiet window, within an upper bound.
- * @public
- */
-export interface SettleOptions {
-  /**
-   * Milliseconds without a network request starting or finishing that count as quiet.
-   * @defaultValue 200
-   */
-  readonly networkQuietMs?: number | undefined;
-  /**
-   * Milliseconds without a DOM mutation that count as quiet; also how long a click's delayed
-   * effects (a menu opening after a short timer) are given to start.
-   * @defaultValue 200
-   */
-  readonly domQuietMs?: number | undefined;
-  /**
-   * Upper bound of one settle wait, in milliseconds; the action goes on after it even if the
-   * page is still busy (a video, a live ticker, a long script).
-   * @defaultValue 5000
-   */
-  readonly maxWaitMs?: number | undefined;
-  /**
-   * A request in flight longer than this many milliseconds (long polling, a stalled tracker)
-   * no longer keeps the page from settling.
-   * @defaultValue 3000
-   */
-  readonly ignoreRequestsAfterMs?: number | undefined;
-}
+export type { SettleOptions } from '../chromium/settle-options';
 
 /**
  * Options every way of creating a {@link PuppeteerDriver} accepts.
@@ -119,24 +91,6 @@ export interface PuppeteerConnectOptions extends PuppeteerDriverOptions {
   readonly connectTimeout?: number | undefined;
 }
 
-/** The settle options with every default filled in. */
-export interface ResolvedSettleOptions {
-  readonly networkQuietMs: number;
-  readonly domQuietMs: number;
-  readonly maxWaitMs: number;
-  readonly ignoreRequestsAfterMs: number;
-}
-
-/** Fills in the settle defaults. */
-export function resolveSettleOptions(options: SettleOptions | undefined): ResolvedSettleOptions {
-  return {
-    networkQuietMs: options?.networkQuietMs ?? 200,
-    domQuietMs: options?.domQuietMs ?? 200,
-    maxWaitMs: options?.maxWaitMs ?? 5000,
-    ignoreRequestsAfterMs: options?.ignoreRequestsAfterMs ?? 3000,
-  };
-}
-
 const positive = z.number().finite().positive();
 const milliseconds = z.number().finite().nonnegative();
 const viewport = z.object({ width: z.number().int().positive(), height: z.number().int().positive() });
@@ -173,13 +127,3 @@ export function checkOptions(options: PuppeteerDriverOptions & Partial<Puppeteer
 
 /** The viewport of launched browsers and of tabs opened in a connected one. */
 export const defaultViewport = { width: 1280, height: 1100 } as const;
-
-/** The switches every launch uses: no sandbox (containers), no GPU, no background traffic. */
-export const launchArgs: readonly string[] = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--no-first-run',
-  '--disable-sync',
-];

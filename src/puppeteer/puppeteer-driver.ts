@@ -8,14 +8,18 @@ import type { BrowserDriver, CallOptions, ClickOptions, ClickResult, ElementRef,
 import { callRuntime } from '../dom/page-runtime';
 import type { ClickTarget } from '../dom/page/driver/pointer';
 import { BrowserError, ConfigError, URLNotAllowedError } from '../errors';
-import { asBrowserError, firstLine, guardedCall, within } from './call';
+import { firstLine } from '../chromium/call';
+import { asBrowserError, guardedCall, within } from './call';
 import { chromiumCandidates, findChromium } from '../chromium/find-chromium';
+import { chromiumLaunchArgs } from '../chromium/launch-args';
+import { createProfile } from '../chromium/profile';
+import { resolveSettleOptions } from '../chromium/settle-options';
 import { FrameRegistry } from './frames';
 import { pressKeys } from './keyboard';
 import { NavigationGuardEnforcer } from './navigation-guard';
-import { createProfile } from './profile';
-import { checkOptions, defaultViewport, launchArgs, resolveSettleOptions, type PuppeteerConnectOptions, type PuppeteerDriverOptions, type PuppeteerLaunchOptions } from './options';
-import { addRuntimeScript, evaluateInFrame, installRuntime, lookUpElement, onElement, selectFieldContents } from './runtime-calls';
+import { checkOptions, defaultViewport, type PuppeteerConnectOptions, type PuppeteerDriverOptions, type PuppeteerLaunchOptions } from './options';
+import { evaluateInFrame, installRuntime } from '../chromium/runtime-calls';
+import { addRuntimeScript, lookUpElement, onElement, selectFieldContents } from './runtime-calls';
 import { Settler } from './settle';
 import { TabTracker } from './tabs';
 
@@ -112,7 +116,7 @@ export class PuppeteerDriver implements BrowserDriver {
       browser = await puppeteer.launch({
         executablePath,
         headless: options.headless ?? true,
-        args: [...launchArgs, ...(options.args ?? [])],
+        args: [...chromiumLaunchArgs, ...(options.args ?? [])],
         userDataDir,
         defaultViewport: options.viewport ?? defaultViewport,
         timeout: options.launchTimeout ?? 30_000,

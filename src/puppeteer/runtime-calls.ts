@@ -1,9 +1,10 @@
-// How the Puppeteer driver uses the page runtime: the new-document script, evaluations with a JSON
-// envelope, element lookup into a handle, and the runtime's element methods on a handle.
+// How the Puppeteer driver uses the page runtime where Puppeteer's API differs from Playwright's: the
+// new-document script, page functions as source text, element methods on a handle. Shared calls: src/chromium/runtime-calls.ts.
 
-import type { ElementHandle, Frame, JSHandle, Page } from 'puppeteer-core';
-import type { BrowserDriver, ElementRef, PageScript } from '../browser/types';
-import { elementLookupExpression, pageRuntime, pageScriptExpression, readPageScriptResult } from '../dom/page-runtime';
+import type { ElementHandle, Frame, Page } from 'puppeteer-core';
+import type { ElementRef } from '../browser/types';
+import { installRuntime, lookUpElement as lookUpAnyElement } from '../chromium/runtime-calls';
+import { pageRuntime } from '../dom/page-runtime';
 import type { elementMethods } from '../dom/page/driver/index';
 
 /** The runtime's element methods, as the page defines them. */
@@ -62,40 +63,15 @@ export const selectFieldContents = new Function(`return (node) => {
   return 'no-text';
 }`)() as (node: Element) => 'ok' | 'no-text' | 'read-only';
 
-/** Runs a page script in a frame and returns its value (validated by the caller). */
-export async function evaluateInFrame<TArg, TResult>(frame: Frame, script: PageScript<TArg, TResult>, argument: TArg): Promise<TResult> {
-  const json: unknown = await frame.evaluate(pageScriptExpression(script as PageScript<unknown, unknown>, argument));
-  return readPageScriptResult<TResult>(json, script.id);
-}
-
-/** `evaluate` bound to one Puppeteer frame, for the core's runtime calls made outside a driver call. */
-export function frameEvaluator(frame: Frame): Pick<BrowserDriver, 'evaluate'> {
-  return { evaluate: (_frameId, script, argument) => evaluateInFrame(frame, script, argument) };
-}
-
 /** Installs the runtime in every new document of the page, before the page's own scripts; returns the script's id. */
 export async function addRuntimeScript(page: Page): Promise<string> {
   const { identifier } = await page.evaluateOnNewDocument(pageRuntime.installSource);
   return identifier;
 }
 
-/** Installs the runtime in a frame's current document (idempotent); false when the frame cannot run it now. */
-export async function installRuntime(frame: Frame): Promise<boolean> {
-  return frame.evaluate(pageRuntime.installSource).then(
-    () => true,
-    () => false,
-  );
-}
-
 /** The element behind a snapshot ref as a handle, or why there is none (`document`, `removed`). */
-export async function lookUpElement(frame: Frame, ref: ElementRef): Promise<ElementHandle<Element> | 'document' | 'removed'> {
-  const handle: JSHandle = await frame.evaluateHandle(elementLookupExpression(ref));
-  const element = handle.asElement();
-  if (element) return element as ElementHandle<Element>;
-  const reason = String(await handle.jsonValue().catch(() => 'removed'));
-  void handle.dispose().catch(() => undefined);
-  // A document that never got the runtime ran no snapshot: the ref is of another document.
-  return reason === 'document' || reason === 'no-runtime' ? 'document' : 'removed';
+export function lookUpElement(frame: Frame, ref: ElementRef): Promise<ElementHandle<Element> | 'document' | 'removed'> {
+  return lookUpAnyElement<ElementHandle<Node>>(frame, ref) as Promise<ElementHandle<Element> | 'document' | 'removed'>;
 }
 
 /** Calls one of the runtime's element methods on an element handle. */

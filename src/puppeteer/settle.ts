@@ -5,51 +5,14 @@ import type { HTTPRequest, Page } from 'puppeteer-core';
 import { callRuntime } from '../dom/page-runtime';
 import { sleep } from '../util/abort';
 import { within } from './call';
-import type { ResolvedSettleOptions } from './options';
-import { frameEvaluator } from './runtime-calls';
-
-/** Requests of these kinds keep a page from settling; media streams and sockets never end. */
-const trackedResourceTypes = new Set(['document', 'stylesheet', 'script', 'xhr', 'fetch', 'image', 'font']);
-
-/** Network activity of one page (its out-of-process frames included), since the driver first saw it. */
-class NetworkActivity {
-  readonly inFlight = new Map<HTTPRequest, number>();
-  lastActivity = 0;
-
-  /** Removes the listeners this tracker added to the page. */
-  readonly dispose: () => void;
-
-  constructor(page: Page) {
-    const started = (request: HTTPRequest): void => {
-      if (!trackedResourceTypes.has(request.resourceType())) return;
-      this.inFlight.set(request, Date.now());
-      this.lastActivity = Date.now();
-    };
-    const done = (request: HTTPRequest): void => {
-      if (this.inFlight.delete(request)) this.lastActivity = Date.now();
-    };
-    page.on('request', started);
-    page.on('requestfinished', done);
-    page.on('requestfailed', done);
-    this.dispose = () => {
-      page.off('request', started);
-      page.off('requestfinished', done);
-      page.off('requestfailed', done);
-      this.inFlight.clear();
-    };
-  }
-
-  /** True when no recent request is in flight and nothing started or ended for `quietMs`. */
-  isQuiet(now: number, quietMs: number, ignoreAfterMs: number): boolean {
-    for (const started of this.inFlight.values()) if (now - started < ignoreAfterMs) return false;
-    return now - this.lastActivity >= quietMs;
-  }
-}
+import { NetworkActivity } from '../chromium/network-activity';
+import type { ResolvedSettleOptions } from '../chromium/settle-options';
+import { frameEvaluator } from '../chromium/runtime-calls';
 
 /** Waits for the pages it watches to settle, within the settle bound. */
 export class Settler {
   private readonly options: ResolvedSettleOptions;
-  private readonly network = new WeakMap<Page, NetworkActivity>();
+  private readonly network = new WeakMap<Page, NetworkActivity<HTTPRequest>>();
 
   constructor(options: ResolvedSettleOptions) {
     this.options = options;
@@ -62,7 +25,7 @@ export class Settler {
 
   /** Starts tracking the page's requests; returns the function that stops it. */
   watch(page: Page): () => void {
-    const network = new NetworkActivity(page);
+    const network = new NetworkActivity<HTTPRequest>(page);
     this.network.set(page, network);
     return network.dispose;
   }

@@ -1,17 +1,21 @@
-// Runs one driver call under its caller's `{ signal, timeout }` and turns Playwright failures
-// into plannav's BrowserError, so the loop sees one error type whatever went wrong in the browser.
+// Runs one driver call under its caller's `{ signal, timeout }` and turns library failures into
+// plannav's BrowserError, so the loop sees one error type whatever went wrong in the browser.
+// Generic over the library: a driver with its own words for a failure passes its own `toError`.
 
 import type { CallOptions } from '../browser/types';
 import { BrowserError, PlannavError } from '../errors';
 import { raceAbort, throwIfAborted } from '../util/abort';
 
-/** The message of any thrown value, first line only (Playwright appends long call logs). */
+/** The message of any thrown value, first line only (Playwright appends long call logs, protocol errors long details). */
 export function firstLine(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
   return (message.split('\n')[0] ?? message).trim();
 }
 
-/** Wraps a failure in a BrowserError unless it already is a plannav error (a cancel, a stale element). */
+/**
+ * Wraps a failure in a BrowserError unless it already is a plannav error (a cancel, a stale
+ * element). A library timeout (an error named `TimeoutError`) is retryable.
+ */
 export function asBrowserError(what: string, error: unknown): PlannavError {
   if (PlannavError.isInstance(error)) return error;
   const timedOut = error instanceof Error && error.name === 'TimeoutError';
@@ -20,9 +24,16 @@ export function asBrowserError(what: string, error: unknown): PlannavError {
 
 /**
  * Runs `body` with the call's time budget; rejects with a `RequestCancelledError` as soon as the
- * signal aborts and with a retryable `BrowserError` when the budget runs out.
+ * signal aborts and with a retryable `BrowserError` when the budget runs out. Other failures go
+ * through `toError`.
  */
-export async function guardedCall<T>(what: string, options: CallOptions | undefined, defaultTimeout: number, body: (timeout: number) => Promise<T>): Promise<T> {
+export async function guardedCall<T>(
+  what: string,
+  options: CallOptions | undefined,
+  defaultTimeout: number,
+  body: (timeout: number) => Promise<T>,
+  toError: (what: string, error: unknown) => PlannavError = asBrowserError,
+): Promise<T> {
   throwIfAborted(options?.signal);
   const timeout = Math.max(1, options?.timeout ?? defaultTimeout);
   let timer: ReturnType<typeof setTimeout> | undefined;
@@ -34,7 +45,7 @@ export async function guardedCall<T>(what: string, options: CallOptions | undefi
   try {
     return await raceAbort(Promise.race([work, expired]), options?.signal);
   } catch (error) {
-    throw asBrowserError(what, error);
+    throw toError(what, error);
   } finally {
     clearTimeout(timer);
   }
