@@ -80,12 +80,14 @@ describe('shortenLinks: a visible text that already is the address', () => {
   // Read from a page of another site, so the rule for the page's own links does not apply.
   const blog = 'https://blog.example/post';
   it.each([
-    ['another host', 'https://evil.example/mugs', 'shop.example/mugs', '//evil.example/mugs'],
-    ['another scheme written in the text', 'http://shop.example/mugs', 'https://shop.example/mugs', 'http://shop.example/mugs'],
-    ['another path', 'https://shop.example/mugs/blue', 'shop.example/mugs', '//shop.example/mugs/blue'],
-    ['a query the text does not have', 'https://shop.example/mugs?color=blue', 'shop.example/mugs', '//shop.example/mugs?color=blue'],
-    ['a text of words', 'https://shop.example/cups', 'All mugs', '//shop.example/cups'],
-    ['a text on two lines', 'https://shop.example/mugs', 'shop.example/mugs\nshop.example/mugs', '//shop.example/mugs'],
+    // A link to another site whose text names something shows where it leads: the site.
+    ['another host', 'https://evil.example/mugs', 'shop.example/mugs', '//evil.example/…'],
+    ['another scheme written in the text', 'http://shop.example/mugs', 'https://shop.example/mugs', 'http://shop.example/…'],
+    ['another path', 'https://shop.example/mugs/blue', 'shop.example/mugs', '//shop.example/…'],
+    ['a query the text does not have', 'https://shop.example/mugs?color=blue', 'shop.example/mugs', '//shop.example/…'],
+    ['a text of words', 'https://shop.example/cups', 'All mugs', '//shop.example/…'],
+    ['a text on two lines', 'https://shop.example/mugs', 'shop.example/mugs\nshop.example/mugs', '//shop.example/…'],
+    ['a text that names nothing (shown cut, not by host)', 'https://shop.example/mugs', '12', '//shop.example/mugs'],
   ])('keeps the href for %s', (_case, href, text, expected) => {
     expect(shown(href, text, blog)).toBe(expected);
   });
@@ -109,14 +111,18 @@ describe('shortenLinks: links whose text says where they go', () => {
     expect(shown(href, text)).toBe(expected);
   });
 
-  it('shows only the host of another site whose last path piece is the text as a slug', () => {
+  it('shows only the host of another site for a link whose text names it', () => {
     expect(shown('https://dropbox.tech/machine-learning', 'Machine Learning')).toBe('//dropbox.tech/…');
-    expect(shown('https://dropbox.tech/machine-learning?page=2', 'Machine Learning')).toBe('//dropbox.tech/machine-learning?page=2');
+    expect(shown('http://money.cnn.com/2017/05/12/technology/gm-cerv-i/index.html', 'GM unveils a new robot')).toBe('http://money.cnn.com/…');
   });
 
-  it('shows the href of a link with text that needs more to be told apart from another with the same text', () => {
+  it('shows the path of links of another site that have the same text and lead to different pages', () => {
     const texts = shortenLinks([link('https://a.example/news', 'News'), link('https://b.example/news', 'News')]);
-    expect(texts[0]).not.toBe(texts[1]);
+    expect(texts).toEqual(['//a.example/…', '//b.example/…']);
+    const same = shortenLinks([link('https://a.example/world/news', 'News'), link('https://a.example/sport/news', 'News'), link('https://a.example/', 'Home')]);
+    expect(same[0]).not.toBe(same[1]);
+    expect(same[0]).toMatch(/^\/\/a\.example\/world/);
+    expect(same[2]).toBe('//a.example/');
   });
 });
 

@@ -238,7 +238,10 @@ interface Candidate {
   readonly limits: number[];
   /** Pieces cut inside, by piece index and limit: a form is rendered again at each change. */
   readonly cuts: Map<string, string>;
-  stage: 'cut' | 'whole' | 'absolute';
+  /** How many characters of the path, query and fragment the cut form may show. */
+  readonly maxLength: number;
+  /** `host`: only the origin, for a link to another site whose text names it; then the cut form, the whole href, the absolute URL. */
+  stage: 'host' | 'cut' | 'whole' | 'absolute';
   text: string;
 }
 
@@ -270,6 +273,10 @@ function render(candidate: Candidate): string {
 
 /** Sets the candidate's text from its form; a cut that saves too little shows the whole href. */
 function update(candidate: Candidate): void {
+  if (candidate.stage === 'host') {
+    candidate.text = `${candidate.origin}/${cutMark}`;
+    return;
+  }
   if (candidate.stage === 'cut') {
     const cut = render(candidate);
     if (cut.length <= candidate.href.length - minimumSaving) {
@@ -328,6 +335,13 @@ function lengthen(candidate: Candidate): boolean {
   return true;
 }
 
+/** Puts a candidate in its cut form (or whole, when short enough). */
+function startCut(candidate: Candidate, pieceLimit: number): void {
+  candidate.stage = candidate.href.length - candidate.origin.length > candidate.maxLength ? 'cut' : 'whole';
+  if (candidate.stage === 'cut') firstForm(candidate, candidate.maxLength, pieceLimit);
+  else update(candidate);
+}
+
 /**
  * Shows more of the links of a group that read the same but lead to different places: more of
  * the first piece in which they differ, in all of them, so that links alike stay alike in form.
@@ -335,6 +349,10 @@ function lengthen(candidate: Candidate): boolean {
  * whole, then absolute. False when none of them can show more.
  */
 function separate(group: readonly Candidate[], pieceLimit: number): boolean {
+  // Links shown by their host alone first show their path, cut as any other.
+  const hostOnly = group.filter((candidate) => candidate.stage === 'host');
+  for (const candidate of hostOnly) startCut(candidate, pieceLimit);
+  if (hostOnly.length > 0) return true;
   const first = group[0] as Candidate;
   const longest = Math.max(...group.map((candidate) => candidate.pieces.length));
   let index = 0;
@@ -374,16 +392,9 @@ export function shortenLinks(links: readonly PageLink[], options: ShortenLinksOp
     if (resolved && textIsAddress(link.text, resolved)) return undefined;
     // A page of the same site that the link's text names: the text says all the href would.
     if (resolved && namesSomething(link.text) && sameSitePage(resolved, link.documentUrl)) return undefined;
-    // The last piece is the text as a slug (`/topics/machine-learning` for "Machine Learning"):
-    // an anchor of the same site needs no href, another site only its host.
-    if (resolved && textIsSlug(link.text, resolved)) {
-      const sameOrigin = resolved.origin === parse(link.documentUrl)?.origin;
-      if (sameOrigin && resolved.hash) return undefined;
-      if (!sameOrigin) {
-        const shown = `//${resolved.host}/${cutMark}`;
-        return { destination: resolved.href, href: shown, absolute: undefined, origin: shown, pieces: [], limits: [], cuts: new Map(), stage: 'whole', text: shown };
-      }
-    }
+    const sameOrigin = resolved !== undefined && resolved.origin === parse(link.documentUrl)?.origin;
+    // An anchor of the page whose text names it (`#customer-reviews` for "Customer reviews").
+    if (resolved && sameOrigin && resolved.hash && textIsSlug(link.text, resolved)) return undefined;
     // `//host/path` is how go_to_url reads an https address too: the scheme costs tokens and says nothing.
     const href = /^https:\/\//i.test(cleaned) ? cleaned.slice('https:'.length) : cleaned;
     const relative = !schemePattern.test(cleaned) && !cleaned.startsWith('//');
@@ -397,10 +408,19 @@ export function shortenLinks(links: readonly PageLink[], options: ShortenLinksOp
       pieces,
       limits: pieces.map(() => 0),
       cuts: new Map(),
-      stage: href.length - origin.length > maxLength ? 'cut' : 'whole',
+      maxLength,
+      stage: 'whole',
       text: href,
     };
-    if (candidate.stage === 'cut') firstForm(candidate, maxLength, pieceLimit);
+    // A page of another site that the link's text names: where it leads is the site; its path
+    // is shown only when another link with the same text leads elsewhere on that site.
+    const web = resolved !== undefined && (resolved.protocol === 'http:' || resolved.protocol === 'https:');
+    if (web && !sameOrigin && namesSomething(link.text) && href.length - origin.length > 1 && origin) {
+      candidate.stage = 'host';
+      update(candidate);
+    } else {
+      startCut(candidate, pieceLimit);
+    }
     return candidate;
   });
   // Show more of the links whose text another destination shares until none does. Every round
