@@ -2,9 +2,9 @@
 // redirect hops, popups, frames and speculative loads. It must not let a denied one leave, nor stop other contexts' requests.
 
 import type { BrowserContext, CDPSession, Frame, Page, Request, Route } from 'playwright-core';
-import type { BlockedNavigation, NavigationGuard, UrlDecision } from '../browser/types';
-import { URLNotAllowedError } from '../errors';
+import type { NavigationGuard, UrlDecision } from '../browser/types';
 import { firstLine } from '../chromium/call';
+import { GuardedNavigations } from '../chromium/navigation-guard';
 import { portable } from './page-function';
 
 /** What the enforcer needs from the driver that owns the context. */
@@ -75,8 +75,7 @@ const frameMemory = 4096;
  *
  * Speculation rules are invisible to interception: an init script removes them from documents.
  */
-export class NavigationGuardEnforcer {
-  private guard: NavigationGuard;
+export class NavigationGuardEnforcer extends GuardedNavigations<Page> {
   private readonly context: BrowserContext;
   private readonly hooks: NavigationGuardHooks;
   private readonly pages = new Map<Page, Promise<PageWatch | undefined>>();
@@ -86,19 +85,16 @@ export class NavigationGuardEnforcer {
   private readonly ownFrames = new Map<string, Page>();
   private readonly blockedPopupRequests: Request[] = [];
   private readonly blockedPopupTargets: string[] = [];
-  /** The last navigation of each page's top frame the guard stopped, for the driver's own navigations. */
-  private readonly lastBlocked = new WeakMap<Page, { readonly url: string; readonly reason: string; readonly sequence: number }>();
   private browserSession: CDPSession | undefined;
   private contextId: string | undefined;
   private initScript: { dispose(): Promise<void> } | undefined;
-  private sequence = 0;
   private disposed = false;
   private readonly onRoute = (route: Route, request: Request): Promise<void> => this.route(route, request);
   private readonly onPage = (page: Page): void => void this.pageOpened(page);
 
   private constructor(context: BrowserContext, guard: NavigationGuard, hooks: NavigationGuardHooks) {
+    super(guard);
     this.context = context;
-    this.guard = guard;
     this.hooks = hooks;
   }
 
@@ -118,37 +114,6 @@ export class NavigationGuardEnforcer {
   replace(guard: NavigationGuard): void {
     this.guard = guard;
     for (const page of this.watchedTargets.values()) for (const frame of page.frames()) this.committed(page, frame);
-  }
-
-  /**
-   * Throws a `URLNotAllowedError` (and reports the navigation) when the guard denies `url`; for
-   * navigations the driver starts itself, before any request.
-   */
-  assertAllowed(url: string, tabId: string | undefined): void {
-    const decision = this.decide(url);
-    if (decision.allowed) return;
-    this.report({ url, reason: decision.reason, kind: 'navigation', tabId });
-    throw new URLNotAllowedError(url, `Navigation to ${url} is not allowed by the URL policy (${decision.reason}); choose another page.`);
-  }
-
-  /**
-   * Runs a navigation the driver starts in `page`: refused up front when the guard denies `url`,
-   * and failed with a `URLNotAllowedError` when the guard stopped one of its redirect hops.
-   */
-  async navigate<T>(page: Page, url: string, load: () => Promise<T>): Promise<T> {
-    this.assertAllowed(url, this.hooks.tabId(page));
-    const mark = this.sequence;
-    try {
-      return await load();
-    } catch (error) {
-      const blocked = this.lastBlocked.get(page);
-      if (blocked && blocked.sequence > mark) {
-        throw new URLNotAllowedError(blocked.url, `Navigation to ${url} was stopped: it led to ${blocked.url}, which the URL policy does not allow (${blocked.reason}); choose another page.`, {
-          cause: error,
-        });
-      }
-      throw error;
-    }
   }
 
   /** Stops enforcing: removes the route, the sessions, the listeners and the init script. Idempotent. */
@@ -197,7 +162,11 @@ export class NavigationGuardEnforcer {
     }
   }
 
-  private decide(url: string): UrlDecision {
+  protected override tabIdOf(page: Page): string | undefined {
+    return this.hooks.tabId(page);
+  }
+
+  protected override decide(url: string): UrlDecision {
     try {
       const decision = this.guard.check(url);
       if (decision && typeof decision.allowed === 'boolean') return decision;
@@ -206,18 +175,6 @@ export class NavigationGuardEnforcer {
       // A guard that fails denies: the safe side of a security check.
       return { allowed: false, reason: `the URL policy failed: ${firstLine(error)}` };
     }
-  }
-
-  private report(navigation: BlockedNavigation): void {
-    try {
-      this.guard.blocked(navigation);
-    } catch {
-      // The guard's listener failing must not stop the enforcement.
-    }
-  }
-
-  private noteBlocked(page: Page, url: string, reason: string): void {
-    this.lastBlocked.set(page, { url, reason, sequence: ++this.sequence });
   }
 
   /** The first request of every navigation, and speculative loads, pass through here. */

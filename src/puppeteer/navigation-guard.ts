@@ -3,8 +3,8 @@
 
 import type { Browser, CDPSession, Frame, Page } from 'puppeteer-core';
 import type { BlockedNavigation, NavigationGuard, UrlDecision } from '../browser/types';
-import { URLNotAllowedError } from '../errors';
 import { firstLine } from '../chromium/call';
+import { GuardedNavigations } from '../chromium/navigation-guard';
 
 /** What the enforcer needs from the driver that owns the context. */
 export interface NavigationGuardHooks {
@@ -86,24 +86,20 @@ function isPrefetch(event: PausedRequest): boolean {
  * `about:blank` and reported. Speculation rules (`<script type=speculationrules>`) are not seen:
  * the browser fetches them itself (a launched browser's profile turns them off).
  */
-export class NavigationGuardEnforcer {
-  private guard: NavigationGuard;
+export class NavigationGuardEnforcer extends GuardedNavigations<Page> {
   private readonly browser: Browser;
   private readonly hooks: NavigationGuardHooks;
   private readonly watches = new Map<Page, Promise<PageWatch | undefined>>();
   /** Targets that already made a document request: a later one of theirs is no popup's first. */
   private readonly seenTargets = new Set<string>();
-  /** The last navigation of each tab's top frame the guard stopped, for the driver's own navigations. */
-  private readonly lastBlocked = new WeakMap<Page, { readonly url: string; readonly reason: string; readonly sequence: number }>();
   private session: CDPSession | undefined;
   private contextId: string | undefined;
-  private sequence = 0;
   private disposed = false;
   private readonly onPaused = (event: PausedRequest): void => void this.paused(event);
 
   private constructor(browser: Browser, guard: NavigationGuard, hooks: NavigationGuardHooks) {
+    super(guard);
     this.browser = browser;
-    this.guard = guard;
     this.hooks = hooks;
   }
 
@@ -129,37 +125,6 @@ export class NavigationGuardEnforcer {
   watch(page: Page): void {
     if (this.disposed || this.watches.has(page)) return;
     this.watches.set(page, this.startWatch(page));
-  }
-
-  /**
-   * Throws a `URLNotAllowedError` (and reports the navigation) when the guard denies `url`; for
-   * navigations the driver starts itself, before any request.
-   */
-  assertAllowed(url: string, tabId: string | undefined): void {
-    const decision = this.decide(url);
-    if (decision.allowed) return;
-    this.report({ url, reason: decision.reason, kind: 'navigation', tabId });
-    throw new URLNotAllowedError(url, `Navigation to ${url} is not allowed by the URL policy (${decision.reason}); choose another page.`);
-  }
-
-  /**
-   * Runs a navigation the driver starts in `page`: refused up front when the guard denies `url`,
-   * and failed with a `URLNotAllowedError` when the guard stopped one of its redirect hops.
-   */
-  async navigate<T>(page: Page, url: string, load: () => Promise<T>): Promise<T> {
-    this.assertAllowed(url, this.hooks.tabId(page));
-    const mark = this.sequence;
-    try {
-      return await load();
-    } catch (error) {
-      const blocked = this.lastBlocked.get(page);
-      if (blocked && blocked.sequence > mark) {
-        throw new URLNotAllowedError(blocked.url, `Navigation to ${url} was stopped: it led to ${blocked.url}, which the URL policy does not allow (${blocked.reason}); choose another page.`, {
-          cause: error,
-        });
-      }
-      throw error;
-    }
   }
 
   /** Stops enforcing: the browser session, the tab sessions and their listeners go. Idempotent. */
@@ -239,7 +204,7 @@ export class NavigationGuardEnforcer {
     if (decision.allowed) return void (await proceed());
     // Noted before the request fails, so the driver's own goto sees why when its load rejects.
     if (origin.page && (origin.kind === 'navigation' || origin.kind === 'redirect') && (await this.isTopFrame(origin.page, event.frameId))) {
-      this.lastBlocked.set(origin.page, { url, reason: decision.reason, sequence: ++this.sequence });
+      this.noteBlocked(origin.page, url, decision.reason);
     }
     await session.send('Fetch.failRequest', { requestId: event.requestId, errorReason: 'BlockedByClient' }).catch(() => undefined);
     this.report({ url, reason: decision.reason, kind: origin.kind, tabId: origin.page ? this.hooks.tabId(origin.page) : undefined });
@@ -306,20 +271,16 @@ export class NavigationGuardEnforcer {
     return (await this.watches.get(page))?.targetId === frameId;
   }
 
-  private decide(url: string): UrlDecision {
+  protected override tabIdOf(page: Page): string | undefined {
+    return this.hooks.tabId(page);
+  }
+
+  protected override decide(url: string): UrlDecision {
     try {
       return this.guard.check(url);
     } catch (error) {
       // A policy that cannot decide does not let the navigation through.
       return { allowed: false, reason: `the URL policy failed on it (${firstLine(error)})` };
-    }
-  }
-
-  private report(navigation: BlockedNavigation): void {
-    try {
-      this.guard.blocked(navigation);
-    } catch {
-      // A reporting hook that throws must not let the navigation through or break the browser's flow.
     }
   }
 
@@ -330,7 +291,7 @@ export class NavigationGuardEnforcer {
     const decision = this.decide(url);
     if (decision.allowed) return;
     const main = frame === page.mainFrame();
-    if (main) this.lastBlocked.set(page, { url, reason: decision.reason, sequence: ++this.sequence });
+    if (main) this.noteBlocked(page, url, decision.reason);
     this.report({ url, reason: decision.reason, kind: main ? 'navigation' : 'frame', tabId: this.hooks.tabId(page) });
     void frame.goto('about:blank').catch(() => undefined);
   }
