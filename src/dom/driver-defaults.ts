@@ -22,6 +22,13 @@ function staleElement(ref: ElementRef, gone: unknown): BrowserError {
   return new BrowserError(`Element ${ref.index} (<${ref.tagName}>) is no longer on the page: ${reason}. Read the new page state and choose again.`, { retryable: true });
 }
 
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** The page answered a runtime method with something that is not its answer (a page can forge it). */
+function malformed(method: string): BrowserError {
+  return new BrowserError(`The page returned a malformed answer to ${method}; read the page again.`, { retryable: true });
+}
+
 const goneOf = (answer: unknown): unknown => (typeof answer === 'object' && answer !== null && 'gone' in answer ? (answer as { gone: unknown }).gone : undefined);
 const locatorOf = (ref: ElementRef): { elementId: string; selector: string | null } => ({ elementId: ref.elementId, selector: ref.selector ?? null });
 
@@ -87,6 +94,7 @@ class DriverDefaults {
 
   async click(ref: ElementRef, options?: ClickOptions): Promise<ClickResult> {
     const target = await callRuntime(this.driver, ref.frameId, 'clickPoint', locatorOf(ref), options);
+    if (!isRecord(target)) throw malformed('clickPoint');
     if ('gone' in target) throw staleElement(ref, target.gone);
     if (target.kind === 'disabled') {
       throw new BrowserError(`Element ${ref.index} (<${ref.tagName}>) is disabled, so clicking it does nothing. Fill in what the form still needs, or choose another element.`);
@@ -94,9 +102,9 @@ class DriverDefaults {
     const coveredBy = 'coveredBy' in target && typeof target.coveredBy === 'string' ? target.coveredBy : undefined;
     let result: ClickResult = { method: 'dom', ...(coveredBy ? { coveredBy } : {}) };
     if ((target.kind === 'centre' || target.kind === 'offset') && this.driver.mouseClick) {
-      const offset = absoluteOffsets(await this.driver.frames(options)).get(ref.frameId);
-      if (offset) {
-        await this.driver.mouseClick(offset.x + target.x, offset.y + target.y, options);
+      const point = await this.topPoint(ref.frameId, target.x, target.y, options);
+      if (point) {
+        await this.driver.mouseClick(point.x, point.y, options);
         result = target.kind === 'centre' ? { method: 'pointer' } : { method: 'pointer-offset', ...(coveredBy ? { coveredBy } : {}) };
       }
     }
@@ -110,8 +118,42 @@ class DriverDefaults {
     return result;
   }
 
+  /**
+   * A point of a frame's viewport in the top page's viewport, or undefined when it is not a point
+   * the mouse can click there: outside the part of the frame that shows (a tall iframe scrolled
+   * by its parent, a frame's answer forged to aim at its parent page), or of a frame whose box
+   * the driver does not know. The click then stays inside the frame, dispatched in its document.
+   */
+  private async topPoint(frameId: string, x: unknown, y: unknown, options: CallOptions | undefined): Promise<{ x: number; y: number } | undefined> {
+    if (typeof x !== 'number' || typeof y !== 'number' || !Number.isFinite(x) || !Number.isFinite(y)) return undefined;
+    const frames = await this.driver.frames(options);
+    const top = frames[0];
+    if (!top) return undefined;
+    const viewport = await callRuntime(this.driver, top.id, 'viewportSize', undefined, options);
+    if (!isRecord(viewport) || typeof viewport.width !== 'number' || typeof viewport.height !== 'number') return undefined;
+    const offsets = absoluteOffsets(frames);
+    const byId = new Map(frames.map((frame) => [frame.id, frame]));
+    let visible = { left: 0, top: 0, right: viewport.width, bottom: viewport.height };
+    // Bounded by the number of frames, so a malformed parent chain cannot loop.
+    for (let frame = byId.get(frameId), level = 0; frame && frame.parentId !== undefined && level <= frames.length; frame = byId.get(frame.parentId), level++) {
+      const offset = offsets.get(frame.id);
+      if (!offset || !frame.size) return undefined;
+      visible = {
+        left: Math.max(visible.left, offset.x),
+        top: Math.max(visible.top, offset.y),
+        right: Math.min(visible.right, offset.x + frame.size.width),
+        bottom: Math.min(visible.bottom, offset.y + frame.size.height),
+      };
+    }
+    const offset = offsets.get(frameId);
+    if (!offset) return undefined;
+    const point = { x: offset.x + x, y: offset.y + y };
+    return point.x > visible.left && point.x < visible.right && point.y > visible.top && point.y < visible.bottom ? point : undefined;
+  }
+
   async fill(ref: ElementRef, text: string, options?: CallOptions): Promise<void> {
     const answer = await callRuntime(this.driver, ref.frameId, 'fill', { locator: locatorOf(ref), text }, options);
+    if (!isRecord(answer)) throw malformed('fill');
     const gone = goneOf(answer);
     if (gone !== undefined) throw staleElement(ref, gone);
     const kept = (answer as { kept: unknown }).kept;
@@ -124,6 +166,7 @@ class DriverDefaults {
 
   async selectOption(ref: ElementRef, label: string, options?: CallOptions): Promise<string[]> {
     const answer = await callRuntime(this.driver, ref.frameId, 'select', { locator: locatorOf(ref), label }, options);
+    if (!isRecord(answer)) throw malformed('select');
     const gone = goneOf(answer);
     if (gone !== undefined) throw staleElement(ref, gone);
     if ('labels' in answer) {

@@ -111,6 +111,21 @@ describe('shortenLinks: links whose text says where they go', () => {
     expect(shown(href, text)).toBe(expected);
   });
 
+  it('keeps the hrefs of same-site links that share a text but lead to different places, and tells them apart', () => {
+    const texts = shortenLinks([
+      link('/downloads/app-windows-x64', 'Download'),
+      link('/downloads/app-macos-arm64', 'Download'),
+      link('/orders/991/cancel', 'Cancel order'),
+      link('/orders/992/cancel', 'Cancel order'),
+      link('/about', 'About us'),
+    ]);
+    expect(texts[0]).toBeDefined();
+    expect(texts[0]).not.toBe(texts[1]);
+    expect(texts[2]).toBeDefined();
+    expect(texts[2]).not.toBe(texts[3]);
+    expect(texts[4]).toBeUndefined();
+  });
+
   it('shows only the host of another site for a link whose text names it', () => {
     expect(shown('https://dropbox.tech/machine-learning', 'Machine Learning')).toBe('//dropbox.tech/…');
     expect(shown('http://money.cnn.com/2017/05/12/technology/gm-cerv-i/index.html', 'GM unveils a new robot')).toBe('http://money.cnn.com/…');

@@ -385,16 +385,28 @@ export function shortenLinks(links: readonly PageLink[], options: ShortenLinksOp
   const bareLength = Math.max(8, Math.floor(options.maxLength ?? 32));
   const textLength = Math.max(8, Math.floor(options.maxLengthWithText ?? 16));
   const pieceLimit = Math.max(12, Math.floor(bareLength / 2));
+  // Texts that several links share while leading to different places ("Download" for each
+  // platform, "Cancel order" for each order): their hrefs must tell them apart, so none is left out.
+  const destinationsByText = new Map<string, Set<string>>();
+  for (const link of links) {
+    const text = link.text.trim();
+    if (!text) continue;
+    const destination = parse(withoutTracking(link.href.trim()), parse(link.documentUrl) ? link.documentUrl : undefined)?.href ?? link.href;
+    const destinations = destinationsByText.get(text) ?? new Set<string>();
+    destinations.add(destination);
+    destinationsByText.set(text, destinations);
+  }
   const candidates = links.map((link): Candidate | undefined => {
+    const shared = (destinationsByText.get(link.text.trim())?.size ?? 0) > 1;
     const maxLength = namesSomething(link.text) ? textLength : bareLength;
     const cleaned = withoutTracking(link.href.trim());
     const resolved = parse(cleaned, parse(link.documentUrl) ? link.documentUrl : undefined);
     if (resolved && textIsAddress(link.text, resolved)) return undefined;
     // A page of the same site that the link's text names: the text says all the href would.
-    if (resolved && namesSomething(link.text) && sameSitePage(resolved, link.documentUrl)) return undefined;
+    if (resolved && !shared && namesSomething(link.text) && sameSitePage(resolved, link.documentUrl)) return undefined;
     const sameOrigin = resolved !== undefined && resolved.origin === parse(link.documentUrl)?.origin;
     // An anchor of the page whose text names it (`#customer-reviews` for "Customer reviews").
-    if (resolved && sameOrigin && resolved.hash && textIsSlug(link.text, resolved)) return undefined;
+    if (resolved && !shared && sameOrigin && resolved.hash && textIsSlug(link.text, resolved)) return undefined;
     // `//host/path` is how go_to_url reads an https address too: the scheme costs tokens and says nothing.
     const href = /^https:\/\//i.test(cleaned) ? cleaned.slice('https:'.length) : cleaned;
     const relative = !schemePattern.test(cleaned) && !cleaned.startsWith('//');

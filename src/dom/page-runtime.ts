@@ -93,8 +93,10 @@ export async function callRuntime<M extends RuntimeMethodName>(
  * @public
  */
 export function definePageScript<TArg, TResult>(id: string, run: (arg: TArg) => TResult | Promise<TResult>): PageScript<TArg, TResult> {
-  const source = run.toString();
-  const expression = /^(async\s+)?(function\b|\(|[\w$]+\s*=>)/.test(source) ? source : `function ${source}`;
+  const source = run.toString().trim();
+  // An arrow or function expression is sent as it is; anything else is a method of an object
+  // literal (`run(arg) {…}`, `async load() {…}`, `'count-words'() {…}`), sent inside one.
+  const expression = /^(async\b\s*)?(function\b|\(|[\w$]+\s*=>)/.test(source) && !/^async\s*[\w$]+\s*\(/.test(source) ? source : `Object.values({ ${source} })[0]`;
   return { id, source: `(() => { var __name = (target) => target; return (${expression}); })()` };
 }
 
@@ -112,7 +114,8 @@ export function definePageScript<TArg, TResult>(id: string, run: (arg: TArg) => 
  */
 export function pageScriptExpression(script: PageScript<unknown, unknown>, argument: unknown): string {
   const json = argument === undefined ? 'undefined' : JSON.stringify(argument);
-  return `(async () => JSON.stringify({ value: await (${script.source})(${json}) }))()`;
+  // JSON has no undefined: a script that returns nothing says so in the envelope.
+  return `(async () => { const value = await (${script.source})(${json}); return JSON.stringify(value === undefined ? { undefined: true } : { value }); })()`;
 }
 
 /**
@@ -128,6 +131,7 @@ export function readPageScriptResult<TResult = unknown>(json: unknown, scriptId:
   } catch {
     envelope = undefined;
   }
+  if (typeof envelope === 'object' && envelope !== null && 'undefined' in envelope && !('value' in envelope)) return undefined as TResult;
   if (typeof envelope !== 'object' || envelope === null || !('value' in envelope)) {
     throw new BrowserError(`The page returned a malformed result for ${scriptId}.`, { retryable: true });
   }

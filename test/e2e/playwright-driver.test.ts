@@ -126,7 +126,7 @@ describe('element refs', () => {
     await expect(fixture.driver.click(add)).rejects.toThrow(/new document/);
   });
 
-  it('falls back to the selector for an element a later snapshot did not list', async () => {
+  it('finds an element a later snapshot did not list by its id, while it lives', async () => {
     await singleTab();
     const state = await capture(fixture, 'forms.html');
     const email = state.elements.get(indexWith(state.elementsText, 'name="email"'))!;

@@ -14,8 +14,15 @@ interface RecorderState {
 /** The window property holding the recorder; stable across runtime versions so the prototypes are patched once. */
 const recorderKey = '__plannavRecorder@1';
 
+/** The recorder this runtime installed or found; kept here, so a page that overwrites the global later changes nothing. */
+let installed: RecorderState | undefined;
+
+/** The shared recorder, if the global holds a real one: a page may predefine the global with anything. */
 function recorderState(): RecorderState | undefined {
-  return (window as unknown as Record<string, RecorderState | undefined>)[recorderKey];
+  if (installed) return installed;
+  const value: unknown = (window as unknown as Record<string, unknown>)[recorderKey];
+  const valid = typeof value === 'object' && value !== null && (value as RecorderState).listeners instanceof WeakMap && (value as RecorderState).closedRoots instanceof WeakMap;
+  return valid ? (value as RecorderState) : undefined;
 }
 
 const captureOf = (options: boolean | EventListenerOptions | undefined): boolean =>
@@ -27,9 +34,18 @@ const captureOf = (options: boolean | EventListenerOptions | undefined): boolean
  * the page's scripts where they can. Returns false when the recorder was already installed.
  */
 export function installRecorder(): boolean {
-  if (recorderState()) return false;
+  const existing = recorderState();
+  if (existing) {
+    installed = existing;
+    return false;
+  }
   const recorded: RecorderState = { listeners: new WeakMap(), closedRoots: new WeakMap() };
-  Object.defineProperty(window, recorderKey, { value: recorded, enumerable: false, configurable: false, writable: false });
+  installed = recorded;
+  try {
+    Object.defineProperty(window, recorderKey, { value: recorded, enumerable: false, configurable: false, writable: false });
+  } catch {
+    // the page made the global unwritable: this runtime keeps its own recorder
+  }
   const prototype = EventTarget.prototype;
   const originalAdd = prototype.addEventListener;
   const originalRemove = prototype.removeEventListener;

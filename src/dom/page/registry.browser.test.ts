@@ -1,7 +1,7 @@
 // Runs in headless Chromium (the vitest `browser` project): element ids and the one lookup that turns them back
 // into elements. The registry is per document, so the tests of this file share it and run in order.
 import { afterEach, describe, expect, it } from 'vitest';
-import { beginSnapshot, elementIdOf, hasSnapshot, knownElements, lookupFailureReason, resolveElement } from './registry';
+import { beginSnapshot, elementIdOf, hasSnapshot, knownElements, lookupFailureReason, newToken, resolveElement } from './registry';
 
 /** Puts `html` in the document and returns its elements with an id, by id. */
 function place(html: string): Record<string, HTMLElement> {
@@ -86,23 +86,33 @@ describe('resolveElement', () => {
     expect(resolveElement({ elementId: 'zzzzzz-1', selector: '#target' })).toBe('document');
   });
 
-  it('needs the element in the last snapshot: an earlier id alone resolves again only once it is listed again', () => {
+  it('finds an element by its id while it lives, though a later snapshot did not list it', () => {
     const { target } = place('<button id="target">Go</button>');
     const elementId = elementIdOf(target!);
     beginSnapshot();
-    expect(resolveElement({ elementId })).toBe('removed');
-    expect(elementIdOf(target!)).toBe(elementId);
     expect(resolveElement({ elementId })).toBe(target);
+    expect(elementIdOf(target!)).toBe(elementId);
+    target!.remove();
+    expect(resolveElement({ elementId })).toBe('removed');
   });
 
-  it('falls back to the selector for an id this snapshot never listed, and only to an element it finds', () => {
+  it('never swaps an element for another that its selector finds', () => {
     const { target } = place('<button id="target">Go</button><input id="field" name="q">');
     const elementId = elementIdOf(target!);
-    beginSnapshot();
-    expect(resolveElement({ elementId, selector: 'input[name="q"]' })).toBe(document.getElementById('field'));
-    expect(resolveElement({ elementId, selector: 'textarea' })).toBe('removed');
-    expect(resolveElement({ elementId, selector: 'button[' })).toBe('removed'); // an invalid selector is no fallback
-    expect(resolveElement({ elementId, selector: null })).toBe('removed');
+    target!.remove();
+    expect(resolveElement({ elementId, selector: 'input[name="q"]' })).toBe('removed');
+    const unknown = `${elementId.split('-')[0]}-999999`;
+    expect(resolveElement({ elementId: unknown, selector: '#field' })).toBe('removed');
+  });
+
+  it('gives documents tokens of their own even when the page seeds Math.random', () => {
+    const original = Math.random;
+    Math.random = () => 0.5; // a page with a seeded generator: every document would draw the same
+    try {
+      expect(newToken()).not.toBe(newToken());
+    } finally {
+      Math.random = original;
+    }
   });
 });
 

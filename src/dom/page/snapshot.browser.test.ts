@@ -387,3 +387,18 @@ describe('listedElements', () => {
     expect(elementsOf(snapshot).map((item) => resolveElement({ elementId: item.elementId }))).toEqual(listed);
   });
 });
+
+describe('text hidden from people never reaches the model', () => {
+  it('leaves out text scaled to nothing, filtered to opacity 0 or drawn in a transparent colour', () => {
+    const snapshot = snapshotOf(`
+      <p>Shown words</p>
+      <div style="transform: scale(0)">SECRET-SCALE <button>Hidden scaled button</button></div>
+      <div style="filter: opacity(0)">SECRET-FILTER</div>
+      <p style="color: transparent">SECRET-TRANSPARENT</p>
+      <h1 style="color: transparent; background: linear-gradient(red, blue); -webkit-background-clip: text; background-clip: text">Gradient heading</h1>`);
+    const text = view(snapshot).join('\n');
+    expect(text).toContain('Shown words');
+    expect(text).toContain('Gradient heading');
+    for (const secret of ['SECRET-SCALE', 'Hidden scaled button', 'SECRET-FILTER', 'SECRET-TRANSPARENT']) expect(text).not.toContain(secret);
+  });
+});

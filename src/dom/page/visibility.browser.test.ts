@@ -1,7 +1,7 @@
 // Runs in headless Chromium (the vitest `browser` project): what CSS hides although the element has a box,
 // read from real computed styles. The elements are fixed in CSS pixels; nothing depends on the viewport size.
 import { afterEach, describe, expect, it } from 'vitest';
-import { clippedAway, textHiddenBy } from './visibility';
+import { clippedAway, filteredAway, textHiddenBy } from './visibility';
 
 /** Puts `html` in the document and returns its element with the given id. */
 function place(html: string, id = 'target'): HTMLElement {
@@ -77,5 +77,35 @@ describe('textHiddenBy', () => {
     const element = place('<p id="target" style="position: absolute; left: 2000px; width: 100px; text-indent: -1500px;">Far right</p>');
     expect(element.getBoundingClientRect().left).toBe(2000);
     expect(textHidden(element)).toBe(false);
+  });
+});
+
+describe('text and layers hidden by colour, filters and transforms', () => {
+  it('reads transparent text as hidden, unless a gradient or an outline draws it', () => {
+    const host = document.createElement('div');
+    document.body.append(host);
+    const rect = host.getBoundingClientRect();
+    const styled = (css: string): CSSStyleDeclaration => {
+      host.setAttribute('style', css);
+      return window.getComputedStyle(host);
+    };
+    expect(textHiddenBy(styled('color: transparent'), rect)).toBe(true);
+    expect(textHiddenBy(styled('color: rgba(0, 0, 0, 0)'), rect)).toBe(true);
+    expect(textHiddenBy(styled('color: rgba(0, 0, 0, 0.5)'), rect)).toBe(false);
+    expect(textHiddenBy(styled('color: transparent; background: linear-gradient(red, blue); -webkit-background-clip: text; background-clip: text'), rect)).toBe(false);
+    expect(textHiddenBy(styled('color: transparent; text-shadow: 0 0 2px black'), rect)).toBe(false);
+    host.remove();
+  });
+
+  it('reads a filter to opacity 0 as hidden, and other filters not', () => {
+    const host = document.createElement('div');
+    document.body.append(host);
+    host.setAttribute('style', 'filter: opacity(0)');
+    expect(filteredAway(window.getComputedStyle(host))).toBe(true);
+    host.setAttribute('style', 'filter: blur(1px) opacity(0%)');
+    expect(filteredAway(window.getComputedStyle(host))).toBe(true);
+    host.setAttribute('style', 'filter: opacity(0.5)');
+    expect(filteredAway(window.getComputedStyle(host))).toBe(false);
+    host.remove();
   });
 });

@@ -19,9 +19,28 @@ export function clippedAway(style: CSSStyleDeclaration, position: string): boole
   return false;
 }
 
-/** The element's own text cannot be read: a zero font size, or indented far beyond the left edge (the image-replacement trick). */
+/** Made invisible by a filter: `opacity(0)` in the filter list. */
+export function filteredAway(style: CSSStyleDeclaration): boolean {
+  const filter = style.filter;
+  return filter !== 'none' && /\bopacity\(\s*0*(?:\.0*)?%?\s*\)/.test(filter);
+}
+
+/** A colour with no alpha: `transparent`, `rgba(…, 0)`. */
+function invisibleColour(colour: string): boolean {
+  if (colour === 'transparent') return true;
+  const alpha = /^rgba?\((?:[^,]+,){3}\s*([\d.]+)\s*\)$/.exec(colour) ?? /\/\s*([\d.]+%?)\s*\)$/.exec(colour);
+  return alpha !== null && parseFloat(alpha[1] ?? '1') === 0;
+}
+
+/**
+ * The element's own text cannot be read: a zero font size, indented far beyond the left edge
+ * (the image-replacement trick), or drawn in a transparent colour with nothing to outline it.
+ */
 export function textHiddenBy(style: CSSStyleDeclaration, rect: DOMRectReadOnly): boolean {
   if (parseFloat(style.fontSize) === 0) return true;
+  // Gradient headings draw their text through the background (background-clip: text): it shows.
+  const clippedToText = style.backgroundClip === 'text' || style.getPropertyValue('-webkit-background-clip') === 'text';
+  if (invisibleColour(style.color) && !clippedToText && style.textShadow === 'none' && !(parseFloat(style.getPropertyValue('-webkit-text-stroke-width')) > 0)) return true;
   const indent = style.textIndent;
   const amount = parseFloat(indent);
   if (!Number.isFinite(amount) || amount >= 0) return false;

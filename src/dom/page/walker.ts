@@ -8,7 +8,7 @@ import { containerRoles, interactivityOf, isDelegationRoot, isDisabled, isOwnTar
 import { isTopMost, type Occluder } from './occlusion';
 import { shadowRootOf } from './recorder';
 import { LineBuffer } from './text';
-import { clippedAway, textHiddenBy } from './visibility';
+import { clippedAway, filteredAway, textHiddenBy } from './visibility';
 
 /** An element the walk will list, while its text is gathered. */
 export interface Draft {
@@ -227,7 +227,9 @@ export class Walk {
     const ownClip = position === 'fixed' ? everywhere : position === 'absolute' ? context.absoluteClip : context.clip;
     const box: Box = contents ? parentBox : { top: rect.top, bottom: rect.bottom, left: rect.left, right: rect.right };
     // Transparent or clipped to nothing, on a hit path or not: elementFromPoint still hits an opacity: 0 layer.
-    if (style.opacity === '0' || clippedAway(style, position)) return;
+    if (style.opacity === '0' || clippedAway(style, position) || filteredAway(style)) return;
+    // Scaled to nothing (transform: scale(0)): the layout keeps its size, the screen shows none of it.
+    if (!hasSize && !contents && element instanceof HTMLElement && (element.offsetWidth > 0 || element.offsetHeight > 0)) return;
     if (!contents && !onPath) {
       // Visually hidden (the 1-pixel screen-reader pattern, a collapsed section) or clipped away.
       if (overflowClips && (rect.width <= 1 || rect.height <= 1)) return;

@@ -77,9 +77,9 @@ describe('fileNames', () => {
 
   it('finds the input by its id only, never by the selector of the element the model chose', () => {
     const { photo } = place('<input id="photo" type="file">');
-    // An id of this document that the registry never gave out: a lookup would fall back to the selector.
+    // An id of this document that the registry never gave out: the selector is never a fallback.
     const unknown = { elementId: `${locate(photo).elementId.split('-')[0]}-999999`, selector: '#photo' };
-    expect(resolveElement(unknown)).toBe(photo);
+    expect(resolveElement(unknown)).toBe('removed');
     expect(fileNames(unknown)).toEqual({ status: 'stale', reason: 'it was removed from the page' });
   });
 });

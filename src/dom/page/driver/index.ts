@@ -64,4 +64,6 @@ export const driverMethods = {
   removeHighlight: removeHighlights,
   pressKeys,
   goBack,
+  /** The frame's viewport size in CSS pixels. */
+  viewportSize: (): { width: number; height: number } => ({ width: window.innerWidth, height: window.innerHeight }),
 };
