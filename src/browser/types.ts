@@ -76,7 +76,11 @@ export interface ElementRef {
   readonly elementId: string;
   /** The element's tag name, lower case. */
   readonly tagName: string;
-  /** A CSS selector that found the element when the snapshot was taken, as a fallback. */
+  /**
+   * A CSS selector that found only this element when the snapshot was taken (by id, name or test id),
+   * for logs and debugging. The core finds elements by `elementId` alone: a removed element is never
+   * swapped for another that a selector would now find.
+   */
   readonly selector?: string | undefined;
 }
 
