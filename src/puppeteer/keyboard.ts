@@ -3,24 +3,9 @@
 
 import type { KeyInput, Keyboard } from 'puppeteer-core';
 import { BrowserError } from '../errors';
+import { chordParts } from '../util/chords';
 
 const modifiers = new Set(['Alt', 'Control', 'Meta', 'Shift']);
-
-/** Splits a chord on `+`; a `+` right after another separator is the plus key (`Control++`). */
-function chordParts(chord: string): string[] {
-  const parts: string[] = [];
-  let building = '';
-  for (const character of chord) {
-    if (character === '+' && building) {
-      parts.push(building);
-      building = '';
-    } else {
-      building += character;
-    }
-  }
-  parts.push(building);
-  return parts;
-}
 
 /** The key Puppeteer knows by this name: `ControlOrMeta` is Meta on macOS, `Space` is the space bar. */
 function keyOf(name: string, platform: NodeJS.Platform): string {

@@ -52,7 +52,8 @@ function minimalDriver(target: Page): { driver: ResolvedBrowserDriver; clicks: [
         target.frames().map(async (frame): Promise<FrameInfo> => {
           const parent = frame.parentFrame();
           if (!parent) return { id: idOf(frame), url: frame.url() };
-          const box = await (await frame.frameElement()).evaluate((element) => {
+          const box = await (await frame.frameElement()).evaluate((node) => {
+            const element = node as Element;
             const rect = element.getBoundingClientRect();
             return { x: rect.left + element.clientLeft, y: rect.top + element.clientTop, width: element.clientWidth, height: element.clientHeight };
           });

@@ -7,6 +7,7 @@ import { ActionError, isFatalError } from '../../errors';
 import { defineAction } from '../define-action';
 import type { ActionContext } from '../types';
 import { describeMove, whereabouts } from './element-script';
+import { chordParts } from '../../util/chords';
 
 /** Modifier names as written (lower case, without spaces, dashes or underscores) and as pressed. */
 const modifierNames: Readonly<Record<string, string>> = {
@@ -40,22 +41,6 @@ const maxChords = 20;
 
 const examples =
   'Use key names such as Enter, Escape, Tab, Backspace, Delete, ArrowDown, PageDown, Home, F5 or one character, and chords such as Control+a or Shift+Tab; separate several with spaces ("Control+a Delete"). To type text, use input_text.';
-
-/** Splits a chord on `+` the way Playwright does: a `+` right after another separator is the plus key (`Control++`). */
-function chordParts(chord: string): string[] {
-  const parts: string[] = [];
-  let building = '';
-  for (const character of chord) {
-    if (character === '+' && building) {
-      parts.push(building);
-      building = '';
-    } else {
-      building += character;
-    }
-  }
-  parts.push(building);
-  return parts;
-}
 
 /** One key as Playwright names it, or undefined when it is not a key. */
 function keyName(written: string): string | undefined {
