@@ -40,7 +40,9 @@ export async function guardedCall<T>(
   const expired = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new BrowserError(`${what} did not finish within ${timeout} ms.`, { retryable: true })), timeout);
   });
-  const work = body(timeout);
+  // A body that throws before its first await (a closed driver) rejects like any other: thrown
+  // here, it would leave the timer above to reject unhandled when it fires.
+  const work = (async () => body(timeout))();
   work.catch(() => undefined); // the race below may settle first; the loser must not go unhandled
   try {
     return await raceAbort(Promise.race([work, expired]), options?.signal);
