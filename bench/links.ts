@@ -9,16 +9,14 @@
 // Where the frames still carry a cut href (page code or validation that caps it), the whole one
 // is read from the page's DOM; how many could not be found is printed with the table.
 import { readdirSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { extname, join, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { defaultIncludeAttributes, PageStateReader } from '../src/dom/page-state-reader';
 import { ElementIndexer, type FrameSnapshotInput } from '../src/dom/serialize';
 import type { SnapshotItem } from '../src/dom/types';
 import { PlaywrightDriver } from '../src/playwright/index';
+import { serve } from './serve';
 
 const repoRoot = resolve(import.meta.dirname, '..');
 const corpusDir = resolve(repoRoot, '../shared/corpus/readability');
@@ -140,27 +138,6 @@ function withOldCap(frames: readonly FrameSnapshotInput[]): FrameSnapshotInput[]
   }));
 }
 
-async function serve(dir: string): Promise<{ server: Server; origin: string }> {
-  // As bench/run.ts serves the corpus: `<iframe src="javascript:…">` removed (with JavaScript off Chromium waits ~30 s on each).
-  const server = createServer(async (request, response) => {
-    const path = decodeURIComponent(new URL(request.url ?? '/', 'http://bench').pathname);
-    const file = join(dir, path);
-    if (!file.startsWith(dir)) return void response.writeHead(403).end();
-    try {
-      const body = await readFile(file);
-      if (extname(file) === '.html') {
-        const html = body.toString('utf8').replace(/<iframe\b[^>]*\bsrc\s*=\s*["']?\s*javascript:[^>]*>/gi, '<iframe>');
-        response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(html);
-      } else {
-        response.writeHead(200).end(body);
-      }
-    } catch {
-      response.writeHead(404).end();
-    }
-  });
-  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
-  return { server, origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
-}
 
 /**
  * Loads each corpus page as bench/run.ts does (JavaScript off, outside requests aborted, 1280×1100)

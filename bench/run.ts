@@ -7,11 +7,8 @@
 // timed runs whose median is the page's figure; the summary is the median / p90 / max over pages.
 // Times are measured in Node around the whole call (for a snapshot: frames, evaluate, serialization).
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { cpus } from 'node:os';
-import { basename, extname, join, resolve } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import type { PageState } from '../src/browser/page-state';
@@ -27,6 +24,7 @@ import { legacySnapshot } from './legacy/snapshot-script';
 import { PlaywrightDriver } from '../src/playwright/index';
 import { runSettleBench } from './settle';
 import { linksSection } from './links';
+import { serve } from './serve';
 
 const repoRoot = resolve(import.meta.dirname, '..');
 const corpusDir = resolve(repoRoot, '../shared/corpus/readability');
@@ -149,27 +147,6 @@ async function timeRuns<T>(call: () => T | Promise<T>): Promise<{ firstMs: numbe
 /** Interactive roles in an aria snapshot: the reference's counterpart of indexed elements. */
 const ariaInteractive = /^\s*- (link|button|textbox|checkbox|radio|combobox|searchbox|slider|spinbutton|switch|tab|menuitem|menuitemcheckbox|menuitemradio|option|treeitem)\b/;
 
-/** Serves a folder on 127.0.0.1; `<iframe src="javascript:…">` is removed (with JavaScript off Chromium waits ~30 s on each). */
-async function serve(dir: string): Promise<{ server: Server; origin: string }> {
-  const server = createServer(async (request, response) => {
-    const path = decodeURIComponent(new URL(request.url ?? '/', 'http://bench').pathname);
-    const file = join(dir, path);
-    if (!file.startsWith(dir)) return void response.writeHead(403).end();
-    try {
-      const body = await readFile(file);
-      if (extname(file) === '.html') {
-        const html = body.toString('utf8').replace(/<iframe\b[^>]*\bsrc\s*=\s*["']?\s*javascript:[^>]*>/gi, '<iframe>');
-        response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(html);
-      } else {
-        response.writeHead(200).end(body);
-      }
-    } catch {
-      response.writeHead(404).end();
-    }
-  });
-  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
-  return { server, origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
-}
 
 async function measurePage(driver: PlaywrightDriver, url: string, name: string, rawHtml: string | undefined): Promise<PageRow> {
   await driver.goto(url, { timeout: 60_000 });

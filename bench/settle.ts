@@ -4,16 +4,14 @@
 // The driver is attached to a context made by playwright-core, so it cannot know whether page
 // JavaScript is off. Called by bench/run.ts; `tsx bench/settle.ts` runs it alone.
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { cpus } from 'node:os';
-import { basename, extname, join, resolve } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { findChromium } from '../src/playwright/find-chromium';
 import { PlaywrightDriver } from '../src/playwright/index';
+import { serve } from './serve';
 
 const repoRoot = resolve(import.meta.dirname, '..');
 const viewport = { width: 1280, height: 1100 };
@@ -104,23 +102,6 @@ async function timed(call: () => Promise<unknown>): Promise<number> {
   return performance.now() - started;
 }
 
-/** Serves a folder on 127.0.0.1; `<iframe src="javascript:…">` is removed, as bench/run.ts does (with JavaScript off Chromium waits ~30 s on each). */
-async function serve(dir: string): Promise<{ server: Server; origin: string }> {
-  const server = createServer(async (request, response) => {
-    const file = join(dir, decodeURIComponent(new URL(request.url ?? '/', 'http://bench').pathname));
-    if (!file.startsWith(dir)) return void response.writeHead(403).end();
-    try {
-      const body = await readFile(file);
-      if (extname(file) !== '.html') return void response.writeHead(200).end(body);
-      const html = body.toString('utf8').replace(/<iframe\b[^>]*\bsrc\s*=\s*["']?\s*javascript:[^>]*>/gi, '<iframe>');
-      response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(html);
-    } catch {
-      response.writeHead(404).end();
-    }
-  });
-  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
-  return { server, origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
-}
 
 /** A context of our own on the served folder (every other request aborted), its page, and a driver attached to it. */
 async function attachedContext(browser: Browser, origin: string, javaScriptEnabled: boolean): Promise<{ context: BrowserContext; page: Page; driver: PlaywrightDriver }> {
