@@ -14,6 +14,7 @@ export type PlannavErrorCode =
   | 'CHAT_MODEL_TIMEOUT'
   | 'CHAT_MODEL_OUTPUT'
   | 'REQUEST_CANCELLED'
+  | 'TIMEOUT'
   | 'URL_NOT_ALLOWED'
   | 'MAX_STEPS_REACHED'
   | 'MAX_FAILURES_REACHED'
@@ -204,9 +205,26 @@ export class ChatModelOutputError extends ChatModelError {
 export class RequestCancelledError extends PlannavError {
   /** The stable name of this error class; also the `name` of its instances. */
   static override readonly errorName: string = 'RequestCancelledError';
-  /** Creates the error; it is never retryable. */
-  constructor(message = 'The request was cancelled.', options: PlannavErrorOptions = {}) {
-    super('REQUEST_CANCELLED', message, { ...options, retryable: false });
+  /** Creates the error; it is never retryable. `options.code` gives a more specific code than `REQUEST_CANCELLED`. */
+  constructor(message = 'The request was cancelled.', options: PlannavErrorOptions & { readonly code?: PlannavErrorCode } = {}) {
+    super(options.code ?? 'REQUEST_CANCELLED', message, { ...options, retryable: false });
+  }
+}
+
+/**
+ * A task or call ran past the `timeout` its caller gave (`execute({ timeout })`, `observe`, `act`,
+ * `extract`). It is a kind of cancel: what was in flight was aborted, and nothing is retried.
+ * @public
+ */
+export class TimeoutError extends RequestCancelledError {
+  /** The stable name of this error class; also the `name` of its instances. */
+  static override readonly errorName: string = 'TimeoutError';
+  /** The timeout that ran out, in milliseconds. */
+  readonly timeoutMs: number;
+  /** Creates the error for the `timeoutMs` that ran out; `what` names what timed out, such as `The task`. */
+  constructor(timeoutMs: number, what = 'The call', options: PlannavErrorOptions = {}) {
+    super(`${what} did not finish within its timeout of ${timeoutMs} ms. Give it a longer \`timeout\`, or none.`, { ...options, code: 'TIMEOUT' });
+    this.timeoutMs = timeoutMs;
   }
 }
 

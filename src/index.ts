@@ -82,6 +82,7 @@ export {
   MaxStepsReachedError,
   PlannavError,
   RequestCancelledError,
+  TimeoutError,
   URLNotAllowedError,
   isFatalError,
 } from './errors';
