@@ -65,7 +65,7 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoRun> {
     executor.on('task-start', (event) => log(`Task: ${event.task}`));
     executor.on('plan-end', ({ plan: decision }) => log(`plan      ${decision.done ? `done: ${decision.finalAnswer}` : `next: ${decision.nextSteps}`}`));
     executor.on('navigator-output', ({ step, nextGoal, memory }) => log(`${`step ${step}`.padEnd(10)}${nextGoal || '-'}${memory ? `  (memory: ${memory})` : ''}`));
-    executor.on('action-end', ({ action, params, result, error }) => log(`            ${action} ${JSON.stringify(params)} -> ${error ? `error: ${error}` : (result ?? 'ok')}`));
+    executor.on('action-end', ({ action, params, result, error }) => log(`            ${action} ${JSON.stringify(params)} -> ${error ? `error: ${error.message}` : (result ?? 'ok')}`));
 
     const result = await executor.execute();
     const historyFile = join(tmpdir(), `plannav-demo-${result.taskId}.json`);

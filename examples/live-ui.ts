@@ -13,7 +13,7 @@ export async function runWithLiveUi(llm: LLMClient, browser: BrowserDriver, ui: 
 
   const streaming = (async () => {
     for await (const event of executor.events()) {
-      if (event.type === 'action-end') ui.show(`${event.action}: ${event.error ?? event.result ?? ''}`);
+      if (event.type === 'action-end') ui.show(`${event.action}: ${event.error?.message ?? event.result ?? ''}`);
       if (event.type === 'plan-end') ui.show(`plan: ${event.plan.nextSteps}`);
       if (event.type === 'model-call-end') ui.show(`tokens: ${event.usage.totalTokens}`);
     }

@@ -19,6 +19,9 @@ export type PlannavErrorCode =
   | 'MAX_STEPS_REACHED'
   | 'MAX_FAILURES_REACHED'
   | 'ACTION_ERROR'
+  | 'ACTION_UNKNOWN'
+  | 'ACTION_INVALID_PARAMS'
+  | 'ACTION_UNAVAILABLE'
   | 'BROWSER_ERROR'
   | 'CONFIG_ERROR'
   | 'UNEXPECTED_ERROR';
@@ -278,15 +281,20 @@ export class MaxFailuresReachedError extends PlannavError {
   }
 }
 
-/** An action could not run: unknown name, invalid parameters, or a failure inside it. @public */
+/**
+ * An action could not run: an unknown name (`ACTION_UNKNOWN`), invalid parameters
+ * (`ACTION_INVALID_PARAMS`), an action not offered on this page (`ACTION_UNAVAILABLE`), or a
+ * failure inside it (`ACTION_ERROR`).
+ * @public
+ */
 export class ActionError extends PlannavError {
   /** The stable name of this error class; also the `name` of its instances. */
   static override readonly errorName: string = 'ActionError';
   /** The action's name. */
   readonly action: string;
-  /** Creates the error for the named action; the message is what the model reads. */
-  constructor(action: string, message: string, options: PlannavErrorOptions = {}) {
-    super('ACTION_ERROR', message, options);
+  /** Creates the error for the named action; the message is what the model reads. `options.code` gives a more specific code than `ACTION_ERROR`. */
+  constructor(action: string, message: string, options: PlannavErrorOptions & { readonly code?: PlannavErrorCode } = {}) {
+    super(options.code ?? 'ACTION_ERROR', message, options);
     this.action = action;
   }
 }

@@ -6,8 +6,12 @@ import type { TokenUsage } from './llm/usage';
 /** Who an event is about. @public */
 export type Actor = 'planner' | 'navigator' | 'system' | 'user';
 
-/** How a task ended. @public */
-export type TaskStatus = 'ok' | 'failed' | 'cancelled' | 'max-steps';
+/**
+ * How a task ended: `ok` when the Planner finished it; `failed`; `cancelled` by `cancel()`, a
+ * signal or `close()`; `timed-out` when it ran past `execute({ timeout })`; `max-steps` at the cap.
+ * @public
+ */
+export type TaskStatus = 'ok' | 'failed' | 'cancelled' | 'timed-out' | 'max-steps';
 
 /** An error as events and history carry it: plain data. @public */
 export interface ErrorInfo {
@@ -107,7 +111,7 @@ export interface ExecutorEventMap {
   };
   /** An action is about to run; `actionIndex` is its position in the step, from 0. */
   'action-start': EventBase & { readonly action: string; readonly params: unknown; readonly actionIndex: number };
-  /** An action ran; `error` is the message the model will read when it failed. */
+  /** An action ran; `error` says why when it failed (its `message` is what the model reads). */
   'action-end': EventBase & {
     /** The action's name. */
     readonly action: string;
@@ -117,8 +121,12 @@ export interface ExecutorEventMap {
     readonly actionIndex: number;
     /** What the action reported to the model, if anything. */
     readonly result: string | undefined;
-    /** The error the model will read; `undefined` when the action succeeded. */
-    readonly error: string | undefined;
+    /**
+     * Why the action failed, `undefined` when it succeeded. `code` is `ACTION_UNKNOWN`,
+     * `ACTION_INVALID_PARAMS`, `ACTION_UNAVAILABLE`, `ACTION_ERROR`, `URL_NOT_ALLOWED`, a
+     * `BROWSER_ERROR`, or the code of the error the action threw; `message` is what the model reads.
+     */
+    readonly error: ErrorInfo | undefined;
     /** How long the action ran, in milliseconds. */
     readonly durationMs: number;
   };
@@ -166,6 +174,15 @@ export interface ExecutorEventMap {
 
 /** The name of an Executor event. @public */
 export type ExecutorEventName = keyof ExecutorEventMap;
+
+/**
+ * A listener for one event. It may be async, or return anything: the loop never waits for it and
+ * ignores what it returns, except that a returned promise that rejects, like a throw, is reported
+ * as a `LISTENER_ERROR` warning while the task goes on. (The return type is `unknown` rather than
+ * `void | Promise<void>` so that `(event) => list.push(event)` is a listener too.)
+ * @public
+ */
+export type ExecutorListener<K extends ExecutorEventName> = (event: ExecutorEventMap[K]) => unknown;
 
 /** Any Executor event, tagged with its name, as the async iterator yields them. @public */
 export type ExecutorEvent = { [K in ExecutorEventName]: { readonly type: K } & ExecutorEventMap[K] }[ExecutorEventName];

@@ -3,6 +3,8 @@
 
 import { z } from 'zod';
 import { ActionError, isFatalError, PlannavError } from '../errors';
+import type { ErrorInfo } from '../events';
+import { toErrorInfo } from '../history/error-info';
 import { toModelJsonSchema } from '../llm/json-schema';
 import { matchesUrlPattern } from '../security/url-pattern';
 import { raceAbort } from '../util/abort';
@@ -12,6 +14,25 @@ function describeIssues(error: z.ZodError): string {
   return error.issues.map((issue) => `${issue.path.length > 0 ? issue.path.join('.') : '(root)'}: ${issue.message}`).join('; ');
 }
 
+/** One action's result, and its error as plain data when it failed. */
+export interface ActionOutcome {
+  readonly result: ActionResult;
+  /** Set exactly when `result.error` is: its message is `result.error`, the text the model reads. */
+  readonly error: ErrorInfo | undefined;
+}
+
+/** The outcome of an action that failed for `error`. */
+function failed(error: PlannavError): ActionOutcome {
+  return { result: { error: error.message, includeInMemory: true }, error: toErrorInfo(error) };
+}
+
+/** The outcome of an action that ran; a returned `error` string is an `ACTION_ERROR`. */
+export function outcomeOf(result: ActionResult): ActionOutcome {
+  return {
+    result,
+    error: result.error === undefined ? undefined : { name: ActionError.errorName, code: 'ACTION_ERROR', message: result.error, retryable: false },
+  };
+}
 
 /** The parts of a JSON Schema property the prompt shows. */
 interface JsonProperty {
@@ -107,36 +128,36 @@ export class ActionRegistry {
    * error results the model reads; a cancel or a fatal model error is thrown.
    */
   async run(name: string, params: unknown, context: ActionContext): Promise<ActionResult> {
+    return (await this.runWithOutcome(name, params, context)).result;
+  }
+
+  /** {@link ActionRegistry.run}, with the error as structured data beside the result. */
+  async runWithOutcome(name: string, params: unknown, context: ActionContext): Promise<ActionOutcome> {
     const action = this.actions.get(name);
     if (!action) {
-      return {
-        error: `Unknown action "${name}". Available actions: ${[...this.actions.keys()].join(', ')}.`,
-        includeInMemory: true,
-      };
+      const message = `Unknown action "${name}". Available actions: ${[...this.actions.keys()].join(', ')}.`;
+      return failed(new ActionError(name, message, { code: 'ACTION_UNKNOWN' }));
     }
     if (action.urlPatterns) {
       // The page may have moved since the model saw it: judge the page the action will act on.
       const url = await currentUrl(context);
       if (!isAvailable(action, context.state?.url) || !isAvailable(action, url)) {
-        return {
-          error: `Action "${name}" is only available on pages matching ${action.urlPatterns.join(', ')}; the current page is ${url ?? context.state?.url ?? 'unknown'}.`,
-          includeInMemory: true,
-        };
+        const message = `Action "${name}" is only available on pages matching ${action.urlPatterns.join(', ')}; the current page is ${url ?? context.state?.url ?? 'unknown'}.`;
+        return failed(new ActionError(name, message, { code: 'ACTION_UNAVAILABLE' }));
       }
     }
     const parsed = action.schema.safeParse(params ?? {});
     if (!parsed.success) {
-      return { error: `Invalid parameters for ${name}: ${describeIssues(parsed.error)}.`, includeInMemory: true };
+      return failed(new ActionError(name, `Invalid parameters for ${name}: ${describeIssues(parsed.error)}.`, { code: 'ACTION_INVALID_PARAMS' }));
     }
     try {
       const result = await raceAbort(action.handler(parsed.data, context), context.signal);
-      return typeof result === 'string' ? { extractedContent: result, includeInMemory: true } : result;
+      return outcomeOf(typeof result === 'string' ? { extractedContent: result, includeInMemory: true } : result);
     } catch (error) {
       // Errors no other action can work around end the task instead of becoming results.
       if (isFatalError(error)) throw error;
-      const message = error instanceof Error ? error.message : String(error);
-      const prefix = ActionError.isInstance(error) || PlannavError.isInstance(error) ? '' : `${name} failed: `;
-      return { error: prefix + message, includeInMemory: true };
+      const detail = error instanceof Error ? error.message : String(error);
+      return failed(PlannavError.isInstance(error) ? error : new ActionError(name, `${name} failed: ${detail}`, { cause: error }));
     }
   }
 }

@@ -2,10 +2,12 @@
 // order. Its `done` is a proposal the Planner checks; unknown or invalid actions become results.
 
 import { z } from 'zod';
+import type { ActionOutcome } from '../actions/registry';
 import type { Action, ActionContext, ActionResult } from '../actions/types';
 import type { BlockedNavigation } from '../browser/types';
 import { describePageChange, type PageBaseline } from '../dom/page-changes';
 import { ActionError, URLNotAllowedError } from '../errors';
+import { toErrorInfo } from '../history/error-info';
 import type { StepRecorder } from '../history/step-recorder';
 import { generateObject } from '../llm/generate-object';
 import { hasImages, withoutImages } from '../llm/images';
@@ -255,24 +257,25 @@ export class NavigatorAgent {
       const [name, params] = firstEntry(items[position] as Record<string, unknown>);
       context.emit('action-start', 'navigator', { action: name, params, actionIndex: position });
       const started = Date.now();
-      let result = await context.registry.run(name, params, actionContext);
+      let outcome = await context.registry.runWithOutcome(name, params, actionContext);
       const rest = items.slice(position + 1).map((item) => firstEntry(item)[0]);
       // What the page did after the action: navigations the policy stopped, and whether the
       // remaining actions still apply to the page the model saw.
       let change: string | undefined;
-      if (!result.isDone) {
-        const after = await this.afterAction(result, baseline, rest.length > 0 && !result.stopSequence ? frameIds : undefined);
-        result = after.result;
+      if (!outcome.result.isDone) {
+        const after = await this.afterAction(outcome, baseline, rest.length > 0 && !outcome.result.stopSequence ? frameIds : undefined);
+        outcome = after.outcome;
         change = after.change;
         baseline = after.baseline;
       }
+      const { result } = outcome;
       const durationMs = Date.now() - started;
       context.emit('action-end', 'navigator', {
         action: name,
         params,
         actionIndex: position,
         result: result.extractedContent,
-        error: result.error,
+        error: outcome.error,
         durationMs,
       });
       recorder.addAction({
@@ -304,10 +307,10 @@ export class NavigatorAgent {
    * page changed since `baseline`. A driver failure here never fails the action.
    */
   private async afterAction(
-    result: ActionResult,
+    outcome: ActionOutcome,
     baseline: PageBaseline | undefined,
     frameIds: readonly string[] | undefined,
-  ): Promise<{ result: ActionResult; change: string | undefined; baseline: PageBaseline | undefined }> {
+  ): Promise<{ outcome: ActionOutcome; change: string | undefined; baseline: PageBaseline | undefined }> {
     const { context } = this;
     const call = { signal: context.signal };
     let change: string | undefined;
@@ -331,7 +334,7 @@ export class NavigatorAgent {
       await context.driver.goBack(call).catch(() => context.driver.goto('about:blank', call).catch(() => undefined));
       change ??= 'a denied page was left';
     }
-    return { result: withBlocked(result, blocked, context), change, baseline: now };
+    return { outcome: withBlocked(outcome, blocked, context), change, baseline: now };
   }
 }
 
@@ -341,23 +344,24 @@ export class NavigatorAgent {
  * frame or prefetch only a note, since the action did what it was asked. With
  * `endTaskOnBlockedUrl`, a stopped load of the page ends the task.
  */
-function withBlocked(result: ActionResult, blocked: readonly BlockedNavigation[], context: AgentContext): ActionResult {
-  if (blocked.length === 0) return result;
+function withBlocked(outcome: ActionOutcome, blocked: readonly BlockedNavigation[], context: AgentContext): ActionOutcome {
+  if (blocked.length === 0) return outcome;
   const describe = (items: readonly BlockedNavigation[]): string => items.map((item) => `${item.url} (${item.kind}: ${item.reason})`).join('; ');
   const pages = blocked.filter((item) => item.kind === 'navigation' || item.kind === 'redirect' || item.kind === 'popup');
   const others = blocked.filter((item) => !pages.includes(item));
   const first = pages[0];
   if (first && context.settings.endTaskOnBlockedUrl) throw new URLNotAllowedError(first.url, `The URL policy stopped a navigation to ${first.url}: ${first.reason}.`);
-  let next = result;
-  if (pages.length > 0) {
+  let { result: next, error } = outcome;
+  if (first) {
     const note = `The browser was stopped from loading ${describe(pages)}. That page is not allowed; choose another way.`;
     next = { ...next, error: next.error ? `${next.error} ${note}` : note, includeInMemory: true };
+    error = { ...(error ?? toErrorInfo(new URLNotAllowedError(first.url))), message: next.error as string };
   }
   if (others.length > 0) {
     const note = `Note: the URL policy kept the page from loading ${describe(others)}.`;
     next = { ...next, extractedContent: next.extractedContent ? `${next.extractedContent} ${note}` : note };
   }
-  return next;
+  return { result: next, error };
 }
 
 function elementOf(params: unknown, context: AgentContext): { index: number; tagName: string; selector?: string | undefined } | undefined {

@@ -1,10 +1,13 @@
 // An async iterator over an Executor's events, for streaming to a UI: it buffers what the
-// consumer has not read yet and ends after the task ends, on abort, or when the loop breaks.
+// consumer has not read yet and ends when its subscriber ends it, on abort, or when the loop breaks.
 
 import type { ExecutorEvent } from '../events';
 
-/** Where the stream subscribes; returns the unsubscribe function. */
-export type EventSubscriber = (listener: (event: ExecutorEvent) => void) => () => void;
+/**
+ * Where the stream subscribes: `listener` takes each event, `end` ends the stream after the
+ * events delivered so far (they are still read). Returns the unsubscribe function.
+ */
+export type EventSubscriber = (listener: (event: ExecutorEvent) => void, end: () => void) => () => void;
 
 /** Creates the iterator. */
 export function createEventStream(subscribe: EventSubscriber, signal?: AbortSignal): AsyncIterableIterator<ExecutorEvent> {
@@ -14,20 +17,22 @@ export function createEventStream(subscribe: EventSubscriber, signal?: AbortSign
   const wakeAll = (): void => {
     for (const wake of waiters.splice(0)) wake();
   };
+  let unsubscribe: (() => void) | undefined;
   const end = (): void => {
     if (ended) return;
     ended = true;
-    unsubscribe();
+    unsubscribe?.();
     signal?.removeEventListener('abort', end);
     wakeAll();
   };
-  const unsubscribe = subscribe((event) => {
+  const listener = (event: ExecutorEvent): void => {
     if (ended) return;
     buffer.push(event);
-    // The task-end event is still delivered: `next()` drains the buffer before it reports done.
-    if (event.type === 'task-end') end();
-    else wakeAll();
-  });
+    wakeAll();
+  };
+  unsubscribe = subscribe(listener, end);
+  // The subscriber may have ended the stream before it returned its unsubscribe function.
+  if (ended) unsubscribe();
   if (signal?.aborted) end();
   else signal?.addEventListener('abort', end, { once: true });
 

@@ -17,9 +17,10 @@ import {
   MaxStepsReachedError,
   PlannavError,
   RequestCancelledError,
+  TimeoutError,
   URLNotAllowedError,
 } from '../errors';
-import type { Actor, EventBase, ExecutorEvent, ExecutorEventMap, ExecutorEventName, TaskStatus } from '../events';
+import type { Actor, EventBase, ExecutorEvent, ExecutorEventMap, ExecutorEventName, ExecutorListener, TaskStatus } from '../events';
 import { toErrorInfo } from '../history/error-info';
 import { StepRecorder } from '../history/step-recorder';
 import type { RunHistory, StepRecord, TaskRecord } from '../history/types';
@@ -31,22 +32,38 @@ import type { BlockedNavigation, NavigationGuard, ResolvedBrowserDriver } from '
 import { resolveDriver } from '../dom/driver-defaults';
 import { createEventStream } from './event-stream';
 import { HumanInputBroker } from './human-input';
-import { resolveExecutorOptions, type ExecutorOptions, type ResolvedExecutorOptions } from './options';
+import {
+  resolveExecuteOptions,
+  resolveExecutorOptions,
+  type ExecuteOptions,
+  type ExecutorOptions,
+  type ResolvedExecuteOptions,
+  type ResolvedExecutorOptions,
+} from './options';
 import { TaskControl } from './task-control';
 
-/** How one `execute()` ended. @public */
-export interface ExecutionResult {
+/**
+ * How one `execute()` ended. `TData` is the output type of the Executor's `outputSchema`.
+ * @public
+ */
+export interface ExecutionResult<TData = unknown> {
   /** The id of the task that ran; its events and history records carry the same id. */
   readonly taskId: string;
-  /** How the task ended: `ok` when the Planner finished it, else `failed`, `cancelled` or `max-steps`. */
+  /** How the task ended: `ok` when the Planner finished it, else `failed`, `cancelled`, `timed-out` or `max-steps`. */
   readonly status: TaskStatus;
   /** True when the Planner declared the task done and the Navigator did not report failure. */
   readonly success: boolean;
   /** The Planner's final answer, when the task finished. */
   readonly finalAnswer: string | undefined;
-  /** The structured result of the `done` action, when there was one. */
-  readonly data: unknown;
-  /** Why the task did not finish: a `MaxStepsReachedError`, `MaxFailuresReachedError`, `RequestCancelledError`, or a fatal model error. */
+  /**
+   * The structured result of the `done` action, when the task finished with one: with an
+   * `outputSchema`, the data the schema parsed, of its output type.
+   */
+  readonly data: TData | undefined;
+  /**
+   * Why the task did not finish: a `MaxStepsReachedError`, `MaxFailuresReachedError`,
+   * `RequestCancelledError`, `TimeoutError`, or a fatal model error.
+   */
   readonly error: PlannavError | undefined;
   /** Navigator steps taken in this task. */
   readonly steps: number;
@@ -59,7 +76,21 @@ export interface ExecutionResult {
 }
 
 /** A listener as the untyped emitter stores it; the public methods keep the types. */
-type AnyListener = (event: unknown) => void;
+type AnyListener = (event: unknown) => unknown;
+
+/** Options of {@link Executor.events}. @public */
+export interface EventStreamOptions {
+  /** Ends the stream early when aborted. */
+  readonly signal?: AbortSignal | undefined;
+  /**
+   * How long the stream lasts. `task` (the default): the events of one task, the one running when
+   * the stream is opened or else the next one to run, up to and including its `task-end`; with no
+   * task running or left to run, the stream ends at once. `session`: every event of every task,
+   * until `close()`.
+   * @defaultValue 'task'
+   */
+  readonly scope?: 'task' | 'session' | undefined;
+}
 
 function newTaskId(): string {
   const crypto = (globalThis as { crypto?: { randomUUID?: () => string } }).crypto;
@@ -67,7 +98,8 @@ function newTaskId(): string {
 }
 
 /**
- * Runs a browser task with a Planner and a Navigator sharing one conversation.
+ * Runs a browser task with a Planner and a Navigator sharing one conversation. `TData` is
+ * inferred from the `outputSchema` option: it types `ExecutionResult.data`.
  *
  * @example
  * ```ts
@@ -78,11 +110,11 @@ function newTaskId(): string {
  * ```
  * @public
  */
-export class Executor {
+export class Executor<TData = unknown> {
   private readonly options: ResolvedExecutorOptions;
   private readonly emitter = new EventEmitter<string>();
   /** The wrapper registered for each user listener, which keeps one listener's exception from the others. */
-  private readonly guarded = new Map<(event: never) => void, AnyListener>();
+  private readonly guarded = new Map<(event: never) => unknown, AnyListener>();
   private readonly control = new TaskControl();
   private readonly human: HumanInputBroker;
   private readonly messages: MessageManager;
@@ -102,12 +134,17 @@ export class Executor {
   private taskUsage = emptyUsage;
   private stepRecorder: StepRecorder | undefined;
   private current: { taskId: string; step: number } | undefined;
+  /** The running `execute()`, for `close()` to wait on. */
+  private runningTask: Promise<unknown> | undefined;
+  private closed = false;
+  /** Ends the open event streams of scope `session`. */
+  private readonly sessionStreams = new Set<() => void>();
 
   /**
    * Checks the options and prepares the first task; nothing runs until `execute()`.
    * @throws `ConfigError` when an option is invalid; nothing has run yet.
    */
-  constructor(options: ExecutorOptions) {
+  constructor(options: ExecutorOptions<TData>) {
     this.options = resolveExecutorOptions(options);
     this.urlPolicy = new UrlPolicy({ allow: this.options.urlPolicy.allow, deny: this.options.urlPolicy.deny });
     const excluded = new Set(this.options.excludeActions);
@@ -133,39 +170,76 @@ export class Executor {
     this.tasks.push({ taskId: newTaskId(), task: this.options.task, startedAt: 0, endedAt: undefined, status: undefined, finalAnswer: undefined });
   }
 
-  /** Listens to an event. Returns this, for chaining. */
-  on<K extends ExecutorEventName>(name: K, listener: (event: ExecutorEventMap[K]) => void): this {
+  /**
+   * Listens to an event. Returns this, for chaining. The listener may be async; the loop does not
+   * wait for it, and its exception or rejection becomes a `LISTENER_ERROR` warning.
+   */
+  on<K extends ExecutorEventName>(name: K, listener: ExecutorListener<K>): this {
     this.emitter.on(name, this.guard(listener));
     return this;
   }
 
   /** Listens to the next occurrence of an event only. */
-  once<K extends ExecutorEventName>(name: K, listener: (event: ExecutorEventMap[K]) => void): this {
+  once<K extends ExecutorEventName>(name: K, listener: ExecutorListener<K>): this {
     this.emitter.once(name, this.guard(listener));
     return this;
   }
 
   /** Stops listening. */
-  off<K extends ExecutorEventName>(name: K, listener: (event: ExecutorEventMap[K]) => void): this {
-    const wrapper = this.guarded.get(listener as (event: never) => void);
+  off<K extends ExecutorEventName>(name: K, listener: ExecutorListener<K>): this {
+    const wrapper = this.guarded.get(listener as (event: never) => unknown);
     if (wrapper) this.emitter.off(name, wrapper);
     return this;
   }
 
   /**
-   * Every event, as an async iterator, for streaming to a UI. It ends after the next
-   * `task-end`, when `signal` aborts, or when the loop breaks. Start it before `execute()`.
+   * Every event, as an async iterator, for streaming to a UI. By default it yields the events of
+   * one task (the running one, or else the next to run) and ends after that task's `task-end`;
+   * with `scope: 'session'` it lasts until `close()`. It also ends when `signal` aborts or the
+   * `for await` loop breaks. Events are buffered until read, so read what you open.
    */
-  events(options: { readonly signal?: AbortSignal | undefined } = {}): AsyncIterableIterator<ExecutorEvent> {
-    return createEventStream((listener) => {
+  events(options: EventStreamOptions = {}): AsyncIterableIterator<ExecutorEvent> {
+    const scope = options.scope ?? 'task';
+    if (scope !== 'task' && scope !== 'session') {
+      throw new ConfigError(`events() option \`scope\` must be "task" or "session"; got ${JSON.stringify(scope)}.`, { field: 'scope' });
+    }
+    // The task a task-scoped stream is for; none when nothing runs and nothing is left to run.
+    const taskId = this.running ? this.current?.taskId : this.tasks[this.nextTaskIndex]?.taskId;
+    const endsNow = this.closed || (scope === 'task' && taskId === undefined);
+    return createEventStream((listener, end) => {
+      if (endsNow) {
+        end();
+        return () => undefined;
+      }
       const names = Object.keys(eventNames) as ExecutorEventName[];
       const handlers = names.map((type) => {
-        const handler: AnyListener = (event) => listener({ type, ...(event as object) } as ExecutorEvent);
+        const handler: AnyListener = (event) => {
+          listener({ type, ...(event as object) } as ExecutorEvent);
+          if (scope === 'task' && type === 'task-end' && (event as EventBase).taskId === taskId) end();
+        };
         this.emitter.on(type, handler);
         return () => this.emitter.off(type, handler);
       });
-      return () => handlers.forEach((remove) => remove());
+      if (scope === 'session') this.sessionStreams.add(end);
+      return () => {
+        this.sessionStreams.delete(end);
+        handlers.forEach((remove) => remove());
+      };
     }, options.signal);
+  }
+
+  /**
+   * Ends the session: cancels the running task (it ends `cancelled`), waits for it to end, and
+   * ends every event stream. Afterwards `execute()` and `addFollowUpTask()` throw a `ConfigError`.
+   * The browser is not closed: the caller owns it. Calling it again does nothing more.
+   */
+  async close(): Promise<void> {
+    if (!this.closed) {
+      this.closed = true;
+      this.cancel('The executor was closed.');
+    }
+    await this.runningTask?.catch(() => undefined);
+    for (const end of [...this.sessionStreams]) end();
   }
 
   /** The session's history: every task and step so far, as versioned JSON-ready data. */
@@ -211,9 +285,10 @@ export class Executor {
   /**
    * Adds a follow-up task to the same session: same browser, same conversation. Run it with
    * `execute()`. Only action results kept in memory carry over.
-   * @throws `ConfigError` while a task is running, or when `task` is empty.
+   * @throws `ConfigError` while a task is running, when `task` is empty, or after `close()`.
    */
   addFollowUpTask(task: string): void {
+    if (this.closed) throw new ConfigError('The executor is closed: create a new Executor for more tasks.', { field: 'task' });
     if (this.running) throw new ConfigError('A follow-up task can only be added when no task is running: await execute() first.', { field: 'task' });
     if (typeof task !== 'string' || !task.trim()) throw new ConfigError('A follow-up task must be a non-empty string.', { field: 'task' });
     this.tasks.push({ taskId: newTaskId(), task, startedAt: 0, endedAt: undefined, status: undefined, finalAnswer: undefined });
@@ -223,16 +298,26 @@ export class Executor {
 
   /**
    * Runs the next task (the first, then each follow-up) to its end. Never rejects for what
-   * happens during the task: the result says how it ended.
-   * @throws `ConfigError` when a task is already running or there is no task left to run.
+   * happens during the task: the result says how it ended. `options.signal` cancels this task
+   * and `options.timeout` (ms) ends it with status `timed-out`; a follow-up gets its own.
+   * @throws `ConfigError` when an option is invalid, a task is already running, there is no task
+   * left to run, or the executor is closed; nothing has run then.
    */
-  async execute(): Promise<ExecutionResult> {
+  async execute(options?: ExecuteOptions): Promise<ExecutionResult<TData>> {
+    const run = resolveExecuteOptions(options);
+    if (this.closed) throw new ConfigError('The executor is closed: create a new Executor for more tasks.');
     if (this.running) throw new ConfigError('execute() is already running: await it, or cancel() it first.');
     const taskIndex = this.nextTaskIndex;
     const task = this.tasks[taskIndex];
     if (!task) throw new ConfigError('There is no task left to run: add one with addFollowUpTask() first.');
     this.nextTaskIndex++;
     this.running = true;
+    const running = this.runTask(task, taskIndex, run);
+    this.runningTask = running;
+    return running;
+  }
+
+  private async runTask(task: TaskRecord, taskIndex: number, run: ResolvedExecuteOptions): Promise<ExecutionResult<TData>> {
     this.control.reset();
     const startedAt = Date.now();
     this.tasks[taskIndex] = { ...task, startedAt };
@@ -248,21 +333,29 @@ export class Executor {
       });
     }
     // Linked after task-start, so a signal aborted already reports its cancel inside the task.
-    const unlink = this.linkCallerSignal();
+    const unlinkSession = this.linkSignal(this.options.signal, 'Cancelled by the caller\u2019s signal.');
+    const unlinkRun = this.linkSignal(run.signal, 'Cancelled by the signal given to execute().');
+    const clearTimer = this.startTimeout(run.timeout);
 
     let status: TaskStatus = 'ok';
     let error: PlannavError | undefined;
     let finalAnswer: string | undefined;
     let success = false;
-    let data: unknown;
+    let data: TData | undefined;
     this.taskUsage = emptyUsage;
     try {
-      ({ finalAnswer, success, data } = await this.loop(context, taskIndex));
+      let found: unknown;
+      ({ finalAnswer, success, data: found } = await this.loop(context, taskIndex));
+      // The done action's schema was built from outputSchema, so its data has TData's shape.
+      data = found as TData | undefined;
     } catch (caught) {
       error = this.control.cancelled ? (this.control.signal.reason as PlannavError) : toPlannavError(caught);
-      status = RequestCancelledError.isInstance(error) ? 'cancelled' : MaxStepsReachedError.isInstance(error) ? 'max-steps' : 'failed';
+      status = statusOf(error);
     } finally {
-      unlink();
+      clearTimer();
+      unlinkRun();
+      unlinkSession();
+      this.runningTask = undefined;
       if (driverGuarded) await this.options.browser.setNavigationGuard?.(undefined).catch(() => undefined);
       this.carriedResults = context.actionResults;
       this.running = false;
@@ -463,17 +556,23 @@ export class Executor {
     return reply;
   }
 
-  /** Makes the caller's signal cancel the task; returns the function that unlinks it. */
-  private linkCallerSignal(): () => void {
-    const signal = this.options.signal;
+  /** Makes `signal` cancel the running task with `reason`; returns the function that unlinks it. */
+  private linkSignal(signal: AbortSignal | undefined, reason: string): () => void {
     if (!signal) return () => undefined;
-    const onAbort = (): void => this.cancel('Cancelled by the caller\u2019s signal.');
+    const onAbort = (): void => this.cancel(reason);
     if (signal.aborted) {
       onAbort();
       return () => undefined;
     }
     signal.addEventListener('abort', onAbort, { once: true });
     return () => signal.removeEventListener('abort', onAbort);
+  }
+
+  /** Ends the running task with a `TimeoutError` after `timeoutMs`; returns the function that clears the timer. */
+  private startTimeout(timeoutMs: number | undefined): () => void {
+    if (timeoutMs === undefined) return () => undefined;
+    const timer = setTimeout(() => this.control.cancel(new TimeoutError(timeoutMs, 'The task')), timeoutMs);
+    return () => clearTimeout(timer);
   }
 
   private setStep(step: number): void {
@@ -495,22 +594,38 @@ export class Executor {
    * Wraps a user listener so its exception reaches no other listener and not the loop: it is
    * reported as a `warning` event (unless a warning listener itself threw) and the task goes on.
    */
-  private guard(listener: (event: never) => void): AnyListener {
+  private guard(listener: (event: never) => unknown): AnyListener {
     let wrapper = this.guarded.get(listener);
     if (!wrapper) {
+      const report = (event: unknown, error: unknown): void => {
+        if ((event as { code?: unknown }).code === 'LISTENER_ERROR') return;
+        const message = error instanceof Error ? error.message : String(error);
+        this.emit('warning', 'system', { code: 'LISTENER_ERROR', message: `An event listener threw: ${message}` });
+      };
       wrapper = (event) => {
         try {
-          (listener as AnyListener)(event);
+          const returned = (listener as AnyListener)(event);
+          // An async listener's rejection is reported like a throw, never left unhandled.
+          if (isThenable(returned)) Promise.resolve(returned).then(undefined, (error: unknown) => report(event, error));
         } catch (error) {
-          if ((event as { code?: unknown }).code === 'LISTENER_ERROR') return;
-          const message = error instanceof Error ? error.message : String(error);
-          this.emit('warning', 'system', { code: 'LISTENER_ERROR', message: `An event listener threw: ${message}` });
+          report(event, error);
         }
       };
       this.guarded.set(listener, wrapper);
     }
     return wrapper;
   }
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function';
+}
+
+/** How a task that ended with `error` ended. */
+function statusOf(error: PlannavError): TaskStatus {
+  if (TimeoutError.isInstance(error)) return 'timed-out';
+  if (RequestCancelledError.isInstance(error)) return 'cancelled';
+  return MaxStepsReachedError.isInstance(error) ? 'max-steps' : 'failed';
 }
 
 /** Every event name, for subscribing to all of them. */

@@ -37,7 +37,7 @@ export type HumanInputHandler = (
  * What an Executor needs: the task, the models, the browser and the loop's limits.
  * @public
  */
-export interface ExecutorOptions {
+export interface ExecutorOptions<TData = unknown> {
   /** The task, in plain words. */
   readonly task: string;
   /** The Navigator's model; also the Planner's and the extraction model unless those are given. */
@@ -48,7 +48,10 @@ export interface ExecutorOptions {
   readonly extractionLLM?: LLMClient | undefined;
   /** The browser. The Executor never closes it: the caller owns it. */
   readonly browser: BrowserDriver;
-  /** Cancels the running task when aborted, like `cancel()`. */
+  /**
+   * Cancels the running task when aborted, like `cancel()`, for the whole session: every task
+   * that runs after it aborted ends `cancelled` at once. For one task, give `execute({ signal })`.
+   */
   readonly signal?: AbortSignal | undefined;
   /** Hard cap on Navigator steps per task. @defaultValue 100 */
   readonly maxSteps?: number | undefined;
@@ -76,8 +79,12 @@ export interface ExecutorOptions {
   readonly actions?: readonly Action[] | undefined;
   /** Names of built-in actions to withhold from the model. */
   readonly excludeActions?: readonly string[] | undefined;
-  /** The shape of the structured result the `done` action must return in `data`. */
-  readonly outputSchema?: z.ZodType | undefined;
+  /**
+   * The shape of the structured result the `done` action must return in `data`, for every task of
+   * the session. The model's data is validated (and parsed: defaults and transforms apply) before
+   * the step is accepted, and `ExecutionResult.data` has the schema's output type.
+   */
+  readonly outputSchema?: z.ZodType<TData> | undefined;
   /** Answers the agent's questions. Without it, answer with `executor.respond()` after a `human-question` event. */
   readonly humanInput?: HumanInputHandler | undefined;
   /** How long a question waits for an answer, in milliseconds. @defaultValue 3600000 (one hour) */
@@ -98,6 +105,17 @@ export interface ExecutorOptions {
    * file below it). Without it, `upload_file` refuses every path.
    */
   readonly uploadPaths?: readonly string[] | undefined;
+}
+
+/** Options of one `execute()`: they apply to that task only. @public */
+export interface ExecuteOptions {
+  /** Cancels this task when aborted (status `cancelled`); the constructor's `signal` covers the whole session. */
+  readonly signal?: AbortSignal | undefined;
+  /**
+   * Milliseconds this task may run, pauses and questions included; then what is in flight is
+   * aborted and the task ends with status `timed-out` and a `TimeoutError`.
+   */
+  readonly timeout?: number | undefined;
 }
 
 /** The Executor's URL policy: the lists, and what a stopped navigation does. @public */
@@ -133,6 +151,11 @@ const browserDriver = z.custom<BrowserDriver>().superRefine((value, context) => 
   if (missing.length > 0) context.addIssue({ code: 'custom', message: `must be a BrowserDriver: it has no ${missing.map((member) => `${member}()`).join(', ')}` });
 });
 
+const abortSignal = z.custom<AbortSignal>(
+  (value) => typeof value === 'object' && value !== null && 'aborted' in value && typeof (value as AbortSignal).addEventListener === 'function',
+  { error: 'must be an AbortSignal' },
+);
+
 const positiveInteger = z.number({ error: 'must be a number' }).int('must be an integer').positive('must be a positive integer');
 const nonNegativeInteger = z.number({ error: 'must be a number' }).int('must be an integer').nonnegative('must be 0 or more');
 
@@ -148,7 +171,7 @@ const optionsSchema = z
     plannerLLM: llmClient.optional(),
     extractionLLM: llmClient.optional(),
     browser: browserDriver,
-    signal: z.custom<AbortSignal>((value) => typeof value === 'object' && value !== null && 'aborted' in value, { error: 'must be an AbortSignal' }).optional(),
+    signal: abortSignal.optional(),
     maxSteps: positiveInteger.default(100),
     maxFailures: positiveInteger.default(3),
     planningInterval: positiveInteger.default(3),
@@ -209,6 +232,33 @@ function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
   return current;
 }
 
+const executeOptionsSchema = z
+  .object({
+    signal: abortSignal.optional(),
+    timeout: positiveInteger.optional(),
+  })
+  .strict();
+
+/** The options of one run, checked. */
+export type ResolvedExecuteOptions = z.output<typeof executeOptionsSchema>;
+
+/**
+ * The ConfigError for the first issue zod found in `input`, an object of type `typeName`:
+ * `Unknown <what> …` or `<What> \`field\` must be …`.
+ */
+function configError(error: z.ZodError, input: unknown, typeName: string, what: string, What: string): ConfigError {
+  const issue = error.issues[0] as z.core.$ZodIssue;
+  if (issue.code === 'unrecognized_keys') {
+    const prefix = issue.path.length > 0 ? `${issue.path.join('.')}.` : '';
+    const field = `${prefix}${issue.keys[0] ?? ''}`;
+    return new ConfigError(`Unknown ${what} \`${field}\`. Check its spelling against ${typeName}.`, { field });
+  }
+  const field = issue.path.join('.');
+  const value = valueAt(input, issue.path);
+  const got = value === undefined ? 'it is missing' : `got ${describeValue(value)}`;
+  return new ConfigError(`${What} \`${field}\` ${issue.message}; ${got}.`, { field });
+}
+
 /**
  * Validates options and fills in the defaults.
  * @throws `ConfigError` naming the first invalid field and what it must be.
@@ -216,14 +266,18 @@ function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
 export function resolveExecutorOptions(input: ExecutorOptions): ResolvedExecutorOptions {
   const parsed = optionsSchema.safeParse(input);
   if (parsed.success) return parsed.data;
-  const issue = parsed.error.issues[0] as z.core.$ZodIssue;
-  if (issue.code === 'unrecognized_keys') {
-    const prefix = issue.path.length > 0 ? `${issue.path.join('.')}.` : '';
-    const field = `${prefix}${issue.keys[0] ?? ''}`;
-    throw new ConfigError(`Unknown option \`${field}\`. Check its spelling against ExecutorOptions.`, { field });
+  throw configError(parsed.error, input, 'ExecutorOptions', 'option', 'Option');
+}
+
+/**
+ * Validates the options of one `execute()`.
+ * @throws `ConfigError` naming the first invalid field and what it must be.
+ */
+export function resolveExecuteOptions(input: ExecuteOptions | undefined): ResolvedExecuteOptions {
+  if (input !== undefined && (typeof input !== 'object' || input === null)) {
+    throw new ConfigError(`execute() takes an options object ({ signal, timeout }); got ${describeValue(input)}.`);
   }
-  const field = issue.path.join('.');
-  const value = valueAt(input, issue.path);
-  const got = value === undefined ? 'it is missing' : `got ${describeValue(value)}`;
-  throw new ConfigError(`Option \`${field}\` ${issue.message}; ${got}.`, { field });
+  const parsed = executeOptionsSchema.safeParse(input ?? {});
+  if (parsed.success) return parsed.data;
+  throw configError(parsed.error, input, 'ExecuteOptions (signal, timeout)', 'execute() option', 'The execute() option');
 }

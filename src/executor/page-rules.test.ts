@@ -263,7 +263,12 @@ describe('Actions limited to URL patterns', () => {
     const schemas = llm.requests.filter((request) => request.agent === 'navigator').map((request) => JSON.stringify(request.output?.schema));
     expect(schemas[0]).not.toContain('approve_order');
     expect(schemas[2]).toContain('approve_order');
-    expect(ends[0]?.error).toBe('Action "approve_order" is only available on pages matching https://shop.test/admin/*; the current page is https://shop.test/.');
+    expect(ends[0]?.error).toEqual({
+      name: 'ActionError',
+      code: 'ACTION_UNAVAILABLE',
+      message: 'Action "approve_order" is only available on pages matching https://shop.test/admin/*; the current page is https://shop.test/.',
+      retryable: false,
+    });
     expect(ends[2]).toMatchObject({ action: 'approve_order', result: 'Approved', error: undefined });
   });
 
@@ -284,7 +289,12 @@ describe('Actions limited to URL patterns', () => {
     await executor.execute();
 
     expect(approved).toBe(0);
-    expect(ends[0]?.error).toBe('Action "approve_order" is only available on pages matching https://shop.test/admin/*; the current page is https://shop.test/.');
+    expect(ends[0]?.error).toEqual({
+      name: 'ActionError',
+      code: 'ACTION_UNAVAILABLE',
+      message: 'Action "approve_order" is only available on pages matching https://shop.test/admin/*; the current page is https://shop.test/.',
+      retryable: false,
+    });
   });
 });
 

@@ -45,10 +45,10 @@ export class TaskControl {
     return true;
   }
 
-  /** Aborts the task's signal. Returns false when already cancelled. */
-  cancel(reason: string): boolean {
+  /** Aborts the task's signal with `reason` (a message, or the error to end with). Returns false when already cancelled. */
+  cancel(reason: string | RequestCancelledError): boolean {
     if (this.controller.signal.aborted) return false;
-    this.controller.abort(new RequestCancelledError(reason));
+    this.controller.abort(typeof reason === 'string' ? new RequestCancelledError(reason) : reason);
     return true;
   }
 
