@@ -2,8 +2,8 @@
 // and nothing else is. It must not import a `node:` module or an adapter.
 
 export { Executor } from './executor/executor';
-export type { ExecutionResult } from './executor/executor';
-export type { ExecutorOptions, ExecutorUrlPolicy, HumanInputHandler, HumanQuestion } from './executor/options';
+export type { EventStreamOptions, ExecutionResult } from './executor/executor';
+export type { ExecuteOptions, ExecutorOptions, ExecutorUrlPolicy, HumanInputHandler, HumanQuestion } from './executor/options';
 
 export { defineAction } from './actions/define-action';
 export { extractContentAction } from './actions/builtin/extract-content';
@@ -63,6 +63,7 @@ export type {
   ExecutorEvent,
   ExecutorEventMap,
   ExecutorEventName,
+  ExecutorListener,
   PlanInfo,
   TaskStatus,
 } from './events';
