@@ -282,7 +282,7 @@ export class NavigatorAgent {
         name,
         params,
         result: result.extractedContent,
-        error: result.error,
+        error: outcome.error,
         includeInMemory: result.includeInMemory ?? false,
         isDone: result.isDone ?? false,
         success: result.success,

@@ -74,7 +74,7 @@ describe('Executor: a task run end to end', () => {
     });
     const result = await new Executor({ task: 'Find a mug', llm, browser: shopBrowser(), outputSchema, planningInterval: 5 }).execute();
     expect(result.data).toEqual({ name: 'Blue mug', price: 12 });
-    expect(result.history.steps[1]?.actions[0]?.error).toMatch(/Invalid parameters for done: data\.price/);
+    expect(result.history.steps[1]?.actions[0]?.error?.message).toMatch(/Invalid parameters for done: data\.price/);
     const jsonSchema = JSON.stringify(llm.requestsOf('navigator')[0]?.output?.schema);
     expect(jsonSchema).toContain('"price"');
   });

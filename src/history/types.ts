@@ -12,8 +12,8 @@ export interface ActionRecord {
   readonly params: unknown;
   /** What the action reported to the model. */
   readonly result: string | undefined;
-  /** The error the model read, when it failed. */
-  readonly error: string | undefined;
+  /** Why the action failed, as the `action-end` event carries it (`message` is what the model read); `undefined` when it succeeded. */
+  readonly error: ErrorInfo | undefined;
   /** Whether the result stays in the conversation for the rest of the session, not just the next step. */
   readonly includeInMemory: boolean;
   /** Whether the action proposed that the task is done (only `done` does). */
