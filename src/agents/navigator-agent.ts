@@ -3,10 +3,11 @@
 
 import { z } from 'zod';
 import type { ActionOutcome } from '../actions/registry';
+import { createActionContext } from '../actions/action-context';
 import type { Action, ActionContext, ActionResult } from '../actions/types';
 import type { BlockedNavigation } from '../browser/types';
 import { describePageChange, type PageBaseline } from '../dom/page-changes';
-import { ActionError, URLNotAllowedError } from '../errors';
+import { URLNotAllowedError } from '../errors';
 import { toErrorInfo } from '../history/error-info';
 import type { StepRecorder } from '../history/step-recorder';
 import { generateObject } from '../llm/generate-object';
@@ -207,7 +208,7 @@ export class NavigatorAgent {
 
   private actionContext(): ActionContext {
     const { context } = this;
-    return {
+    return createActionContext({
       driver: context.driver,
       state: context.currentState,
       signal: context.signal,
@@ -216,21 +217,12 @@ export class NavigatorAgent {
       step: context.nSteps,
       askHuman: (question) => context.askHuman(question),
       uploadPaths: context.settings.uploadPaths,
-      assertUrlAllowed: (url) => {
-        const decision = context.urlPolicy.check(url);
-        if (decision.allowed) return;
-        context.emit('url-blocked', 'navigator', { url, reason: decision.reason, kind: 'action' });
-        if (context.settings.endTaskOnBlockedUrl) this.actionBlocks.push({ url, reason: decision.reason, kind: 'navigation' });
-        throw new URLNotAllowedError(url, `Navigation to ${url} is not allowed: ${decision.reason}. Choose another page or finish with done.`);
+      urlPolicy: context.urlPolicy,
+      onUrlBlocked: (url, reason) => {
+        context.emit('url-blocked', 'navigator', { url, reason, kind: 'action' });
+        if (context.settings.endTaskOnBlockedUrl) this.actionBlocks.push({ url, reason, kind: 'navigation' });
       },
-      element: (index) => {
-        const element = context.currentState?.elements.get(index);
-        if (!element) {
-          throw new ActionError('element', `There is no element with index ${index} on the page you saw. Use an index from the current state.`);
-        }
-        return element;
-      },
-    };
+    });
   }
 
   /**
