@@ -1,5 +1,6 @@
-// Vitest config: two projects, `node` (unit tests next to the code and package-level tests under test/) and `browser`
-// (src/**/*.browser.test.ts, the page runtime, in headless Chromium). One v8 coverage report over every src file covers both.
+// Vitest config: three projects, `node` (unit tests next to the code and package-level tests under test/), `types`
+// (test/types/*.test-d.ts, type tests checked by tsc) and `browser` (src/**/*.browser.test.ts, the page runtime, in
+// headless Chromium). One v8 coverage report over every src file covers both.
 import { playwright } from '@vitest/browser-playwright';
 import { configDefaults, defineConfig } from 'vitest/config';
 import { findChromium } from './src/chromium/find-chromium.js';
@@ -25,6 +26,15 @@ export default defineConfig({
           exclude: [...configDefaults.exclude, BROWSER_TESTS],
           environment: 'node',
           pool: 'forks',
+        },
+      },
+      {
+        // Type tests (*.test-d.ts, with expectTypeOf): vitest runs tsc on them; a type that changes fails its test.
+        extends: true,
+        test: {
+          name: 'types',
+          include: [],
+          typecheck: { enabled: true, only: true, include: ['test/types/**/*.test-d.ts'], tsconfig: 'test/types/tsconfig.json' },
         },
       },
       {
