@@ -88,3 +88,11 @@ export {
   isFatalError,
 } from './errors';
 export type { ChatModelErrorOptions, PlannavErrorCode, PlannavErrorOptions } from './errors';
+
+// Without the loop: the Navigator's pieces on any BrowserDriver (src/standalone/).
+export { observe } from './standalone/observe';
+export type { ObserveOptions } from './standalone/observe';
+export { act } from './standalone/act';
+export type { ActOptions, ActRequest, ActResult } from './standalone/act';
+export { extract } from './standalone/extract';
+export type { ExtractOptions, ExtractRequest } from './standalone/extract';

@@ -1,0 +1,347 @@
+// act(): runs one action by name on any BrowserDriver, without the loop: the built-in actions or
+// the caller's own, parameters checked by the action's schema, under the URL policy.
+
+import { z } from 'zod';
+import { createActionContext } from '../actions/action-context';
+import { builtinActions } from '../actions/builtin/index';
+import { ActionRegistry } from '../actions/registry';
+import type { Action, ActionResult, HumanAnswer } from '../actions/types';
+import type { PageState } from '../browser/page-state';
+import type { BlockedNavigation, BrowserDriver, CallOptions, NavigationGuard, ResolvedBrowserDriver } from '../browser/types';
+import { resolveDriver } from '../dom/driver-defaults';
+import { defaultIncludeAttributes } from '../dom/page-state-reader';
+import { ConfigError, URLNotAllowedError } from '../errors';
+import type { LLMClient } from '../llm/types';
+import { UrlPolicy, type UrlPolicyOptions } from '../security/url-policy';
+import { boundedCall } from '../util/bounded-call';
+import { pageReaderFor } from './observe';
+import { callOptionsShape, checkArgument, checkBrowser } from './options';
+
+/**
+ * Which action {@link act} runs, with what, on which page state.
+ * @public
+ */
+export interface ActRequest {
+  /**
+   * The action's name: a built-in one (`click_element`, `input_text`, `go_to_url`, …, see the
+   * README's table) or one of the `actions` option.
+   */
+  readonly action: string;
+  /**
+   * The action's parameters, checked against its zod schema (defaults filled in).
+   * @defaultValue `{}`
+   * @example `{ index: 4, text: 'ada@example.com' }`
+   */
+  readonly params?: Readonly<Record<string, unknown>> | undefined;
+  /**
+   * The page state an `index` parameter refers to: the one {@link observe} returned. Required when
+   * the parameters hold an `index`; an index means nothing without the state it came from.
+   */
+  readonly state?: PageState | undefined;
+}
+
+/**
+ * Options of {@link act}.
+ * @public
+ */
+export interface ActOptions extends CallOptions {
+  /**
+   * Aborts the call: it rejects at once with a `RequestCancelledError`, and the action's browser
+   * calls and waits are aborted.
+   */
+  readonly signal?: AbortSignal | undefined;
+  /**
+   * Milliseconds the call may take; past them it rejects with a `TimeoutError`.
+   * @defaultValue no timeout
+   */
+  readonly timeout?: number | undefined;
+  /**
+   * Your own actions, beside the built-in ones; one named like a built-in replaces it.
+   * @example `[defineAction({ name: 'add_to_wishlist', … })]`
+   */
+  readonly actions?: readonly Action[] | undefined;
+  /**
+   * Which URLs the action may load, as the Executor's `urlPolicy` (see {@link UrlPolicy}). It is
+   * checked before the action navigates (`go_to_url`, `open_tab`, `search`); a driver with
+   * `setNavigationGuard` also stops the browser's own navigations during the action (redirects,
+   * link clicks, popups); on another driver a denied page the action ended on is left.
+   * @defaultValue every http(s) URL
+   * @example `{ allow: ['shop.example'], deny: ['admin.shop.example'] }`
+   */
+  readonly urlPolicy?: UrlPolicyOptions | undefined;
+  /**
+   * The model of `extract_content` (and of your actions that use `context.extractionLLM`).
+   * @defaultValue none: such actions report that a model is needed
+   */
+  readonly llm?: LLMClient | undefined;
+  /**
+   * Absolute paths of the files and folders `upload_file` may send; a folder allows every file below it.
+   * @defaultValue none: `upload_file` refuses every path
+   */
+  readonly uploadPaths?: readonly string[] | undefined;
+}
+
+/**
+ * What {@link act} returns: the action's result as the Navigator would read it.
+ * @public
+ */
+export interface ActResult extends ActionResult {
+  /** The action's name. */
+  readonly action: string;
+  /**
+   * Loads the URL policy stopped during the action that did not fail it: frames and prefetches
+   * (a stopped load of the page itself rejects with `URLNotAllowedError` instead).
+   */
+  readonly blockedNavigations: readonly BlockedNavigation[];
+}
+
+const actionShape = z.custom<Action>(
+  (value) => typeof value === 'object' && value !== null && typeof (value as Action).name === 'string' && typeof (value as Action).handler === 'function',
+  { error: 'must be an action made with defineAction()' },
+);
+
+const llmClient = z.custom<LLMClient>(
+  (value) =>
+    typeof value === 'object' && value !== null && (value as LLMClient).specificationVersion === 'v1' && typeof (value as LLMClient).generate === 'function',
+  { error: 'must be an LLMClient (specificationVersion "v1" and a generate() method)' },
+);
+
+const optionsSchema = z
+  .object({
+    ...callOptionsShape,
+    actions: z.array(actionShape, { error: 'must be a list of actions' }).default([]),
+    urlPolicy: z
+      .object({
+        allow: z.array(z.string({ error: 'must be a list of strings' }), { error: 'must be a list of strings' }).optional(),
+        deny: z.array(z.string({ error: 'must be a list of strings' }), { error: 'must be a list of strings' }).optional(),
+      })
+      .strict()
+      .default({}),
+    llm: llmClient.optional(),
+    uploadPaths: z
+      .array(z.string({ error: 'must be a list of strings' }).regex(/^(\/|[A-Za-z]:[\\/]|\\\\)/, 'must hold absolute paths (such as /home/me/files)'), {
+        error: 'must be a list of strings',
+      })
+      .default([]),
+  })
+  .strict();
+
+const requestSchema = z
+  .object({
+    action: z.string({ error: 'must be the name of an action, such as "click_element"' }).min(1, 'must be the name of an action, such as "click_element"'),
+    params: z.record(z.string(), z.unknown(), { error: 'must be an object of the action\u2019s parameters' }).optional(),
+    state: z
+      .custom<PageState>((value) => typeof value === 'object' && value !== null && (value as PageState).elements instanceof Map, {
+        error: 'must be a page state returned by observe()',
+      })
+      .optional(),
+  })
+  .strict();
+
+/** The built-in actions, made once: they hold no state of their own. */
+let builtins: readonly Action[] | undefined;
+
+function registryWith(actions: readonly Action[]): ActionRegistry {
+  builtins ??= builtinActions();
+  return new ActionRegistry([...builtins, ...actions]);
+}
+
+/** `name (type): description; …` of an action's parameters, as the Navigator's prompt lists them. */
+function parametersOf(action: Action): string {
+  const line = new ActionRegistry([action]).describe();
+  const at = line.lastIndexOf(' Parameters: ');
+  return at < 0 ? 'no parameters' : line.slice(at + ' Parameters: '.length).replace(/\.$/, '');
+}
+
+function describeValue(value: unknown): string {
+  if (typeof value === 'string') return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
+  if (typeof value === 'number' || typeof value === 'boolean' || value === null || value === undefined) return String(value);
+  return Array.isArray(value) ? 'an array' : typeof value;
+}
+
+/**
+ * Checks the parameters against the action's schema, and an `index` against the state.
+ * @throws `ConfigError` naming the parameter (`params.index`) and what the action takes.
+ */
+function checkParams(action: Action, params: Readonly<Record<string, unknown>>, state: PageState | undefined): void {
+  const takes = `${action.name} takes: ${parametersOf(action)}.`;
+  const known = Object.keys(action.schema.shape);
+  const unknown = Object.keys(params).find((key) => !known.includes(key));
+  if (unknown !== undefined) {
+    throw new ConfigError(`Unknown parameter \`${unknown}\` of action ${action.name}. ${takes}`, { field: `params.${unknown}` });
+  }
+  const parsed = action.schema.safeParse(params);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0] as z.core.$ZodIssue;
+    const path = issue.path.map(String);
+    const field = ['params', ...path].join('.');
+    const value = path.reduce<unknown>(
+      (current, key) => (typeof current === 'object' && current !== null ? (current as Record<string, unknown>)[key] : undefined),
+      params,
+    );
+    const got = value === undefined ? 'it is missing' : `got ${describeValue(value)}`;
+    throw new ConfigError(`Parameter \`${path.join('.') || '(root)'}\` of action ${action.name}: ${issue.message}; ${got}. ${takes}`, { field });
+  }
+  const index = (parsed.data as { index?: unknown }).index;
+  if (typeof index !== 'number') return;
+  if (!state) {
+    throw new ConfigError(
+      `Action ${action.name} acts on the element with index ${index}, and an index only means something in the page state it came from: pass the \`state\` that observe() returned, as act(browser, { action, params, state }).`,
+      { field: 'state' },
+    );
+  }
+  if (!state.elements.has(index)) {
+    const indexes = [...state.elements.keys()];
+    const has = indexes.length === 0 ? 'it has no indexed elements' : `its indexes are ${Math.min(...indexes)} to ${Math.max(...indexes)}`;
+    throw new ConfigError(`There is no element with index ${index} in the given state (${has}). Use an index from state.elementsText.`, {
+      field: 'params.index',
+    });
+  }
+}
+
+/** The extraction model when none was given: every call says how to give one. */
+const missingModel: LLMClient = {
+  specificationVersion: 'v1',
+  provider: 'none',
+  model: 'none',
+  generate: () => Promise.reject(new ConfigError('This action needs a model: pass `llm` in the options of act().', { field: 'llm' })),
+};
+
+const unanswered = (): Promise<HumanAnswer> => Promise.resolve({ answer: undefined, timedOut: false });
+
+/**
+ * Installs the policy in a driver that can enforce it; returns whether it did. A driver that
+ * fails to is treated as one without a guard, as the Executor does: the page is checked after the action.
+ */
+async function installGuard(browser: BrowserDriver, policy: UrlPolicy, blocked: BlockedNavigation[], signal: AbortSignal): Promise<boolean> {
+  if (!policy.restrictive || typeof browser.setNavigationGuard !== 'function') return false;
+  const guard: NavigationGuard = { check: (url) => policy.check(url), blocked: (navigation) => blocked.push(navigation) };
+  try {
+    await browser.setNavigationGuard(guard, { signal });
+    return true;
+  } catch (error) {
+    if (signal.aborted) throw error;
+    return false;
+  }
+}
+
+/** Without a guard in the driver: a denied page the action ended on is left, and reported. */
+async function leaveDeniedPage(
+  driver: ResolvedBrowserDriver,
+  policy: UrlPolicy,
+  before: { url: string; id: string },
+  blocked: BlockedNavigation[],
+  signal: AbortSignal,
+): Promise<void> {
+  const now = await driver.activeTab({ signal });
+  if (now.url === before.url && now.id === before.id) return;
+  const verdict = policy.check(now.url);
+  if (verdict.allowed) return;
+  blocked.push({ url: now.url, reason: verdict.reason, kind: 'navigation', tabId: now.id });
+  await driver.goBack({ signal }).catch(() => driver.goto('about:blank', { signal }).catch(() => undefined));
+}
+
+/** A stopped load of the page itself, as opposed to a frame or a prefetch. */
+const isPageLoad = (navigation: BlockedNavigation): boolean =>
+  navigation.kind === 'navigation' || navigation.kind === 'redirect' || navigation.kind === 'popup';
+
+/**
+ * Runs one action by name, on any {@link BrowserDriver}, without the loop: a built-in action or
+ * one of `options.actions`, its parameters checked by the action's schema, under the URL policy.
+ *
+ * @remarks
+ * An `index` parameter refers to an element of `request.state`, the state {@link observe}
+ * returned; act() reads no page of its own for it (when the state is stale, the action reports
+ * that the element is gone). A misused call rejects; what the page does is reported:
+ *
+ * - an unknown action, parameters its schema refuses, an index without a state or not in it,
+ *   a bad option: `ConfigError` naming the field (`action`, `params.index`, `state`, …), before
+ *   the browser is touched;
+ * - a URL the policy denies, asked for by the action or loaded by the browser during it (a
+ *   link, a redirect, a popup): `URLNotAllowedError` (a denied page is not left loaded);
+ * - a failure the page explains (the element is gone, nothing to go back to): the result's
+ *   `error`, the recoverable message the Navigator would read;
+ * - `signal`: `RequestCancelledError`, at once; `timeout`: `TimeoutError`.
+ *
+ * Handlers get `taskId` `act` and `step` 1, and `ask_human` gets no answer. Do not call act() on
+ * a browser an Executor is running a task on: each installs its URL policy in the driver for the
+ * time of its call.
+ *
+ * @example
+ * ```ts
+ * const state = await observe(browser);
+ * const result = await act(browser, { action: 'input_text', params: { index: 2, text: 'ada@example.com' }, state });
+ * if (result.error) console.warn(result.error);
+ * await act(browser, { action: 'go_to_url', params: { url: 'https://shop.example/cart' } }, { urlPolicy: { allow: ['shop.example'] } });
+ * ```
+ * @public
+ */
+export async function act(browser: BrowserDriver, request: ActRequest, options: ActOptions = {}): Promise<ActResult> {
+  checkBrowser(browser, 'act()');
+  const checkedRequest = checkArgument(requestSchema, request, 'the request of act()', 'Field');
+  const checked = checkArgument(optionsSchema, options, 'act()');
+  const policy = new UrlPolicy(checked.urlPolicy);
+  const registry = registryWith(checked.actions);
+  const action = registry.get(checkedRequest.action);
+  if (!action) {
+    const names = registry.list().map((item) => item.name);
+    throw new ConfigError(`Unknown action "${checkedRequest.action}". Available actions: ${names.join(', ')}. Add your own with the \`actions\` option.`, {
+      field: 'action',
+    });
+  }
+  const params = checkedRequest.params ?? {};
+  checkParams(action, params, checkedRequest.state);
+  const driver = resolveDriver(browser);
+
+  const blocked: BlockedNavigation[] = [];
+  let guardInstalled: Promise<boolean> | undefined;
+  let guardRemoved = false;
+  const removeGuard = async (): Promise<void> => {
+    if (guardRemoved) return;
+    guardRemoved = true;
+    // An install the cancel cut short may have reached the driver all the same.
+    if (await guardInstalled?.catch(() => true)) await browser.setNavigationGuard?.(undefined).catch(() => undefined);
+  };
+  try {
+    return await boundedCall('act()', checked, async (signal) => {
+      guardInstalled = installGuard(browser, policy, blocked, signal);
+      const guarded = await guardInstalled;
+      try {
+        // An action limited to some pages is judged on the state it gets: without one, read the page.
+        const state =
+          checkedRequest.state ??
+          (action.urlPatterns ? await pageReaderFor(browser, driver, 0, defaultIncludeAttributes).capture({ screenshot: false, signal }) : undefined);
+        const before = !guarded && policy.restrictive ? await driver.activeTab({ signal }) : undefined;
+        const context = createActionContext({
+          driver,
+          state,
+          signal,
+          extractionLLM: checked.llm ?? missingModel,
+          taskId: 'act',
+          step: 1,
+          uploadPaths: checked.uploadPaths,
+          urlPolicy: policy,
+          askHuman: unanswered,
+          onUrlBlocked: (url, reason) => blocked.push({ url, reason, kind: 'navigation' }),
+        });
+        const result = await registry.run(action.name, params, context);
+        if (before) await leaveDeniedPage(driver, policy, before, blocked, signal);
+        const stopped = blocked.find(isPageLoad);
+        if (stopped) {
+          throw new URLNotAllowedError(
+            stopped.url,
+            `act(): the URL policy stopped ${action.name} from loading ${stopped.url} (${stopped.kind}): ${stopped.reason}.`,
+          );
+        }
+        return { ...result, action: action.name, blockedNavigations: blocked };
+      } finally {
+        await removeGuard();
+      }
+    });
+  } catch (error) {
+    // Cancelled or timed out, the action may still be stuck in the driver: the policy goes now,
+    // without waiting, so the rejection stays prompt.
+    void removeGuard();
+    throw error;
+  }
+}

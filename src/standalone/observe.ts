@@ -1,0 +1,120 @@
+// observe(): the page state as the Navigator sees it, read from any BrowserDriver without the loop.
+// It only reads: it never clicks, types or navigates.
+
+import { z } from 'zod';
+import type { PageState } from '../browser/page-state';
+import type { BrowserDriver, CallOptions, ResolvedBrowserDriver } from '../browser/types';
+import { resolveDriver } from '../dom/driver-defaults';
+import { defaultIncludeAttributes, PageStateReader } from '../dom/page-state-reader';
+import { boundedCall } from '../util/bounded-call';
+import { callOptionsShape, checkArgument, checkBrowser } from './options';
+
+/**
+ * Options of {@link observe}.
+ * @public
+ */
+export interface ObserveOptions extends CallOptions {
+  /**
+   * Aborts the call: it rejects at once with a `RequestCancelledError`, and the browser calls in
+   * flight are aborted.
+   */
+  readonly signal?: AbortSignal | undefined;
+  /**
+   * Milliseconds the call may take; past them it rejects with a `TimeoutError`.
+   * @defaultValue no timeout
+   */
+  readonly timeout?: number | undefined;
+  /**
+   * Also take a screenshot of the viewport (`state.screenshot`, a base64 JPEG).
+   * @defaultValue false
+   */
+  readonly screenshot?: boolean | undefined;
+  /**
+   * Pixels beyond the viewport whose elements are still indexed; `-1` indexes the whole page.
+   * @defaultValue 0
+   * @example `observe(browser, { viewportExpansion: -1 })`
+   */
+  readonly viewportExpansion?: number | undefined;
+  /**
+   * Element attributes shown in `state.elementsText`.
+   * @defaultValue the Executor's short list (`title`, `type`, `name`, `role`, `aria-label`, `placeholder`, `value`, `href`, …)
+   */
+  readonly includeAttributes?: readonly string[] | undefined;
+  /**
+   * Wait for the page to settle (no pending loads, a quiet DOM, bounded) before reading it, as
+   * the Navigator does before its first state of a task.
+   * @defaultValue true
+   */
+  readonly waitForSettled?: boolean | undefined;
+}
+
+const optionsSchema = z
+  .object({
+    ...callOptionsShape,
+    screenshot: z.boolean({ error: 'must be a boolean' }).default(false),
+    viewportExpansion: z.number({ error: 'must be a number' }).int('must be an integer').min(-1, 'must be -1 (whole page) or 0 or more').default(0),
+    includeAttributes: z.array(z.string({ error: 'must be a list of attribute names' }), { error: 'must be a list of attribute names' }).optional(),
+    waitForSettled: z.boolean({ error: 'must be a boolean' }).default(true),
+  })
+  .strict();
+
+/**
+ * One reader per browser and snapshot settings, kept while the browser lives: an element keeps its
+ * index from one observe() to the next, as from one Navigator step to the next, and `newIndices`
+ * marks what appeared since the last one.
+ */
+const readers = new WeakMap<BrowserDriver, Map<string, PageStateReader>>();
+
+/** The reader of `browser` for these settings. */
+export function pageReaderFor(
+  browser: BrowserDriver,
+  driver: ResolvedBrowserDriver,
+  viewportExpansion: number,
+  includeAttributes: readonly string[],
+): PageStateReader {
+  let byOptions = readers.get(browser);
+  if (!byOptions) {
+    byOptions = new Map();
+    readers.set(browser, byOptions);
+  }
+  const key = JSON.stringify([viewportExpansion, includeAttributes]);
+  let reader = byOptions.get(key);
+  if (!reader) {
+    // The text limit is the Executor's, so the state reads as the Navigator's does.
+    reader = new PageStateReader(driver, { viewportExpansion, includeAttributes, maxTextLength: 100 });
+    byOptions.set(key, reader);
+  }
+  return reader;
+}
+
+/**
+ * Reads the active tab as the Navigator sees it: the URL, title and tabs, the indexed elements
+ * and page text the model reads (`elementsText`), the element behind each index (`elements`), the
+ * scroll position and, when asked, a screenshot. Works with any {@link BrowserDriver}.
+ *
+ * @remarks
+ * Indexes are stable: an element keeps its index across calls on the same browser while it lives
+ * (with the same `viewportExpansion` and `includeAttributes`), and `newIndices` lists those that
+ * appeared since the previous call. Pass the returned state to {@link act} to act on an index.
+ *
+ * @example
+ * ```ts
+ * const state = await observe(browser, { timeout: 10_000 });
+ * console.log(state.url, state.title);
+ * console.log(state.elementsText); // [1]<a>All orders />\n[2]<input type="email" name="email">Email address />…
+ * ```
+ * @throws `ConfigError` for a bad option or a value that is not a BrowserDriver;
+ * `RequestCancelledError` when `signal` aborts; `TimeoutError` when `timeout` runs out;
+ * `BrowserError` when the browser cannot be read.
+ * @public
+ */
+export async function observe(browser: BrowserDriver, options: ObserveOptions = {}): Promise<PageState> {
+  checkBrowser(browser, 'observe()');
+  const checked = checkArgument(optionsSchema, options, 'observe()');
+  const driver = resolveDriver(browser);
+  const reader = pageReaderFor(browser, driver, checked.viewportExpansion, checked.includeAttributes ?? defaultIncludeAttributes);
+  return boundedCall('observe()', checked, async (signal) => {
+    if (checked.waitForSettled) await driver.waitForSettled({ signal });
+    return reader.capture({ screenshot: checked.screenshot, signal });
+  });
+}
