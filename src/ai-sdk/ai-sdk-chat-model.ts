@@ -1,5 +1,7 @@
-// AISDKChatModel: wraps any Vercel AI SDK language model (ai v5 or v6) as an LLMClient. The AI
+// AISDKChatModel: wraps any Vercel AI SDK language model (ai v5, v6 or v7) as an LLMClient. The AI
 // SDK's own retries are off (maxRetries: 0): plannav's retry policy owns retrying.
+// One code path serves the three majors: it sends the option names each of them reads and reads
+// each result field where any of them puts it, so it must not use a feature only one major has.
 
 import { APICallError, generateText, jsonSchema, LoadAPIKeyError, NoObjectGeneratedError, Output, RetryError, type LanguageModel, type ModelMessage } from 'ai';
 import { ChatModelAuthError, ChatModelError, ConfigError, PlannavError, RequestCancelledError } from '../errors';
@@ -33,7 +35,7 @@ type UsageLike = {
   readonly outputTokenDetails?: { readonly reasoningTokens?: number | undefined } | undefined;
 };
 
-/** Maps the AI SDK's usage (v6 token details, or v5's flat fields) to plannav's. */
+/** Maps the AI SDK's usage (v6 and v7 token details, or v5's flat fields) to plannav's. */
 function usageOf(usage: UsageLike | undefined): LLMUsage | undefined {
   if (!usage) return undefined;
   return {
@@ -89,11 +91,28 @@ function toModelMessages(messages: readonly ChatMessage[], keepImages: boolean):
         role: 'user',
         content: message.content
           .filter((part) => keepImages || part.type !== 'image')
-          .map((part) => (part.type === 'text' ? { type: 'text' as const, text: part.text } : { type: 'image' as const, image: part.data, mediaType: part.mediaType })),
+          // A file part with an image media type: what v7 asks for (its `image` part is deprecated and
+          // warns) and what v5 and v6 turn their own image parts into before the provider sees them.
+          .map((part) => (part.type === 'text' ? { type: 'text' as const, text: part.text } : { type: 'file' as const, data: part.data, mediaType: part.mediaType })),
       });
     }
   }
   return { system: system.length > 0 ? system.join('\n\n') : undefined, messages: converted };
+}
+
+type ResponseLike = { readonly id?: string; readonly headers?: Record<string, string | undefined> };
+
+/** The parsed structured output: `output` in v6 and v7, `experimental_output` in v5; both getters throw when there is none. */
+function parsedOutputOf(result: object): unknown {
+  for (const key of ['output', 'experimental_output']) {
+    try {
+      const value = (result as Record<string, unknown>)[key];
+      if (value !== undefined) return value;
+    } catch {
+      // No output was parsed; plannav parses the text itself.
+    }
+  }
+  return undefined;
 }
 
 /** Maps what the AI SDK threw to plannav's typed errors. */
@@ -128,7 +147,7 @@ function mapError(error: unknown): PlannavError {
 }
 
 /**
- * An `LLMClient` that calls any Vercel AI SDK language model (`ai` v5 or v6) through `generateText`
+ * An `LLMClient` that calls any Vercel AI SDK language model (`ai` v5, v6 or v7) through `generateText`
  * with a JSON-schema output, so each AI SDK provider uses its own best structured-output method.
  *
  * @remarks
@@ -215,6 +234,8 @@ export class AISDKChatModel implements LLMClient {
     try {
       const call = generateText({
         model: this.options.model,
+        // `instructions` in v7, `system` in v5 and v6 (v7 still reads `system`, but only as a fallback).
+        instructions: system,
         system,
         messages,
         temperature: request.temperature,
@@ -223,22 +244,15 @@ export class AISDKChatModel implements LLMClient {
         maxRetries: 0,
         headers: this.options.headers as Record<string, string> | undefined,
         providerOptions: this.options.providerOptions as Parameters<typeof generateText>[0]['providerOptions'],
-        // `output` in v6, `experimental_output` in v5 (v6 still reads it).
+        // `output` in v6 and v7, `experimental_output` in v5 (v6 still reads it, v7 ignores it).
         ...(output ? { output, experimental_output: output } : {}),
       });
       const result = await Promise.race([call, stopped]);
-      const response = result.response as { id?: string; headers?: Record<string, string | undefined> } | undefined;
-      let object: unknown;
-      if (output) {
-        try {
-          object = result.output as unknown;
-        } catch {
-          // v5 parses on access; unparseable output stays text for plannav's own parsing.
-        }
-      }
+      // One step, so the final step is the call; v7 deprecates the top-level `response`, v5 has only that one.
+      const response = ((result as { finalStep?: { response?: unknown } }).finalStep?.response ?? result.response) as ResponseLike | undefined;
       return {
         text: result.text,
-        object,
+        object: output ? parsedOutputOf(result) : undefined,
         finishReason: finishReasonOf(result.finishReason),
         usage: usageOf(result.usage as UsageLike),
         raw: response,
@@ -248,7 +262,7 @@ export class AISDKChatModel implements LLMClient {
       if (stopReason) throw stopReason;
       if (NoObjectGeneratedError.isInstance(error)) {
         // The model answered, but not with JSON the SDK could parse: plannav parses and repairs.
-        const response = error.response as { id?: string; headers?: Record<string, string | undefined> } | undefined;
+        const response = error.response as ResponseLike | undefined;
         return {
           text: error.text ?? '',
           finishReason: finishReasonOf(error.finishReason),
