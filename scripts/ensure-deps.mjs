@@ -3,22 +3,27 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
+import { lockfileProblems } from './lockfile.mjs';
 
 const shell = process.platform === 'win32';
 const readJson = (/** @type {string} */ file) => JSON.parse(readFileSync(file, 'utf8'));
 
-/** Why node_modules does not match package.json + package-lock.json, or undefined when it does. */
-function nodeModulesProblem() {
+/** How to bring package-lock.json back in line; said whenever it is missing or out of sync. */
+const LOCKFILE_FIX = 'Run `npm install` to update package-lock.json, then commit it: the set-up installs with `npm ci` only, which takes the lockfile as it is.';
+
+/** Why package-lock.json does not match package.json, or undefined when it does. */
+function lockfileProblem() {
   if (!existsSync('package-lock.json')) return 'package-lock.json is missing';
+  const problems = lockfileProblems(readJson('package.json'), readJson('package-lock.json'));
+  if (problems.length === 0) return undefined;
+  const shown = problems.slice(0, 5).join('; ');
+  return `package-lock.json is out of sync with package.json: ${shown}${problems.length > 5 ? ` (and ${problems.length - 5} more)` : ''}`;
+}
+
+/** Why node_modules does not match package-lock.json, or undefined when it does. */
+function nodeModulesProblem() {
   if (!existsSync('node_modules')) return 'node_modules is missing';
   const lock = readJson('package-lock.json');
-  const manifest = readJson('package.json');
-  const root = lock.packages?.[''] ?? {};
-  for (const field of ['dependencies', 'devDependencies', 'peerDependencies']) {
-    for (const [name, range] of Object.entries(manifest[field] ?? {})) {
-      if (root[field]?.[name] !== range) return `package-lock.json is out of date for ${name}`;
-    }
-  }
   for (const [dir, info] of Object.entries(lock.packages ?? {})) {
     if (!dir || info.optional || info.link || !info.version) continue;
     const pkgJson = `${dir}/package.json`;
@@ -28,15 +33,26 @@ function nodeModulesProblem() {
   return undefined;
 }
 
-/** npm ci (exact lockfile install); npm install when ci is not possible, e.g. the lockfile is out of date. */
+/**
+ * Installs exactly what package-lock.json says (`npm ci`) when node_modules differs from it. Never
+ * `npm install`: that would rewrite the lockfile and test something other than what is committed.
+ * Stops with what to do when the lockfile is missing or out of sync, or when `npm ci` fails.
+ */
 function ensureNodeModules() {
+  const lockProblem = lockfileProblem();
+  if (lockProblem) {
+    console.error(`ensure-deps: ${lockProblem}. ${LOCKFILE_FIX}`);
+    process.exit(1);
+  }
   const problem = nodeModulesProblem();
   if (!problem) return;
-  console.log(`ensure-deps: ${problem}: installing dependencies`);
-  const npm = (/** @type {string[]} */ args) =>
-    spawnSync('npm', [...args, '--no-audit', '--no-fund'], { stdio: 'inherit', shell }).status === 0;
-  if (!npm(['ci']) && !npm(['install'])) {
-    console.error('ensure-deps: npm install failed');
+  console.log(`ensure-deps: ${problem}: installing dependencies with npm ci`);
+  const ci = spawnSync('npm', ['ci', '--no-audit', '--no-fund'], { stdio: 'inherit', shell });
+  if (ci.status !== 0) {
+    console.error(
+      'ensure-deps: npm ci failed (its output is above). If it says package.json and package-lock.json are not in sync, ' +
+        `the lockfile is out of date: ${LOCKFILE_FIX} Otherwise fix what it reports (network, disk, permissions) and run this again.`,
+    );
     process.exit(1);
   }
 }
