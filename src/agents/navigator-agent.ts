@@ -187,7 +187,8 @@ export class NavigatorAgent {
         return { name, params };
       }),
     });
-    const { results, failed } = await this.runActions(chosen, recorder);
+    // `interruptedAfter`: a pause stopped the step after this many actions; only those count.
+    const { results, failed, interruptedAfter = chosen.length } = await this.runActions(chosen, recorder);
     if (output.action.length > limit) {
       results.push({
         error: `Only the first ${limit} actions ran: ${output.action.length - limit} more were dropped (at most ${limit} per step).`,
@@ -202,7 +203,7 @@ export class NavigatorAgent {
       done: doneResult !== undefined,
       success: doneResult?.success,
       data: doneResult?.data,
-      allActionsFailed: failed === chosen.length,
+      allActionsFailed: interruptedAfter > 0 && failed === interruptedAfter,
     };
   }
 
@@ -231,7 +232,10 @@ export class NavigatorAgent {
    * `stopSequence`) or that changed the page under the next ones: another URL or tab, a new
    * document, or elements the model has not seen.
    */
-  private async runActions(items: readonly Record<string, unknown>[], recorder: StepRecorder): Promise<{ results: ActionResult[]; failed: number }> {
+  private async runActions(
+    items: readonly Record<string, unknown>[],
+    recorder: StepRecorder,
+  ): Promise<{ results: ActionResult[]; failed: number; interruptedAfter?: number }> {
     const { context } = this;
     const results: ActionResult[] = [];
     let failed = 0;
@@ -241,10 +245,18 @@ export class NavigatorAgent {
     const frameIds = state ? [...new Set([...state.elements.values()].map((element) => element.frameId))] : [];
     for (let position = 0; position < items.length; position++) {
       if (await context.checkpoint()) {
-        // Paused: someone may have used the browser meanwhile, so the indices may point elsewhere.
-        const rest = items.slice(position).map((item) => firstEntry(item)[0]);
-        results.push({ error: `Skipped ${rest.length} action(s) because the task was paused and the page may have changed: ${rest.join(', ')}. Read the page again.`, includeInMemory: true });
-        return { results, failed: failed + rest.length };
+        // Paused: someone may have used the browser meanwhile. The chosen actions still apply to
+        // the page the model saw unless it changed; then the model is asked again. Either way a
+        // pause is neutral: nothing it skips counts as a failure.
+        const change = await this.changeSince(baseline, frameIds);
+        if (change !== undefined) {
+          const rest = items.slice(position).map((item) => firstEntry(item)[0]);
+          results.push({
+            error: `Skipped ${rest.length} action(s) because the page changed while the task was paused (${change}): ${rest.join(', ')}. Read the new page state first.`,
+            includeInMemory: true,
+          });
+          return { results, failed, interruptedAfter: position };
+        }
       }
       const [name, params] = firstEntry(items[position] as Record<string, unknown>);
       context.emit('action-start', 'navigator', { action: name, params, actionIndex: position });
@@ -291,6 +303,21 @@ export class NavigatorAgent {
       }
     }
     return { results, failed };
+  }
+
+  /**
+   * How the page differs from `baseline` (another URL or tab, a new document, elements the model
+   * has not seen), or undefined when it does not, for actions chosen before a pause.
+   */
+  private async changeSince(baseline: PageBaseline | undefined, frameIds: readonly string[]): Promise<string | undefined> {
+    const { context } = this;
+    if (!baseline) return undefined;
+    try {
+      return (await describePageChange(context.driver, baseline, frameIds, { signal: context.signal })).change;
+    } catch (error) {
+      if (context.signal.aborted) throw error;
+      return 'the browser could not be read';
+    }
   }
 
   /**

@@ -100,7 +100,50 @@ describe('Executor: pause, resume and cancel', () => {
     expect(started).toEqual(['done']);
     const next = llm.requestsOf('navigator')[1]!;
     expect(next.lastUserText).toContain('https://shop.test/mugs');
-    expect(conversationText(next)).toContain('Skipped 1 action(s) because the task was paused and the page may have changed: cache_content.');
+    expect(conversationText(next)).toMatch(/Skipped 1 action\(s\) because the page changed while the task was paused \([^)]*\): cache_content\. Read the new page state first\./);
+    // The pause was neutral: the step it interrupted is not a failure.
+    expect(result.history.steps.filter((step) => step.error !== undefined)).toEqual([]);
+  });
+
+  it('runs the actions chosen during a pause after resume when the page did not change, and counts no failure', async () => {
+    const browser = shopBrowser();
+    const releases: (() => void)[] = [];
+    const llm: ScriptedLLM = new ScriptedLLM({
+      respond: async (request): Promise<string> => {
+        if (request.agent === 'planner') return scriptedPlan({ done: llm.requestsOf('navigator').length >= 4, finalAnswer: 'ok' });
+        const call = llm.requestsOf('navigator').length;
+        if (call <= 3) {
+          // The user pauses while the model thinks, three steps in a row.
+          await new Promise<void>((resolve) => releases.push(resolve));
+          return scriptedActions([{ cache_content: { content: `fact ${call}` } }]);
+        }
+        return scriptedActions([{ done: { text: 'ok' } }]);
+      },
+    });
+    const executor = new Executor({ task: 'x', llm, browser, planningInterval: 100, maxFailures: 3 });
+    const started: string[] = [];
+    const failures: number[] = [];
+    executor.on('action-start', (event) => started.push(event.action));
+    executor.on('step-end', (event) => failures.push(event.consecutiveFailures));
+    const running = executor.execute();
+    for (let call = 1; call <= 3; call++) {
+      await waitFor(() => releases.length === call);
+      executor.pause();
+      releases[call - 1]!();
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(started.length).toBe(call - 1); // nothing runs while paused
+      executor.resume();
+    }
+    const result = await running;
+    expect(result.status).toBe('ok');
+    expect(started).toEqual(['cache_content', 'cache_content', 'cache_content', 'done']);
+    expect(failures.every((count) => count === 0)).toBe(true);
+    expect(result.history.steps.flatMap((step) => step.actions).map((action) => action.result)).toEqual([
+      'Cached findings: fact 1',
+      'Cached findings: fact 2',
+      'Cached findings: fact 3',
+      'ok',
+    ]);
   });
 
   it('cancels an in-flight model call within 100 ms', async () => {

@@ -254,8 +254,9 @@ export class Executor<TData = unknown> {
 
   /**
    * Pauses the running task at its next checkpoint: before each step and each action. A model
-   * call in flight finishes; the actions it chose do not run before `resume()`, and the page is
-   * read again after it, since someone may have used the browser meanwhile.
+   * call in flight finishes; the actions it chose run after `resume()` if the page did not change
+   * meanwhile, else the model is asked again on the page as it is. A pause never counts as a
+   * failed step.
    */
   pause(): void {
     if (this.running && this.control.pause()) this.emit('task-pause', 'user', {});
