@@ -29,6 +29,7 @@ import { MessageManager } from '../messages/message-manager';
 import { navigatorSystemPrompt } from '../prompts/navigator-system';
 import { UrlPolicy } from '../security/url-policy';
 import type { BlockedNavigation, NavigationGuard, ResolvedBrowserDriver } from '../browser/types';
+import { leaseDriver } from '../browser/lease';
 import { resolveDriver } from '../dom/driver-defaults';
 import { createEventStream } from './event-stream';
 import { HumanInputBroker } from './human-input';
@@ -302,7 +303,8 @@ export class Executor<TData = unknown> {
    * happens during the task: the result says how it ended. `options.signal` cancels this task
    * and `options.timeout` (ms) ends it with status `timed-out`; a follow-up gets its own.
    * @throws `ConfigError` when an option is invalid, a task is already running, there is no task
-   * left to run, or the executor is closed; nothing has run then.
+   * left to run, the executor is closed, or the browser driver is running another Executor's
+   * task (field `browser`: a driver runs one task at a time); nothing has run then.
    */
   async execute(options?: ExecuteOptions): Promise<ExecutionResult<TData>> {
     const run = resolveExecuteOptions(options);
@@ -311,9 +313,11 @@ export class Executor<TData = unknown> {
     const taskIndex = this.nextTaskIndex;
     const task = this.tasks[taskIndex];
     if (!task) throw new ConfigError('There is no task left to run: add one with addFollowUpTask() first.');
+    // Another Executor's task on the same driver would act on this task's pages.
+    const release = leaseDriver(this.options.browser, { what: "another Executor's running task", taskId: task.taskId });
     this.nextTaskIndex++;
     this.running = true;
-    const running = this.runTask(task, taskIndex, run);
+    const running = this.runTask(task, taskIndex, run).finally(release);
     this.runningTask = running;
     return running;
   }
