@@ -155,6 +155,14 @@ export class Executor<TData = unknown> {
       throw new ConfigError(`Option \`excludeActions\` names unknown built-in actions: ${unknown.join(', ')}.`, { field: 'excludeActions' });
     }
     if (excluded.has('done')) throw new ConfigError('Option `excludeActions` cannot exclude `done`: the Navigator needs it to finish.', { field: 'excludeActions' });
+    const names = this.options.actions.map((action) => action.name);
+    const repeated = [...new Set(names.filter((name, index) => names.indexOf(name) !== index))];
+    if (repeated.length > 0) {
+      throw new ConfigError(
+        `Option \`actions\` has more than one action named ${repeated.map((name) => `"${name}"`).join(', ')}: give each action its own name (one named like a built-in replaces the built-in).`,
+        { field: 'actions' },
+      );
+    }
     this.registry = new ActionRegistry([...builtins.filter((action) => !excluded.has(action.name)), ...this.options.actions]);
     this.human = new HumanInputBroker(this.options.humanInput, this.options.humanTimeoutMs);
     this.messages = new MessageManager({ maxInputTokens: this.options.maxInputTokens });

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { shopBrowser } from '../../test/helpers/loop';
+import { defineAction } from '../actions/define-action';
 import { ConfigError } from '../errors';
+import { z } from 'zod';
 import { ScriptedLLM } from '../testing/scripted-llm';
 import { Executor } from './executor';
 import type { ExecutorOptions } from './options';
@@ -14,6 +16,11 @@ function attempt(overrides: Record<string, unknown>): { error: unknown; llm: Scr
   } catch (error) {
     return { error, llm, browser };
   }
+}
+
+/** A custom action called `lookup`; `which` tells copies apart. */
+function lookup(which: string) {
+  return defineAction({ name: 'lookup', description: `Look up (${which})`, schema: z.object({}), handler: async () => which });
 }
 
 describe('Executor options', () => {
@@ -33,6 +40,11 @@ describe('Executor options', () => {
     [{ modelRetry: { retries: -1 } }, 'modelRetry.retries', 'Option `modelRetry.retries` must be 0 or more; got -1.'],
     [{ excludeActions: ['done'] }, 'excludeActions', 'Option `excludeActions` cannot exclude `done`: the Navigator needs it to finish.'],
     [{ excludeActions: ['click'] }, 'excludeActions', 'Option `excludeActions` names unknown built-in actions: click.'],
+    [
+      { actions: [lookup('first'), lookup('second'), lookup('first')] },
+      'actions',
+      'Option `actions` has more than one action named "lookup": give each action its own name (one named like a built-in replaces the built-in).',
+    ],
   ])('rejects %o with a ConfigError naming the field, before anything runs', (overrides, field, message) => {
     const { error, llm, browser } = attempt(overrides);
     expect(ConfigError.isInstance(error)).toBe(true);
