@@ -5,7 +5,9 @@ import { rejectionOf } from '../../test/helpers/rejection';
 import { defineAction } from '../actions/define-action';
 import type { ActionContext } from '../actions/types';
 import { ConfigError, RequestCancelledError, TimeoutError, URLNotAllowedError } from '../errors';
+import { Executor } from '../executor/executor';
 import { FakeBrowserDriver, type FakeBrowserDriverOptions, type FakePage } from '../testing/fake-browser-driver';
+import { ScriptedLLM } from '../testing/scripted-llm';
 import { act } from './act';
 import { observe } from './observe';
 
@@ -145,6 +147,47 @@ describe('act', () => {
       const relative = await rejectionOf<ConfigError>(act(browser, { action: 'go_back' }, { uploadPaths: ['files'] }));
       expect(relative.message).toBe('Option `uploadPaths.0` of act() must hold absolute paths (such as /home/me/files); got "files".');
       expect(browser.calls).toEqual([]);
+    });
+  });
+
+  describe('one caller at a time per driver', () => {
+    it('refuses a driver another act() is using, and frees it when that call ends', async () => {
+      const browser = new HangingDriver('click', options);
+      const state = await observe(browser);
+      const controller = new AbortController();
+      const first = rejectionOf(act(browser, { action: 'click_element', params: { index: 1 }, state }, { signal: controller.signal }));
+
+      const second = await rejectionOf<ConfigError>(act(browser, { action: 'go_back' }));
+      expect(ConfigError.isInstance(second)).toBe(true);
+      expect(second.field).toBe('browser');
+      expect(second.message).toMatch(/^This browser driver is in use by act\(\)\. A BrowserDriver runs one task at a time/);
+
+      controller.abort();
+      await first;
+      expect((await act(browser, { action: 'go_back' })).error).toBeUndefined();
+    });
+
+    it('refuses a driver an Executor runs a task on', async () => {
+      const browser = new FakeBrowserDriver(options);
+      const llm = new ScriptedLLM({ respond: () => ({ fail: 'hang' }) });
+      const executor = new Executor({ task: 'Find a mug', llm, browser });
+      const running = executor.execute();
+      await vi.waitFor(() => expect(llm.requests.length).toBeGreaterThan(0));
+
+      const error = await rejectionOf<ConfigError>(act(browser, { action: 'go_back' }));
+      expect(error.field).toBe('browser');
+      expect(error.message).toMatch(/^This browser driver is in use by another Executor's running task \(task [^)]+\)\./);
+      executor.cancel();
+      await running;
+    });
+
+    it('refuses two custom actions with one name', async () => {
+      const twin = defineAction({ name: 'twin', description: 'A twin', schema: z.object({}), handler: async () => 'ok' });
+      const error = await rejectionOf<ConfigError>(act(new FakeBrowserDriver(options), { action: 'twin' }, { actions: [twin, twin] }));
+      expect(error.field).toBe('actions');
+      expect(error.message).toBe(
+        'Option `actions` of act() has more than one action named "twin": give each action its own name (one named like a built-in replaces the built-in).',
+      );
     });
   });
 

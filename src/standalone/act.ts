@@ -6,6 +6,7 @@ import { createActionContext } from '../actions/action-context';
 import { builtinActions } from '../actions/builtin/index';
 import { ActionRegistry } from '../actions/registry';
 import type { Action, ActionResult, HumanAnswer } from '../actions/types';
+import { leaseDriver } from '../browser/lease';
 import type { PageState } from '../browser/page-state';
 import type { BlockedNavigation, BrowserDriver, CallOptions, NavigationGuard, ResolvedBrowserDriver } from '../browser/types';
 import { resolveDriver } from '../dom/driver-defaults';
@@ -255,17 +256,17 @@ const isPageLoad = (navigation: BlockedNavigation): boolean =>
  * that the element is gone). A misused call rejects; what the page does is reported:
  *
  * - an unknown action, parameters its schema refuses, an index without a state or not in it,
- *   a bad option: `ConfigError` naming the field (`action`, `params.index`, `state`, …), before
- *   the browser is touched;
+ *   a bad option, a driver in use: `ConfigError` naming the field (`action`, `params.index`,
+ *   `state`, `browser`, …), before the browser is touched;
  * - a URL the policy denies, asked for by the action or loaded by the browser during it (a
  *   link, a redirect, a popup): `URLNotAllowedError` (a denied page is not left loaded);
  * - a failure the page explains (the element is gone, nothing to go back to): the result's
  *   `error`, the recoverable message the Navigator would read;
  * - `signal`: `RequestCancelledError`, at once; `timeout`: `TimeoutError`.
  *
- * Handlers get `taskId` `act` and `step` 1, and `ask_human` gets no answer. Do not call act() on
- * a browser an Executor is running a task on: each installs its URL policy in the driver for the
- * time of its call.
+ * A driver runs one task at a time: act() on a driver that an Executor task or another act()
+ * is using rejects with a `ConfigError` (field `browser`), since each installs its own URL policy
+ * in the driver. Handlers get `taskId` `act` and `step` 1, and `ask_human` gets no answer.
  *
  * @example
  * ```ts
@@ -281,6 +282,14 @@ export async function act(browser: BrowserDriver, request: ActRequest, options: 
   const checkedRequest = checkArgument(requestSchema, request, 'the request of act()', 'Field');
   const checked = checkArgument(optionsSchema, options, 'act()');
   const policy = new UrlPolicy(checked.urlPolicy);
+  const names = checked.actions.map((item) => item.name);
+  const repeated = [...new Set(names.filter((name, index) => names.indexOf(name) !== index))];
+  if (repeated.length > 0) {
+    throw new ConfigError(
+      `Option \`actions\` of act() has more than one action named ${repeated.map((name) => `"${name}"`).join(', ')}: give each action its own name (one named like a built-in replaces the built-in).`,
+      { field: 'actions' },
+    );
+  }
   const registry = registryWith(checked.actions);
   const action = registry.get(checkedRequest.action);
   if (!action) {
@@ -292,6 +301,8 @@ export async function act(browser: BrowserDriver, request: ActRequest, options: 
   const params = checkedRequest.params ?? {};
   checkParams(action, params, checkedRequest.state);
   const driver = resolveDriver(browser);
+  // One task or act() at a time per driver: each installs its own URL policy in it.
+  const release = leaseDriver(browser, { what: 'act()' });
 
   const blocked: BlockedNavigation[] = [];
   let guardInstalled: Promise<boolean> | undefined;
@@ -343,5 +354,7 @@ export async function act(browser: BrowserDriver, request: ActRequest, options: 
     // without waiting, so the rejection stays prompt.
     void removeGuard();
     throw error;
+  } finally {
+    release();
   }
 }
