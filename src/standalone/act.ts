@@ -16,7 +16,7 @@ import type { LLMClient } from '../llm/types';
 import { UrlPolicy, type UrlPolicyOptions } from '../security/url-policy';
 import { boundedCall } from '../util/bounded-call';
 import { pageReaderFor } from './observe';
-import { callOptionsShape, checkArgument, checkBrowser } from './options';
+import { callOptionsShape, checkArgument, checkBrowser, describeValue } from './options';
 
 /**
  * Which action {@link act} runs, with what, on which page state.
@@ -152,12 +152,6 @@ function parametersOf(action: Action): string {
   const line = new ActionRegistry([action]).describe();
   const at = line.lastIndexOf(' Parameters: ');
   return at < 0 ? 'no parameters' : line.slice(at + ' Parameters: '.length).replace(/\.$/, '');
-}
-
-function describeValue(value: unknown): string {
-  if (typeof value === 'string') return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
-  if (typeof value === 'number' || typeof value === 'boolean' || value === null || value === undefined) return String(value);
-  return Array.isArray(value) ? 'an array' : typeof value;
 }
 
 /**

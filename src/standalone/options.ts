@@ -11,14 +11,11 @@ const requiredDriverMembers = ['tabs', 'activeTab', 'openTab', 'switchTab', 'clo
 /** `{ signal, timeout }`, as every standalone call takes them. */
 export const callOptionsShape = {
   signal: z.custom<AbortSignal>((value) => typeof value === 'object' && value !== null && 'aborted' in value, { error: 'must be an AbortSignal' }).optional(),
-  timeout: z
-    .number({ error: 'must be a number of milliseconds' })
-    .positive('must be a positive number of milliseconds')
-    .refine(Number.isFinite, 'must be a finite number of milliseconds; leave it out for no timeout')
-    .optional(),
+  timeout: z.number({ error: 'must be a number of milliseconds' }).positive('must be a positive number of milliseconds').optional(),
 };
 
-function describeValue(value: unknown): string {
+/** A value as a message quotes it: short strings and scalars as written, anything else by its kind. */
+export function describeValue(value: unknown): string {
   if (typeof value === 'string') return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
   if (typeof value === 'number' || typeof value === 'boolean' || value === null || value === undefined) return String(value);
   return Array.isArray(value) ? 'an array' : typeof value;
