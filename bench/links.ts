@@ -9,7 +9,7 @@
 // Where the frames still carry a cut href (page code or validation that caps it), the whole one
 // is read from the page's DOM; how many could not be found is printed with the table.
 import { readdirSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { defaultIncludeAttributes, PageStateReader } from '../src/dom/page-state-reader';
@@ -149,6 +149,7 @@ export async function collectLinkPages(pageLimit = Number(process.env.BENCH_LIMI
   const driver = await PlaywrightDriver.launch({ viewport: { width: 1280, height: 1100 }, contextOptions: { javaScriptEnabled: false }, settle: { maxWaitMs: 3000 } });
   await driver.context.route('**/*', (route) => (route.request().url().startsWith(`${origin}/`) ? route.continue() : route.abort()));
   // The frames PageStateReader hands the serializer, taken at the one stable seam between them.
+  // eslint-disable-next-line @typescript-eslint/unbound-method -- called below with the indexer as `this`
   const serialize = ElementIndexer.prototype.serialize;
   let captured: readonly FrameSnapshotInput[] = [];
   ElementIndexer.prototype.serialize = function (this: ElementIndexer, frames) {

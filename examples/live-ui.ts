@@ -7,8 +7,12 @@ export async function runWithLiveUi(llm: LLMClient, browser: BrowserDriver, ui: 
   const controller = new AbortController();
   const executor = new Executor({ task: 'Find the opening hours of the city library', llm, browser, signal: controller.signal, maxSteps: 30 });
 
-  executor.on('human-question', async ({ questionId, question }) => {
-    executor.respond(await ui.ask(question), questionId);
+  // An event listener's promise is not awaited by anyone: a UI that fails to ask ends the run.
+  executor.on('human-question', ({ questionId, question }) => {
+    ui.ask(question).then(
+      (answer) => executor.respond(answer, questionId),
+      (error: unknown) => controller.abort(error),
+    );
   });
 
   const streaming = (async () => {

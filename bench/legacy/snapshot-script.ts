@@ -156,7 +156,7 @@ function runSnapshot(options: SnapshotScriptOptions): FrameSnapshot {
     const role = element.getAttribute('role');
     if (role && widgetRoles.has(role)) return 2;
     if (tag === 'label') return 0; // handled by labelTarget: a label is indexed only when its control is not
-    if ((element as HTMLElement).isContentEditable && !(element.parentElement as HTMLElement | null)?.isContentEditable) return 2;
+    if ((element as HTMLElement).isContentEditable && !element.parentElement?.isContentEditable) return 2;
     if (listened?.has(element) || element.hasAttribute('onclick') || typeof (element as HTMLElement).onclick === 'function') return 2;
     const tabIndex = element.getAttribute('tabindex');
     if (tabIndex !== null && Number(tabIndex) >= 0) return 2;
@@ -339,6 +339,7 @@ function runSnapshot(options: SnapshotScriptOptions): FrameSnapshot {
       if (inset && Number(inset[1]) >= 50) return true;
     }
     if (position === 'absolute' || position === 'fixed') {
+      // eslint-disable-next-line @typescript-eslint/no-deprecated -- pages still hide text with clip: rect()
       const clipRect = style.clip;
       const edges = clipRect && clipRect !== 'auto' ? /^rect\(\s*([-\d.]+)px,?\s*([-\d.]+)px,?\s*([-\d.]+)px,?\s*([-\d.]+)px\s*\)$/.exec(clipRect) : null;
       if (edges && (Number(edges[2]) - Number(edges[4]) <= 1 || Number(edges[3]) - Number(edges[1]) <= 1)) return true;

@@ -169,5 +169,5 @@ function plan(request: ScriptedRequest): string {
   // Where the page shows we are: on a product page, in the section, or not there yet.
   const reached = /^\s*Price: \$/m.test(request.lastUserText) ? 3 : page.title.toLowerCase().startsWith(goal.section.toLowerCase()) ? 1 : 0;
   const nextSteps = steps.slice(reached).join(', then ');
-  return scriptedPlan({ observation: page.title ? `On ${page.title}.` : 'Nothing is open yet.', nextSteps: nextSteps[0]?.toUpperCase() + nextSteps.slice(1) });
+  return scriptedPlan({ observation: page.title ? `On ${page.title}.` : 'Nothing is open yet.', nextSteps: nextSteps.charAt(0).toUpperCase() + nextSteps.slice(1) });
 }

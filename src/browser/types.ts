@@ -239,6 +239,7 @@ export interface BrowserDriver {
    * it finds with `mouseClick` (or dispatches the click in the page when the driver has none, or
    * no point can be reached), then settles.
    */
+  // eslint-disable-next-line @typescript-eslint/no-invalid-void-type -- a driver's click may resolve to nothing, as `async click() {}` does
   click?(ref: ElementRef, options?: ClickOptions): Promise<ClickResult | void>;
   /**
    * Input primitive: a real mouse click at a point of the active tab's top-level viewport, in CSS

@@ -19,7 +19,7 @@ export interface RuntimeFrame<E = unknown> {
 
 /** Runs a page script in a frame and returns its value (validated by the caller). */
 export async function evaluateInFrame<TArg, TResult>(frame: RuntimeFrame, script: PageScript<TArg, TResult>, argument: TArg): Promise<TResult> {
-  const json: unknown = await frame.evaluate(pageScriptExpression(script as PageScript<unknown, unknown>, argument));
+  const json: unknown = await frame.evaluate(pageScriptExpression(script, argument));
   return readPageScriptResult<TResult>(json, script.id);
 }
 

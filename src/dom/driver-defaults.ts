@@ -29,7 +29,7 @@ function malformed(method: string): BrowserError {
   return new BrowserError(`The page returned a malformed answer to ${method}; read the page again.`, { retryable: true });
 }
 
-const goneOf = (answer: unknown): unknown => (typeof answer === 'object' && answer !== null && 'gone' in answer ? (answer as { gone: unknown }).gone : undefined);
+const goneOf = (answer: unknown): unknown => (typeof answer === 'object' && answer !== null && 'gone' in answer ? answer.gone : undefined);
 const locatorOf = (ref: ElementRef): { elementId: string; selector: string | null } => ({ elementId: ref.elementId, selector: ref.selector ?? null });
 
 /** The defaults, bound to one driver. */

@@ -6,7 +6,7 @@ import { callRuntime, definePageScript, elementLookupExpression, pageRuntime, pa
 /** Evaluates a page script the way a driver does, here in Node (these scripts touch no DOM). */
 async function evaluate<TArg, TResult>(script: PageScript<TArg, TResult>, argument: TArg): Promise<TResult> {
   // eslint-disable-next-line no-eval -- a driver evaluates the expression; so does this test
-  const json: unknown = await (0, eval)(pageScriptExpression(script as PageScript<unknown, unknown>, argument));
+  const json: unknown = await (0, eval)(pageScriptExpression(script, argument));
   return readPageScriptResult<TResult>(json, script.id);
 }
 
@@ -27,9 +27,11 @@ describe('definePageScript and the evaluation envelope', () => {
     ['an arrow', definePageScript('a', (value: number) => value + 1), 1, 2],
     ['an async arrow', definePageScript('b', async (value: number) => value * 3), 2, 6],
     ['a function', definePageScript('c', function triple(value: number) { return value * 3; }), 2, 6],
+    /* eslint-disable @typescript-eslint/unbound-method -- definePageScript takes a method's source, never its `this` */
     ['a method', definePageScript('d', methods.double), 4, 8],
     ['an async method', definePageScript('e', methods.later), 4, 5],
     ['a method with a quoted name', definePageScript('f', methods['count-words']), 'one two three', 3],
+    /* eslint-enable @typescript-eslint/unbound-method */
   ] as const)('runs %s in the page, with its JSON argument', async (_shape, script, argument, expected) => {
     expect(await evaluate(script as PageScript<unknown, unknown>, argument)).toBe(expected);
   });

@@ -70,10 +70,10 @@ export async function callRuntime<M extends RuntimeMethodName>(
   options?: CallOptions,
 ): Promise<RuntimeResult<M>> {
   const script = callScript(method);
-  let result = await driver.evaluate(frameId, script, argument as unknown, options);
+  let result = await driver.evaluate(frameId, script, argument, options);
   if (result === missingMarker) {
     await driver.evaluate(frameId, installScript, null, options);
-    result = await driver.evaluate(frameId, script, argument as unknown, options);
+    result = await driver.evaluate(frameId, script, argument, options);
     if (result === missingMarker) {
       throw new BrowserError(`The page kept plannav's page runtime from being installed (method ${method}); read the page again.`, { retryable: true });
     }
@@ -124,6 +124,7 @@ export function pageScriptExpression(script: PageScript<unknown, unknown>, argum
  * @throws `BrowserError` (recoverable) when the text is not the envelope.
  * @public
  */
+// eslint-disable-next-line @typescript-eslint/no-unnecessary-type-parameters -- public: the caller names the type it then validates (see above)
 export function readPageScriptResult<TResult = unknown>(json: unknown, scriptId: string): TResult {
   let envelope: unknown;
   try {

@@ -20,7 +20,7 @@ function newsDriver(): FakeBrowserDriver {
 }
 
 function base64ToBytes(base64: string): number[] {
-  return [...atob(base64)].map((character) => character.charCodeAt(0));
+  return Array.from(atob(base64), (character) => character.charCodeAt(0));
 }
 
 describe('PageStateReader.capture', () => {
@@ -115,7 +115,7 @@ function framedDriver(): { driver: BrowserDriver; evaluated: { frameId: string; 
       { id: 'hidden', parentId: 'top', url: 'https://ads.test/' },
       { id: 'broken', parentId: 'top', url: 'https://gone.test/', offset: { x: 0, y: 0 } },
     ],
-    evaluate: async <TArg, TResult>(frameId: string, _script: unknown, arg: TArg): Promise<TResult> => {
+    evaluate: async <TResult>(frameId: string, _script: unknown, arg: unknown): Promise<TResult> => {
       evaluated.push({ frameId, clip: (arg as SnapshotScriptOptions).clip });
       if (frameId === 'broken') throw new Error('frame detached');
       const items: FrameSnapshot['items'] = [{ kind: 'element', elementId: `${frameId}-1`, tagName: 'button', attributes: {}, text: frameId, depth: 0 }];

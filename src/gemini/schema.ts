@@ -144,5 +144,5 @@ function convert(input: unknown, root: Node, depth: number): GeminiSchema {
  * object given one optional placeholder property, since Gemini refuses objects without properties.
  */
 export function toGeminiSchema(schema: JSONSchema): Record<string, unknown> {
-  return convert(schema, schema as Node, 0);
+  return convert(schema, schema, 0);
 }

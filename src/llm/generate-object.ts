@@ -82,7 +82,7 @@ function callWithRetry<T>(args: GenerateObjectArgs<T>, messages: readonly ChatMe
         throw typed;
       }
     },
-    { retry: args.retry, signal: args.signal, onRetry: args.observer?.onRetry },
+    { retry: args.retry, signal: args.signal, onRetry: (attempt, error, delayMs) => args.observer?.onRetry?.(attempt, error, delayMs) },
   );
 }
 

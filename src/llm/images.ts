@@ -1,10 +1,10 @@
 // Removes image parts from a conversation, for models without vision or agents told not to look.
 
-import type { ChatMessage } from './types';
+import type { ChatMessage, ContentPart } from './types';
 
 /** Whether any message carries an image. */
 export function hasImages(messages: readonly ChatMessage[]): boolean {
-  return messages.some((message) => Array.isArray(message.content) && message.content.some((part) => part.type === 'image'));
+  return messages.some((message) => Array.isArray(message.content) && message.content.some((part: ContentPart) => part.type === 'image'));
 }
 
 /** The same conversation with every image part removed. */

@@ -10,7 +10,7 @@ import {
 import { ScriptedLLM, type ScriptedResponse } from '../testing/scripted-llm';
 import { chatModelErrorFromStatus, toChatModelError } from './model-errors';
 import { retryModelCall, withRetries } from './retry';
-import type { GenerateRequest } from './types';
+import type { GenerateRequest, LLMClient } from './types';
 import { rejectionOf } from '../../test/helpers/rejection';
 
 const request: GenerateRequest = { messages: [{ role: 'user', content: 'Hello' }] };
@@ -84,7 +84,7 @@ describe('withRetries', () => {
   });
 
   it('is cancelled at once during a call that ignores its signal', async () => {
-    const ignoring = { ...scripted(), generate: () => new Promise<never>(() => undefined) };
+    const ignoring: LLMClient = { specificationVersion: 'v1', provider: 'p', model: 'm', generate: () => new Promise<never>(() => undefined) };
     const controller = new AbortController();
     const pending = withRetries(ignoring).generate({ ...request, signal: controller.signal });
     setTimeout(() => controller.abort(), 10);

@@ -72,7 +72,7 @@ function fromPreset(name: OpenAIPresetName, options: OpenAIPresetOptions, extra:
     ...extra,
     ...withoutUndefined(options),
     // Checked by the constructor, which names the field when it is missing.
-    model: options?.model as string,
+    model: options?.model,
     provider: name,
   });
 }

@@ -137,7 +137,7 @@ export function readOpenAIAnswer(
   const message = choice?.message;
   let finishReason = openAIFinishReason(choice?.finish_reason);
   const content = message?.content;
-  let text = typeof content === 'string' ? content : Array.isArray(content) ? content.map((part) => (part.type === 'text' || part.type === undefined ? (part.text ?? '') : '')).join('') : undefined;
+  let text = typeof content === 'string' ? content : Array.isArray(content) ? content.map((part: { readonly type?: unknown; readonly text?: string }) => (part.type === 'text' || part.type === undefined ? (part.text ?? '') : '')).join('') : undefined;
   let object: unknown;
   const calls = message?.tool_calls ?? [];
   const call = calls.find((candidate) => candidate.function?.name === toolName) ?? calls[0];

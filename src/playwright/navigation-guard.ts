@@ -240,15 +240,18 @@ export class NavigationGuardEnforcer extends GuardedNavigations<Page> {
    * to the network makes each redirect hop a new request that no route sees either.
    */
   private async paused(session: CDPSession, event: PausedRequest, page: Page | undefined): Promise<void> {
-    const resume = (): Promise<unknown> => session.send('Fetch.continueRequest', { requestId: event.requestId }).catch(() => undefined);
+    const resume = (): Promise<void> => session.send('Fetch.continueRequest', { requestId: event.requestId }).then(
+      () => undefined,
+      () => undefined,
+    );
     if (page) this.rememberFrame(event.frameId, page);
-    if (this.disposed) return void (await resume());
+    if (this.disposed) return resume();
     const url = event.request.url + (event.request.urlFragment ?? '');
     // The verdict first: most requests are allowed, and they need no round trip to find whose they are.
     const decision = this.decide(url);
-    if (decision.allowed) return void (await resume());
+    if (decision.allowed) return resume();
     const scope = page ? 'frame' : await this.scopeOf(session, event.frameId);
-    if (scope === 'foreign') return void (await resume());
+    if (scope === 'foreign') return resume();
     if (scope === 'new-page') this.remember(this.blockedPopupTargets, event.frameId);
     const top = this.watchedTargets.get(event.frameId);
     const tab = top ?? page ?? this.ownFrames.get(event.frameId);
@@ -421,13 +424,17 @@ function removeSpeculationRules(): void {
   if (Object.prototype.hasOwnProperty.call(window, marker)) return;
   Object.defineProperty(window, marker, { value: true, enumerable: false });
   const apply = Reflect.apply;
+  // Natives taken before the page can replace them, and called through Reflect.apply. (querySelectorAll is not
+  // deprecated: one of its overloads, for deprecated tag names, is.)
+  /* eslint-disable @typescript-eslint/unbound-method, @typescript-eslint/no-deprecated -- see above */
   const remove = Element.prototype.remove;
   const getAttribute = Element.prototype.getAttribute;
   const querySelectorAll = Element.prototype.querySelectorAll;
+  /* eslint-enable @typescript-eslint/unbound-method, @typescript-eslint/no-deprecated */
   const isRules = (node: Node): boolean =>
     node.nodeType === 1 &&
     (node as Element).localName === 'script' &&
-    String(apply(getAttribute, node, ['type']) ?? '')
+    (apply(getAttribute, node, ['type']) ?? '')
       .trim()
       .toLowerCase() === 'speculationrules';
   const sweep = (node: Node): void => {

@@ -17,6 +17,6 @@ export function portable<TFunction extends (...args: never[]) => unknown>(fn: TF
   const expression = functionExpression(fn);
   // eslint-disable-next-line @typescript-eslint/no-implied-eval -- building a page function from our own source
   const rebuilt = new Function(`var __name = function (target) { return target; };\nreturn (${expression}).apply(this, arguments);`) as TFunction;
-  cache.set(fn, rebuilt as (argument: never) => unknown);
+  cache.set(fn, rebuilt);
   return rebuilt;
 }

@@ -26,7 +26,9 @@ export async function onElement<M extends keyof ElementMethods>(
     (node, { key, method: name, argument: value }) => {
       const runtime = (globalThis as unknown as Record<string, { elements: Record<string, (node: Element, value: unknown) => unknown> } | undefined>)[key];
       if (!runtime) throw new Error('The plannav page runtime is not installed in this document.');
-      return runtime.elements[name]!(node, value);
+      const run = runtime.elements[name];
+      if (!run) throw new Error(`The plannav page runtime has no element method ${name}.`);
+      return run(node, value);
     },
     call as { key: string; method: string; argument: unknown },
   ) as Promise<ReturnType<ElementMethods[M]>>;

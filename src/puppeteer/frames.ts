@@ -10,7 +10,7 @@ import { measureFrames, type FrameBox } from './runtime-calls';
 export class FrameRegistry {
   private readonly frameIds = new WeakMap<Frame, string>();
   /** The frame element of each child frame seen, kept for measuring; disposed when the frame goes and on close. */
-  private readonly frameElements = new Map<Frame, ElementHandle<Element>>();
+  private readonly frameElements = new Map<Frame, ElementHandle>();
   private readonly framesById = new Map<string, WeakRef<Frame>>();
   private nextFrame = 1;
 
@@ -84,10 +84,10 @@ export class FrameRegistry {
   }
 
   /** The kept frame element of a child frame, looked up on first need. */
-  private async frameElement(frame: Frame): Promise<ElementHandle<Element> | undefined> {
+  private async frameElement(frame: Frame): Promise<ElementHandle | undefined> {
     let element = this.frameElements.get(frame);
     if (!element) {
-      element = ((await frame.frameElement().catch(() => null)) as ElementHandle<Element> | null) ?? undefined;
+      element = ((await frame.frameElement().catch(() => null)) as ElementHandle | null) ?? undefined;
       if (element) this.frameElements.set(frame, element);
     }
     return element;
@@ -112,7 +112,7 @@ export class FrameRegistry {
       [...byParent].map(async ([parent, children]) => {
         for (let attempt = 0; attempt < 2; attempt++) {
           const found = (await Promise.all(children.map(async (child) => ({ child, element: await this.frameElement(child) })))).filter(
-            (entry): entry is { child: Frame; element: ElementHandle<Element> } => entry.element !== undefined,
+            (entry): entry is { child: Frame; element: ElementHandle } => entry.element !== undefined,
           );
           if (found.length === 0) return;
           const measured = await measureFrames(

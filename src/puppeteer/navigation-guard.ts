@@ -190,18 +190,21 @@ export class NavigationGuardEnforcer extends GuardedNavigations<Page> {
   private async paused(event: PausedRequest): Promise<void> {
     const session = this.session;
     if (!session) return;
-    const proceed = (): Promise<unknown> => session.send('Fetch.continueRequest', { requestId: event.requestId }).catch(() => undefined);
-    if (event.resourceType !== 'Document' && !isPrefetch(event)) return void (await proceed());
+    const proceed = (): Promise<void> => session.send('Fetch.continueRequest', { requestId: event.requestId }).then(
+      () => undefined,
+      () => undefined,
+    );
+    if (event.resourceType !== 'Document' && !isPrefetch(event)) return proceed();
     let origin: Origin | undefined;
     try {
       origin = await this.originOf(event);
     } catch {
       origin = undefined;
     }
-    if (!origin) return void (await proceed());
+    if (!origin) return proceed();
     const url = event.request.url + (event.request.urlFragment ?? '');
     const decision = this.decide(url);
-    if (decision.allowed) return void (await proceed());
+    if (decision.allowed) return proceed();
     // Noted before the request fails, so the driver's own goto sees why when its load rejects.
     if (origin.page && (origin.kind === 'navigation' || origin.kind === 'redirect') && (await this.isTopFrame(origin.page, event.frameId))) {
       this.noteBlocked(origin.page, url, decision.reason);

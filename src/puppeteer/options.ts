@@ -91,8 +91,8 @@ export interface PuppeteerConnectOptions extends PuppeteerDriverOptions {
   readonly connectTimeout?: number | undefined;
 }
 
-const positive = z.number().finite().positive();
-const milliseconds = z.number().finite().nonnegative();
+const positive = z.number().positive();
+const milliseconds = z.number().nonnegative();
 const viewport = z.object({ width: z.number().int().positive(), height: z.number().int().positive() });
 
 /** What the driver checks of its options before it touches a browser; other fields pass through. */
@@ -121,7 +121,7 @@ export function checkOptions(options: PuppeteerDriverOptions & Partial<Puppeteer
   const issue = checked.error.issues[0];
   const field = issue?.path.map(String).join('.') ?? '';
   let got: unknown = options;
-  for (const key of issue?.path ?? []) got = typeof got === 'object' && got !== null ? (got as Record<PropertyKey, unknown>)[key as PropertyKey] : undefined;
+  for (const key of issue?.path ?? []) got = typeof got === 'object' && got !== null ? (got as Record<PropertyKey, unknown>)[key] : undefined;
   throw new ConfigError(`Option \`${field}\` of PuppeteerDriver is invalid (${issue?.message ?? 'bad value'}), got ${JSON.stringify(got) ?? String(got)}.`, { field });
 }
 

@@ -177,7 +177,7 @@ export class PuppeteerDriver implements BrowserDriver {
     const where = options.browserWSEndpoint ?? options.browserURL ?? '';
     const timeout = options.connectTimeout ?? 30_000;
     const connecting = puppeteer.connect({
-      ...(options.browserWSEndpoint ? { browserWSEndpoint: options.browserWSEndpoint } : { browserURL: options.browserURL as string }),
+      ...(options.browserWSEndpoint ? { browserWSEndpoint: options.browserWSEndpoint } : { browserURL: options.browserURL }),
       ...(options.headers ? { headers: { ...options.headers } } : {}),
       defaultViewport: options.viewport ?? defaultViewport,
     });
@@ -614,14 +614,14 @@ export class PuppeteerDriver implements BrowserDriver {
   }
 
   /** The element behind a snapshot ref, or a recoverable BrowserError saying it is gone. */
-  private async locate(ref: ElementRef): Promise<ElementHandle<Element>> {
+  private async locate(ref: ElementRef): Promise<ElementHandle> {
     let frame: Frame;
     try {
       frame = this.frameRegistry.frameById(ref.frameId);
     } catch {
       throw staleElement(ref, 'its frame is gone');
     }
-    let found: ElementHandle<Element> | 'document' | 'removed';
+    let found: ElementHandle | 'document' | 'removed';
     try {
       found = await lookUpElement(frame, ref);
     } catch (error) {

@@ -23,16 +23,20 @@ export interface FrameBox {
  * a function's source to the page, and TypeScript runners rewrite compiled functions (esbuild's
  * `__name` helper) into code the page cannot run.
  */
-// eslint-disable-next-line @typescript-eslint/no-implied-eval -- a page function from our own source text
-const callElementMethod = new Function(
-  'return (node, key, method, argument) => { const runtime = globalThis[key]; if (!runtime) return "plannav:no-runtime"; return runtime.elements[method](node, argument); }',
-)() as (node: Element, key: string, method: string, argument: unknown) => unknown;
+const callElementMethod = (
+  // eslint-disable-next-line @typescript-eslint/no-implied-eval -- a page function from our own source text
+  new Function(
+    'return (node, key, method, argument) => { const runtime = globalThis[key]; if (!runtime) return "plannav:no-runtime"; return runtime.elements[method](node, argument); }',
+  ) as () => (node: Element, key: string, method: string, argument: unknown) => unknown
+)();
 
 /** Measures frame elements with the runtime's `frameBoxes`, or says that the document has no runtime. */
-// eslint-disable-next-line @typescript-eslint/no-implied-eval -- a page function from our own source text
-const measureFrameElements = new Function(
-  'return (key, ...nodes) => { const runtime = globalThis[key]; return runtime ? runtime.elements.frameBoxes(nodes) : "plannav:no-runtime"; }',
-)() as (key: string, ...nodes: Element[]) => (FrameBox | null)[] | 'plannav:no-runtime';
+const measureFrameElements = (
+  // eslint-disable-next-line @typescript-eslint/no-implied-eval -- a page function from our own source text
+  new Function(
+    'return (key, ...nodes) => { const runtime = globalThis[key]; return runtime ? runtime.elements.frameBoxes(nodes) : "plannav:no-runtime"; }',
+  ) as () => (key: string, ...nodes: Element[]) => (FrameBox | null)[] | 'plannav:no-runtime'
+)();
 
 const missingRuntime = 'plannav:no-runtime';
 
@@ -42,7 +46,7 @@ const missingRuntime = 'plannav:no-runtime';
  * read-only field.
  */
 // eslint-disable-next-line @typescript-eslint/no-implied-eval -- a page function from our own source text
-export const selectFieldContents = new Function(`return (node) => {
+export const selectFieldContents = (new Function(`return (node) => {
   const textTypes = ['text', 'search', 'url', 'tel', 'email', 'password', 'number'];
   if (node instanceof HTMLInputElement || node instanceof HTMLTextAreaElement) {
     if (node instanceof HTMLInputElement && !textTypes.includes(node.type)) return 'no-text';
@@ -61,7 +65,7 @@ export const selectFieldContents = new Function(`return (node) => {
     return 'ok';
   }
   return 'no-text';
-}`)() as (node: Element) => 'ok' | 'no-text' | 'read-only';
+}`) as () => (node: Element) => 'ok' | 'no-text' | 'read-only')();
 
 /** Installs the runtime in every new document of the page, before the page's own scripts; returns the script's id. */
 export async function addRuntimeScript(page: Page): Promise<string> {
@@ -70,23 +74,23 @@ export async function addRuntimeScript(page: Page): Promise<string> {
 }
 
 /** The element behind a snapshot ref as a handle, or why there is none (`document`, `removed`). */
-export function lookUpElement(frame: Frame, ref: ElementRef): Promise<ElementHandle<Element> | 'document' | 'removed'> {
-  return lookUpAnyElement<ElementHandle<Node>>(frame, ref) as Promise<ElementHandle<Element> | 'document' | 'removed'>;
+export function lookUpElement(frame: Frame, ref: ElementRef): Promise<ElementHandle | 'document' | 'removed'> {
+  return lookUpAnyElement<ElementHandle<Node>>(frame, ref) as Promise<ElementHandle | 'document' | 'removed'>;
 }
 
 /** Calls one of the runtime's element methods on an element handle. */
 export async function onElement<M extends keyof ElementMethods>(
-  element: ElementHandle<Element>,
+  element: ElementHandle,
   method: M,
   argument: Parameters<ElementMethods[M]>[1],
 ): Promise<ReturnType<ElementMethods[M]>> {
-  const result = await element.evaluate(callElementMethod, pageRuntime.version, method, argument as unknown);
+  const result = await element.evaluate(callElementMethod, pageRuntime.version, method, argument);
   if (result === missingRuntime) throw new Error('The plannav page runtime is not installed in this document.');
   return result as ReturnType<ElementMethods[M]>;
 }
 
 /** The content boxes of child frames' elements in their parent's viewport (null for a frame that cannot be seen). */
-export async function measureFrames(parent: Frame, elements: readonly ElementHandle<Element>[]): Promise<(FrameBox | null)[]> {
+export async function measureFrames(parent: Frame, elements: readonly ElementHandle[]): Promise<(FrameBox | null)[]> {
   const measure = (): Promise<(FrameBox | null)[] | 'plannav:no-runtime'> => parent.evaluate(measureFrameElements, pageRuntime.version, ...elements);
   let measured = await measure();
   if (measured === missingRuntime) {

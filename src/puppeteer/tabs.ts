@@ -1,7 +1,7 @@
 // Tab tracking for the Puppeteer driver: the shared bookkeeping (src/chromium/tabs.ts) plus what
 // Puppeteer needs: pages of new targets adopted once ready, openers by target. It never opens or closes a page.
 
-import type { Page, Target } from 'puppeteer-core';
+import { TargetType, type Page, type Target } from 'puppeteer-core';
 import { TabTracker as ChromiumTabTracker } from '../chromium/tabs';
 import { within } from './call';
 
@@ -20,10 +20,12 @@ export class TabTracker extends ChromiumTabTracker<Page> {
   }
 
   protected override adopted(page: Page, id: string): void {
+    // eslint-disable-next-line @typescript-eslint/no-deprecated -- a page's target is the only way to its opener
     this.targetTabIds.set(page.target(), id);
   }
 
   protected override openerIdOf(page: Page): string | undefined {
+    // eslint-disable-next-line @typescript-eslint/no-deprecated -- as above
     const opener = page.target().opener();
     return opener ? this.targetTabIds.get(opener) : undefined;
   }
@@ -33,7 +35,7 @@ export class TabTracker extends ChromiumTabTracker<Page> {
    * link, a tab the driver or the user opened); it becomes the active tab once Puppeteer has it.
    */
   adoptTarget(target: Target): void {
-    if (target.type() !== 'page' || this.detached) return;
+    if (target.type() !== TargetType.PAGE || this.detached) return;
     const adoption = target
       .page()
       .then((page) => {

@@ -122,11 +122,14 @@ export function describeValue(value: unknown): string {
   }
   if (value === undefined) return 'undefined';
   if (typeof value === 'string') return JSON.stringify(cut(value));
+  let json: string | undefined;
   try {
-    return cut(JSON.stringify(value) ?? String(value));
+    json = JSON.stringify(value);
   } catch {
-    return cut(String(value));
+    json = undefined; // a cycle, a bigint
   }
+  // eslint-disable-next-line @typescript-eslint/no-base-to-string -- the last resort for a value JSON cannot write
+  return cut(json ?? String(value));
 }
 
 function cut(text: string, length = 300): string {

@@ -51,6 +51,7 @@ function resolveOptions(options: DriverConformanceOptions): z.output<typeof opti
   }
   const field = issue.path.join('.');
   const value = typeof options === 'object' && options !== null ? (options as unknown as Record<string, unknown>)[field] : undefined;
+  // eslint-disable-next-line @typescript-eslint/no-base-to-string -- String() is the last resort for a value JSON cannot write
   const got = value === undefined ? 'it is missing' : `got ${typeof value === 'function' ? 'a function' : JSON.stringify(value) ?? String(value)}`;
   throw new ConfigError(`Option \`${field}\` of driverConformance ${issue.message}; ${got}.`, { field });
 }

@@ -227,7 +227,7 @@ describe('FakeBrowserDriver element actions', () => {
     let clicks = 0;
     const driver = new FakeBrowserDriver({
       startUrl: shopUrl,
-      pages: { [shopUrl]: { title: 'Shop', content: [{ tag: 'button', text: 'Count', onClick: () => void clicks++ }] } },
+      pages: { [shopUrl]: { title: 'Shop', content: [{ tag: 'button', text: 'Count', onClick: () => { clicks++; } }] } },
     });
     await driver.click(await refTo(driver, 'button'));
     expect(clicks).toBe(1);
@@ -423,7 +423,7 @@ describe('FakeBrowserDriver with the built-in element actions', () => {
     let clicks = 0;
     const driver = new FakeBrowserDriver({
       startUrl: shopUrl,
-      pages: { [shopUrl]: { title: 'Shop', content: [{ tag: 'button', text: 'Count', onClick: () => void clicks++ }, { tag: 'select', attributes: { name: 'size' }, options: ['Small', 'Large'] }] } },
+      pages: { [shopUrl]: { title: 'Shop', content: [{ tag: 'button', text: 'Count', onClick: () => { clicks++; } }, { tag: 'select', attributes: { name: 'size' }, options: ['Small', 'Large'] }] } },
     });
     const context = await contextOn(driver);
     const clicked = await run('click_element', { index: 1 }, context);

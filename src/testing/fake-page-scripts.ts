@@ -429,5 +429,5 @@ const actionAnswers: { readonly [M in RuntimeMethodName]?: Answer } = {
 
 /** The answer to each action method of the page runtime, by the id of the script that calls it. */
 export const fakePageScripts: ReadonlyMap<string, Answer> = new Map(
-  Object.entries(actionAnswers).map(([method, answer]) => [runtimeScriptId(method as RuntimeMethodName), answer as Answer]),
+  Object.entries(actionAnswers).map(([method, answer]) => [runtimeScriptId(method as RuntimeMethodName), answer]),
 );

@@ -72,7 +72,7 @@ function read(request: RecordedRequest): WireCall {
   const lastUser = [...messages].reverse().find((message) => message.role === 'user');
   const images = messages.flatMap((message) =>
     Array.isArray(message.content)
-      ? message.content.filter((block: { type?: unknown }) => block?.type === 'image').map((block: { source?: { data?: unknown } }) => String(block.source?.data ?? ''))
+      ? message.content.filter((block: { type?: unknown }) => block?.type === 'image').map((block: { source?: { data?: unknown } }) => (typeof block.source?.data === 'string' ? block.source.data : ''))
       : [],
   );
   return {

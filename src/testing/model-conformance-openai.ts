@@ -70,7 +70,7 @@ function read(request: RecordedRequest): WireCall {
     Array.isArray(message.content)
       ? message.content
           .filter((part: { type?: unknown }) => part?.type === 'image_url')
-          .map((part: { image_url?: { url?: unknown } }) => String(part.image_url?.url ?? '').replace(/^data:[^,]+,/, ''))
+          .map((part: { image_url?: { url?: unknown } }) => (typeof part.image_url?.url === 'string' ? part.image_url.url : '').replace(/^data:[^,]+,/, ''))
       : [],
   );
   return {

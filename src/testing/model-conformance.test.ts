@@ -92,8 +92,9 @@ describe('modelClientConformance', () => {
     const statusOnly = (settings: ModelClientSettings) => {
       const base = goodClient(settings);
       return withGenerate(base, (request) =>
-        base.generate(request).catch((error: ChatModelError) => {
-          throw Object.assign(new Error(error.message), { status: error.statusCode });
+        base.generate(request).catch((error: unknown) => {
+          const failure = error as ChatModelError;
+          throw Object.assign(new Error(failure.message), { status: failure.statusCode });
         }),
       );
     };

@@ -88,6 +88,7 @@ function resolveOptions(options: ModelClientConformanceOptions): z.output<typeof
   }
   const field = issue.path.join('.');
   const value = typeof options === 'object' && options !== null ? (options as unknown as Record<string, unknown>)[field] : undefined;
+  // eslint-disable-next-line @typescript-eslint/no-base-to-string -- an option of the wrong type: a number, a boolean, an object
   const got = value === undefined ? 'it is missing' : `got ${typeof value === 'string' ? JSON.stringify(value) : typeof value === 'function' ? 'a function' : String(value)}`;
   throw new ConfigError(`Option \`${field}\` of modelClientConformance ${issue.message}; ${got}.`, { field });
 }

@@ -52,7 +52,7 @@ function run(name: string, params: unknown, state: PageState, options: Omit<Live
 
 /** Evaluates an expression in the active page. */
 function inPage<T>(expression: string): Promise<T> {
-  return fixture.driver.page.evaluate(expression) as Promise<T>;
+  return fixture.driver.page.evaluate<T>(expression);
 }
 
 /** Closes every tab but the first, so tests do not see each other's tabs. */

@@ -26,7 +26,7 @@ afterAll(async () => {
 
 /** Evaluates an expression in the active page. */
 function inPage<T>(expression: string): Promise<T> {
-  return fixture.driver.page.evaluate(expression) as Promise<T>;
+  return fixture.driver.page.evaluate<T>(expression);
 }
 
 /** The texts of the suggestion items the page shows now. */

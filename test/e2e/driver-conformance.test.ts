@@ -79,7 +79,7 @@ describe('a broken driver', () => {
     const failure = await brokenContract('evaluate › awaits a script that returns a promise', (driver) => ({
       // Serialises what the script returns at once, as a driver without awaitPromise does: a promise becomes {}.
       evaluate: <TArg, TResult>(frameId: string, script: PageScript<TArg, TResult>, arg: TArg) =>
-        driver.evaluate(frameId, { id: script.id, source: `(argument) => { const value = (${script.source})(argument); return value instanceof Promise ? {} : value; }` } as PageScript<TArg, TResult>, arg),
+        driver.evaluate(frameId, { id: script.id, source: `(argument) => { const value = (${script.source})(argument); return value instanceof Promise ? {} : value; }` }, arg),
     }));
     expect(failure.message).toMatch(/Contract: evaluate\(\) runs .* a promise is awaited/);
     expect(failure.received).toBe('{}');

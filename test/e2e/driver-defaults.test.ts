@@ -46,7 +46,9 @@ function minimalDriver(target: Page): { driver: ResolvedBrowserDriver; clicks: [
     openTab: async () => tab(),
     switchTab: async () => tab(),
     closeTab: async () => undefined,
-    goto: async (url) => void (await target.goto(url)),
+    goto: async (url) => {
+      await target.goto(url);
+    },
     frames: async (): Promise<FrameInfo[]> =>
       Promise.all(
         target.frames().map(async (frame): Promise<FrameInfo> => {

@@ -364,7 +364,7 @@ describe('frames', () => {
   it('stops a redirect inside a frame of another site (its own process)', async (context) => {
     if (!otherSite) return context.skip('127.0.0.3 is not a loopback address here');
     const guard = hostGuard();
-    const inner = `${otherSite!.origin}/fixtures/guard-triggers.html?to=${encodeURIComponent(`${otherSite!.origin}/redirect?to=${encodeURIComponent(`${denied.origin}/oopif-hop`)}`)}`;
+    const inner = `${otherSite.origin}/fixtures/guard-triggers.html?to=${encodeURIComponent(`${otherSite.origin}/redirect?to=${encodeURIComponent(`${denied.origin}/oopif-hop`)}`)}`;
     await driver.setNavigationGuard(guard);
     await driver.goto(fixture('guard-frame.html', inner));
     const frame = driver.page.frames().find((candidate) => candidate.url().startsWith(otherSite!.origin));

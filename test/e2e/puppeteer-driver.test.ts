@@ -4,7 +4,7 @@ import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import puppeteer, { type Browser } from 'puppeteer-core';
+import puppeteer, { TargetType, type Browser } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { catalogue, type Product } from '../../examples/demo-shop/catalogue';
@@ -459,7 +459,7 @@ describe('ways in', () => {
       await byEndpoint.goto(server.url('tab-target.html'));
       expect((await byEndpoint.activeTab()).title).toBe('Target page');
       // The driver's tab lives in a context of its own: closing the driver closes that context's tabs.
-      const pageUrls = (): string[] => browser.targets().filter((target) => target.type() === 'page').map((target) => target.url());
+      const pageUrls = (): string[] => browser.targets().filter((target) => target.type() === TargetType.PAGE).map((target) => target.url());
       expect(pageUrls()).toContain(server.url('tab-target.html'));
       await byEndpoint.close();
       await expect.poll(pageUrls).not.toContain(server.url('tab-target.html'));

@@ -4,7 +4,7 @@ import { readFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
-import puppeteer from 'puppeteer-core';
+import puppeteer, { TargetType } from 'puppeteer-core';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { BlockedNavigation, NavigationGuard } from '../../src/browser/types';
 import { URLNotAllowedError } from '../../src/errors';
@@ -190,7 +190,7 @@ describe('with a guard', () => {
       await expectStopped(guard, 'popup', `${denied.origin}/${trigger}`);
       expect(await eventually(() => driver.page.url() === opener.url)).toBe(true);
       expect((await driver.activeTab()).id).toBe(opener.id);
-      expect(await eventually(() => driver.page.browser().targets().filter((target) => target.type() === 'page').length === 1)).toBe(true);
+      expect(await eventually(() => driver.page.browser().targets().filter((target) => target.type() === TargetType.PAGE).length === 1)).toBe(true);
     }
   });
 

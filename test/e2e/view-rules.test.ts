@@ -69,7 +69,7 @@ function linesReading(text: string, label: string): string[] {
 
 /** Evaluates an expression in the active page. */
 function inPage<T>(expression: string): Promise<T> {
-  return fixture.driver.page.evaluate(expression) as Promise<T>;
+  return fixture.driver.page.evaluate<T>(expression);
 }
 
 /** Every event of this name the executor emits, in order. */

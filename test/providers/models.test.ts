@@ -2,7 +2,6 @@
 // the environment, and ConfigErrors that name the variable to set.
 
 import { afterEach, describe, expect, it } from 'vitest';
-import { ConfigError } from '../../src/index';
 import { createLLM, providerEnvironment } from '../../src/models/index';
 import { configErrorOf } from '../helpers/rejection';
 
@@ -15,7 +14,7 @@ interface Sent {
 /** A fetch that records the request and answers with a reply each wire format can read. */
 function recordingFetch(sent: Sent[]) {
   return async (url: string, init: RequestInit): Promise<Response> => {
-    sent.push({ url, headers: init.headers as Record<string, string>, body: JSON.parse(String(init.body)) as Record<string, unknown> });
+    sent.push({ url, headers: init.headers as Record<string, string>, body: JSON.parse(init.body as string) as Record<string, unknown> });
     return new Response(JSON.stringify({ choices: [{ message: { content: 'ok' }, finish_reason: 'stop' }], content: [{ type: 'text', text: 'ok' }], candidates: [] }), { status: 200 });
   };
 }

@@ -42,7 +42,7 @@ describe('walker.ts', () => {
       '<label><input type="checkbox" style="opacity: 0; position: absolute; left: 0; top: 0; width: 20px; height: 20px; margin: 0;">' +
         '<span style="display: inline-block; padding: 20px 40px;">Keep me signed in</span></label>',
     );
-    expect(snapshot.items.filter((item) => item.kind === 'element').map((item) => (item as SnapshotElement).tagName)).toEqual(['label']);
+    expect(snapshot.items.filter((item) => item.kind === 'element').map((item) => item.tagName)).toEqual(['label']);
   });
 
   it('DEFECT: lists the controls in the first legend of a disabled fieldset, which HTML leaves enabled', () => {

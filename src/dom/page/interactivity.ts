@@ -56,7 +56,7 @@ export function interactivityOf(element: Element, tag: string, style: CSSStyleDe
   const role = element.getAttribute('role');
   if (role && widgetRoles.has(role)) return strong;
   if (tag === 'label') return none; // a label is indexed only when it stands in for its control (labelStandsIn)
-  if ((element as HTMLElement).isContentEditable && !(element.parentElement as HTMLElement | null)?.isContentEditable) return strong;
+  if ((element as HTMLElement).isContentEditable && !element.parentElement?.isContentEditable) return strong;
   // The browser ignores a tabindex that is no integer (tabindex="", "none"), as if it were absent.
   const tabIndexAttribute = element.getAttribute('tabindex');
   const tabIndex = tabIndexAttribute === null ? Number.NaN : parseInt(tabIndexAttribute, 10);

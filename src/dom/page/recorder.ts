@@ -67,7 +67,7 @@ export function installRecorder(): boolean {
     if (listener && clickTypes.has(type) && this instanceof Element && !signal?.aborted) {
       const key = `${type}/${captureOf(options)}`;
       let byKey = recorded.listeners.get(this);
-      if (!byKey) recorded.listeners.set(this, (byKey = new Map()));
+      if (!byKey) recorded.listeners.set(this, (byKey = new Map<string, Set<unknown>>()));
       let set = byKey.get(key);
       if (!set) byKey.set(key, (set = new Set()));
       const added = !set.has(listener);
@@ -78,7 +78,7 @@ export function installRecorder(): boolean {
         originalAdd.call(this, type, () => forget(this, key, listener), { once: true, capture: captureOf(options) });
       }
     }
-    return originalAdd.call(this, type, listener, options);
+    originalAdd.call(this, type, listener, options);
   };
   prototype.removeEventListener = function removeEventListener(
     this: EventTarget,
@@ -87,7 +87,7 @@ export function installRecorder(): boolean {
     options?: boolean | EventListenerOptions,
   ): void {
     if (listener && clickTypes.has(type)) forget(this, `${type}/${captureOf(options)}`, listener);
-    return originalRemove.call(this, type, listener, options);
+    originalRemove.call(this, type, listener, options);
   };
   const originalAttach = Element.prototype.attachShadow;
   Element.prototype.attachShadow = function attachShadow(this: Element, init: ShadowRootInit): ShadowRoot {

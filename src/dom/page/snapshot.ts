@@ -47,7 +47,7 @@ function textOf(draft: Draft, lines: readonly string[], maxText: number): { text
   // A password field is named by its visible labels only: a page may mirror what was typed
   // into its title or an aria attribute.
   const password = draft.element instanceof HTMLInputElement && draft.element.type === 'password';
-  const name = password ? collapse([...(draft.element as HTMLInputElement).labels ?? []].map((label) => label.innerText).join(' ')) : accessibleName(draft.element);
+  const name = password ? collapse([...(draft.element.labels ?? [])].map((label) => label.innerText).join(' ')) : accessibleName(draft.element);
   if (!name) return { text: '', named: false };
   if (draft.tag !== 'input' && draft.tag !== 'select' && draft.tag !== 'textarea' && takesHiddenText(draft.element, name)) return { text: '', named: false };
   return { text: cap(name, maxText), named: true };

@@ -8,10 +8,11 @@ export function clippedAway(style: CSSStyleDeclaration, position: string): boole
   if (inset) {
     // inset(top right bottom left), shortened like margin; without the box size only percentages (and zero) can be judged.
     const percent = (value: string): number => (value.endsWith('%') ? parseFloat(value) : parseFloat(value) === 0 ? 0 : Number.NaN);
-    const [top = Number.NaN, right = top, bottom = top, left = right] = (inset[1] ?? '').split(/\s+round\s/)[0]!.trim().split(/\s+/).map(percent);
+    const [top = Number.NaN, right = top, bottom = top, left = right] = ((inset[1] ?? '').split(/\s+round\s/)[0] ?? '').trim().split(/\s+/).map(percent);
     if (top + bottom >= 100 || left + right >= 100) return true;
   }
   if (position === 'absolute' || position === 'fixed') {
+    // eslint-disable-next-line @typescript-eslint/no-deprecated -- pages still hide text with clip: rect(), so the page reader must see it
     const clipRect = style.clip;
     const edges = clipRect && clipRect !== 'auto' ? /^rect\(\s*([-\d.]+)px,?\s*([-\d.]+)px,?\s*([-\d.]+)px,?\s*([-\d.]+)px\s*\)$/.exec(clipRect) : null;
     if (edges && (Number(edges[2]) - Number(edges[4]) <= 1 || Number(edges[3]) - Number(edges[1]) <= 1)) return true;

@@ -86,7 +86,7 @@ describe('extractHtml', () => {
   });
 
   it('stops at its character and node bounds and says the end is missing', () => {
-    place(`${'<p>paragraph of text</p>'.repeat(200)}`);
+    place('<p>paragraph of text</p>'.repeat(200));
     const byChars = extractHtml({ maxChars: 10, maxNodes: 10_000 });
     expect(byChars.truncated).toBe(true);
     expect(byChars.html.length).toBeLessThanOrEqual(1000);

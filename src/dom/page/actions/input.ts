@@ -38,7 +38,7 @@ export type FieldValueAnswer = StaleAnswer | { readonly status: 'ok'; readonly v
 const textTypes = new Set(['', 'text', 'search', 'email', 'url', 'tel', 'password', 'number', 'date', 'time', 'datetime-local', 'month', 'week', 'range', 'color']);
 
 function editable(target: Element): boolean {
-  return (target instanceof HTMLInputElement && textTypes.has(target.type)) || target instanceof HTMLTextAreaElement || (target as HTMLElement).isContentEditable === true;
+  return (target instanceof HTMLInputElement && textTypes.has(target.type)) || target instanceof HTMLTextAreaElement || (target as Partial<HTMLElement>).isContentEditable === true;
 }
 
 /** The field the element stands for: a label's control, or the only field inside a wrapper (a combobox around its input). */

@@ -90,7 +90,7 @@ class TextReader {
       const parent = renderedParent(element);
       result = style.visibility === 'visible' && (parent ? this.visible(parent) : true);
     } else if (typeof element.checkVisibility === 'function') {
-      result = element.checkVisibility({ opacityProperty: true, visibilityProperty: true } as CheckVisibilityOptions);
+      result = element.checkVisibility({ opacityProperty: true, visibilityProperty: true });
     } else {
       result = style.visibility === 'visible' && element.getClientRects().length > 0;
     }

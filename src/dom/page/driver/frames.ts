@@ -40,7 +40,7 @@ export function frameContentBoxes(nodes: Node[]): ({ x: number; y: number; width
     if (box.width === 0 || box.height === 0) return null;
     const style = window.getComputedStyle(element);
     if (style.visibility === 'hidden' || style.visibility === 'collapse' || style.display === 'none') return null;
-    if (typeof element.checkVisibility === 'function' && !element.checkVisibility({ opacityProperty: true, visibilityProperty: true } as CheckVisibilityOptions)) return null;
+    if (typeof element.checkVisibility === 'function' && !element.checkVisibility({ opacityProperty: true, visibilityProperty: true })) return null;
     if (transparent(element) || covered(element, box)) return null;
     const paddingLeft = parseFloat(style.paddingLeft || '0');
     const paddingTop = parseFloat(style.paddingTop || '0');
