@@ -1,49 +1,34 @@
-// Packs plannav with `npm pack`, installs the tarball (+ its peers) in a throwaway project and loads every entry
-// point from ESM (import) and CommonJS (require): both must give the same, non-empty export list.
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+// The packed tarball (test/package/packed-project.ts installs it with its peers in a throwaway project):
+// "exports" names every entry, with "types" first, and points at packed files; every entry point loads
+// from ESM (import) and CommonJS (require) with the same, non-empty export list.
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { entries, specifierOf } from '../../scripts/entries.mjs';
 import pkg from '../../package.json' with { type: 'json' };
+import { nodeBinary, packedProject, run, writeFiles, type PackedProject } from './packed-project';
 
-const shell = process.platform === 'win32';
-const tmp = mkdtempSync(join(tmpdir(), 'plannav-pack-'));
 const specifiers = entries.map(specifierOf);
-let packedFiles: string[] = [];
+let project: PackedProject;
 
-/** Runs a command in `cwd` and returns its stdout. */
-const sh = (cmd: string, args: string[], cwd: string) =>
-  execFileSync(cmd, args, { cwd, encoding: 'utf8', shell, stdio: ['ignore', 'pipe', 'pipe'] });
-
-/** Runs `code` in the throwaway project as file `name` and returns {specifier: sorted export names}. */
+/** Runs `code` as file `name` in the project's pack/ folder and returns {specifier: sorted export names}. */
 function exportsFrom(name: string, code: string, nodeArgs: string[] = []): Record<string, string[]> {
-  writeFileSync(join(tmp, 'project', name), code);
-  return JSON.parse(sh(process.execPath, [...nodeArgs, name], join(tmp, 'project')));
+  const dir = join(project.dir, 'pack');
+  writeFiles(dir, { [name]: code });
+  const result = run(nodeBinary, [...nodeArgs, name], dir);
+  expect(result.status, `${name} failed:\n${result.stderr}`).toBe(0);
+  return JSON.parse(result.stdout) as Record<string, string[]>;
 }
 
-beforeAll(() => {
-  expect(existsSync('dist/index.js'), 'dist/ is missing: run npm run build first').toBe(true);
-  // --ignore-scripts: no prepack rebuild of dist/ while other test files read it.
-  const [packed] = JSON.parse(sh('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', tmp], resolve('.')));
-  packedFiles = packed.files.map((f: { path: string }) => f.path);
-  const project = join(tmp, 'project');
-  mkdirSync(project);
-  writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'plannav-pack-test', private: true }));
-  // The peers, optional ones included, at the versions this repository tests with: every entry must load.
-  const peers = Object.keys(pkg.peerDependencies).map((name) => `${name}@${(pkg.devDependencies as Record<string, string>)[name]}`);
-  sh('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', join(tmp, packed.filename), ...peers], project);
-}, 120_000);
-
-afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+beforeAll(async () => {
+  project = await packedProject();
+}, 300_000);
 
 describe('packed package', { timeout: 120_000 }, () => {
   it('exports every entry, with "types" first in each condition, and packs the files they point to', () => {
     const exportsMap = pkg.exports as Record<string, unknown>;
     for (const entry of entries) expect(exportsMap, `exports["${entry.subpath}"]`).toHaveProperty([entry.subpath]);
     const check = (node: unknown, where: string) => {
-      if (typeof node === 'string') expect(packedFiles, `${where} -> ${node}`).toContain(node.replace(/^\.\//, ''));
+      if (typeof node === 'string') expect(project.packedFiles, `${where} -> ${node}`).toContain(node.replace(/^\.\//, ''));
       if (typeof node !== 'object' || node === null) return;
       const keys = Object.keys(node);
       if (keys.includes('types')) expect(keys[0], `"types" must come first in ${where}`).toBe('types');
@@ -56,9 +41,9 @@ describe('packed package', { timeout: 120_000 }, () => {
     const esm = exportsFrom('check.mjs', `const out = {};
 for (const s of ${JSON.stringify(specifiers)}) out[s] = Object.keys(await import(s)).sort();
 console.log(JSON.stringify(out));`);
-    // Node >= 20.19 can require() ES modules; switch that off to behave like every Node 20.x.
-    const noRequireEsm = process.allowedNodeEnvironmentFlags.has('--experimental-require-module')
-      ? ['--no-experimental-require-module'] : [];
+    // Node >= 20.19 and 22.12 can require() ES modules; switch that off to behave like every Node 20.x and 22.x.
+    const flag = run(nodeBinary, ['-p', "process.allowedNodeEnvironmentFlags.has('--experimental-require-module')"], project.dir);
+    const noRequireEsm = flag.stdout.trim() === 'true' ? ['--no-experimental-require-module'] : [];
     const requireAll = (list: string[]) => `const out = {};
 for (const s of ${JSON.stringify(list)}) out[s] = Object.keys(require(s)).sort();
 console.log(JSON.stringify(out));`;

@@ -58,7 +58,8 @@ function reply(specification: SpecificationVersion, text: string, finish: 'stop'
 
 /** The bytes of a prompt file part as base64, whatever the major put there (v4 wraps data in `{ type: 'data' }`). */
 function base64Of(data: unknown): string {
-  const inner = typeof data === 'object' && data !== null && 'type' in data && (data as { type: unknown }).type === 'data' ? (data as { data: unknown }).data : data;
+  const tagged = data as { type?: unknown; data?: unknown } | null;
+  const inner = typeof data === 'object' && tagged?.type === 'data' ? tagged.data : data;
   return typeof inner === 'string' ? inner : Buffer.from(inner as Uint8Array).toString('base64');
 }
 
