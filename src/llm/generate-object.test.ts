@@ -10,6 +10,8 @@ import {
 import { ScriptedLLM, type ScriptedResponse } from '../testing/scripted-llm';
 import { generateObject, type GenerateObjectArgs, type ModelCallObserver } from './generate-object';
 import { toModelJsonSchema } from './json-schema';
+import { maxJsonReplyCharacters } from './parse-json';
+import { maxRepairQuoteCharacters } from './repair-request';
 import type { ChatMessage } from './types';
 import type { TokenUsage } from './usage';
 import { rejectionOf } from '../../test/helpers/rejection';
@@ -151,6 +153,54 @@ describe('generateObject output handling', () => {
     expect((error as Error).message).toContain('output token limit');
     expect((error as Error).message).toContain('maxOutputTokens');
     expect(llm.requests[1]?.messages[3]?.content).toContain('cut off by the output token limit');
+  });
+});
+
+describe('generateObject repair within the token budget', () => {
+  const tenMegabytes = 10_000_000;
+
+  /** The request's size as the conversation counts it: 4 tokens a message, 3 characters a token. */
+  function estimatedTokens(messages: readonly ChatMessage[]): number {
+    return messages.reduce((sum, message) => sum + 4 + Math.ceil((typeof message.content === 'string' ? message.content : '').length / 3), 0);
+  }
+
+  it('cuts a 10 MB invalid reply so the repair request stays within maxInputTokens', async () => {
+    const llm = scripted('{"answer": "'.concat('x'.repeat(tenMegabytes)), validReply);
+    const result = await generate(llm, { maxInputTokens: 8_000 });
+    expect(result.object.answer).toBe('Paris');
+    const repair = llm.requests[1]?.messages ?? [];
+    expect(repair.slice(0, 2)).toEqual(conversation);
+    expect(estimatedTokens(repair)).toBeLessThanOrEqual(8_000);
+    const quoted = repair[2]?.content as string;
+    expect(quoted.startsWith('{"answer": "xxx')).toBe(true);
+    expect(quoted).toMatch(/\[\.\.\. \d{1,3}(,\d{3})+ of 10,000,012 characters cut \.\.\.\]/);
+    expect(repair[3]?.content).toContain('could not be read as JSON');
+  });
+
+  it('quotes a long invalid reply only in part even when the budget is large', async () => {
+    const llm = scripted('y'.repeat(tenMegabytes), validReply);
+    await generate(llm);
+    const quoted = llm.requests[1]?.messages[2]?.content as string;
+    expect(quoted.length).toBeLessThanOrEqual(maxRepairQuoteCharacters + 100);
+    expect(quoted).toContain('of 10,000,000 characters cut');
+  });
+
+  it('leaves the reply out, saying so, when the conversation leaves no room for it', async () => {
+    const long: ChatMessage[] = [conversation[0] as ChatMessage, { role: 'user', content: 'q'.repeat(5_870 * 3) }];
+    const llm = scripted('z'.repeat(100_000), validReply);
+    await generate(llm, { messages: long, maxInputTokens: 6_000 });
+    const repair = llm.requests[1]?.messages ?? [];
+    expect(repair[2]?.content).toBe('(a reply of 100,000 characters, left out to stay within the token budget)');
+    expect(estimatedTokens(repair)).toBeLessThanOrEqual(6_000);
+  });
+
+  it('fails with a ChatModelOutputError saying the reply was too long to search, after one repair', async () => {
+    const huge = 'w'.repeat(maxJsonReplyCharacters + 1);
+    const llm = scripted(huge, huge);
+    const error = await rejectionOf(generate(llm));
+    expect(ChatModelOutputError.isInstance(error)).toBe(true);
+    expect((error as Error).message).toContain('replies longer than 4,000,000 characters are not searched for JSON');
+    expect(llm.callCount).toBe(2);
   });
 });
 

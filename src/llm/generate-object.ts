@@ -7,6 +7,7 @@ import { raceAbort } from '../util/abort';
 import type { JSONSchema } from './json-schema';
 import { toCallError } from './model-errors';
 import { extractJson } from './parse-json';
+import { repairRequest } from './repair-request';
 import { retryModelCall, type ModelRetryOptions } from './retry';
 import type { ChatMessage, GenerateResult, LLMClient } from './types';
 import { addUsage, emptyUsage, normalizeUsage, type TokenUsage } from './usage';
@@ -38,6 +39,11 @@ export interface GenerateObjectArgs<T> {
   readonly observer?: ModelCallObserver | undefined;
   /** How many times invalid output is sent back to the model with the error. @defaultValue 1 */
   readonly repairs?: number | undefined;
+  /**
+   * The token budget of a request (the Executor's `maxInputTokens`): a repair request quotes the
+   * invalid reply only as far as it fits. @defaultValue 128000
+   */
+  readonly maxInputTokens?: number | undefined;
 }
 
 /** The result of {@link generateObject}. */
@@ -117,10 +123,6 @@ export async function generateObject<T>(args: GenerateObjectArgs<T>): Promise<Ge
         requestId: result.requestId,
       });
     }
-    messages = [
-      ...args.messages,
-      { role: 'assistant', content: text || '(empty reply)' },
-      { role: 'user', content: `${problem}\nReply again with exactly one JSON object that follows the required schema, and nothing else.` },
-    ];
+    messages = repairRequest({ messages: args.messages, reply: text, problem, maxInputTokens: args.maxInputTokens });
   }
 }

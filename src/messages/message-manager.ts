@@ -66,6 +66,11 @@ export class MessageManager {
     return tokens;
   }
 
+  /** The token budget the conversation is kept within; a model call's repair request must fit it too. */
+  get maxInputTokens(): number {
+    return this.settings.maxInputTokens;
+  }
+
   /** The estimated tokens of the whole conversation. */
   get totalTokens(): number {
     return this.history.reduce((sum, entry) => sum + entry.tokens, 0);
