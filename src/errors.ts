@@ -1,5 +1,8 @@
 // The typed errors of plannav: one base class that users branch on by `code`, `retryable` or a
-// static `isInstance`. Nothing here may depend on another module of the package.
+// static `isInstance`. Nothing here may depend on another module of the package but leaves
+// that import nothing themselves (describe-thrown), so every module can import this one.
+
+import { describeThrown } from './util/describe-thrown';
 
 /** Stable machine-readable codes carried by every {@link PlannavError}. @public */
 export type PlannavErrorCode =
@@ -275,7 +278,7 @@ export class MaxFailuresReachedError extends PlannavError {
   readonly failures: number;
   /** Creates the error from the number of failed steps in a row and the last failure, kept as `cause`. */
   constructor(failures: number, cause: unknown) {
-    const detail = cause instanceof Error ? `: ${cause.message}` : '';
+    const detail = cause === undefined ? '' : `: ${describeThrown(cause)}`;
     super('MAX_FAILURES_REACHED', `The task stopped after ${failures} failed steps in a row${detail}`, { cause });
     this.failures = failures;
   }

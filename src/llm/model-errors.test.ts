@@ -128,6 +128,11 @@ describe('toChatModelError', () => {
     expect(error.retryable).toBe(true);
   });
 
+  it('describes a thrown plain object by its JSON, not [object Object]', () => {
+    const error = toChatModelError({ type: 'overloaded', detail: 'try later' });
+    expect(error.message).toBe('The model call failed: {"type":"overloaded","detail":"try later"}');
+  });
+
   it('turns any other error into a non-retryable chat model error', () => {
     const plain = new Error('something odd');
     const error = toChatModelError(plain);

@@ -12,6 +12,7 @@ import {
   RequestCancelledError,
 } from '../errors';
 import { cancellationError } from '../util/abort';
+import { describeThrown } from '../util/describe-thrown';
 
 /** Details of a failed HTTP response from a model service. @public */
 export interface HttpFailure {
@@ -143,8 +144,7 @@ export function toChatModelError(error: unknown): PlannavError {
       cause: error,
     });
   }
-  const message = error instanceof Error ? error.message : String(error);
-  return new ChatModelError(`The model call failed: ${message}`, { cause: error });
+  return new ChatModelError(`The model call failed: ${describeThrown(error)}`, { cause: error });
 }
 
 function withCause(mapped: ChatModelError, cause: unknown): ChatModelError {

@@ -4,6 +4,7 @@
 import { ChatModelError, RequestCancelledError, type PlannavError } from '../errors';
 import { chatModelErrorFromStatus } from '../llm/model-errors';
 import { cancellationError } from '../util/abort';
+import { describeThrown } from '../util/describe-thrown';
 
 /** A `fetch` implementation: the global one, or a test double or proxying one. @public */
 export type FetchFunction = (input: string, init: RequestInit) => Promise<Response>;
@@ -124,7 +125,7 @@ export function errorFromResponse(
 }
 
 function describeCause(error: unknown): string {
-  if (!(error instanceof Error)) return String(error);
+  if (!(error instanceof Error)) return describeThrown(error);
   const cause = error.cause as { code?: unknown; message?: unknown } | undefined;
   const code = typeof cause?.code === 'string' ? ` (${cause.code})` : '';
   return `${error.message}${code}`;
