@@ -25,7 +25,10 @@ export type PlannavErrorCode =
   | 'ACTION_UNKNOWN'
   | 'ACTION_INVALID_PARAMS'
   | 'ACTION_UNAVAILABLE'
+  | 'ACTION_TIMEOUT'
   | 'BROWSER_ERROR'
+  | 'BROWSER_DISCONNECTED'
+  | 'BROWSER_TIMEOUT'
   | 'CONFIG_ERROR'
   | 'UNEXPECTED_ERROR';
 
@@ -244,6 +247,20 @@ export class BrowserError extends PlannavError {
   }
 }
 
+/**
+ * The browser is gone: its process ended, the connection to it dropped, or the driver was closed.
+ * No retry and no other action can help, so it ends a task at once; open a new driver.
+ * @public
+ */
+export class BrowserDisconnectedError extends BrowserError {
+  /** The stable name of this error class; also the `name` of its instances. */
+  static override readonly errorName: string = 'BrowserDisconnectedError';
+  /** Creates the error; it is never retryable. */
+  constructor(message = 'The browser is gone (closed, or its connection dropped): open a new driver.', options: PlannavErrorOptions = {}) {
+    super(message, { ...options, code: 'BROWSER_DISCONNECTED', retryable: false });
+  }
+}
+
 /** A navigation was refused by the URL policy. The model is told and may try something else. @public */
 export class URLNotAllowedError extends BrowserError {
   /** The stable name of this error class; also the `name` of its instances. */
@@ -286,8 +303,8 @@ export class MaxFailuresReachedError extends PlannavError {
 
 /**
  * An action could not run: an unknown name (`ACTION_UNKNOWN`), invalid parameters
- * (`ACTION_INVALID_PARAMS`), an action not offered on this page (`ACTION_UNAVAILABLE`), or a
- * failure inside it (`ACTION_ERROR`).
+ * (`ACTION_INVALID_PARAMS`), an action not offered on this page (`ACTION_UNAVAILABLE`), one that
+ * ran past its deadline (`ACTION_TIMEOUT`, retryable), or a failure inside it (`ACTION_ERROR`).
  * @public
  */
 export class ActionError extends PlannavError {
@@ -303,14 +320,15 @@ export class ActionError extends PlannavError {
 }
 
 /**
- * Whether no retry and no other action can fix `error`: a cancel, or a model call refused for its
- * credentials (401), permissions (403) or request (400/422, context length included). Such errors
- * end a task at once.
+ * Whether no retry and no other action can fix `error`: a cancel, a browser that is gone, or a
+ * model call refused for its credentials (401), permissions (403) or request (400/422, context
+ * length included). Such errors end a task at once.
  * @public
  */
 export function isFatalError(error: unknown): boolean {
   return (
     RequestCancelledError.isInstance(error) ||
+    BrowserDisconnectedError.isInstance(error) ||
     ChatModelAuthError.isInstance(error) ||
     ChatModelBadRequestError.isInstance(error) ||
     ChatModelForbiddenError.isInstance(error)

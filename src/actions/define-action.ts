@@ -19,7 +19,7 @@ const actionName = /^[a-z][a-z0-9_]{0,63}$/;
  *   handler: async ({ sku }) => { await cart.add(sku); return `Added ${sku}`; },
  * });
  * ```
- * @throws `ConfigError` when the name is not snake_case, the description is empty or a URL pattern is invalid.
+ * @throws `ConfigError` when the name is not snake_case, the description is empty, a URL pattern is invalid or `timeoutMs` is not a positive number.
  * @public
  */
 export function defineAction<S extends ActionSchema>(definition: Action<S>): Action<S> {
@@ -37,6 +37,10 @@ export function defineAction<S extends ActionSchema>(definition: Action<S>): Act
       throw new ConfigError(`Action "${definition.name}" has an empty \`urlPatterns\` list: leave it out to offer the action everywhere.`, { field: 'urlPatterns' });
     }
     for (const pattern of definition.urlPatterns) validateUrlPattern(pattern);
+  }
+  const { timeoutMs } = definition;
+  if (timeoutMs !== undefined && (typeof timeoutMs !== 'number' || Number.isNaN(timeoutMs) || timeoutMs <= 0)) {
+    throw new ConfigError(`Action "${definition.name}" has an invalid \`timeoutMs\`: use a positive number of milliseconds, or Infinity for none.`, { field: 'timeoutMs' });
   }
   return Object.freeze({ ...definition, urlPatterns: definition.urlPatterns ? Object.freeze([...definition.urlPatterns]) : undefined });
 }

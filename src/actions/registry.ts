@@ -7,7 +7,7 @@ import type { ErrorInfo } from '../events';
 import { toErrorInfo } from '../history/error-info';
 import { toModelJsonSchema } from '../llm/json-schema';
 import { matchesUrlPattern } from '../security/url-pattern';
-import { raceAbort } from '../util/abort';
+import { withDeadline } from '../util/deadline';
 import type { Action, ActionContext, ActionResult } from './types';
 
 function describeIssues(error: z.ZodError): string {
@@ -32,6 +32,12 @@ export function outcomeOf(result: ActionResult): ActionOutcome {
     result,
     error: result.error === undefined ? undefined : { name: ActionError.errorName, code: 'ACTION_ERROR', message: result.error, retryable: false },
   };
+}
+
+/** How one action runs. */
+export interface RunOptions {
+  /** Milliseconds the handler may take; past it, the action fails with `ACTION_TIMEOUT`. */
+  readonly timeoutMs?: number | undefined;
 }
 
 /** The parts of a JSON Schema property the prompt shows. */
@@ -127,12 +133,12 @@ export class ActionRegistry {
    * Runs one action. Unknown names, invalid parameters and failures inside the handler become
    * error results the model reads; a cancel or a fatal model error is thrown.
    */
-  async run(name: string, params: unknown, context: ActionContext): Promise<ActionResult> {
-    return (await this.runWithOutcome(name, params, context)).result;
+  async run(name: string, params: unknown, context: ActionContext, options: RunOptions = {}): Promise<ActionResult> {
+    return (await this.runWithOutcome(name, params, context, options)).result;
   }
 
   /** {@link ActionRegistry.run}, with the error as structured data beside the result. */
-  async runWithOutcome(name: string, params: unknown, context: ActionContext): Promise<ActionOutcome> {
+  async runWithOutcome(name: string, params: unknown, context: ActionContext, options: RunOptions = {}): Promise<ActionOutcome> {
     const action = this.actions.get(name);
     if (!action) {
       const message = `Unknown action "${name}". Available actions: ${[...this.actions.keys()].join(', ')}.`;
@@ -151,7 +157,15 @@ export class ActionRegistry {
       return failed(new ActionError(name, `Invalid parameters for ${name}: ${describeIssues(parsed.error)}.`, { code: 'ACTION_INVALID_PARAMS' }));
     }
     try {
-      const result = await raceAbort(action.handler(parsed.data, context), context.signal);
+      const limit = action.timeoutMs ?? options.timeoutMs;
+      const timeoutMs = limit !== undefined && Number.isFinite(limit) ? limit : undefined;
+      const late = (): ActionError =>
+        new ActionError(name, `${name} did not finish within ${timeoutMs} ms and was stopped; the page may be busy. Read the page again, then retry or try another way.`, {
+          code: 'ACTION_TIMEOUT',
+          retryable: true,
+        });
+      // The handler gets the deadline's signal: it aborts on a cancel and when the deadline passes.
+      const result = await withDeadline(timeoutMs, context.signal, late, (signal) => action.handler(parsed.data, signal === context.signal ? context : { ...context, signal }));
       return outcomeOf(typeof result === 'string' ? { extractedContent: result, includeInMemory: true } : result);
     } catch (error) {
       // Errors no other action can work around end the task instead of becoming results.

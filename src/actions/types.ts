@@ -91,6 +91,12 @@ export interface Action<S extends ActionSchema = ActionSchema> {
    * everywhere when absent.
    */
   readonly urlPatterns?: readonly string[] | undefined;
+  /**
+   * Milliseconds the handler may run before it is stopped and the model reads an
+   * `ACTION_TIMEOUT` error; `Infinity` for none (as `ask_human`, which waits for a person).
+   * @defaultValue the Executor's `browserTimeouts.action`
+   */
+  readonly timeoutMs?: number | undefined;
   /** Runs the action. A returned string is kept in memory as the result. */
   readonly handler: (params: z.output<S>, context: ActionContext) => Promise<ActionResult | string>;
 }

@@ -12,6 +12,8 @@ import type { ModelCallObserver, ModelRetryOptions } from '../llm/generate-objec
 import { toErrorInfo } from '../history/error-info';
 import type { LLMClient } from '../llm/types';
 import { toCallError } from '../llm/model-errors';
+import { modelTimeout } from '../llm/model-timeout';
+import { withDeadline } from '../util/deadline';
 import { emptyUsage, normalizeUsage, priceUsage, type PriceTable } from '../llm/usage';
 import type { MessageManager } from '../messages/message-manager';
 
@@ -23,6 +25,8 @@ export interface AgentSettings {
   readonly useVisionForPlanner: boolean;
   readonly modelRetry: ModelRetryOptions;
   readonly modelTimeoutMs: number | undefined;
+  /** Deadlines of browser calls, in milliseconds. */
+  readonly browserTimeouts: { readonly pageState: number; readonly action: number; readonly settle: number };
   readonly temperature: number | undefined;
   readonly prices: PriceTable | undefined;
   /** Files and folders `upload_file` may send. */
@@ -106,7 +110,10 @@ export function observedExtractionClient(context: AgentContext, llm: LLMClient):
       const started = Date.now();
       observer.onCallStart?.(1);
       try {
-        const result = await llm.generate(request);
+        const timeout = request.timeout ?? context.settings.modelTimeoutMs;
+        const result = await withDeadline(timeout, request.signal ?? context.signal, () => modelTimeout(llm, timeout), (signal) =>
+          llm.generate({ ...request, signal, timeout }),
+        );
         observer.onCallEnd?.(1, { usage: normalizeUsage(result.usage), durationMs: Date.now() - started, finishReason: result.finishReason });
         return result;
       } catch (error) {

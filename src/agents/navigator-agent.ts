@@ -7,13 +7,14 @@ import { createActionContext } from '../actions/action-context';
 import type { Action, ActionContext, ActionResult } from '../actions/types';
 import type { BlockedNavigation } from '../browser/types';
 import { describePageChange, type PageBaseline } from '../dom/page-changes';
-import { URLNotAllowedError } from '../errors';
+import { BrowserError, URLNotAllowedError } from '../errors';
 import { toErrorInfo } from '../history/error-info';
 import type { StepRecorder } from '../history/step-recorder';
 import { generateObject } from '../llm/generate-object';
 import { hasImages, withoutImages } from '../llm/images';
 import { toModelJsonSchema, type JSONSchema } from '../llm/json-schema';
 import { buildStateMessage, resultText } from '../prompts/state-message';
+import { withDeadline } from '../util/deadline';
 import type { AgentContext } from './agent-context';
 import { modelCallObserver, observedExtractionClient } from './agent-context';
 
@@ -67,6 +68,14 @@ export interface NavigatorStepResult {
   readonly data: unknown;
   /** Every action that ran returned an error: the step made no progress. */
   readonly allActionsFailed: boolean;
+}
+
+/** The error of a page read that ran past its deadline: retryable, and the step that needed it fails. */
+function pageStateTimeout(timeoutMs: number): BrowserError {
+  return new BrowserError(`Reading the page took longer than ${timeoutMs} ms (browserTimeouts.pageState); the page may be busy or the browser stuck.`, {
+    code: 'BROWSER_TIMEOUT',
+    retryable: true,
+  });
 }
 
 function firstEntry(item: Record<string, unknown>): [string, unknown] {
@@ -126,11 +135,18 @@ export class NavigatorAgent {
     // Every later state follows an action that waited for the page to settle; the first one of a
     // task follows whatever the app did before (a goto that returned at commit, a page still
     // rendering), so it waits the same way.
+    const { pageState, settle } = context.settings.browserTimeouts;
     if (!this.settledOnce) {
       this.settledOnce = true;
-      await context.driver.waitForSettled({ signal: context.signal });
+      // Settling is best effort: past its deadline the page is read as it is.
+      const unsettled = (): BrowserError => new BrowserError('The page did not settle in time.', { code: 'BROWSER_TIMEOUT', retryable: true });
+      await withDeadline(settle, context.signal, unsettled, (signal) => context.driver.waitForSettled({ signal })).catch((error: unknown) => {
+        if (context.signal.aborted || !BrowserError.isInstance(error) || error.code !== 'BROWSER_TIMEOUT') throw error;
+      });
     }
-    const state = await context.pageReader.capture({ screenshot: context.settings.useVision, signal: context.signal });
+    const state = await withDeadline(pageState, context.signal, () => pageStateTimeout(pageState), (signal) =>
+      context.pageReader.capture({ screenshot: context.settings.useVision, signal }),
+    );
     context.currentState = state;
     context.messages.addStateMessage(
       buildStateMessage({
@@ -261,7 +277,7 @@ export class NavigatorAgent {
       const [name, params] = firstEntry(items[position] as Record<string, unknown>);
       context.emit('action-start', 'navigator', { action: name, params, actionIndex: position });
       const started = Date.now();
-      let outcome = await context.registry.runWithOutcome(name, params, actionContext);
+      let outcome = await context.registry.runWithOutcome(name, params, actionContext, { timeoutMs: context.settings.browserTimeouts.action });
       const rest = items.slice(position + 1).map((item) => firstEntry(item)[0]);
       // What the page did after the action: navigations the policy stopped, and whether the
       // remaining actions still apply to the page the model saw.
@@ -305,6 +321,13 @@ export class NavigatorAgent {
     return { results, failed };
   }
 
+  /** Compares the page with `baseline`, within the page-state deadline. */
+  private probePage(baseline: PageBaseline, frameIds: readonly string[]): ReturnType<typeof describePageChange> {
+    const { context } = this;
+    const { pageState } = context.settings.browserTimeouts;
+    return withDeadline(pageState, context.signal, () => pageStateTimeout(pageState), (signal) => describePageChange(context.driver, baseline, frameIds, { signal }));
+  }
+
   /**
    * How the page differs from `baseline` (another URL or tab, a new document, elements the model
    * has not seen), or undefined when it does not, for actions chosen before a pause.
@@ -313,7 +336,7 @@ export class NavigatorAgent {
     const { context } = this;
     if (!baseline) return undefined;
     try {
-      return (await describePageChange(context.driver, baseline, frameIds, { signal: context.signal })).change;
+      return (await this.probePage(baseline, frameIds)).change;
     } catch (error) {
       if (context.signal.aborted) throw error;
       return 'the browser could not be read';
@@ -331,12 +354,11 @@ export class NavigatorAgent {
     frameIds: readonly string[] | undefined,
   ): Promise<{ outcome: ActionOutcome; change: string | undefined; baseline: PageBaseline | undefined }> {
     const { context } = this;
-    const call = { signal: context.signal };
     let change: string | undefined;
     let now = baseline;
     if (baseline && (frameIds || (!context.driverGuarded && context.urlPolicy.restrictive))) {
       try {
-        const probe = await describePageChange(context.driver, baseline, frameIds ?? [], call);
+        const probe = await this.probePage(baseline, frameIds ?? []);
         change = frameIds ? probe.change : undefined;
         now = probe.now;
       } catch (error) {
@@ -350,7 +372,13 @@ export class NavigatorAgent {
     if (now && verdict && !verdict.allowed) {
       // The driver cannot stop navigations: leave the denied page the action ended on.
       blocked.push({ url: now.url, reason: verdict.reason, kind: 'navigation', tabId: now.tabId });
-      await context.driver.goBack(call).catch(() => context.driver.goto('about:blank', call).catch(() => undefined));
+      const { action } = context.settings.browserTimeouts;
+      const slow = (): BrowserError => new BrowserError('Leaving the denied page took too long.', { code: 'BROWSER_TIMEOUT', retryable: true });
+      await withDeadline(action, context.signal, slow, async (signal) => {
+        await context.driver.goBack({ signal }).catch(() => context.driver.goto('about:blank', { signal }));
+      }).catch((error: unknown) => {
+        if (context.signal.aborted) throw error;
+      });
       change ??= 'a denied page was left';
     }
     return { outcome: withBlocked(outcome, blocked, context), change, baseline: now };

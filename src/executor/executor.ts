@@ -11,6 +11,7 @@ import { PlannerAgent, type PlannerStepResult } from '../agents/planner-agent';
 import { defaultIncludeAttributes, PageStateReader } from '../dom/page-state-reader';
 import {
   ActionError,
+  BrowserError,
   ConfigError,
   isFatalError,
   MaxFailuresReachedError,
@@ -42,6 +43,7 @@ import {
   type ResolvedExecutorOptions,
 } from './options';
 import { TaskControl } from './task-control';
+import { withDeadline } from '../util/deadline';
 
 /**
  * How one `execute()` ended. `TData` is the output type of the Executor's `outputSchema`.
@@ -369,7 +371,7 @@ export class Executor<TData = unknown> {
       unlinkRun();
       unlinkSession();
       this.runningTask = undefined;
-      if (driverGuarded) await this.options.browser.setNavigationGuard?.(undefined).catch(() => undefined);
+      if (driverGuarded) await this.setGuard(undefined, new AbortController().signal).catch(() => undefined);
       this.carriedResults = context.actionResults;
       this.running = false;
     }
@@ -508,13 +510,21 @@ export class Executor<TData = unknown> {
       },
     };
     try {
-      await driver.setNavigationGuard(guard);
+      await this.setGuard(guard, this.control.signal);
       return true;
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       this.emit('warning', 'system', { code: 'URL_POLICY_GUARD_FAILED', message: `The driver could not install the URL policy: ${message}` });
       return false;
     }
+  }
+
+  /** Installs (or with undefined, removes) the driver's navigation guard, within the page-state deadline. */
+  private setGuard(guard: NavigationGuard | undefined, signal: AbortSignal): Promise<void> {
+    const timeoutMs = this.options.browserTimeouts.pageState;
+    const slow = (): BrowserError =>
+      new BrowserError(`The driver's setNavigationGuard() did not finish within ${timeoutMs} ms (browserTimeouts.pageState).`, { code: 'BROWSER_TIMEOUT', retryable: true });
+    return withDeadline(timeoutMs, signal, slow, async (bounded) => this.options.browser.setNavigationGuard?.(guard, { signal: bounded }));
   }
 
   private createContext(taskId: string, driverGuarded: boolean): AgentContext {
@@ -526,6 +536,7 @@ export class Executor<TData = unknown> {
       useVisionForPlanner: options.useVisionForPlanner,
       modelRetry: options.modelRetry,
       modelTimeoutMs: options.modelTimeoutMs,
+      browserTimeouts: options.browserTimeouts,
       temperature: options.temperature,
       prices: options.prices,
       uploadPaths: options.uploadPaths,

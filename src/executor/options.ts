@@ -69,8 +69,18 @@ export interface ExecutorOptions<TData = unknown> {
   readonly maxInputTokens?: number | undefined;
   /** How transient model failures (429, 5xx, network, timeouts) are retried. */
   readonly modelRetry?: ModelRetryOptions | undefined;
-  /** Milliseconds a model call may take before it fails as a (retryable) timeout; passed to the client. */
+  /**
+   * Milliseconds one model call may take (each retry has its own): passed to the client, and
+   * enforced by the Executor too, so a client without a timeout of its own cannot hang a task.
+   * A call that runs past it fails as a retryable `CHAT_MODEL_TIMEOUT`.
+   * @defaultValue 120000
+   */
   readonly modelTimeoutMs?: number | undefined;
+  /**
+   * Deadlines of the browser calls, in milliseconds, enforced whatever the driver does: a call
+   * past its deadline is aborted and fails as a recoverable, retryable error the task survives.
+   */
+  readonly browserTimeouts?: BrowserTimeouts | undefined;
   /** Prices by model id: usage in events and results then carries `costUsd`. */
   readonly prices?: PriceTable | undefined;
   /** Sampling temperature for both agents, when set. */
@@ -105,6 +115,25 @@ export interface ExecutorOptions<TData = unknown> {
    * file below it). Without it, `upload_file` refuses every path.
    */
   readonly uploadPaths?: readonly string[] | undefined;
+}
+
+/** Deadlines of the browser calls an Executor makes, in milliseconds. @public */
+export interface BrowserTimeouts {
+  /**
+   * Reading the page: a snapshot with its screenshot, the tabs, the check after an action. Past
+   * it, the step fails with a `BrowserError` (code `BROWSER_TIMEOUT`). @defaultValue 30000
+   */
+  readonly pageState?: number | undefined;
+  /**
+   * One action, its driver calls, waits and (for `extract_content`) model call included. Past
+   * it, the model reads an `ACTION_TIMEOUT` error and may try something else. @defaultValue 180000
+   */
+  readonly action?: number | undefined;
+  /**
+   * The wait for the page to settle before a task's first state. Past it, the page is read as it
+   * is. @defaultValue 15000
+   */
+  readonly settle?: number | undefined;
 }
 
 /** Options of one `execute()`: they apply to that task only. @public */
@@ -188,7 +217,15 @@ const optionsSchema = z
       })
       .strict()
       .default({}),
-    modelTimeoutMs: positiveInteger.optional(),
+    modelTimeoutMs: positiveInteger.default(120_000),
+    browserTimeouts: z
+      .object({
+        pageState: positiveInteger.default(30_000),
+        action: positiveInteger.default(180_000),
+        settle: positiveInteger.default(15_000),
+      })
+      .strict()
+      .default({ pageState: 30_000, action: 180_000, settle: 15_000 }),
     temperature: z.number().min(0, 'must be between 0 and 2').max(2, 'must be between 0 and 2').optional(),
     prices: z
       .record(

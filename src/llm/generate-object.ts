@@ -3,9 +3,10 @@
 
 import type { z } from 'zod';
 import { ChatModelOutputError, type PlannavError } from '../errors';
-import { raceAbort } from '../util/abort';
+import { withDeadline } from '../util/deadline';
 import type { JSONSchema } from './json-schema';
 import { toCallError } from './model-errors';
+import { modelTimeout } from './model-timeout';
 import { extractJson } from './parse-json';
 import { repairRequest } from './repair-request';
 import { retryModelCall, type ModelRetryOptions } from './retry';
@@ -68,17 +69,17 @@ function callWithRetry<T>(args: GenerateObjectArgs<T>, messages: readonly ChatMe
       args.observer?.onCallStart?.(attempt);
       const started = Date.now();
       try {
-        // Raced here too, so a client that ignores its signal still reports the cancelled call.
-        const result = await raceAbort(
+        // Raced and bounded here too, so a client that ignores its signal or has no timeout of
+        // its own still ends the call: cancelled at once, or failed (retryably) at the deadline.
+        const result = await withDeadline(args.timeout, args.signal, () => modelTimeout(args.client, args.timeout), (signal) =>
           args.client.generate({
             messages,
             output: { name: args.name, description: args.description, schema: args.jsonSchema },
             temperature: args.temperature,
             maxOutputTokens: args.maxOutputTokens,
-            signal: args.signal,
+            signal,
             timeout: args.timeout,
           }),
-          args.signal,
         );
         args.observer?.onCallEnd?.(attempt, { usage: normalizeUsage(result.usage), durationMs: Date.now() - started, finishReason: result.finishReason });
         return result;

@@ -10,6 +10,8 @@ export const askHumanAction = defineAction({
   description:
     'Ask the user a question and wait for the answer: for information only they have, a choice only they can make, or a step only they can do (sign-in, captcha).',
   schema: z.object({ question: z.string().min(1).describe('The question, clear and self-contained') }),
+  // A person may take long to answer: the question has its own wait, humanTimeoutMs.
+  timeoutMs: Number.POSITIVE_INFINITY,
   handler: async ({ question }, context) => {
     const reply = await context.askHuman(question);
     if (reply.timedOut || reply.answer === undefined) {

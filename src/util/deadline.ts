@@ -1,0 +1,39 @@
+// A deadline around one call into code we do not control (a model client, a browser driver):
+// the call gets a signal that aborts when the deadline passes, and its caller gets a typed,
+// recoverable error at once, even when the call ignores its signal.
+
+import type { PlannavError } from '../errors';
+import { raceAbort } from './abort';
+
+/**
+ * Runs `body` and settles as it does, unless `timeoutMs` passes first: then `body`'s signal aborts
+ * with the error `onTimeout` makes, and that error is thrown. A cancel of `signal` aborts `body`
+ * and rejects as a cancel, as `raceAbort` does. Without `timeoutMs`, only the cancel applies.
+ */
+export async function withDeadline<T>(
+  timeoutMs: number | undefined,
+  signal: AbortSignal,
+  onTimeout: () => PlannavError,
+  body: (signal: AbortSignal) => Promise<T>,
+): Promise<T> {
+  if (timeoutMs === undefined) return raceAbort((async () => body(signal))(), signal);
+  const controller = new AbortController();
+  const onAbort = (): void => controller.abort(signal.reason);
+  if (signal.aborted) onAbort();
+  else signal.addEventListener('abort', onAbort, { once: true });
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      const error = onTimeout();
+      controller.abort(error);
+      reject(error);
+    }, timeoutMs);
+  });
+  try {
+    // Started inside an async function, so a body that throws at once rejects like any other.
+    return await Promise.race([raceAbort((async () => body(controller.signal))(), signal), deadline]);
+  } finally {
+    clearTimeout(timer);
+    signal.removeEventListener('abort', onAbort);
+  }
+}
