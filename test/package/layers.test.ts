@@ -16,9 +16,10 @@ const BASE = ['errors', 'events', 'util']; // usable by every layer
 const BOTTOM = ['llm', 'browser', 'dom', 'history', 'security'];
 const MIDDLE = ['messages', 'prompts', 'actions'];
 const LAYERS: Record<string, string[]> = {
-  index: ['executor', 'agents', ...MIDDLE, ...BOTTOM, ...BASE], // src/index.ts, the public face
+  index: ['executor', 'agents', 'standalone', ...MIDDLE, ...BOTTOM, ...BASE], // src/index.ts, the public face
   executor: ['agents', ...MIDDLE, ...BOTTOM, ...BASE], // nothing imports executor but index.ts
   agents: [...MIDDLE, ...BOTTOM, ...BASE],
+  standalone: [...MIDDLE, ...BOTTOM, ...BASE], // observe, act, extract: the Navigator's pieces without the loop
   messages: [...MIDDLE, ...BOTTOM, ...BASE],
   prompts: [...MIDDLE, ...BOTTOM, ...BASE],
   actions: [...MIDDLE, ...BOTTOM, ...BASE],
