@@ -46,6 +46,17 @@ const shell = process.platform === 'win32';
  */
 export const nodeBinary = process.env.PLANNAV_TEST_NODE || process.execPath;
 
+/** The version of {@link nodeBinary}, such as `v22.23.5`, for test titles and messages. */
+export const nodeVersion = process.env.PLANNAV_TEST_NODE ? execFileSync(nodeBinary, ['-v'], { encoding: 'utf8' }).trim() : process.version;
+
+/**
+ * Whether {@link nodeBinary}'s require() loads ES modules without a flag (Node 20.19+, 22.12+). ai v7
+ * is ESM-only, so plannav/ai-sdk's CommonJS build works with it only there.
+ */
+export const nodeRequiresEsm = process.env.PLANNAV_TEST_NODE
+  ? execFileSync(nodeBinary, ['-p', 'process.features.require_module === true'], { encoding: 'utf8' }).trim() === 'true'
+  : (process.features as { require_module?: boolean }).require_module === true;
+
 /** The result of a command that may fail. */
 export interface Run {
   readonly status: number | null;

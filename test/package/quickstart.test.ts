@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { nodeBinary, packedProject, run, writeFiles, type PackedProject } from './packed-project';
+import { nodeBinary, nodeVersion, packedProject, run, writeFiles, type PackedProject } from './packed-project';
 import { extractQuickstartBlocks, type QuickstartName } from './quickstart-blocks';
 
 const readme = process.env.PLANNAV_README || 'README.md';
@@ -32,7 +32,7 @@ describe('the quick-start extractor', () => {
   });
 });
 
-describe(`the quick starts of ${readme}`, { timeout: 180_000 }, () => {
+describe(`the quick starts of ${readme}, under Node ${nodeVersion}`, { timeout: 180_000 }, () => {
   let blocks: Record<QuickstartName, string>;
   let dir: string;
 
