@@ -41,5 +41,7 @@ describe('describeThrown', () => {
     expect(text.length).toBe(maxThrownDescriptionCharacters);
     expect(text.endsWith('\u2026')).toBe(true);
     expect(describeThrown('y'.repeat(10_000)).length).toBe(maxThrownDescriptionCharacters);
+    // An Error's message is its author's, whole.
+    expect(describeThrown(new Error('z'.repeat(10_000))).length).toBe(10_000);
   });
 });

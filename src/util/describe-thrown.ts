@@ -1,5 +1,5 @@
 // Says in words what was thrown, whatever it was: an Error, a plain object, a string. For error
-// messages, events and history; it never throws, and its answer has a bounded length.
+// messages, events and history; it never throws, and what it writes of a non-Error is bounded.
 
 /** The longest description {@link describeThrown} gives, in characters. */
 export const maxThrownDescriptionCharacters = 500;
@@ -33,13 +33,15 @@ function safeJson(value: object): string | undefined {
 
 /**
  * Describes a thrown value for people: an Error's message (its name when the message is empty),
- * a plain object or array as JSON, a primitive as `String` gives it. Cut to
- * {@link maxThrownDescriptionCharacters}; never `[object Object]` for an object JSON can write.
+ * a plain object or array as JSON, a primitive as `String` gives it. Anything but an Error's
+ * message is cut to {@link maxThrownDescriptionCharacters}; never `[object Object]` for an
+ * object JSON can write.
  */
 export function describeThrown(value: unknown): string {
   if (typeof value === 'function') return `[function ${value.name || 'anonymous'}]`;
   if (typeof value !== 'object' || value === null) return cut(String(value));
-  if (isError(value)) return cut(value.message || value.name || 'Error');
+  // An Error's message is its author's words, kept whole: plannav's own can be long on purpose.
+  if (isError(value)) return value.message || value.name || 'Error';
   const prototype = Object.getPrototypeOf(value) as unknown;
   const plain = prototype === Object.prototype || prototype === null || Array.isArray(value);
   // A Map, a Set or a class instance writes as `{}` or loses its meaning: name its kind instead.
