@@ -159,8 +159,11 @@ export class NavigatorAgent {
     );
   }
 
-  /** Runs one step: state, model call, actions. `recorder` receives each fact as it happens. */
-  async step(recorder: StepRecorder): Promise<NavigatorStepResult> {
+  /**
+   * Runs one step: state, model call, actions. `recorder` receives each fact as it happens.
+   * With `only`, the model is offered those actions alone and nothing else runs.
+   */
+  async step(recorder: StepRecorder, options: { readonly only?: readonly string[] | undefined } = {}): Promise<NavigatorStepResult> {
     const { context } = this;
     const llm = context.navigatorLLM;
     await this.addStateMessageToMemory(context.nSteps);
@@ -170,6 +173,9 @@ export class NavigatorAgent {
       context.emit('warning', 'navigator', { code: 'IMAGES_UNSUPPORTED', message: `${llm.model} does not accept images; the Navigator got text only.` });
       messages = withoutImages(messages);
     }
+    const { only } = options;
+    const available = context.registry.availableAt(context.currentState?.url);
+    const offered = only ? available.filter((action) => only.includes(action.name)) : available;
     let result;
     try {
       result = await generateObject({
@@ -178,7 +184,7 @@ export class NavigatorAgent {
         name: 'navigator_output',
         description: 'The Navigator evaluation, memory, next goal and actions',
         schema: navigatorOutputSchema,
-        jsonSchema: this.jsonSchemaFor(context.registry.availableAt(context.currentState?.url)),
+        jsonSchema: this.jsonSchemaFor(offered),
         signal: context.signal,
         retry: context.settings.modelRetry,
         timeout: context.settings.modelTimeoutMs,
@@ -193,7 +199,7 @@ export class NavigatorAgent {
     recorder.setModelOutput(output);
     context.messages.addModelOutput(JSON.stringify(output));
     const limit = context.settings.maxActionsPerStep;
-    const chosen = output.action.slice(0, limit);
+    const chosen = (only ? output.action.filter((item) => only.includes(firstEntry(item)[0])) : output.action).slice(0, limit);
     context.emit('navigator-output', 'navigator', {
       evaluationPreviousGoal: output.current_state.evaluation_previous_goal,
       memory: output.current_state.memory,

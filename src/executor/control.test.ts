@@ -312,7 +312,7 @@ describe('Executor: follow-up tasks', () => {
         scriptedPlan({ done: true, webTask: false, finalAnswer: 'answered' }),
       ],
     });
-    const executor = new Executor({ task: 'x', llm, browser: shopBrowser(), maxFailures: 1, planningInterval: 100 });
+    const executor = new Executor({ task: 'x', llm, browser: shopBrowser(), maxFailures: 1, planningInterval: 100, finalAnswerOnLimit: false });
     expect((await executor.execute()).status).toBe('failed');
     executor.addFollowUpTask('y');
     expect((await executor.execute()).status).toBe('ok');

@@ -11,6 +11,7 @@ import type { LLMClient } from '../llm/types';
 import { FakeBrowserDriver } from '../testing/fake-browser-driver';
 import { ScriptedLLM, scriptedActions, scriptedPlan } from '../testing/scripted-llm';
 import { Executor } from './executor';
+import type { ExecutorOptions } from './options';
 
 /** A model client with no timeout of its own whose calls never answer and ignore their signal. */
 function deafModel(): LLMClient & { signals: (AbortSignal | undefined)[] } {
@@ -30,7 +31,7 @@ function deafModel(): LLMClient & { signals: (AbortSignal | undefined)[] } {
 describe('deadlines the Executor enforces', () => {
   it('fails a model call past modelTimeoutMs as a retryable CHAT_MODEL_TIMEOUT, retries it, and ends the task', async () => {
     const llm = deafModel();
-    const executor = new Executor({ task: 'x', llm, browser: shopBrowser(), modelTimeoutMs: 30, maxFailures: 2, modelRetry: { retries: 1, minTimeout: 1, maxTimeout: 1 } });
+    const executor = new Executor({ task: 'x', llm, browser: shopBrowser(), modelTimeoutMs: 30, maxFailures: 2, finalAnswerOnLimit: false, modelRetry: { retries: 1, minTimeout: 1, maxTimeout: 1 } });
     const retries: ExecutorEventMap['model-retry'][] = [];
     executor.on('model-retry', (event) => retries.push(event));
     const result = await executor.execute();
@@ -59,7 +60,7 @@ describe('deadlines the Executor enforces', () => {
   it('fails a page read past browserTimeouts.pageState as a retryable BROWSER_TIMEOUT, and ends the task', async () => {
     const browser = new HangingDriver('frames', { startUrl: 'https://shop.test/', pages: shopPages });
     const llm = new ScriptedLLM({ responses: [scriptedPlan()] });
-    const executor = new Executor({ task: 'x', llm, browser, maxFailures: 2, browserTimeouts: { pageState: 40 } });
+    const executor = new Executor({ task: 'x', llm, browser, maxFailures: 2, finalAnswerOnLimit: false, browserTimeouts: { pageState: 40 } });
     const result = await executor.execute();
     expect(result.status).toBe('failed');
     expect(result.history.steps.filter((step) => step.actor === 'navigator').map((step) => step.error?.code)).toEqual(['BROWSER_TIMEOUT', 'BROWSER_TIMEOUT']);
@@ -143,6 +144,6 @@ describe('deadlines the Executor enforces', () => {
     [{ browserTimeouts: { snapshot: 10 } }, 'Unknown option `browserTimeouts.snapshot`. Check its spelling against ExecutorOptions.'],
     [{ modelTimeoutMs: -1 }, 'Option `modelTimeoutMs` must be a positive integer; got -1.'],
   ])('refuses %j', (options, message) => {
-    expect(() => new Executor({ task: 'x', llm: new ScriptedLLM(), browser: shopBrowser(), ...options })).toThrow(message);
+    expect(() => new Executor({ task: 'x', llm: new ScriptedLLM(), browser: shopBrowser(), ...options } as ExecutorOptions)).toThrow(message);
   });
 });

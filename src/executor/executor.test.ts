@@ -246,7 +246,7 @@ describe('Executor: the Navigator\u2019s actions', () => {
 describe('Executor: failures', () => {
   it('ends with MaxFailuresReachedError after maxFailures failed steps in a row', async () => {
     const llm = new ScriptedLLM({ respond: (request) => (request.agent === 'planner' ? scriptedPlan() : 'not json at all') });
-    const result = await new Executor({ task: 'x', llm, browser: shopBrowser(), maxFailures: 3, planningInterval: 100 }).execute();
+    const result = await new Executor({ task: 'x', llm, browser: shopBrowser(), maxFailures: 3, planningInterval: 100, finalAnswerOnLimit: false }).execute();
     expect(result.status).toBe('failed');
     expect(MaxFailuresReachedError.isInstance(result.error)).toBe(true);
     expect(result.error?.message).toContain('3 failed steps in a row');
@@ -285,7 +285,7 @@ describe('Executor: failures', () => {
 
   it('counts a step whose every action failed as a failure', async () => {
     const llm = new ScriptedLLM({ respond: (request) => (request.agent === 'planner' ? scriptedPlan() : scriptedActions([{ click_element: { index: 42 } }])) });
-    const result = await new Executor({ task: 'x', llm, browser: shopBrowser(), actions: [clickAction], maxFailures: 2, planningInterval: 100 }).execute();
+    const result = await new Executor({ task: 'x', llm, browser: shopBrowser(), actions: [clickAction], maxFailures: 2, planningInterval: 100, finalAnswerOnLimit: false }).execute();
     expect(MaxFailuresReachedError.isInstance(result.error)).toBe(true);
     expect(result.steps).toBe(2);
     expect(result.history.steps[1]?.error).toMatchObject({ code: 'ACTION_ERROR', message: expect.stringContaining('Every action of step 1 failed') });
@@ -357,7 +357,7 @@ describe('Executor: failures', () => {
 
   it('ends with status max-steps and MaxStepsReachedError at the cap', async () => {
     const llm = new ScriptedLLM({ respond: (request) => (request.agent === 'planner' ? scriptedPlan() : scriptedActions([{ cache_content: { content: 'again' } }])) });
-    const result = await new Executor({ task: 'x', llm, browser: shopBrowser(), maxSteps: 4 }).execute();
+    const result = await new Executor({ task: 'x', llm, browser: shopBrowser(), maxSteps: 4, finalAnswerOnLimit: false }).execute();
     expect(result.status).toBe('max-steps');
     expect(result.success).toBe(false);
     expect(MaxStepsReachedError.isInstance(result.error)).toBe(true);

@@ -43,6 +43,7 @@ import {
   type ResolvedExecutorOptions,
 } from './options';
 import { TaskControl } from './task-control';
+import { ProgressMonitor, type StallNotice } from '../agents/progress-monitor';
 import { withDeadline } from '../util/deadline';
 
 /**
@@ -366,6 +367,11 @@ export class Executor<TData = unknown> {
     } catch (caught) {
       error = this.control.cancelled ? (this.control.signal.reason as PlannavError) : toPlannavError(caught);
       status = statusOf(error);
+      const limit = MaxStepsReachedError.isInstance(error) ? 'step limit (maxSteps)' : MaxFailuresReachedError.isInstance(error) ? 'failure limit (maxFailures)' : undefined;
+      if (limit && this.options.finalAnswerOnLimit) {
+        const partial = await this.forcedAnswer(context, taskIndex, limit);
+        if (partial) ({ text: finalAnswer, data } = { text: partial.text, data: partial.data as TData | undefined });
+      }
     } finally {
       clearTimer();
       unlinkRun();
@@ -406,12 +412,17 @@ export class Executor<TData = unknown> {
     const planner = new PlannerAgent(context);
     const navigator = new NavigatorAgent(context);
     const failures = { count: 0 };
+    const detection = this.options.loopDetection;
+    const monitor = detection === false ? undefined : new ProgressMonitor(detection);
     let planningCalls = 0;
     let proposal: NavigatorStepResult | undefined;
+    // Set when the task looks stuck: the Planner runs before the next step, whatever the interval.
+    let replan = false;
 
     for (;;) {
       await context.checkpoint();
-      if (context.nSteps % planningInterval === 0 || proposal?.done) {
+      if (context.nSteps % planningInterval === 0 || proposal?.done || replan) {
+        replan = false;
         const plan = await this.runStep(context, taskIndex, 'planner', failures, async (recorder) => {
           if (planningCalls > 0) {
             await navigator.addStateMessageToMemory(context.nSteps + 1);
@@ -435,18 +446,51 @@ export class Executor<TData = unknown> {
       await context.checkpoint();
       context.nSteps++;
       this.setStep(context.nSteps);
+      let stall: StallNotice | undefined;
       proposal = await this.runStep(
         context,
         taskIndex,
         'navigator',
         failures,
-        (recorder) => navigator.step(recorder),
+        async (recorder) => {
+          const result = await navigator.step(recorder);
+          stall = monitor?.record(context.currentState, result.output.action);
+          return result;
+        },
         (result) => {
           if (!result.allActionsFailed) return undefined;
           const last = result.results[result.results.length - 1];
           return new ActionError('step', `Every action of step ${context.nSteps} failed: ${last?.error ?? ''}`);
         },
       );
+      if (stall && !proposal?.done) {
+        // Never blocks an action: the Navigator is told plainly, and the Planner changes course.
+        this.emit('warning', 'system', { code: stall.code, message: stall.message });
+        context.messages.addActionResult(`Warning from the executor: ${stall.message}`);
+        replan = true;
+      }
+    }
+  }
+
+  /**
+   * After the step cap or the failure budget ended a task: one last Navigator call, offered only
+   * `done`, for a partial answer with what was found. Undefined when it gives none; it never
+   * changes how the task ended.
+   */
+  private async forcedAnswer(context: AgentContext, taskIndex: number, limit: string): Promise<{ text: string; data: unknown } | undefined> {
+    if (this.control.cancelled) return undefined;
+    context.messages.addActionResult(
+      `The ${limit} was reached and the task ends now. Call done once, alone, reporting everything you found so far, with success false unless the task is complete.`,
+    );
+    context.nSteps++;
+    this.setStep(context.nSteps);
+    const navigator = new NavigatorAgent(context);
+    try {
+      const result = await this.runStep(context, taskIndex, 'navigator', { count: 0 }, (recorder) => navigator.step(recorder, { only: ['done'] }));
+      const done = result?.results.find((item) => item.isDone);
+      return done?.extractedContent === undefined ? undefined : { text: done.extractedContent, data: done.data };
+    } catch {
+      return undefined;
     }
   }
 

@@ -57,6 +57,22 @@ export interface ExecutorOptions<TData = unknown> {
   readonly maxSteps?: number | undefined;
   /** Failed steps in a row that end the task. @defaultValue 3 */
   readonly maxFailures?: number | undefined;
+  /**
+   * When `maxSteps` or `maxFailures` ends a task, make one last Navigator call offered only
+   * `done`, so the result carries a partial `finalAnswer` (and `data`) with what was found. The
+   * status stays `max-steps` or `failed` and `success` false.
+   * @defaultValue true
+   */
+  readonly finalAnswerOnLimit?: boolean | undefined;
+  /**
+   * Notices a task going nowhere: the same actions `repeatedActions` steps in a row, or the same
+   * page `unchangedPage` steps in a row although actions ran. Then the Navigator is told plainly
+   * (and a `warning` event, code `REPEATED_ACTIONS` or `PAGE_UNCHANGED`, is emitted) and the
+   * Planner runs before the next step, whatever `planningInterval` says. No action is ever
+   * blocked. `false` turns it off.
+   * @defaultValue `{ repeatedActions: 3, unchangedPage: 4 }`
+   */
+  readonly loopDetection?: false | { readonly repeatedActions?: number | undefined; readonly unchangedPage?: number | undefined } | undefined;
   /** The Planner runs every this many Navigator steps (and after the Navigator proposes done). @defaultValue 3 */
   readonly planningInterval?: number | undefined;
   /** At most this many actions run per Navigator step; the rest are dropped. @defaultValue 10 */
@@ -203,6 +219,13 @@ const optionsSchema = z
     signal: abortSignal.optional(),
     maxSteps: positiveInteger.default(100),
     maxFailures: positiveInteger.default(3),
+    finalAnswerOnLimit: z.boolean({ error: 'must be a boolean' }).default(true),
+    loopDetection: z
+      .union([
+        z.literal(false),
+        z.object({ repeatedActions: positiveInteger.min(2, 'must be at least 2').default(3), unchangedPage: positiveInteger.min(2, 'must be at least 2').default(4) }).strict(),
+      ])
+      .default({ repeatedActions: 3, unchangedPage: 4 }),
     planningInterval: positiveInteger.default(3),
     maxActionsPerStep: positiveInteger.default(10),
     useVision: z.boolean({ error: 'must be a boolean' }).default(false),

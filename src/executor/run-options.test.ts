@@ -247,7 +247,7 @@ describe('action-end carries its error as structured data', () => {
         scriptedPlan({ done: true, finalAnswer: 'ok' }),
       ],
     });
-    const executor = new Executor({ task: 'Fail', llm, browser: shopBrowser(), actions: [broken], maxFailures: 10, planningInterval: 10 });
+    const executor = new Executor({ task: 'Fail', llm, browser: shopBrowser(), actions: [broken], maxFailures: 10, planningInterval: 10, loopDetection: false });
     const ends: ExecutorEventMap['action-end'][] = [];
     executor.on('action-end', (event) => ends.push(event));
     await executor.execute();

@@ -18,7 +18,7 @@ describe('Executor: the token budget', () => {
         );
       },
     });
-    const executor = new Executor({ task: 'Catalogue every product', llm, browser, maxSteps: 300, maxInputTokens });
+    const executor = new Executor({ task: 'Catalogue every product', llm, browser, maxSteps: 300, maxInputTokens, finalAnswerOnLimit: false });
     const result = await executor.execute();
 
     expect(result.status).toBe('max-steps');
