@@ -4,7 +4,7 @@
 import type { TokenUsage } from './llm/usage';
 
 /** Who an event is about. @public */
-export type Actor = 'planner' | 'navigator' | 'system' | 'user';
+export type Actor = 'planner' | 'navigator' | 'validator' | 'system' | 'user';
 
 /**
  * How a task ended: `ok` when the Planner finished it; `failed`; `cancelled` by `cancel()`, a
@@ -98,6 +98,11 @@ export interface ExecutorEventMap {
   };
   /** The Planner decided. */
   'plan-end': EventBase & { readonly plan: PlanInfo };
+  /**
+   * The validator (option `validatorLLM`) judged the Planner's final answer: when `valid` is
+   * false the task goes on, and the agents read `reason`.
+   */
+  'validation-end': EventBase & { readonly valid: boolean; readonly reason: string; readonly answer: string };
   /** The Navigator chose its actions for this step. */
   'navigator-output': EventBase & {
     /** The Navigator's judgement of whether its previous goal was reached. */

@@ -78,7 +78,7 @@ export interface AgentContext {
 }
 
 /** Model-call events for one agent, as a generateObject observer. */
-export function modelCallObserver(context: AgentContext, actor: 'planner' | 'navigator', llm: LLMClient): ModelCallObserver {
+export function modelCallObserver(context: AgentContext, actor: 'planner' | 'navigator' | 'validator', llm: LLMClient): ModelCallObserver {
   const model = { provider: llm.provider, model: llm.model };
   return {
     onCallStart: (attempt) => context.emit('model-call-start', actor, { ...model, attempt }),

@@ -44,6 +44,7 @@ import {
 } from './options';
 import { TaskControl } from './task-control';
 import { ProgressMonitor, type StallNotice } from '../agents/progress-monitor';
+import { ValidatorAgent } from '../agents/validator-agent';
 import { withDeadline } from '../util/deadline';
 
 /**
@@ -416,6 +417,10 @@ export class Executor<TData = unknown> {
     const monitor = detection === false ? undefined : new ProgressMonitor(detection);
     let planningCalls = 0;
     let proposal: NavigatorStepResult | undefined;
+    const validator = this.options.validatorLLM ? new ValidatorAgent(context, this.options.validatorLLM) : undefined;
+    // A validator that keeps rejecting does not hold the task forever: after this many, the Planner's answer stands.
+    const maxRejections = 2;
+    let rejections = 0;
     // Set when the task looks stuck: the Planner runs before the next step, whatever the interval.
     let replan = false;
 
@@ -435,6 +440,22 @@ export class Executor<TData = unknown> {
           this.emit('plan-end', 'planner', { plan: result.plan });
           return result;
         });
+        if (plan && plan.plan.done && plan.plan.webTask && validator && rejections < maxRejections) {
+          const verdict = await this.runStep(context, taskIndex, 'validator', failures, async () => {
+            const judged = await validator.validate(plan.plan.finalAnswer);
+            this.emit('validation-end', 'validator', { ...judged, answer: plan.plan.finalAnswer });
+            return judged;
+          });
+          if (verdict && !verdict.valid) {
+            // Sent back: the agents read why, and the Navigator works on.
+            rejections++;
+            context.messages.addActionResult(
+              `The final answer was checked against the request and rejected: ${verdict.reason} Keep working on the request; do not finish until this is fixed.`,
+            );
+            proposal = undefined;
+            continue;
+          }
+        }
         if (plan && (plan.plan.done || !plan.plan.webTask)) {
           const navigatorVerdict = proposal?.done ? proposal.success !== false : true;
           return { finalAnswer: plan.plan.finalAnswer, success: navigatorVerdict, data: proposal?.done ? proposal.data : undefined };
@@ -503,7 +524,7 @@ export class Executor<TData = unknown> {
   private async runStep<T>(
     context: AgentContext,
     taskIndex: number,
-    actor: 'planner' | 'navigator',
+    actor: 'planner' | 'navigator' | 'validator',
     failures: { count: number },
     body: (recorder: StepRecorder) => Promise<T>,
     judge?: (result: T) => PlannavError | undefined,
@@ -706,6 +727,7 @@ const eventNames: Record<ExecutorEventName, true> = {
   'step-start': true,
   'step-end': true,
   'plan-end': true,
+  'validation-end': true,
   'navigator-output': true,
   'action-start': true,
   'action-end': true,

@@ -44,6 +44,13 @@ export interface ExecutorOptions<TData = unknown> {
   readonly llm: LLMClient;
   /** The Planner's model. @defaultValue `llm` */
   readonly plannerLLM?: LLMClient | undefined;
+  /**
+   * An independent check of completion, off by default: when the Planner says the task is done,
+   * this model judges the answer against the request and the conversation, and can send the loop
+   * back with its reason (a `validation-end` event; its calls count in usage). After two
+   * rejections in a task, the Planner's answer stands. Without it, the Planner alone decides.
+   */
+  readonly validatorLLM?: LLMClient | undefined;
   /** The model actions use to extract content from pages. @defaultValue `llm` */
   readonly extractionLLM?: LLMClient | undefined;
   /** The browser. The Executor never closes it: the caller owns it. */
@@ -215,6 +222,7 @@ const optionsSchema = z
     llm: llmClient,
     plannerLLM: llmClient.optional(),
     extractionLLM: llmClient.optional(),
+    validatorLLM: llmClient.optional(),
     browser: browserDriver,
     signal: abortSignal.optional(),
     maxSteps: positiveInteger.default(100),

@@ -20,7 +20,7 @@ export class StepRecorder {
     private readonly taskId: string,
     private readonly taskIndex: number,
     private readonly step: number,
-    private readonly actor: 'planner' | 'navigator',
+    private readonly actor: 'planner' | 'navigator' | 'validator',
   ) {}
 
   setState(state: PageState | undefined): void {

@@ -37,7 +37,7 @@ export interface StepRecord {
   /** The Navigator step number; a Planner step carries the number of the Navigator steps before it. */
   readonly step: number;
   /** Which agent took the step. */
-  readonly actor: 'planner' | 'navigator';
+  readonly actor: 'planner' | 'navigator' | 'validator';
   /** When the step started, in milliseconds since the epoch. */
   readonly startedAt: number;
   /** When the step ended, in milliseconds since the epoch. */

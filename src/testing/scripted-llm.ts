@@ -40,7 +40,7 @@ export type ScriptedResponse =
 /** A request as the script sees it: which agent asked is read from the requested output's name. @public */
 export interface ScriptedRequest extends GenerateRequest {
   /** `planner` or `navigator` for the loop's calls; `other` for anything else. */
-  readonly agent: 'planner' | 'navigator' | 'other';
+  readonly agent: 'planner' | 'navigator' | 'validator' | 'other';
   /** 0 for the first call to this client, then 1, 2, … */
   readonly callIndex: number;
   /** The text of the last user message: for the Navigator, the current browser state. */
@@ -155,7 +155,7 @@ export class ScriptedLLM implements LLMClient {
    */
   async generate(request: GenerateRequest): Promise<GenerateResult> {
     const name = request.output?.name ?? '';
-    const agent = name.startsWith('planner') ? 'planner' : name.startsWith('navigator') ? 'navigator' : 'other';
+    const agent = name.startsWith('planner') ? 'planner' : name.startsWith('navigator') ? 'navigator' : name.startsWith('validator') ? 'validator' : 'other';
     const scripted: ScriptedRequest = { ...request, agent, callIndex: this.requests.length, lastUserText: lastUserText(request) };
     this.requests.push(scripted);
     if (request.signal?.aborted) throw abortError(request.signal);
