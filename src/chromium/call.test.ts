@@ -25,4 +25,36 @@ describe('guardedCall', () => {
     expect((error as BrowserError).retryable).toBe(true);
     expect((error as BrowserError).message).toBe('goto(x) did not finish within 20 ms.');
   });
+
+  it('runs onAbandon before rejecting on timeout, and adds what it says to the message', async () => {
+    const order: string[] = [];
+    const error = await guardedCall('goto(x)', { timeout: 20 }, 1000, () => new Promise(() => undefined), {
+      onAbandon: async () => {
+        order.push('abandon');
+        return 'Loading was stopped.';
+      },
+    }).catch((caught: unknown) => {
+      order.push('rejected');
+      return caught;
+    });
+    expect(order).toEqual(['abandon', 'rejected']);
+    expect((error as BrowserError).message).toBe('goto(x) did not finish within 20 ms. Loading was stopped.');
+  });
+
+  it('rejects an aborted call at once and runs onAbandon behind the cancel', async () => {
+    const controller = new AbortController();
+    let abandoned = false;
+    let release = (): void => undefined;
+    const hook = new Promise<undefined>((resolve) => (release = () => resolve(undefined)));
+    const call = guardedCall('goto(x)', { signal: controller.signal }, 1000, () => new Promise(() => undefined), {
+      onAbandon: () => {
+        abandoned = true;
+        return hook;
+      },
+    });
+    controller.abort();
+    await expect(call).rejects.toMatchObject({ code: 'REQUEST_CANCELLED' });
+    expect(abandoned).toBe(true);
+    release();
+  });
 });

@@ -1,6 +1,6 @@
 // Runs one driver call under its caller's `{ signal, timeout }` and turns library failures into
 // plannav's BrowserError, so the loop sees one error type whatever went wrong in the browser.
-// Generic over the library: a driver with its own words for a failure passes its own `toError`.
+// Generic over the library: a driver with its own words for a failure passes its own hooks.
 
 import type { CallOptions } from '../browser/types';
 import { BrowserError, PlannavError } from '../errors';
@@ -22,33 +22,70 @@ export function asBrowserError(what: string, error: unknown): PlannavError {
   return new BrowserError(`${what} failed: ${firstLine(error)}`, { cause: error, retryable: timedOut });
 }
 
+/** What a driver adds to each of its calls: its own reading of failures, and what to do when its caller stops waiting. */
+export interface CallHooks {
+  /** Turns a failure into the error the call rejects with; may look at the driver's state first. */
+  readonly toError?: ((what: string, error: unknown) => PlannavError | Promise<PlannavError>) | undefined;
+  /**
+   * Runs when the caller stops waiting for the call while its work may go on in the browser: the
+   * place to undo what would leave the tab stuck, such as a load that never answered. When the
+   * budget has run out it runs before the call rejects (within a bound), and what it returns is
+   * added to the error's message; when the signal aborts it runs after, so the cancel stays prompt.
+   */
+  readonly onAbandon?: (() => Promise<string | undefined>) | undefined;
+}
+
+/** How long a call that ran out of time waits for its `onAbandon` hook. */
+const onAbandonBoundMs = 3000;
+
 /**
  * Runs `body` with the call's time budget; rejects with a `RequestCancelledError` as soon as the
- * signal aborts and with a retryable `BrowserError` when the budget runs out. Other failures go
- * through `toError`.
+ * signal aborts and with a retryable `BrowserError` when the budget runs out (after the
+ * `onAbandon` hook). Other failures go through `toError`. The body gets the budget in
+ * milliseconds and the time it ends (epoch milliseconds).
  */
 export async function guardedCall<T>(
   what: string,
   options: CallOptions | undefined,
   defaultTimeout: number,
-  body: (timeout: number) => Promise<T>,
-  toError: (what: string, error: unknown) => PlannavError = asBrowserError,
+  body: (timeout: number, deadline: number) => Promise<T>,
+  hooks: CallHooks = {},
 ): Promise<T> {
   throwIfAborted(options?.signal);
   const timeout = Math.max(1, options?.timeout ?? defaultTimeout);
+  const deadline = Date.now() + timeout;
+  const toError = hooks.toError ?? asBrowserError;
   let timer: ReturnType<typeof setTimeout> | undefined;
   const expired = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new BrowserError(`${what} did not finish within ${timeout} ms.`, { retryable: true })), timeout);
+    timer = setTimeout(() => {
+      void abandon(hooks.onAbandon).then((note) =>
+        reject(new BrowserError(`${what} did not finish within ${timeout} ms.${note ? ` ${note}` : ''}`, { retryable: true })),
+      );
+    }, timeout);
   });
   // A body that throws before its first await (a closed driver) rejects like any other: thrown
   // here, it would leave the timer above to reject unhandled when it fires.
-  const work = (async () => body(timeout))();
+  const work = (async () => body(timeout, deadline))();
   work.catch(() => undefined); // the race below may settle first; the loser must not go unhandled
   try {
     return await raceAbort(Promise.race([work, expired]), options?.signal);
   } catch (error) {
-    throw toError(what, error);
+    // Cancelled: the work may still hold the tab (a load that never answers); undo it behind the cancel.
+    if (options?.signal?.aborted) void abandon(hooks.onAbandon);
+    throw await toError(what, error);
   } finally {
     clearTimeout(timer);
+  }
+}
+
+/** What the abandon hook has to say, within its bound; nothing when there is no hook or it fails. */
+async function abandon(onAbandon: CallHooks['onAbandon']): Promise<string | undefined> {
+  if (!onAbandon) return undefined;
+  let bound: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<undefined>((resolve) => (bound = setTimeout(() => resolve(undefined), onAbandonBoundMs)));
+  try {
+    return await Promise.race([onAbandon().catch(() => undefined), late]);
+  } finally {
+    clearTimeout(bound);
   }
 }

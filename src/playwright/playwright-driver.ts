@@ -16,12 +16,14 @@ import type {
   ScrollRequest,
   TabInfo,
 } from '../browser/types';
-import { BrowserError, ConfigError, URLNotAllowedError } from '../errors';
+import { BrowserDisconnectedError, BrowserError, ConfigError, URLNotAllowedError } from '../errors';
 import { asBrowserError, firstLine, guardedCall } from '../chromium/call';
+import { BrowserConnection, browserGoneMessage, driverClosedMessage } from '../chromium/connection';
 import { findChromium } from '../chromium/find-chromium';
 import { chromiumLaunchArgs } from '../chromium/launch-args';
 import { createProfile } from '../chromium/profile';
 import { resolveSettleOptions } from '../chromium/settle-options';
+import { abandonedActionLoadMessage, abandonedLoadMessage, loadBudget, stopMargin, stoppedLoadNote } from '../chromium/pending-navigation';
 import { FrameRegistry } from './frames';
 import { NavigationGuardEnforcer } from './navigation-guard';
 import type { PlaywrightConnectOptions, PlaywrightDriverOptions, PlaywrightLaunchOptions } from './options';
@@ -82,8 +84,15 @@ export class PlaywrightDriver implements BrowserDriver {
   private navigationGuard: NavigationGuardEnforcer | undefined;
   private guardChange: Promise<void> = Promise.resolve();
   private closing: Promise<void> | undefined;
+  /** Whether the browser is still there; once it is gone every call rejects with a BrowserDisconnectedError. */
+  private readonly connection = new BrowserConnection();
+  private readonly onGone = (): void => this.connection.lose(this.closing ? driverClosedMessage : browserGoneMessage);
 
-  private constructor(context: BrowserContext, owned: Ownership, options: PlaywrightDriverOptions & { readonly contextOptions?: { readonly javaScriptEnabled?: boolean | undefined } | undefined }) {
+  private constructor(
+    context: BrowserContext,
+    owned: Ownership,
+    options: PlaywrightDriverOptions & { readonly contextOptions?: { readonly javaScriptEnabled?: boolean | undefined } | undefined },
+  ) {
     this.context = context;
     this.owned = owned;
     // False when the driver made the context with page JavaScript off: the DOM cannot change by itself then.
@@ -100,6 +109,9 @@ export class PlaywrightDriver implements BrowserDriver {
         field: 'defaultTimeout',
       });
     }
+    // A launched browser's context closes when its process ends; a connected one's browser disconnects.
+    context.on('close', this.onGone);
+    context.browser()?.on('disconnected', this.onGone);
   }
 
   /**
@@ -124,10 +136,7 @@ export class PlaywrightDriver implements BrowserDriver {
     } catch (error) {
       if (userDataDir) rmSync(userDataDir, { recursive: true, force: true });
       const where = executablePath ?? "Playwright's own Chromium (none found at /usr/bin/chromium, chromium-browser, google-chrome, …)";
-      throw new BrowserError(
-        `Could not launch Chromium from ${where}: ${firstLine(error)}. Install Chromium or pass \`executablePath\`.`,
-        { cause: error },
-      );
+      throw new BrowserError(`Could not launch Chromium from ${where}: ${firstLine(error)}. Install Chromium or pass \`executablePath\`.`, { cause: error });
     }
     // Whatever fails from here (bad options, an unreachable startUrl) must not leave the browser
     // running or its profile on disk.
@@ -209,33 +218,28 @@ export class PlaywrightDriver implements BrowserDriver {
 
   /** Lists the open tabs (the context's pages), in the order they opened. */
   async tabs(options?: CallOptions): Promise<TabInfo[]> {
-    return guardedCall('tabs()', options, this.defaultTimeout, async () => {
-      if (this.closing) throw new BrowserError('The driver is closed: open a new one.');
-      return Promise.all(this.tabTracker.livePages().map((page) => this.tabTracker.info(page)));
-    });
+    return this.guarded('tabs()', options, async () => Promise.all(this.tabTracker.livePages().map((page) => this.tabTracker.info(page))));
   }
 
   /** The tab the driver acts on. */
   async activeTab(options?: CallOptions): Promise<TabInfo> {
-    return guardedCall('activeTab()', options, this.defaultTimeout, async () => this.tabTracker.info(this.active()));
+    return this.guarded('activeTab()', options, async () => this.tabTracker.info(this.active()));
   }
 
   /** Opens a tab, makes it active, loads `url` and waits until it has settled. */
   async openTab(url: string, options?: CallOptions): Promise<TabInfo> {
-    return guardedCall(`openTab(${url})`, options, this.defaultTimeout, async (timeout) => {
-      if (this.closing) throw new BrowserError('The driver is closed: open a new one.');
+    return this.guarded(`openTab(${url})`, options, async (timeout, deadline) => {
       this.navigationGuard?.assertAllowed(url, undefined);
       const page = await this.context.newPage();
       this.tabTracker.adopt(page, true);
-      await this.navigate(page, url, timeout, options?.signal);
+      await this.navigate(page, url, timeout, options?.signal, deadline);
       return this.tabTracker.info(page);
     });
   }
 
   /** Makes a tab active and brings it to the front. */
   async switchTab(tabId: string, options?: CallOptions): Promise<TabInfo> {
-    return guardedCall(`switchTab(${tabId})`, options, this.defaultTimeout, async () => {
-      if (this.closing) throw new BrowserError('The driver is closed: open a new one.');
+    return this.guarded(`switchTab(${tabId})`, options, async () => {
       const page = this.tabTracker.pageById(tabId);
       this.tabTracker.activePage = page;
       await page.bringToFront();
@@ -245,8 +249,7 @@ export class PlaywrightDriver implements BrowserDriver {
 
   /** Closes a tab; if it was active, the one before it becomes active (a blank one if none is left). */
   async closeTab(tabId: string, options?: CallOptions): Promise<void> {
-    return guardedCall(`closeTab(${tabId})`, options, this.defaultTimeout, async () => {
-      if (this.closing) throw new BrowserError('The driver is closed: open a new one.');
+    return this.guarded(`closeTab(${tabId})`, options, async () => {
       const page = this.tabTracker.pageById(tabId);
       const position = this.tabTracker.positionOf(page);
       await page.close();
@@ -254,43 +257,50 @@ export class PlaywrightDriver implements BrowserDriver {
       if (this.tabTracker.activePage === page || this.tabTracker.activePage === undefined) {
         const remaining = this.tabTracker.livePages();
         this.tabTracker.activePage = remaining[Math.max(0, Math.min(position - 1, remaining.length - 1))];
-        if (!this.tabTracker.activePage) {
-          const blank = await this.context.newPage();
-          // In a context the driver attached to, this page is the driver's: close() closes it.
-          if (!this.owned.context) this.createdPages.add(blank);
-          this.tabTracker.adopt(blank, true);
-        }
+        if (!this.tabTracker.activePage) await this.openBlankTab();
       }
     });
   }
 
-  /** Loads `url` in the active tab and waits until the page has settled. */
+  /**
+   * Loads `url` in the active tab (in a new tab when none is open) and waits until the page has
+   * settled. A load that does not answer within the call's time is stopped, so the tab can be
+   * read again, and the call rejects with a retryable `BrowserError` saying so.
+   */
   async goto(url: string, options?: CallOptions): Promise<void> {
-    return guardedCall(`goto(${url})`, options, this.defaultTimeout, (timeout) => this.navigate(this.active(), url, timeout, options?.signal));
+    return this.guarded(`goto(${url})`, options, async (timeout, deadline) => {
+      const page = this.tabTracker.livePages().length > 0 ? this.active() : await this.openBlankTab();
+      await this.navigate(page, url, timeout, options?.signal, deadline);
+    });
   }
 
-  /** Goes back in the active tab's history and waits until the page has settled. */
+  /** Goes back in the active tab's history and waits until the page has settled; a load that does not answer in time is stopped, as with `goto`. */
   async goBack(options?: CallOptions): Promise<void> {
-    return guardedCall('goBack()', options, this.defaultTimeout, async (timeout) => {
+    return this.guarded('goBack()', options, async (timeout, deadline) => {
       const page = this.active();
-      await page.goBack({ waitUntil: 'commit', timeout });
-      await this.settle(page, timeout, options?.signal);
+      try {
+        await page.goBack({ waitUntil: 'commit', timeout: loadBudget(timeout) });
+      } catch (error) {
+        if (isTimeout(error)) throw await this.abandonLoad(page, 'the previous page', timeout, error);
+        throw error;
+      }
+      await this.settle(page, timeout, options?.signal, deadline);
     });
   }
 
   /** The active tab's URL. */
   async currentUrl(options?: CallOptions): Promise<string> {
-    return guardedCall('currentUrl()', options, this.defaultTimeout, async () => this.active().url());
+    return this.guarded('currentUrl()', options, async () => this.active().url());
   }
 
   /** The rendered frames of the active tab, top frame first, with each child frame's box in its parent. */
   async frames(options?: CallOptions): Promise<FrameInfo[]> {
-    return guardedCall('frames()', options, this.defaultTimeout, async () => this.frameRegistry.describe(this.active()));
+    return this.guarded('frames()', options, async () => this.frameRegistry.describe(this.active()));
   }
 
   /** Runs a page script in a frame of the active tab; its value comes back as JSON text. */
   async evaluate<TArg, TResult>(frameId: string, script: PageScript<TArg, TResult>, arg: TArg, options?: CallOptions): Promise<TResult> {
-    return guardedCall(`evaluate(${script.id})`, options, this.defaultTimeout, async () => {
+    return this.guarded(`evaluate(${script.id})`, options, async () => {
       const frame = this.frameRegistry.frameById(frameId);
       return evaluateInFrame(frame, script, arg);
     });
@@ -304,7 +314,7 @@ export class PlaywrightDriver implements BrowserDriver {
    * @throws `BrowserError` when the element is gone or disabled.
    */
   async click(ref: ElementRef, options?: ClickOptions): Promise<ClickResult> {
-    return guardedCall(`click on element ${ref.index}`, options, this.defaultTimeout, async (timeout) => {
+    return this.guarded(`click on element ${ref.index}`, options, async (timeout, deadline) => {
       const page = this.active();
       const element = await this.locate(ref);
       const button = options?.button ?? 'left';
@@ -315,39 +325,46 @@ export class PlaywrightDriver implements BrowserDriver {
           throw staleElement(ref, `the page changed (${firstLine(error)})`);
         });
         if (target.kind === 'disabled') {
-          throw new BrowserError(`Element ${ref.index} (<${ref.tagName}>) is disabled, so clicking it does nothing. Fill in what the form still needs, or choose another element.`);
+          throw new BrowserError(
+            `Element ${ref.index} (<${ref.tagName}>) is disabled, so clicking it does nothing. Fill in what the form still needs, or choose another element.`,
+          );
         }
         const coveredBy = target.kind === 'unseen' ? undefined : (target.coveredBy ?? undefined);
         result = { method: 'dom', ...(coveredBy ? { coveredBy } : {}) };
         if (target.kind === 'centre' || target.kind === 'offset') {
           try {
             // The hit test above stands in for Playwright's actionability checks, which would wait out the timeout on a covered element.
-            await element.click({ position: { x: target.x, y: target.y }, force: true, button, modifiers, timeout: Math.min(timeout, 5000) });
+            await element.click({ position: { x: target.x, y: target.y }, force: true, button, modifiers, timeout: Math.min(loadBudget(timeout), 5000) });
             result = target.kind === 'centre' ? { method: 'pointer' } : { method: 'pointer-offset', ...(coveredBy ? { coveredBy } : {}) };
           } catch (error) {
+            const startedLoad = this.settler.pendingNavigation(page)?.url !== undefined;
+            // The click went through and started a load that Playwright waits for: the settle wait below takes it from here.
+            if (startedLoad) result = target.kind === 'centre' ? { method: 'pointer' } : { method: 'pointer-offset', ...(coveredBy ? { coveredBy } : {}) };
             // Detached or moved away between the hit test and the click: the page's own handlers still get a dispatched click.
-            if (!/timeout|not stable|outside of the viewport|not visible|not attached|detached/i.test(firstLine(error))) throw error;
+            else if (!/timeout|not stable|outside of the viewport|not visible|not attached|detached/i.test(firstLine(error))) throw error;
           }
         }
         if (result.method === 'dom') await onElement(element, 'dispatchClick', { button, modifiers });
       } finally {
         void element.dispose().catch(() => undefined);
       }
-      await this.settle(this.tabTracker.activePage ?? page, timeout, options?.signal);
+      await this.settle(this.tabTracker.activePage ?? page, timeout, options?.signal, deadline);
       return result;
     });
   }
 
   /** Replaces the value of an input, textarea or editable element of the last snapshot. */
   async fill(ref: ElementRef, text: string, options?: CallOptions): Promise<void> {
-    return guardedCall(`fill on element ${ref.index}`, options, this.defaultTimeout, async (timeout) => {
+    return this.guarded(`fill on element ${ref.index}`, options, async (timeout, deadline) => {
       const element = await this.locate(ref);
       try {
         // Inputs with a machine format get their value set in the page: older Playwright versions
         // refuse a range value the input rounds or clamps, and fill skips the setter React tracks.
         const kept = await onElement(element, 'setFormattedValue', text);
         if (kept === '' && text.trim() !== '') {
-          throw new BrowserError(`Element ${ref.index} (<${ref.tagName}>) did not take "${text}": give the value in the input's own format (such as 2011-10-11, 15:45 or 2011-W41).`);
+          throw new BrowserError(
+            `Element ${ref.index} (<${ref.tagName}>) did not take "${text}": give the value in the input's own format (such as 2011-10-11, 15:45 or 2011-W41).`,
+          );
         }
         if (kept === null) await element.fill(text, { timeout: Math.min(timeout, 5000) });
       } catch (error) {
@@ -358,13 +375,13 @@ export class PlaywrightDriver implements BrowserDriver {
       } finally {
         void element.dispose().catch(() => undefined);
       }
-      await this.settle(this.active(), timeout, options?.signal);
+      await this.settle(this.active(), timeout, options?.signal, deadline);
     });
   }
 
   /** Selects the option with this label (or value) in a select of the last snapshot; returns the selected values. */
   async selectOption(ref: ElementRef, label: string, options?: CallOptions): Promise<string[]> {
-    return guardedCall(`selectOption on element ${ref.index}`, options, this.defaultTimeout, async (timeout) => {
+    return this.guarded(`selectOption on element ${ref.index}`, options, async (timeout, deadline) => {
       const element = await this.locate(ref);
       try {
         const found = await onElement(element, 'findOption', label);
@@ -373,7 +390,7 @@ export class PlaywrightDriver implements BrowserDriver {
           throw new BrowserError(`Element ${ref.index} has no option "${label}".${listed}`);
         }
         const values = await element.selectOption({ index: found.index }, { timeout: Math.min(timeout, 5000) });
-        await this.settle(this.active(), timeout, options?.signal);
+        await this.settle(this.active(), timeout, options?.signal, deadline);
         return values;
       } finally {
         void element.dispose().catch(() => undefined);
@@ -383,7 +400,7 @@ export class PlaywrightDriver implements BrowserDriver {
 
   /** Sets the files of a file input of the last snapshot. */
   async uploadFiles(ref: ElementRef, paths: readonly string[], options?: CallOptions): Promise<void> {
-    return guardedCall(`uploadFiles on element ${ref.index}`, options, this.defaultTimeout, async (timeout) => {
+    return this.guarded(`uploadFiles on element ${ref.index}`, options, async (timeout, deadline) => {
       const element = await this.locate(ref);
       try {
         await element.setInputFiles([...paths], { timeout: Math.min(timeout, 5000) });
@@ -391,7 +408,8 @@ export class PlaywrightDriver implements BrowserDriver {
         const message = firstLine(error);
         const path = paths.find((candidate) => message.includes(candidate)) ?? paths.join(', ');
         if (/ENOENT/.test(message)) throw new BrowserError(`Cannot upload ${path}: there is no such file.`, { cause: error });
-        if (/EISDIR|does not support directories/.test(message)) throw new BrowserError(`Cannot upload ${path}: it is a folder; give the path of a file in it.`, { cause: error });
+        if (/EISDIR|does not support directories/.test(message))
+          throw new BrowserError(`Cannot upload ${path}: it is a folder; give the path of a file in it.`, { cause: error });
         if (/Not an input|not an input|input\[type=file\]/.test(message)) {
           throw new BrowserError(`Element ${ref.index} (<${ref.tagName}>) is not a file input.`, { cause: error });
         }
@@ -399,22 +417,22 @@ export class PlaywrightDriver implements BrowserDriver {
       } finally {
         void element.dispose().catch(() => undefined);
       }
-      await this.settle(this.active(), timeout, options?.signal);
+      await this.settle(this.active(), timeout, options?.signal, deadline);
     });
   }
 
   /** Presses keys on the focused element, such as `Enter` or `Control+A`, and waits until the page has settled. */
   async press(keys: string, options?: CallOptions): Promise<void> {
-    return guardedCall(`press(${keys})`, options, this.defaultTimeout, async (timeout) => {
+    return this.guarded(`press(${keys})`, options, async (timeout, deadline) => {
       const page = this.active();
       await page.keyboard.press(keys);
-      await this.settle(this.tabTracker.activePage ?? page, timeout, options?.signal);
+      await this.settle(this.tabTracker.activePage ?? page, timeout, options?.signal, deadline);
     });
   }
 
   /** Scrolls the page, or inside an element of the last snapshot, by pixels or to a percentage. */
   async scroll(options: ScrollRequest): Promise<void> {
-    return guardedCall('scroll()', options, this.defaultTimeout, async (timeout) => {
+    return this.guarded('scroll()', options, async (timeout, deadline) => {
       const request = { deltaY: options.deltaY ?? null, toPercent: options.toPercent ?? null };
       if (options.ref) {
         const element = await this.locate(options.ref);
@@ -427,13 +445,13 @@ export class PlaywrightDriver implements BrowserDriver {
         // The runtime's scroll with no element scrolls the page.
         await callRuntime(this, this.frameRegistry.frameId(this.active().mainFrame()), 'scroll', { locator: null, ...request }, options);
       }
-      await this.settle(this.active(), timeout, options.signal);
+      await this.settle(this.active(), timeout, options.signal, deadline);
     });
   }
 
   /** A JPEG of the viewport (or the whole page); with `highlightElements`, the given elements carry index boxes. */
   async screenshot(options?: ScreenshotOptions): Promise<Uint8Array> {
-    return guardedCall('screenshot()', options, this.defaultTimeout, async (timeout) => {
+    return this.guarded('screenshot()', options, async (timeout) => {
       const page = this.active();
       const highlighted = this.highlightElements && options?.elements && options.elements.length > 0 ? await this.drawHighlights(options.elements) : [];
       try {
@@ -445,9 +463,16 @@ export class PlaywrightDriver implements BrowserDriver {
     });
   }
 
-  /** Waits until the active page has settled (navigation committed, network and DOM quiet), within the settle bound. */
+  /**
+   * Waits until the active page has settled (navigation committed, network and DOM quiet), within
+   * the settle bound; a document the tab still waits for at the call's end is stopped. With no tab
+   * open there is nothing to wait for.
+   */
   async waitForSettled(options?: CallOptions): Promise<void> {
-    return guardedCall('waitForSettled()', options, this.defaultTimeout, (timeout) => this.settle(this.active(), timeout, options?.signal));
+    return this.guarded('waitForSettled()', options, async (timeout, deadline) => {
+      if (this.tabTracker.livePages().length === 0) return;
+      await this.settle(this.active(), timeout, options?.signal, { deadline, report: false });
+    });
   }
 
   /**
@@ -459,10 +484,10 @@ export class PlaywrightDriver implements BrowserDriver {
    * never runs them, and in other browsers they are removed from documents while a guard is set.
    */
   async setNavigationGuard(guard: NavigationGuard | undefined, options?: CallOptions): Promise<void> {
-    return guardedCall('setNavigationGuard()', options, this.defaultTimeout, () => {
+    return this.guarded('setNavigationGuard()', options, () => {
       // One change at a time, so two calls cannot install two enforcers.
       const change = this.guardChange.then(async () => {
-        if (this.closing) throw new BrowserError('The driver is closed: open a new one.');
+        this.checkUsable();
         if (guard && this.navigationGuard) return this.navigationGuard.replace(guard);
         const previous = this.navigationGuard;
         this.navigationGuard = undefined;
@@ -493,6 +518,8 @@ export class PlaywrightDriver implements BrowserDriver {
   }
 
   private async release(): Promise<void> {
+    // A browser that is gone already cannot be closed cleanly: what is left is removing its profile.
+    const gone = this.connection.lost;
     this.context.off('page', this.onPage);
     await this.guardChange;
     await this.navigationGuard?.dispose();
@@ -516,7 +543,10 @@ export class PlaywrightDriver implements BrowserDriver {
     if (this.owned.browser) await this.owned.browser.close().catch((error: unknown) => problems.push(error));
     if (this.owned.userDataDir) rmSync(this.owned.userDataDir, { recursive: true, force: true, maxRetries: 3 });
     this.tabTracker.activePage = undefined;
-    if (problems.length > 0 && this.owned.context) throw asBrowserError('close()', problems[0]);
+    this.context.off('close', this.onGone);
+    this.context.browser()?.off('disconnected', this.onGone);
+    this.connection.lose(driverClosedMessage);
+    if (problems.length > 0 && this.owned.context && !gone) throw asBrowserError('close()', problems[0]);
   }
 
   /** Installs the listener recorder, adopts the context's pages and makes one active. */
@@ -529,14 +559,69 @@ export class PlaywrightDriver implements BrowserDriver {
     if (preferred) this.tabTracker.adopt(preferred, true);
     if (!this.tabTracker.activePage) this.tabTracker.adopt(this.context.pages()[0] ?? (await this.context.newPage()), true);
     // Documents loaded before the driver came get the recorder now (it sees listeners added from here on).
-    await Promise.all(
-      this.tabTracker.livePages().flatMap((page) => page.frames().map((frame) => installRuntime(frame))),
+    await Promise.all(this.tabTracker.livePages().flatMap((page) => page.frames().map((frame) => installRuntime(frame))));
+    if (startUrl && startUrl !== 'about:blank') await this.navigate(this.active(), startUrl, this.defaultTimeout, undefined, Date.now() + this.defaultTimeout);
+  }
+
+  /**
+   * Runs a call under its `{ signal, timeout }`: a closed driver or a gone browser rejects it with a
+   * `BrowserDisconnectedError`, and a call its caller stops waiting for (its time ran out, its
+   * signal aborted) while the tab waits for a document stops that load, so the tab can be read again.
+   */
+  private guarded<T>(what: string, options: CallOptions | undefined, body: (timeout: number, deadline: number) => Promise<T>): Promise<T> {
+    return guardedCall(
+      what,
+      options,
+      this.defaultTimeout,
+      async (timeout, deadline) => {
+        this.checkUsable();
+        return body(timeout, deadline);
+      },
+      { toError: (failed, error) => this.connection.explain(asBrowserError(failed, error), error), onAbandon: () => this.stopStuckLoad() },
     );
-    if (startUrl && startUrl !== 'about:blank') await this.navigate(this.active(), startUrl, this.defaultTimeout, undefined);
+  }
+
+  /** @throws `BrowserDisconnectedError` once the driver is closed or its browser is gone. */
+  private checkUsable(): void {
+    if (this.closing) throw new BrowserDisconnectedError(driverClosedMessage);
+    this.connection.check();
+  }
+
+  /** A blank tab, made active: where the driver acts when no tab is left. */
+  private async openBlankTab(): Promise<Page> {
+    const blank = await this.context.newPage();
+    // In a context the driver attached to, this page is the driver's: close() closes it.
+    if (!this.owned.context) this.createdPages.add(blank);
+    this.tabTracker.adopt(blank, true);
+    return blank;
+  }
+
+  /** Stops the document the active tab still waits for, if any; says what it did, for a call its caller gave up on. */
+  private async stopStuckLoad(): Promise<string | undefined> {
+    const page = this.tabTracker.activePage;
+    if (!page || page.isClosed() || this.connection.lost) return undefined;
+    const url = await this.settler.pendingNavigation(page)?.stop(() => this.stopLoading(page));
+    return url === undefined ? undefined : stoppedLoadNote(url, page.url());
+  }
+
+  /** CDP's Page.stopLoading, which the browser process handles even while the tab answers no script. */
+  private async stopLoading(page: Page): Promise<void> {
+    const session = await this.context.newCDPSession(page);
+    try {
+      await session.send('Page.stopLoading');
+    } finally {
+      void session.detach().catch(() => undefined);
+    }
+  }
+
+  /** Stops a load that did not answer in time and returns the error the call rejects with. */
+  private async abandonLoad(page: Page, url: string, timeout: number, cause: unknown): Promise<BrowserError> {
+    const stopped = await this.settler.pendingNavigation(page)?.stop(() => this.stopLoading(page));
+    return new BrowserError(abandonedLoadMessage(url, timeout, page.url(), stopped !== undefined), { cause, retryable: true });
   }
 
   private active(): Page {
-    if (this.closing) throw new BrowserError('The driver is closed: open a new one.');
+    this.checkUsable();
     const current = this.tabTracker.activePage;
     const page = current && !current.isClosed() ? current : this.tabTracker.livePages().at(-1);
     if (!page) throw new BrowserError('No tab is open: open one with openTab().');
@@ -562,28 +647,49 @@ export class PlaywrightDriver implements BrowserDriver {
     throw staleElement(ref, found === 'document' ? 'the page has loaded a new document since' : 'it was removed from the page');
   }
 
-  private async navigate(page: Page, url: string, timeout: number, signal: AbortSignal | undefined): Promise<void> {
-    const load = (): Promise<unknown> => page.goto(url, { waitUntil: 'commit', timeout });
+  /** Loads `url` in `page` within the call's time (`deadline`); a load that does not answer by then is stopped. */
+  private async navigate(page: Page, url: string, timeout: number, signal: AbortSignal | undefined, deadline: number): Promise<void> {
+    const load = (): Promise<unknown> => page.goto(url, { waitUntil: 'commit', timeout: loadBudget(timeout) });
     try {
       await (this.navigationGuard ? this.navigationGuard.navigate(page, url, load) : load());
     } catch (error) {
       if (URLNotAllowedError.isInstance(error)) throw error;
+      if (isTimeout(error)) throw await this.abandonLoad(page, url, timeout, error);
       // Chromium goes on to commit its error page after the failure: wait for it, or the next
       // navigation of this tab is interrupted by it.
       await this.settle(page, Math.min(timeout, 5_000), signal).catch(() => undefined);
       throw new BrowserError(`Could not load ${url}: ${firstLine(error)}`, { cause: error, retryable: true });
     }
-    await this.settle(page, timeout, signal);
+    await this.settle(page, timeout, signal, deadline);
   }
 
   /**
    * Waits until the page has settled: its document committed and parsed, no tracked request in
    * flight and no DOM mutation for the quiet windows, within the settle bound and the call's
-   * time. Never fails: a busy page just ends the wait.
+   * time. A busy page just ends the wait. With `call`, a document the action started loading is
+   * waited for until the call's end (`call.deadline`); one that has not come by then is stopped,
+   * and (with `report`, the default) the call rejects with a retryable BrowserError saying so.
    */
-  private async settle(page: Page, timeout: number, signal: AbortSignal | undefined): Promise<void> {
-    const deadline = this.settler.deadline(timeout);
+  private async settle(
+    page: Page,
+    timeout: number,
+    signal: AbortSignal | undefined,
+    call?: number | { readonly deadline: number; readonly report: boolean },
+  ): Promise<void> {
+    const { deadline: callEnd, report } = typeof call === 'number' ? { deadline: call, report: true } : (call ?? { deadline: undefined, report: false });
+    let deadline = this.settler.deadline(timeout);
     await this.settler.waitUntilSettled(page, deadline, signal);
+    if (callEnd !== undefined) {
+      const giveUpAt = callEnd - stopMargin(timeout);
+      const late = (await this.settler.pendingNavigation(page)?.arriveOrStop(giveUpAt, () => this.stopLoading(page))) ?? 'none';
+      if (late === 'arrived') {
+        // The document came late: it settles too, within what is left of the call.
+        deadline = Math.min(this.settler.deadline(timeout), giveUpAt);
+        await this.settler.waitUntilSettled(page, deadline, signal);
+      } else if (late !== 'none' && report) {
+        throw new BrowserError(abandonedActionLoadMessage(late.stopped, timeout, page.url()), { retryable: true });
+      }
+    }
     // An action may change the title without a navigation (a single-page app); read it once here,
     // within what is left of the bound (at least a short moment): a page busy with a long script
     // cannot answer, and then the title read at its last load stands.
@@ -614,10 +720,14 @@ export class PlaywrightDriver implements BrowserDriver {
   }
 }
 
+/** Whether a library error is its timeout. */
+function isTimeout(error: unknown): boolean {
+  return error instanceof Error && error.name === 'TimeoutError';
+}
+
 /** The recoverable error an action gets when the element the model chose is no longer there. */
 function staleElement(ref: ElementRef, reason: string): BrowserError {
-  return new BrowserError(
-    `Element ${ref.index} (<${ref.tagName}>) is no longer on the page: ${reason}. Read the new page state and choose again.`,
-    { retryable: true },
-  );
+  return new BrowserError(`Element ${ref.index} (<${ref.tagName}>) is no longer on the page: ${reason}. Read the new page state and choose again.`, {
+    retryable: true,
+  });
 }

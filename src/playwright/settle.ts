@@ -5,6 +5,7 @@ import type { Frame, Page, Request } from 'playwright-core';
 import { callRuntime } from '../dom/page-runtime';
 import { sleep } from '../util/abort';
 import { NetworkActivity } from '../chromium/network-activity';
+import { PendingNavigation } from '../chromium/pending-navigation';
 import type { ResolvedSettleOptions } from '../chromium/settle-options';
 import { frameEvaluator } from '../chromium/runtime-calls';
 
@@ -76,6 +77,7 @@ export class Settler {
   private readonly pageScripts: boolean;
   private readonly network = new WeakMap<Page, NetworkActivity<Request>>();
   private readonly timers = new WeakMap<Page, DocumentTimers>();
+  private readonly navigations = new WeakMap<Page, PendingNavigation<Request>>();
 
   constructor(options: ResolvedSettleOptions, pageScripts: boolean) {
     this.options = options;
@@ -86,12 +88,20 @@ export class Settler {
   watch(page: Page): () => void {
     const network = new NetworkActivity<Request>(page);
     const timers = new DocumentTimers(page);
+    const navigation = new PendingNavigation<Request>(page);
     this.network.set(page, network);
     this.timers.set(page, timers);
+    this.navigations.set(page, navigation);
     return () => {
       network.dispose();
       timers.dispose();
+      navigation.dispose();
     };
+  }
+
+  /** The document the page is waiting for, if the driver watches it. */
+  pendingNavigation(page: Page): PendingNavigation<Request> | undefined {
+    return this.navigations.get(page);
   }
 
   /** When a settle wait that may take `timeout` ms must end: within the settle bound, a little before the call's own end. */
@@ -120,8 +130,9 @@ export class Settler {
         await sleep(Math.min(50, remaining()), signal);
         continue;
       }
-      const inPage = callRuntime(frameEvaluator(page.mainFrame()), 'main', 'domQuiet', { quietMs: domQuietMs, maxMs: Math.max(1, remaining()) })
-        .catch(() => false); // a navigation destroyed the context: wait again in the new document
+      const inPage = callRuntime(frameEvaluator(page.mainFrame()), 'main', 'domQuiet', { quietMs: domQuietMs, maxMs: Math.max(1, remaining()) }).catch(
+        () => false,
+      ); // a navigation destroyed the context: wait again in the new document
       // Should the page's timers stop all the same (scripts switched off in a document checked before), Node keeps the bound.
       let bound: ReturnType<typeof setTimeout> | undefined;
       const domQuiet = await Promise.race([inPage, new Promise<boolean>((done) => (bound = setTimeout(() => done(true), remaining() + 20)))]);

@@ -9,7 +9,8 @@ import { BrowserError, PlannavError } from '../errors';
  * Puppeteer's words for a document or frame that went away under a call: a navigation replaced
  * the document, the frame was removed, the tab closed. Trying again on the new page can work.
  */
-const gonePatterns = /Execution context was destroyed|Cannot find context with specified id|detached Frame|frame got detached|Navigating frame was detached|Target closed|Session closed|No target with given id|Inspected target navigated or closed|Node with given id does not belong to the document|Node is detached from document/i;
+const gonePatterns =
+  /Execution context was destroyed|Cannot find context with specified id|detached Frame|frame got detached|Navigating frame was detached|Target closed|Session closed|No target with given id|Inspected target navigated or closed|Node with given id does not belong to the document|Node is detached from document/i;
 
 /** Whether a Puppeteer error says the document, frame or tab went away during the call. */
 export function isGoneError(error: unknown): boolean {
@@ -27,12 +28,32 @@ export function asBrowserError(what: string, error: unknown): PlannavError {
   return asGenericBrowserError(what, error);
 }
 
+/** What the driver adds to a call: its reading of a failure given the browser's state, and what to do when time runs out. */
+export interface PuppeteerCallHooks {
+  /** The error a failure becomes once Puppeteer's words for it were read (a gone browser, for instance). */
+  readonly explain?: ((error: PlannavError, raw: unknown) => Promise<PlannavError>) | undefined;
+  /** Runs when the caller stops waiting for the call (see `CallHooks.onAbandon` in src/chromium/call.ts). */
+  readonly onAbandon?: (() => Promise<string | undefined>) | undefined;
+}
+
 /**
  * Runs `body` with the call's time budget (see src/chromium/call.ts), with Puppeteer's reading of
  * failures: a page that went away is retryable.
  */
-export function guardedCall<T>(what: string, options: CallOptions | undefined, defaultTimeout: number, body: (timeout: number) => Promise<T>): Promise<T> {
-  return guardedGenericCall(what, options, defaultTimeout, body, asBrowserError);
+export function guardedCall<T>(
+  what: string,
+  options: CallOptions | undefined,
+  defaultTimeout: number,
+  body: (timeout: number, deadline: number) => Promise<T>,
+  hooks: PuppeteerCallHooks = {},
+): Promise<T> {
+  return guardedGenericCall(what, options, defaultTimeout, body, {
+    toError: (failed, error) => {
+      const plain = asBrowserError(failed, error);
+      return hooks.explain ? hooks.explain(plain, error) : plain;
+    },
+    onAbandon: hooks.onAbandon,
+  });
 }
 
 /** Resolves after `ms` milliseconds, whatever happens; for bounds on waits that must never fail. */

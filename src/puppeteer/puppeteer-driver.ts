@@ -3,12 +3,35 @@
 
 import { rmSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
-import puppeteer, { type Browser, type BrowserContext, type Dialog, type ElementHandle, type Frame, type MouseButton, type Page, type Target } from 'puppeteer-core';
-import type { BrowserDriver, CallOptions, ClickOptions, ClickResult, ElementRef, FrameInfo, NavigationGuard, PageScript, ScreenshotOptions, ScrollRequest, TabInfo } from '../browser/types';
+import puppeteer, {
+  type Browser,
+  type BrowserContext,
+  type Dialog,
+  type ElementHandle,
+  type Frame,
+  type MouseButton,
+  type Page,
+  type Target,
+} from 'puppeteer-core';
+import type {
+  BrowserDriver,
+  CallOptions,
+  ClickOptions,
+  ClickResult,
+  ElementRef,
+  FrameInfo,
+  NavigationGuard,
+  PageScript,
+  ScreenshotOptions,
+  ScrollRequest,
+  TabInfo,
+} from '../browser/types';
 import { callRuntime } from '../dom/page-runtime';
 import type { ClickTarget } from '../dom/page/driver/pointer';
-import { BrowserError, ConfigError, URLNotAllowedError } from '../errors';
+import { BrowserDisconnectedError, BrowserError, ConfigError, URLNotAllowedError } from '../errors';
 import { firstLine } from '../chromium/call';
+import { BrowserConnection, browserGoneMessage, driverClosedMessage } from '../chromium/connection';
+import { abandonedActionLoadMessage, abandonedLoadMessage, loadBudget, stopMargin, stoppedLoadNote } from '../chromium/pending-navigation';
 import { asBrowserError, guardedCall, within } from './call';
 import { chromiumCandidates, findChromium } from '../chromium/find-chromium';
 import { chromiumLaunchArgs } from '../chromium/launch-args';
@@ -71,6 +94,9 @@ export class PuppeteerDriver implements BrowserDriver {
   private navigationGuard: NavigationGuardEnforcer | undefined;
   private guardChange: Promise<void> = Promise.resolve();
   private closing: Promise<void> | undefined;
+  /** Whether the browser is still there; once it is gone every call rejects with a BrowserDisconnectedError. */
+  private readonly connection = new BrowserConnection();
+  private readonly onGone = (): void => this.connection.lose(this.closing ? driverClosedMessage : browserGoneMessage);
 
   private constructor(context: BrowserContext, owned: Ownership, options: PuppeteerDriverOptions) {
     checkOptions(options);
@@ -86,6 +112,8 @@ export class PuppeteerDriver implements BrowserDriver {
     });
     this.highlightElements = options.highlightElements ?? false;
     this.defaultTimeout = options.defaultTimeout ?? 15_000;
+    // A killed browser or a dropped connection disconnects the Browser.
+    context.browser().on('disconnected', this.onGone);
   }
 
   /**
@@ -123,7 +151,9 @@ export class PuppeteerDriver implements BrowserDriver {
       });
     } catch (error) {
       if (userDataDir) rmSync(userDataDir, { recursive: true, force: true, maxRetries: 3 });
-      throw new BrowserError(`Could not launch Chromium from ${executablePath}: ${firstLine(error)}. Install Chromium or pass \`executablePath\`.`, { cause: error });
+      throw new BrowserError(`Could not launch Chromium from ${executablePath}: ${firstLine(error)}. Install Chromium or pass \`executablePath\`.`, {
+        cause: error,
+      });
     }
     // Whatever fails from here (an unreachable startUrl) must not leave the browser running or its profile on disk.
     let driver: PuppeteerDriver | undefined;
@@ -222,34 +252,29 @@ export class PuppeteerDriver implements BrowserDriver {
 
   /** Lists the open tabs (the context's pages), in the order they opened. */
   async tabs(options?: CallOptions): Promise<TabInfo[]> {
-    return guardedCall('tabs()', options, this.defaultTimeout, async () => {
-      this.active(); // a closed driver has no tabs to list
-      return Promise.all(this.tabTracker.livePages().map((page) => this.tabTracker.info(page)));
-    });
+    return this.guarded('tabs()', options, async () => Promise.all(this.tabTracker.livePages().map((page) => this.tabTracker.info(page))));
   }
 
   /** The tab the driver acts on. */
   async activeTab(options?: CallOptions): Promise<TabInfo> {
-    return guardedCall('activeTab()', options, this.defaultTimeout, async () => this.tabTracker.info(this.active()));
+    return this.guarded('activeTab()', options, async () => this.tabTracker.info(this.active()));
   }
 
   /** Opens a tab, makes it active, loads `url` and waits until it has settled. */
   async openTab(url: string, options?: CallOptions): Promise<TabInfo> {
-    return guardedCall(`openTab(${url})`, options, this.defaultTimeout, async (timeout) => {
-      this.active(); // a closed driver opens nothing
+    return this.guarded(`openTab(${url})`, options, async (timeout, deadline) => {
       this.navigationGuard?.assertAllowed(url, undefined);
       const page = await this.context.newPage();
       this.tabTracker.adopt(page, true);
       await this.runtimeScripts.get(page);
-      await this.navigate(page, url, timeout, options?.signal);
+      await this.navigate(page, url, timeout, options?.signal, deadline);
       return this.tabTracker.info(page);
     });
   }
 
   /** Makes a tab active and brings it to the front. */
   async switchTab(tabId: string, options?: CallOptions): Promise<TabInfo> {
-    return guardedCall(`switchTab(${tabId})`, options, this.defaultTimeout, async () => {
-      this.active();
+    return this.guarded(`switchTab(${tabId})`, options, async () => {
       const page = this.tabTracker.pageById(tabId);
       this.tabTracker.activePage = page;
       await page.bringToFront();
@@ -259,8 +284,7 @@ export class PuppeteerDriver implements BrowserDriver {
 
   /** Closes a tab; if it was active, the one before it becomes active (a blank one if none is left). */
   async closeTab(tabId: string, options?: CallOptions): Promise<void> {
-    return guardedCall(`closeTab(${tabId})`, options, this.defaultTimeout, async () => {
-      this.active();
+    return this.guarded(`closeTab(${tabId})`, options, async () => {
       const page = this.tabTracker.pageById(tabId);
       const position = this.tabTracker.positionOf(page);
       const wasActive = this.tabTracker.activePage === page;
@@ -269,50 +293,56 @@ export class PuppeteerDriver implements BrowserDriver {
       if (wasActive || this.tabTracker.activePage === undefined) {
         const remaining = this.tabTracker.livePages();
         this.tabTracker.activePage = remaining[Math.max(0, Math.min(position - 1, remaining.length - 1))];
-        if (!this.tabTracker.activePage) {
-          const blank = await this.context.newPage();
-          // In a context the driver attached to, this page is the driver's: close() closes it.
-          if (!this.owned.browser) this.createdPages.add(blank);
-          this.tabTracker.adopt(blank, true);
-        }
+        if (!this.tabTracker.activePage) await this.openBlankTab();
       }
     });
   }
 
-  /** Loads `url` in the active tab and waits until the page has settled. */
+  /**
+   * Loads `url` in the active tab (in a new tab when none is open) and waits until the page has
+   * settled. A load that does not answer within the call's time is stopped, so the tab can be
+   * read again, and the call rejects with a retryable `BrowserError` saying so.
+   */
   async goto(url: string, options?: CallOptions): Promise<void> {
-    return guardedCall(`goto(${url})`, options, this.defaultTimeout, (timeout) => this.navigate(this.active(), url, timeout, options?.signal));
+    return this.guarded(`goto(${url})`, options, async (timeout, deadline) => {
+      const page = this.tabTracker.livePages().length > 0 ? this.active() : await this.openBlankTab();
+      await this.navigate(page, url, timeout, options?.signal, deadline);
+    });
   }
 
-  /** Goes back in the active tab's history and waits until the page has settled; with no earlier page the tab stays where it is. */
+  /**
+   * Goes back in the active tab's history and waits until the page has settled; with no earlier
+   * page the tab stays where it is. A load that does not answer in time is stopped, as with `goto`.
+   */
   async goBack(options?: CallOptions): Promise<void> {
-    return guardedCall('goBack()', options, this.defaultTimeout, async (timeout) => {
+    return this.guarded('goBack()', options, async (timeout, deadline) => {
       const page = this.active();
       try {
         // An empty list of lifecycle events: resolve once the earlier document is committed; the settle wait does the rest.
-        await page.goBack({ waitUntil: [], timeout });
+        await page.goBack({ waitUntil: [], timeout: loadBudget(timeout) });
       } catch (error) {
         // As Playwright's goBack, nothing to go back to is no failure: the caller sees the URL unchanged.
         if (/History entry to navigate to not found/i.test(firstLine(error))) return;
+        if (isTimeout(error)) throw await this.abandonLoad(page, 'the previous page', timeout, error);
         throw error;
       }
-      await this.settle(page, timeout, options?.signal);
+      await this.settle(page, timeout, options?.signal, deadline);
     });
   }
 
   /** The active tab's URL. */
   async currentUrl(options?: CallOptions): Promise<string> {
-    return guardedCall('currentUrl()', options, this.defaultTimeout, async () => this.active().url());
+    return this.guarded('currentUrl()', options, async () => this.active().url());
   }
 
   /** The rendered frames of the active tab, top frame first, with each child frame's box in its parent. */
   async frames(options?: CallOptions): Promise<FrameInfo[]> {
-    return guardedCall('frames()', options, this.defaultTimeout, async () => this.frameRegistry.describe(this.active()));
+    return this.guarded('frames()', options, async () => this.frameRegistry.describe(this.active()));
   }
 
   /** Runs a page script in a frame of the active tab; its value comes back as JSON text. */
   async evaluate<TArg, TResult>(frameId: string, script: PageScript<TArg, TResult>, arg: TArg, options?: CallOptions): Promise<TResult> {
-    return guardedCall(`evaluate(${script.id})`, options, this.defaultTimeout, async () => {
+    return this.guarded(`evaluate(${script.id})`, options, async () => {
       this.active();
       return evaluateInFrame(this.frameRegistry.frameById(frameId), script, arg);
     });
@@ -327,7 +357,7 @@ export class PuppeteerDriver implements BrowserDriver {
    * @throws `BrowserError` when the element is gone or disabled.
    */
   async click(ref: ElementRef, options?: ClickOptions): Promise<ClickResult> {
-    return guardedCall(`click on element ${ref.index}`, options, this.defaultTimeout, async (timeout) => {
+    return this.guarded(`click on element ${ref.index}`, options, async (timeout, deadline) => {
       const page = this.active();
       const element = await this.locate(ref);
       const button = options?.button ?? 'left';
@@ -338,7 +368,9 @@ export class PuppeteerDriver implements BrowserDriver {
           throw staleElement(ref, `the page changed (${firstLine(error)})`);
         });
         if (target.kind === 'disabled') {
-          throw new BrowserError(`Element ${ref.index} (<${ref.tagName}>) is disabled, so clicking it does nothing. Fill in what the form still needs, or choose another element.`);
+          throw new BrowserError(
+            `Element ${ref.index} (<${ref.tagName}>) is disabled, so clicking it does nothing. Fill in what the form still needs, or choose another element.`,
+          );
         }
         const coveredBy = target.kind === 'unseen' ? undefined : (target.coveredBy ?? undefined);
         result = { method: 'dom', ...(coveredBy ? { coveredBy } : {}) };
@@ -355,28 +387,30 @@ export class PuppeteerDriver implements BrowserDriver {
       } finally {
         void element.dispose().catch(() => undefined);
       }
-      await this.settle(this.tabTracker.activePage ?? page, timeout, options?.signal);
+      await this.settle(this.tabTracker.activePage ?? page, timeout, options?.signal, deadline);
       return result;
     });
   }
 
   /** A real mouse click at a point of the active tab's viewport, in CSS pixels; does not wait for the page to settle. */
   async mouseClick(x: number, y: number, options?: ClickOptions): Promise<void> {
-    return guardedCall(`mouseClick(${x}, ${y})`, options, this.defaultTimeout, async (timeout) => {
+    return this.guarded(`mouseClick(${x}, ${y})`, options, async (timeout) => {
       await this.mouseClickOn(this.active(), x, y, options?.button ?? 'left', options?.modifiers ? [...options.modifiers] : [], timeout);
     });
   }
 
   /** Replaces the value of an input, textarea or editable element of the last snapshot, typing it as text input. */
   async fill(ref: ElementRef, text: string, options?: CallOptions): Promise<void> {
-    return guardedCall(`fill on element ${ref.index}`, options, this.defaultTimeout, async (timeout) => {
+    return this.guarded(`fill on element ${ref.index}`, options, async (timeout, deadline) => {
       const page = this.active();
       const element = await this.locate(ref);
       try {
         // Inputs with a machine format (date, range, colour) take no typing: their value is set through the setter frameworks track.
         const kept = await onElement(element, 'setFormattedValue', text);
         if (kept === '' && text.trim() !== '') {
-          throw new BrowserError(`Element ${ref.index} (<${ref.tagName}>) did not take "${text}": give the value in the input's own format (such as 2011-10-11, 15:45 or 2011-W41).`);
+          throw new BrowserError(
+            `Element ${ref.index} (<${ref.tagName}>) did not take "${text}": give the value in the input's own format (such as 2011-10-11, 15:45 or 2011-W41).`,
+          );
         }
         if (kept === null) {
           const field = await element.evaluate(selectFieldContents);
@@ -389,13 +423,13 @@ export class PuppeteerDriver implements BrowserDriver {
       } finally {
         void element.dispose().catch(() => undefined);
       }
-      await this.settle(this.tabTracker.activePage ?? page, timeout, options?.signal);
+      await this.settle(this.tabTracker.activePage ?? page, timeout, options?.signal, deadline);
     });
   }
 
   /** Selects the option with this label (or value) in a select of the last snapshot; returns the selected values. */
   async selectOption(ref: ElementRef, label: string, options?: CallOptions): Promise<string[]> {
-    return guardedCall(`selectOption on element ${ref.index}`, options, this.defaultTimeout, async (timeout) => {
+    return this.guarded(`selectOption on element ${ref.index}`, options, async (timeout, deadline) => {
       const page = this.active();
       const element = await this.locate(ref);
       let values: string[];
@@ -409,14 +443,14 @@ export class PuppeteerDriver implements BrowserDriver {
       } finally {
         void element.dispose().catch(() => undefined);
       }
-      await this.settle(this.tabTracker.activePage ?? page, timeout, options?.signal);
+      await this.settle(this.tabTracker.activePage ?? page, timeout, options?.signal, deadline);
       return values;
     });
   }
 
   /** Sets the files of a file input of the last snapshot (Puppeteer's `uploadFile`); relative paths are resolved from the working folder. */
   async uploadFiles(ref: ElementRef, paths: readonly string[], options?: CallOptions): Promise<void> {
-    return guardedCall(`uploadFiles on element ${ref.index}`, options, this.defaultTimeout, async (timeout) => {
+    return this.guarded(`uploadFiles on element ${ref.index}`, options, async (timeout, deadline) => {
       const page = this.active();
       const files = paths.map((path) => resolve(path));
       files.forEach((file, position) => checkUploadable(file, paths[position] ?? file));
@@ -435,22 +469,22 @@ export class PuppeteerDriver implements BrowserDriver {
       } finally {
         void element.dispose().catch(() => undefined);
       }
-      await this.settle(this.tabTracker.activePage ?? page, timeout, options?.signal);
+      await this.settle(this.tabTracker.activePage ?? page, timeout, options?.signal, deadline);
     });
   }
 
   /** Presses keys on the focused element, such as `Enter` or `Control+A` (several separated by spaces), and waits until the page has settled. */
   async press(keys: string, options?: CallOptions): Promise<void> {
-    return guardedCall(`press(${keys})`, options, this.defaultTimeout, async (timeout) => {
+    return this.guarded(`press(${keys})`, options, async (timeout, deadline) => {
       const page = this.active();
       await pressKeys(page.keyboard, keys);
-      await this.settle(this.tabTracker.activePage ?? page, timeout, options?.signal);
+      await this.settle(this.tabTracker.activePage ?? page, timeout, options?.signal, deadline);
     });
   }
 
   /** Scrolls the page, or inside an element of the last snapshot, by pixels or to a percentage. */
   async scroll(options: ScrollRequest): Promise<void> {
-    return guardedCall('scroll()', options, this.defaultTimeout, async (timeout) => {
+    return this.guarded('scroll()', options, async (timeout, deadline) => {
       const page = this.active();
       const request = { deltaY: options.deltaY ?? null, toPercent: options.toPercent ?? null };
       if (options.ref) {
@@ -464,13 +498,13 @@ export class PuppeteerDriver implements BrowserDriver {
         // The runtime's scroll with no element scrolls the page.
         await callRuntime(this, this.frameRegistry.frameId(page.mainFrame()), 'scroll', { locator: null, ...request }, options);
       }
-      await this.settle(page, timeout, options.signal);
+      await this.settle(page, timeout, options.signal, deadline);
     });
   }
 
   /** A JPEG of the viewport (or the whole page); with `highlightElements`, the given elements carry index boxes. */
   async screenshot(options?: ScreenshotOptions): Promise<Uint8Array> {
-    return guardedCall('screenshot()', options, this.defaultTimeout, async () => {
+    return this.guarded('screenshot()', options, async () => {
       const page = this.active();
       const fullPage = options?.fullPage ?? false;
       const highlighted = this.highlightElements && options?.elements && options.elements.length > 0 ? await this.drawHighlights(options.elements) : [];
@@ -483,9 +517,16 @@ export class PuppeteerDriver implements BrowserDriver {
     });
   }
 
-  /** Waits until the active page has settled (navigation committed, network and DOM quiet), within the settle bound. */
+  /**
+   * Waits until the active page has settled (navigation committed, network and DOM quiet), within
+   * the settle bound; a document the tab still waits for at the call's end is stopped. With no tab
+   * open there is nothing to wait for.
+   */
   async waitForSettled(options?: CallOptions): Promise<void> {
-    return guardedCall('waitForSettled()', options, this.defaultTimeout, (timeout) => this.settle(this.active(), timeout, options?.signal));
+    return this.guarded('waitForSettled()', options, async (timeout, deadline) => {
+      if (this.tabTracker.livePages().length === 0) return;
+      await this.settle(this.active(), timeout, options?.signal, { deadline, report: false });
+    });
   }
 
   /**
@@ -501,10 +542,10 @@ export class PuppeteerDriver implements BrowserDriver {
    * their prefetches and prerenders are not stopped.
    */
   async setNavigationGuard(guard: NavigationGuard | undefined, options?: CallOptions): Promise<void> {
-    return guardedCall('setNavigationGuard()', options, this.defaultTimeout, () => {
+    return this.guarded('setNavigationGuard()', options, () => {
       // One change at a time, so two calls cannot install two enforcers.
       const change = this.guardChange.then(async () => {
-        this.active(); // a closed driver enforces nothing
+        this.checkUsable();
         if (guard && this.navigationGuard) return this.navigationGuard.replace(guard);
         const previous = this.navigationGuard;
         this.navigationGuard = undefined;
@@ -536,6 +577,8 @@ export class PuppeteerDriver implements BrowserDriver {
   }
 
   private async release(): Promise<void> {
+    // A browser that is gone already cannot be closed cleanly: what is left is removing its profile.
+    const gone = this.connection.lost;
     this.context.off('targetcreated', this.onTarget);
     await this.guardChange;
     await this.navigationGuard?.dispose();
@@ -562,7 +605,9 @@ export class PuppeteerDriver implements BrowserDriver {
     else if (this.owned.browser) await this.owned.browser.disconnect().catch((error: unknown) => problems.push(error));
     if (this.owned.userDataDir) rmSync(this.owned.userDataDir, { recursive: true, force: true, maxRetries: 3 });
     this.tabTracker.activePage = undefined;
-    if (problems.length > 0) throw asBrowserError('close()', problems[0]);
+    this.context.browser().off('disconnected', this.onGone);
+    this.connection.lose(driverClosedMessage);
+    if (problems.length > 0 && !gone) throw asBrowserError('close()', problems[0]);
   }
 
   /** Watches the context for new tabs, adopts its pages, makes one active and loads the start URL. */
@@ -573,7 +618,65 @@ export class PuppeteerDriver implements BrowserDriver {
     if (preferred) this.tabTracker.adopt(preferred, true);
     if (!this.tabTracker.activePage) this.tabTracker.adopt(existing[0] ?? (await this.context.newPage()), true);
     await Promise.all([...this.runtimeScripts.values()]);
-    if (startUrl && startUrl !== 'about:blank') await this.navigate(this.active(), startUrl, this.defaultTimeout, undefined);
+    if (startUrl && startUrl !== 'about:blank') await this.navigate(this.active(), startUrl, this.defaultTimeout, undefined, Date.now() + this.defaultTimeout);
+  }
+
+  /**
+   * Runs a call under its `{ signal, timeout }`: a closed driver or a gone browser rejects it with a
+   * `BrowserDisconnectedError`, and a call its caller stops waiting for (its time ran out, its
+   * signal aborted) while the tab waits for a document stops that load, so the tab can be read again.
+   */
+  private guarded<T>(what: string, options: CallOptions | undefined, body: (timeout: number, deadline: number) => Promise<T>): Promise<T> {
+    return guardedCall(
+      what,
+      options,
+      this.defaultTimeout,
+      async (timeout, deadline) => {
+        this.checkUsable();
+        return body(timeout, deadline);
+      },
+      { explain: (error, raw) => this.connection.explain(error, raw), onAbandon: () => this.stopStuckLoad() },
+    );
+  }
+
+  /** @throws `BrowserDisconnectedError` once the driver is closed or its browser is gone. */
+  private checkUsable(): void {
+    if (this.closing) throw new BrowserDisconnectedError(driverClosedMessage);
+    this.connection.check();
+  }
+
+  /** A blank tab, made active: where the driver acts when no tab is left. */
+  private async openBlankTab(): Promise<Page> {
+    const blank = await this.context.newPage();
+    // In a context the driver attached to, this page is the driver's: close() closes it.
+    if (!this.owned.browser) this.createdPages.add(blank);
+    this.tabTracker.adopt(blank, true);
+    await this.runtimeScripts.get(blank);
+    return blank;
+  }
+
+  /** Stops the document the active tab still waits for, if any; says what it did, for a call its caller gave up on. */
+  private async stopStuckLoad(): Promise<string | undefined> {
+    const page = this.tabTracker.activePage;
+    if (!page || page.isClosed() || this.connection.lost) return undefined;
+    const url = await this.settler.pendingNavigation(page)?.stop(() => this.stopLoading(page));
+    return url === undefined ? undefined : stoppedLoadNote(url, page.url());
+  }
+
+  /** CDP's Page.stopLoading, which the browser process handles even while the tab answers no script. */
+  private async stopLoading(page: Page): Promise<void> {
+    const session = await page.createCDPSession();
+    try {
+      await session.send('Page.stopLoading');
+    } finally {
+      void session.detach().catch(() => undefined);
+    }
+  }
+
+  /** Stops a load that did not answer in time and returns the error the call rejects with. */
+  private async abandonLoad(page: Page, url: string, timeout: number, cause: unknown): Promise<BrowserError> {
+    const stopped = await this.settler.pendingNavigation(page)?.stop(() => this.stopLoading(page));
+    return new BrowserError(abandonedLoadMessage(url, timeout, page.url(), stopped !== undefined), { cause, retryable: true });
   }
 
   /**
@@ -605,7 +708,7 @@ export class PuppeteerDriver implements BrowserDriver {
   }
 
   private active(): Page {
-    if (this.closing) throw new BrowserError('The driver is closed: open a new one.');
+    this.checkUsable();
     const current = this.tabTracker.activePage;
     const page = current && !current.isClosed() ? current : this.tabTracker.livePages().at(-1);
     if (!page) throw new BrowserError('No tab is open: open one with openTab().');
@@ -649,23 +752,23 @@ export class PuppeteerDriver implements BrowserDriver {
     }
   }
 
-  private async navigate(page: Page, url: string, timeout: number, signal: AbortSignal | undefined): Promise<void> {
+  /** Loads `url` in `page` within the call's time (`deadline`); a load that does not answer by then is stopped. */
+  private async navigate(page: Page, url: string, timeout: number, signal: AbortSignal | undefined, deadline: number): Promise<void> {
     // An empty list of lifecycle events: resolve once the new document has committed; the settle wait does the rest.
-    const load = (): Promise<unknown> => page.goto(url, { waitUntil: [], timeout });
+    const load = (): Promise<unknown> => page.goto(url, { waitUntil: [], timeout: loadBudget(timeout) });
     try {
       await (this.navigationGuard ? this.navigationGuard.navigate(page, url, load) : load());
     } catch (error) {
       if (URLNotAllowedError.isInstance(error)) throw error;
+      if (isTimeout(error)) throw await this.abandonLoad(page, url, timeout, error);
       const reason = firstLine(error).replace(/ at \S+$/, '');
-      if (!(error instanceof Error && error.name === 'TimeoutError')) {
-        // Chromium goes on to commit its error page after the failure: wait for it, or the next
-        // navigation of this tab is interrupted by it.
-        await this.errorPageCommitted(page, 1500);
-        await this.settle(page, Math.min(timeout, 5_000), signal).catch(() => undefined);
-      }
+      // Chromium goes on to commit its error page after the failure: wait for it, or the next
+      // navigation of this tab is interrupted by it.
+      await this.errorPageCommitted(page, 1500);
+      await this.settle(page, Math.min(timeout, 5_000), signal).catch(() => undefined);
       throw new BrowserError(`Could not load ${url}: ${reason}`, { cause: error, retryable: true });
     }
-    await this.settle(page, timeout, signal);
+    await this.settle(page, timeout, signal, deadline);
   }
 
   /** Resolves once the page's top frame shows Chromium's error page, or after `ms`. */
@@ -686,10 +789,19 @@ export class PuppeteerDriver implements BrowserDriver {
   /**
    * Waits until the page has settled (document parsed, no tracked request in flight, no DOM
    * mutation for the quiet windows) within the settle bound and the call's time; then the tab a
-   * click opened meanwhile settles within what is left. Never fails: a busy page just ends the wait.
+   * click opened meanwhile settles within what is left. A busy page just ends the wait. With
+   * `call`, a document the action started loading is waited for until the call's end
+   * (`call.deadline`); one that has not come by then is stopped, and (with `report`, the default)
+   * the call rejects with a retryable BrowserError saying so.
    */
-  private async settle(page: Page, timeout: number, signal: AbortSignal | undefined): Promise<void> {
-    const deadline = this.settler.deadline(timeout);
+  private async settle(
+    page: Page,
+    timeout: number,
+    signal: AbortSignal | undefined,
+    call?: number | { readonly deadline: number; readonly report: boolean },
+  ): Promise<void> {
+    const { deadline: callEnd, report } = typeof call === 'number' ? { deadline: call, report: true } : (call ?? { deadline: undefined, report: false });
+    let deadline = this.settler.deadline(timeout);
     let current = page;
     for (let round = 0; round < 3; round++) {
       await this.settler.waitUntilSettled(current, deadline, signal);
@@ -697,6 +809,17 @@ export class PuppeteerDriver implements BrowserDriver {
       const now = this.tabTracker.activePage;
       if (!now || now === current || now.isClosed()) break;
       current = now;
+    }
+    if (callEnd !== undefined && !current.isClosed()) {
+      const giveUpAt = callEnd - stopMargin(timeout);
+      const late = (await this.settler.pendingNavigation(current)?.arriveOrStop(giveUpAt, () => this.stopLoading(current))) ?? 'none';
+      if (late === 'arrived') {
+        // The document came late: it settles too, within what is left of the call.
+        deadline = Math.min(this.settler.deadline(timeout), giveUpAt);
+        await this.settler.waitUntilSettled(current, deadline, signal);
+      } else if (late !== 'none' && report) {
+        throw new BrowserError(abandonedActionLoadMessage(late.stopped, timeout, current.url()), { retryable: true });
+      }
     }
     // An action may change the title without a navigation (a single-page app); read it once here,
     // within what is left of the bound (at least a short moment): a page busy with a long script
@@ -707,7 +830,8 @@ export class PuppeteerDriver implements BrowserDriver {
   /** Draws index boxes in every frame that holds some of the elements; returns those frames. */
   private async drawHighlights(elements: readonly ElementRef[]): Promise<string[]> {
     const byFrame = new Map<string, { elementId: string; index: number }[]>();
-    for (const element of elements) byFrame.set(element.frameId, [...(byFrame.get(element.frameId) ?? []), { elementId: element.elementId, index: element.index }]);
+    for (const element of elements)
+      byFrame.set(element.frameId, [...(byFrame.get(element.frameId) ?? []), { elementId: element.elementId, index: element.index }]);
     const drawn: string[] = [];
     await Promise.all(
       [...byFrame].map(async ([frameId, targets]) => {
@@ -718,6 +842,11 @@ export class PuppeteerDriver implements BrowserDriver {
     );
     return drawn;
   }
+}
+
+/** Whether a library error is its timeout. */
+function isTimeout(error: unknown): boolean {
+  return error instanceof Error && error.name === 'TimeoutError';
 }
 
 /** A file that can be uploaded, or a BrowserError saying why this path cannot be. */
@@ -733,5 +862,7 @@ function checkUploadable(file: string, written: string): void {
 
 /** The recoverable error an action gets when the element the model chose is no longer there. */
 function staleElement(ref: ElementRef, reason: string): BrowserError {
-  return new BrowserError(`Element ${ref.index} (<${ref.tagName}>) is no longer on the page: ${reason}. Read the new page state and choose again.`, { retryable: true });
+  return new BrowserError(`Element ${ref.index} (<${ref.tagName}>) is no longer on the page: ${reason}. Read the new page state and choose again.`, {
+    retryable: true,
+  });
 }

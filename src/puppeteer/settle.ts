@@ -6,6 +6,7 @@ import { callRuntime } from '../dom/page-runtime';
 import { sleep } from '../util/abort';
 import { within } from './call';
 import { NetworkActivity } from '../chromium/network-activity';
+import { PendingNavigation } from '../chromium/pending-navigation';
 import type { ResolvedSettleOptions } from '../chromium/settle-options';
 import { frameEvaluator } from '../chromium/runtime-calls';
 
@@ -13,6 +14,7 @@ import { frameEvaluator } from '../chromium/runtime-calls';
 export class Settler {
   private readonly options: ResolvedSettleOptions;
   private readonly network = new WeakMap<Page, NetworkActivity<HTTPRequest>>();
+  private readonly navigations = new WeakMap<Page, PendingNavigation<HTTPRequest>>();
 
   constructor(options: ResolvedSettleOptions) {
     this.options = options;
@@ -23,11 +25,21 @@ export class Settler {
     return this.options.maxWaitMs;
   }
 
-  /** Starts tracking the page's requests; returns the function that stops it. */
+  /** Starts tracking the page's requests and the document it waits for; returns the function that stops it. */
   watch(page: Page): () => void {
     const network = new NetworkActivity<HTTPRequest>(page);
+    const navigation = new PendingNavigation<HTTPRequest>(page);
     this.network.set(page, network);
-    return network.dispose;
+    this.navigations.set(page, navigation);
+    return () => {
+      network.dispose();
+      navigation.dispose();
+    };
+  }
+
+  /** The document the page is waiting for, if the driver watches it. */
+  pendingNavigation(page: Page): PendingNavigation<HTTPRequest> | undefined {
+    return this.navigations.get(page);
   }
 
   /** When a settle wait that may take `timeout` ms must end: within the settle bound, a little before the call's own end. */
@@ -59,7 +71,9 @@ export class Settler {
       const frame = page.mainFrame();
       // A navigation that destroys the document ends the call in the page: wait again in the new one.
       // eslint-disable-next-line @typescript-eslint/no-unnecessary-boolean-literal-compare -- the page's answer is untrusted: only true counts
-      const inPage = callRuntime(frameEvaluator(frame), 'top', 'domQuiet', { quietMs: domQuietMs, maxMs: Math.max(1, remaining()) }).then((quiet) => quiet === true);
+      const inPage = callRuntime(frameEvaluator(frame), 'top', 'domQuiet', { quietMs: domQuietMs, maxMs: Math.max(1, remaining()) }).then(
+        (quiet) => quiet === true,
+      );
       const domQuiet = await within(inPage, remaining() + 20, true);
       if (domQuiet && networkQuiet()) return;
       if (!domQuiet) await this.documentParsed(page, deadline, signal);
@@ -72,7 +86,10 @@ export class Settler {
     for (let poll = 0; poll < 200 && Date.now() < deadline; poll++) {
       if (page.isClosed()) return;
       // A document replaced under the call is still loading; a page busy with a long script cannot answer: the bound ends the wait.
-      const read = page.mainFrame().evaluate('document.readyState').catch(() => 'loading');
+      const read = page
+        .mainFrame()
+        .evaluate('document.readyState')
+        .catch(() => 'loading');
       const state = await within(read, deadline - Date.now(), 'busy');
       if (state !== 'loading') return;
       await sleep(Math.min(50, Math.max(0, deadline - Date.now())), signal);
