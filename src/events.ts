@@ -154,6 +154,15 @@ export interface ExecutorEventMap {
     /** Why the call failed; `undefined` when it succeeded. */
     readonly error: ErrorInfo | undefined;
   };
+  /**
+   * The agent's model still failed after its retries (a rate limit, a server error, a timeout) or
+   * its reply was cut off, so the call goes on with `fallbackLLM`; `error` says why.
+   */
+  'model-fallback': EventBase & {
+    readonly from: { readonly provider: string; readonly model: string };
+    readonly to: { readonly provider: string; readonly model: string };
+    readonly error: ErrorInfo;
+  };
   /** A transient model failure will be retried after `delayMs` milliseconds; `attempt` is the try that failed, from 1. */
   'model-retry': EventBase & { readonly attempt: number; readonly delayMs: number; readonly error: ErrorInfo };
   /** The agent asked the user a question; answer it with `executor.respond()` (unless a handler was given) within `timeoutMs` milliseconds. */

@@ -25,6 +25,8 @@ export interface AgentSettings {
   readonly useVisionForPlanner: boolean;
   readonly modelRetry: ModelRetryOptions;
   readonly modelTimeoutMs: number | undefined;
+  /** The model that takes over an agent's call when its own keeps failing. */
+  readonly fallbackLLM: LLMClient | undefined;
   /** Deadlines of browser calls, in milliseconds. */
   readonly browserTimeouts: { readonly pageState: number; readonly action: number; readonly settle: number };
   readonly temperature: number | undefined;
@@ -79,19 +81,20 @@ export interface AgentContext {
 
 /** Model-call events for one agent, as a generateObject observer. */
 export function modelCallObserver(context: AgentContext, actor: 'planner' | 'navigator' | 'validator', llm: LLMClient): ModelCallObserver {
-  const model = { provider: llm.provider, model: llm.model };
+  const named = (client: LLMClient = llm) => ({ provider: client.provider, model: client.model });
   return {
-    onCallStart: (attempt) => context.emit('model-call-start', actor, { ...model, attempt }),
-    onCallEnd: (attempt, outcome) =>
+    onCallStart: (attempt, client) => context.emit('model-call-start', actor, { ...named(client), attempt }),
+    onCallEnd: (attempt, outcome, client = llm) =>
       context.emit('model-call-end', actor, {
-        ...model,
+        ...named(client),
         attempt,
-        usage: priceUsage(outcome.usage, context.settings.prices?.[llm.model]),
+        usage: priceUsage(outcome.usage, context.settings.prices?.[client.model]),
         durationMs: outcome.durationMs,
         finishReason: outcome.finishReason,
         error: outcome.error ? toErrorInfo(outcome.error) : undefined,
       }),
     onRetry: (attempt, error, delayMs) => context.emit('model-retry', actor, { attempt, delayMs, error: toErrorInfo(error) }),
+    onFallback: (from, to, error) => context.emit('model-fallback', actor, { from: named(from), to: named(to), error: toErrorInfo(error) }),
   };
 }
 
@@ -108,16 +111,16 @@ export function observedExtractionClient(context: AgentContext, llm: LLMClient):
     supportsImages: llm.supportsImages,
     generate: async (request) => {
       const started = Date.now();
-      observer.onCallStart?.(1);
+      observer.onCallStart?.(1, llm);
       try {
         const timeout = request.timeout ?? context.settings.modelTimeoutMs;
         const result = await withDeadline(timeout, request.signal ?? context.signal, () => modelTimeout(llm, timeout), (signal) =>
           llm.generate({ ...request, signal, timeout }),
         );
-        observer.onCallEnd?.(1, { usage: normalizeUsage(result.usage), durationMs: Date.now() - started, finishReason: result.finishReason });
+        observer.onCallEnd?.(1, { usage: normalizeUsage(result.usage), durationMs: Date.now() - started, finishReason: result.finishReason }, llm);
         return result;
       } catch (error) {
-        observer.onCallEnd?.(1, { usage: emptyUsage, durationMs: Date.now() - started, error: toCallError(error, request.signal) });
+        observer.onCallEnd?.(1, { usage: emptyUsage, durationMs: Date.now() - started, error: toCallError(error, request.signal) }, llm);
         throw error;
       }
     },

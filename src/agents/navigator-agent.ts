@@ -188,6 +188,8 @@ export class NavigatorAgent {
         signal: context.signal,
         retry: context.settings.modelRetry,
         timeout: context.settings.modelTimeoutMs,
+        fallback: context.settings.fallbackLLM,
+        maxInputTokens: context.messages.maxInputTokens,
         temperature: context.settings.temperature,
         observer: modelCallObserver(context, 'navigator', llm),
       });

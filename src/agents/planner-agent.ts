@@ -97,6 +97,8 @@ export class PlannerAgent {
       signal: context.signal,
       retry: context.settings.modelRetry,
       timeout: context.settings.modelTimeoutMs,
+      fallback: context.settings.fallbackLLM,
+      maxInputTokens: context.messages.maxInputTokens,
       temperature: context.settings.temperature,
       observer: modelCallObserver(context, 'planner', llm),
     });

@@ -52,6 +52,8 @@ export class ValidatorAgent {
       signal: context.signal,
       retry: context.settings.modelRetry,
       timeout: context.settings.modelTimeoutMs,
+      fallback: context.settings.fallbackLLM,
+      maxInputTokens: context.messages.maxInputTokens,
       temperature: context.settings.temperature,
       observer: modelCallObserver(context, 'validator', llm),
     });

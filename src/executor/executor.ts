@@ -602,6 +602,7 @@ export class Executor<TData = unknown> {
       modelRetry: options.modelRetry,
       modelTimeoutMs: options.modelTimeoutMs,
       browserTimeouts: options.browserTimeouts,
+      fallbackLLM: options.fallbackLLM,
       temperature: options.temperature,
       prices: options.prices,
       uploadPaths: options.uploadPaths,
@@ -671,6 +672,10 @@ export class Executor<TData = unknown> {
   private emit<K extends ExecutorEventName>(name: K, actor: Actor, payload: EventPayload<K>): void {
     const base: EventBase = { taskId: this.current?.taskId ?? '', step: this.current?.step ?? 0, actor, timestamp: Date.now() };
     const event = { ...base, ...payload } as ExecutorEventMap[K];
+    if (name === 'model-fallback') {
+      const { from, to, error } = event as ExecutorEventMap['model-fallback'];
+      this.stepRecorder?.addFallback({ from: `${from.provider}:${from.model}`, to: `${to.provider}:${to.model}`, error });
+    }
     if (name === 'model-call-end') {
       const { usage } = event as ExecutorEventMap['model-call-end'];
       this.taskUsage = addUsage(this.taskUsage, usage);
@@ -734,6 +739,7 @@ const eventNames: Record<ExecutorEventName, true> = {
   'model-call-start': true,
   'model-call-end': true,
   'model-retry': true,
+  'model-fallback': true,
   'human-question': true,
   'human-answer': true,
   'url-blocked': true,

@@ -51,6 +51,13 @@ export interface ExecutorOptions<TData = unknown> {
    * rejections in a task, the Planner's answer stands. Without it, the Planner alone decides.
    */
   readonly validatorLLM?: LLMClient | undefined;
+  /**
+   * Takes over a Planner, Navigator or validator call when that agent's model still fails after
+   * its retries with a retryable error (rate limit, server error, timeout, network) or its reply
+   * is cut off by the output token limit. Each switch is a `model-fallback` event and is kept in
+   * the step's history (`fallbacks`). The next call tries the agent's own model again.
+   */
+  readonly fallbackLLM?: LLMClient | undefined;
   /** The model actions use to extract content from pages. @defaultValue `llm` */
   readonly extractionLLM?: LLMClient | undefined;
   /** The browser. The Executor never closes it: the caller owns it. */
@@ -223,6 +230,7 @@ const optionsSchema = z
     plannerLLM: llmClient.optional(),
     extractionLLM: llmClient.optional(),
     validatorLLM: llmClient.optional(),
+    fallbackLLM: llmClient.optional(),
     browser: browserDriver,
     signal: abortSignal.optional(),
     maxSteps: positiveInteger.default(100),

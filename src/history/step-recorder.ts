@@ -5,7 +5,7 @@ import type { PageState } from '../browser/page-state';
 import type { PlanInfo } from '../events';
 import { addUsage, emptyUsage, type TokenUsage } from '../llm/usage';
 import { toErrorInfo } from './error-info';
-import type { ActionRecord, StepRecord } from './types';
+import type { ActionRecord, ModelFallbackRecord, StepRecord } from './types';
 
 /** Collects a step's facts as they happen. */
 export class StepRecorder {
@@ -15,6 +15,7 @@ export class StepRecorder {
   private plan: PlanInfo | undefined;
   private readonly actions: ActionRecord[] = [];
   private usage: TokenUsage = emptyUsage;
+  private readonly fallbacks: ModelFallbackRecord[] = [];
 
   constructor(
     private readonly taskId: string,
@@ -34,6 +35,11 @@ export class StepRecorder {
   /** Adds one model call's usage (every call counts, including retries and repairs). */
   addUsage(usage: TokenUsage): void {
     this.usage = addUsage(this.usage, usage);
+  }
+
+  /** Notes that a model call moved to the fallback model. */
+  addFallback(record: ModelFallbackRecord): void {
+    this.fallbacks.push(record);
   }
 
   setPlan(plan: PlanInfo): void {
@@ -66,6 +72,7 @@ export class StepRecorder {
       actions: [...this.actions],
       error: error === undefined ? undefined : toErrorInfo(error),
       usage: this.usage,
+      ...(this.fallbacks.length > 0 ? { fallbacks: [...this.fallbacks] } : {}),
     };
   }
 }

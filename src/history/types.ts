@@ -28,7 +28,17 @@ export interface ActionRecord {
   readonly durationMs: number;
 }
 
-/** One Planner or Navigator step. @public */
+/** A model call that moved to the fallback model. @public */
+export interface ModelFallbackRecord {
+  /** The agent's own model, as `provider:model`. */
+  readonly from: string;
+  /** The fallback model, as `provider:model`. */
+  readonly to: string;
+  /** Why the call moved. */
+  readonly error: ErrorInfo;
+}
+
+/** One Planner, Navigator or validator step, as history keeps it. @public */
 export interface StepRecord {
   /** The id of the task the step belongs to. */
   readonly taskId: string;
@@ -59,6 +69,8 @@ export interface StepRecord {
   readonly error: ErrorInfo | undefined;
   /** Tokens used by the step's model calls, retries and repairs included. */
   readonly usage: TokenUsage;
+  /** The model calls that moved to `fallbackLLM` in this step; absent when none did. */
+  readonly fallbacks?: readonly ModelFallbackRecord[] | undefined;
 }
 
 /** One task of a session and how it ended. @public */

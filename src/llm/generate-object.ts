@@ -2,7 +2,7 @@
 // parsing that survives real models, and one repair round when the output does not validate.
 
 import type { z } from 'zod';
-import { ChatModelOutputError, type PlannavError } from '../errors';
+import { ChatModelError, ChatModelOutputError, type PlannavError } from '../errors';
 import { withDeadline } from '../util/deadline';
 import type { JSONSchema } from './json-schema';
 import { toCallError } from './model-errors';
@@ -17,8 +17,15 @@ export type { ModelRetryOptions } from './retry';
 
 /** What {@link generateObject} reports as it goes, for events. */
 export interface ModelCallObserver {
-  onCallStart?(attempt: number): void;
-  onCallEnd?(attempt: number, outcome: { usage: TokenUsage; durationMs: number; finishReason?: string | undefined; error?: PlannavError | undefined }): void;
+  /** `client` is the model called: the fallback's calls name it. */
+  onCallStart?(attempt: number, client: LLMClient): void;
+  onCallEnd?(
+    attempt: number,
+    outcome: { usage: TokenUsage; durationMs: number; finishReason?: string | undefined; error?: PlannavError | undefined },
+    client: LLMClient,
+  ): void;
+  /** The call moves from `from` to the fallback model `to`, after `error`. */
+  onFallback?(from: LLMClient, to: LLMClient, error: PlannavError): void;
   onRetry?(attempt: number, error: PlannavError, delayMs: number): void;
 }
 
@@ -40,6 +47,11 @@ export interface GenerateObjectArgs<T> {
   readonly observer?: ModelCallObserver | undefined;
   /** How many times invalid output is sent back to the model with the error. @defaultValue 1 */
   readonly repairs?: number | undefined;
+  /**
+   * The model that takes over the rest of the call when `client` still fails with a retryable
+   * error after its retries, or its reply is cut off by the output token limit.
+   */
+  readonly fallback?: LLMClient | undefined;
   /**
    * The token budget of a request (the Executor's `maxInputTokens`): a repair request quotes the
    * invalid reply only as far as it fits. @defaultValue 128000
@@ -66,7 +78,7 @@ function describeIssues(error: z.ZodError): string {
 function callWithRetry<T>(args: GenerateObjectArgs<T>, messages: readonly ChatMessage[]): Promise<GenerateResult> {
   return retryModelCall(
     async (attempt) => {
-      args.observer?.onCallStart?.(attempt);
+      args.observer?.onCallStart?.(attempt, args.client);
       const started = Date.now();
       try {
         // Raced and bounded here too, so a client that ignores its signal or has no timeout of
@@ -81,11 +93,11 @@ function callWithRetry<T>(args: GenerateObjectArgs<T>, messages: readonly ChatMe
             timeout: args.timeout,
           }),
         );
-        args.observer?.onCallEnd?.(attempt, { usage: normalizeUsage(result.usage), durationMs: Date.now() - started, finishReason: result.finishReason });
+        args.observer?.onCallEnd?.(attempt, { usage: normalizeUsage(result.usage), durationMs: Date.now() - started, finishReason: result.finishReason }, args.client);
         return result;
       } catch (error) {
         const typed = toCallError(error, args.signal);
-        args.observer?.onCallEnd?.(attempt, { usage: emptyUsage, durationMs: Date.now() - started, error: typed });
+        args.observer?.onCallEnd?.(attempt, { usage: emptyUsage, durationMs: Date.now() - started, error: typed }, args.client);
         throw typed;
       }
     },
@@ -102,8 +114,24 @@ export async function generateObject<T>(args: GenerateObjectArgs<T>): Promise<Ge
   let messages = args.messages;
   let usage = emptyUsage;
   const repairs = args.repairs ?? 1;
+  let client = args.client;
+  /** Moves the rest of this call to the fallback model, once; false when there is none or it is in use. */
+  const fallBack = (error: PlannavError): boolean => {
+    if (!args.fallback || client === args.fallback) return false;
+    args.observer?.onFallback?.(client, args.fallback, error);
+    client = args.fallback;
+    return true;
+  };
   for (let round = 0; ; round++) {
-    const result = await callWithRetry(args, messages);
+    let result: GenerateResult;
+    try {
+      result = await callWithRetry({ ...args, client }, messages);
+    } catch (error) {
+      // Still failing after its retries in a way another model may not (rate limits, server
+      // errors, timeouts, the network): the fallback gets the same request.
+      if (!(ChatModelError.isInstance(error) && error.retryable && fallBack(error))) throw error;
+      result = await callWithRetry({ ...args, client }, messages);
+    }
     usage = addUsage(usage, normalizeUsage(result.usage));
     const text = result.text ?? (result.object === undefined ? '' : JSON.stringify(result.object));
     const parsed = result.object !== undefined ? { ok: true as const, value: result.object } : extractJson(text);
@@ -117,9 +145,12 @@ export async function generateObject<T>(args: GenerateObjectArgs<T>): Promise<Ge
         ? 'Your reply was cut off by the output token limit before the JSON object was complete.'
         : `Your reply could not be read as JSON: ${parsed.error}`;
     }
-    if (round >= repairs) {
+    // A reply cut off by the output limit goes to the fallback model, with a repair round of its own.
+    const cutOff = !parsed.ok && result.finishReason === 'length';
+    if (cutOff && fallBack(new ChatModelOutputError(`The ${client.model} model's reply was cut off by the output token limit.`, { text }))) round--;
+    else if (round >= repairs) {
       const truncated = result.finishReason === 'length' ? ' The reply was cut off by the output token limit; raise maxOutputTokens.' : '';
-      throw new ChatModelOutputError(`The ${args.client.model} model returned unusable output.${truncated} ${problem}`, {
+      throw new ChatModelOutputError(`The ${client.model} model returned unusable output.${truncated} ${problem}`, {
         text,
         requestId: result.requestId,
       });
