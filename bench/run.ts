@@ -1,7 +1,8 @@
 // `npm run bench`: how fast and how big the page snapshot is, on the 130 real pages of
 // ../shared/corpus/readability and on the test fixtures, with Playwright's aria snapshot as a reference;
 // on the corpus also extract_content's page side (page script, markdown) and the page-change probe.
-// Writes bench/results.json and the tables in bench/README.md. Not part of `npm test`.
+// Writes bench/results.json and the tables in bench/README.md, then runs the settle, links and
+// load-and-soak parts (bench/soak.ts). `npm run bench -- --only soak` runs only the soak. Not part of `npm test`.
 //
 // Per page: one run right after the navigation or in a new mode ("first"), one warm-up, then five
 // timed runs whose median is the page's figure; the summary is the median / p90 / max over pages.
@@ -23,6 +24,7 @@ import { installExpression, runInstalled } from './legacy/install';
 import { legacySnapshot } from './legacy/snapshot-script';
 import { PlaywrightDriver } from '../src/playwright/index';
 import { runSettleBench } from './settle';
+import { runSoakBench } from './soak';
 import { linksSection } from './links';
 import { serve } from './serve';
 
@@ -358,7 +360,26 @@ function contentTable(title: string, figures: ReturnType<typeof summarizeContent
   ].join('\n');
 }
 
+/** The part named by `--only <part>` (or BENCH_ONLY); undefined runs them all. */
+function onlyPart(): 'soak' | undefined {
+  const flag = process.argv.indexOf('--only');
+  const part = flag >= 0 ? process.argv[flag + 1] : process.env.BENCH_ONLY;
+  if (part === undefined || part === '') return undefined;
+  if (part !== 'soak') throw new Error(`bench: --only takes \`soak\` (the load-and-soak part alone), got ${JSON.stringify(part)}.`);
+  return part;
+}
+
+/** The load-and-soak part; a leak, a wrong answer or a hung run makes the bench exit non-zero. */
+async function soak(command: string): Promise<void> {
+  const result = await runSoakBench({}, command);
+  if (result.problems.length > 0) {
+    console.error(`\nbench: the soak failed: ${result.problems.join(' ')}`);
+    process.exitCode = 1;
+  }
+}
+
 async function main(): Promise<void> {
+  if (onlyPart() === 'soak') return soak('npm run bench -- --only soak');
   let corpus: string[];
   try {
     corpus = readdirSync(corpusDir).filter((file) => file.endsWith('.html')).sort().slice(0, pageLimit);
@@ -436,6 +457,7 @@ async function main(): Promise<void> {
   console.log(generated);
   await runSettleBench({ corpusDir, corpusFiles: corpus, fixturesDir });
   console.log(`\n${await linksSection()}`);
+  await soak('npm run bench');
 }
 
 await main();
