@@ -1,8 +1,9 @@
-// Checks (or with --local, updates) the API report etc/*.api.md of every entry in scripts/entries.mjs.
-// Reads the bundled dist/<name>.d.ts written by tsup, so run `npm run build` first.
+// Checks (or with --local, updates) the API report etc/*.api.md and the API reference docs/api/ of every entry in
+// scripts/entries.mjs; with --docs, updates docs/api/ alone. Reads dist/<name>.d.ts written by tsup: build first.
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Extractor, ExtractorConfig } from '@microsoft/api-extractor';
+import { apiDocs, modelFileOf } from './api-docs.mjs';
 import { apiReportOf, entries, specifierOf } from './entries.mjs';
 
 // One config file (api-extractor.json, the core's); each other entry differs only in its .d.ts and report name.
@@ -11,19 +12,23 @@ const baseConfig = ExtractorConfig.loadFile(configFile);
 
 /** The api-extractor config of an entry: the base one, pointed at dist/<name>.d.ts and its report. */
 function configOf(/** @type {import('./entries.mjs').Entry} */ entry) {
-  const reportFileName = apiReportOf(entry).replace(/^etc\//, '').replace(/\.api\.md$/, '');
+  const reportFileName = apiReportOf(entry)
+    .replace(/^etc\//, '')
+    .replace(/\.api\.md$/, '');
   return ExtractorConfig.prepare({
     configObject: {
       ...baseConfig,
       mainEntryPointFilePath: `<projectFolder>/dist/${entry.name}.d.ts`,
-      apiReport: { ...baseConfig.apiReport, enabled: true, reportFileName },
+      apiReport: { ...baseConfig.apiReport, enabled: !docsOnly, reportFileName },
+      docModel: { ...baseConfig.docModel, enabled: true, apiJsonFilePath: `<projectFolder>/${modelFileOf(entry)}` },
     },
     configObjectFullPath: configFile,
     packageJsonFullPath: resolve('package.json'),
   });
 }
 
-const local = process.argv.includes('--local');
+const docsOnly = process.argv.includes('--docs');
+const local = docsOnly || process.argv.includes('--local');
 const changed = [];
 let failed = false;
 
@@ -35,18 +40,27 @@ for (const entry of entries) {
     continue;
   }
   const config = configOf(entry);
-  // Warnings (TSDoc syntax, forgotten exports) are printed but never fail; errors and report drift do.
+  // Warnings (forgotten exports) are printed but never fail; errors (TSDoc syntax, unresolved links) and report drift do.
   const result = Extractor.invoke(config, { localBuild: local, printApiReportDiff: !local });
   if (result.errorCount > 0) failed = true;
   if (result.apiReportChanged) changed.push(apiReportOf(entry));
   console.log(`api-report: ${specifierOf(entry)}: ${result.errorCount} errors, ${result.warningCount} warnings`);
 }
 
-if (local) {
+if (docsOnly) {
+  // The reports are neither checked nor written.
+} else if (local) {
   console.log(changed.length ? `api-report: updated ${changed.join(', ')}` : 'api-report: reports are up to date');
 } else if (changed.length) {
   console.error(`api-report: ${changed.join(', ')} differ from the build.`);
   console.error('public API changed: run npm run api:update and commit etc/*.api.md');
+  failed = true;
+}
+// The reference is generated from the doc models just written, so it is as fresh as the reports.
+try {
+  if (!apiDocs({ check: !local })) failed = true;
+} catch (error) {
+  console.error(error instanceof Error ? error.message : error);
   failed = true;
 }
 process.exitCode = failed ? 1 : 0;

@@ -6,19 +6,51 @@
  * @property {string} name     output base name: tsup writes dist/<name>.js, .cjs, .d.ts, .d.cts
  * @property {string} subpath  key in package.json "exports" ('.' or './<name>')
  * @property {string} src      source file of the entry point
+ * @property {string} summary  one sentence on what it holds, shown in the API reference (docs/api/index.md)
  */
 
 /** @type {Entry[]} */
 export const entries = [
-  { name: 'index', subpath: '.', src: 'src/index.ts' },
-  { name: 'testing', subpath: './testing', src: 'src/testing/index.ts' },
-  { name: 'playwright', subpath: './playwright', src: 'src/playwright/index.ts' },
-  { name: 'openai', subpath: './openai', src: 'src/openai/index.ts' },
-  { name: 'anthropic', subpath: './anthropic', src: 'src/anthropic/index.ts' },
-  { name: 'gemini', subpath: './gemini', src: 'src/gemini/index.ts' },
-  { name: 'ai-sdk', subpath: './ai-sdk', src: 'src/ai-sdk/index.ts' },
-  { name: 'models', subpath: './models', src: 'src/models/index.ts' },
-  { name: 'puppeteer', subpath: './puppeteer', src: 'src/puppeteer/index.ts' },
+  {
+    name: 'index',
+    subpath: '.',
+    src: 'src/index.ts',
+    summary:
+      'The core: the `Executor` that runs the Planner and Navigator loop, the `LLMClient` and `BrowserDriver` contracts that models and browsers implement, its events and errors.',
+  },
+  {
+    name: 'testing',
+    subpath: './testing',
+    src: 'src/testing/index.ts',
+    summary: 'A scripted model and an in-memory browser for tests, and the conformance kits for your own drivers and model clients.',
+  },
+  {
+    name: 'playwright',
+    subpath: './playwright',
+    src: 'src/playwright/index.ts',
+    summary: 'The Playwright driver (Node, Chromium); needs the optional peer dependency `playwright-core`.',
+  },
+  { name: 'openai', subpath: './openai', src: 'src/openai/index.ts', summary: 'The OpenAI-compatible chat adapter and its presets.' },
+  { name: 'anthropic', subpath: './anthropic', src: 'src/anthropic/index.ts', summary: 'The Anthropic Messages API adapter.' },
+  { name: 'gemini', subpath: './gemini', src: 'src/gemini/index.ts', summary: 'The Gemini API adapter.' },
+  {
+    name: 'ai-sdk',
+    subpath: './ai-sdk',
+    src: 'src/ai-sdk/index.ts',
+    summary: 'Any Vercel AI SDK language model as an `LLMClient`; needs the optional peer dependency `ai`.',
+  },
+  {
+    name: 'models',
+    subpath: './models',
+    src: 'src/models/index.ts',
+    summary: "`createLLM('provider:model')`: a model client from a short name and the keys in the environment.",
+  },
+  {
+    name: 'puppeteer',
+    subpath: './puppeteer',
+    src: 'src/puppeteer/index.ts',
+    summary: 'The Puppeteer driver (Node, Chromium); needs the optional peer dependency `puppeteer-core`.',
+  },
 ];
 
 /**
@@ -31,5 +63,4 @@ export const bundledInCjs = ['p-retry', 'is-network-error', '@mdream/js'];
 export const specifierOf = (/** @type {Entry} */ entry) => `plannav${entry.subpath.slice(1)}`;
 
 /** The API report written for an entry: etc/plannav.api.md, etc/plannav-testing.api.md, ... */
-export const apiReportOf = (/** @type {Entry} */ entry) =>
-  entry.name === 'index' ? 'etc/plannav.api.md' : `etc/plannav-${entry.name}.api.md`;
+export const apiReportOf = (/** @type {Entry} */ entry) => (entry.name === 'index' ? 'etc/plannav.api.md' : `etc/plannav-${entry.name}.api.md`);

@@ -1,4 +1,4 @@
-// What `npm test` runs (after ensure-deps): typecheck, build, API report check, vitest with coverage (node and browser projects).
+// What `npm test` runs (after ensure-deps): typecheck, lint, build, API report and docs check, vitest with coverage (node and browser projects).
 // Ends with exactly one line `Tests: N passed, M failed`; exits non-zero when anything failed.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -8,7 +8,7 @@ import { join } from 'node:path';
 const MIN_SRC_LINE_COVERAGE = 90; // percent
 const COVERAGE_SUMMARY = 'coverage/coverage-summary.json';
 
-// Counting: every vitest test counts once; each tooling stage (typecheck, build, api report,
+// Counting: every vitest test counts once; each tooling stage (typecheck, lint, build, api report,
 // coverage threshold) also counts as one test, so a failed or skipped stage shows up in `M failed`.
 let passed = 0;
 let failed = 0;
@@ -53,6 +53,7 @@ function vitest(/** @type {string[]} */ filters) {
       console.log('vitest wrote no JSON results');
       return false;
     }
+    /** @type {{ numPassedTests: number, numFailedTests: number, testResults: { name: string, status: string, assertionResults: { status: string }[] }[] }} */
     const results = JSON.parse(readFileSync(jsonFile, 'utf8'));
     // A test file that fails to load has no failed test but must still count as a failure; so must a file that ran
     // no test at all: when Chromium cannot start, vitest lists each browser test file as passed with no tests.
@@ -84,9 +85,10 @@ function coverage() {
 }
 
 stage('typecheck (tsc --noEmit)', () => run('npm', ['run', '--silent', 'typecheck']));
+stage('lint (eslint + prettier)', () => run('npm', ['run', '--silent', 'lint']));
 const built = stage('build (tsup)', () => run('npm', ['run', '--silent', 'build']));
-if (built) stage('API report (api-extractor)', () => run('npm', ['run', '--silent', 'api']));
-else skip('API report (api-extractor)', 'build failed');
+if (built) stage('API report and docs (api-extractor, api-documenter)', () => run('npm', ['run', '--silent', 'api']));
+else skip('API report and docs (api-extractor, api-documenter)', 'build failed');
 
 // test/package/* need dist/: after a failed build only the unit tests under src/ run.
 if (!built) skip('package tests (test/package)', 'build failed');
