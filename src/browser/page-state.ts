@@ -3,7 +3,12 @@
 
 import type { ElementRef, TabInfo } from './types';
 
-/** The browser as the model saw it at one step. @public */
+/**
+ * The browser as the model saw it at one step. When no tab is open (the page closed its last tab),
+ * `tabs` is empty, `activeTabId` is `''`, `url` is `about:blank` and `title` tells the model to
+ * open one (`open_tab` or `go_to_url`).
+ * @public
+ */
 export interface PageState {
   /** The active tab's URL. */
   readonly url: string;

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { BrowserDriver, FrameInfo } from '../browser/types';
 import type { FrameSnapshot, SnapshotScriptOptions } from './types';
+import { BrowserDisconnectedError, BrowserError } from '../errors';
 import { FakeBrowserDriver, type FakeElement } from '../testing/fake-browser-driver';
-import { defaultIncludeAttributes, PageStateReader } from './page-state-reader';
+import { defaultIncludeAttributes, noTabOpenTitle, PageStateReader } from './page-state-reader';
 
 const scriptOptions: SnapshotScriptOptions = { viewportExpansion: 0, includeAttributes: defaultIncludeAttributes, maxTextLength: 100 };
 const homeUrl = 'https://news.test/';
@@ -83,9 +84,7 @@ describe('PageStateReader.capture', () => {
   it('rejects when the signal is already aborted', async () => {
     const controller = new AbortController();
     controller.abort();
-    await expect(new PageStateReader(newsDriver(), scriptOptions).capture({ screenshot: false, signal: controller.signal })).rejects.toThrow(
-      'was aborted',
-    );
+    await expect(new PageStateReader(newsDriver(), scriptOptions).capture({ screenshot: false, signal: controller.signal })).rejects.toThrow('was aborted');
   });
 
   it('passes the indexed elements to the screenshot, for drivers that draw index labels', async () => {
@@ -106,7 +105,14 @@ describe('PageStateReader.capture', () => {
 function framedDriver(): { driver: BrowserDriver; evaluated: { frameId: string; clip: unknown }[] } {
   const base = newsDriver();
   const evaluated: { frameId: string; clip: unknown }[] = [];
-  const snapshot = (url: string, items: FrameSnapshot['items']): FrameSnapshot => ({ url, title: url, items, pixelsAbove: 0, pixelsBelow: 0, viewport: { width: 800, height: 600 } });
+  const snapshot = (url: string, items: FrameSnapshot['items']): FrameSnapshot => ({
+    url,
+    title: url,
+    items,
+    pixelsAbove: 0,
+    pixelsBelow: 0,
+    viewport: { width: 800, height: 600 },
+  });
   const driver: BrowserDriver = Object.assign(Object.create(base) as BrowserDriver, {
     frames: async (): Promise<FrameInfo[]> => [
       { id: 'top', url: homeUrl },
@@ -155,3 +161,49 @@ describe('PageStateReader frames', () => {
   });
 });
 
+/** The news driver with `frames()` failing as `error`, and `tabs()` answering `tabs`. */
+function failingDriver(error: Error, tabs: () => Promise<unknown[]>): BrowserDriver {
+  return Object.assign(Object.create(newsDriver()) as BrowserDriver, {
+    frames: async () => Promise.reject(error),
+    tabs,
+  });
+}
+
+describe('PageStateReader with no tab open', () => {
+  it('gives a state that says no tab is open, whatever words the driver failed with', async () => {
+    const driver = failingDriver(new Error('Target page has been closed'), async () => []);
+    const state = await new PageStateReader(driver, scriptOptions).capture({ screenshot: true });
+    expect(state).toMatchObject({ url: 'about:blank', title: noTabOpenTitle, tabs: [], activeTabId: '', elementsText: '', screenshot: undefined });
+    expect(state.elements.size).toBe(0);
+    expect(noTabOpenTitle).toBe('No tab is open; use open_tab or go_to_url');
+  });
+
+  it('rethrows the failure while a tab is open, or when the tab list cannot be read', async () => {
+    const failure = new BrowserError('evaluate failed');
+    await expect(
+      new PageStateReader(
+        failingDriver(failure, async () => [{ id: 'tab-1' }]),
+        scriptOptions,
+      ).capture({ screenshot: false }),
+    ).rejects.toBe(failure);
+    await expect(
+      new PageStateReader(
+        failingDriver(failure, async () => Promise.reject(new Error('no'))),
+        scriptOptions,
+      ).capture({ screenshot: false }),
+    ).rejects.toBe(failure);
+  });
+
+  it('ends at once on a browser that is gone, from the snapshot or from the tab list', async () => {
+    const gone = new BrowserDisconnectedError();
+    let asked = 0;
+    const driver = failingDriver(gone, async () => {
+      asked++;
+      return [];
+    });
+    await expect(new PageStateReader(driver, scriptOptions).capture({ screenshot: false })).rejects.toBe(gone);
+    expect(asked).toBe(1); // the parallel read only: no second look at the tabs
+    const lateGone = failingDriver(new BrowserError('Target closed'), async () => Promise.reject(gone));
+    await expect(new PageStateReader(lateGone, scriptOptions).capture({ screenshot: false })).rejects.toBe(gone);
+  });
+});

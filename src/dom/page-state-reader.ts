@@ -1,8 +1,10 @@
 // Captures the state of the active tab the way the model sees it: tabs, URL, title, the indexed
-// elements of every frame, scroll position and, when asked, a screenshot.
+// elements of every frame, scroll position and, when asked, a screenshot; with no tab open, a state
+// that says so. It only reads through the driver, never opens or changes a tab.
 
 import type { PageState } from '../browser/page-state';
-import type { BrowserDriver, CallOptions, FrameInfo } from '../browser/types';
+import type { BrowserDriver, CallOptions, FrameInfo, TabInfo } from '../browser/types';
+import { isFatalError } from '../errors';
 import { bytesToBase64 } from '../util/base64';
 import { ElementIndexer } from './serialize';
 import { callRuntime } from './page-runtime';
@@ -14,8 +16,21 @@ import { oneLine, validateFrameSnapshot } from './validate-snapshot';
  * (what was typed or chosen), not the HTML attribute; password values are never shown.
  */
 export const defaultIncludeAttributes: readonly string[] = [
-  'title', 'type', 'name', 'role', 'aria-label', 'placeholder', 'value', 'alt', 'href', 'checked', 'selected',
-  'aria-expanded', 'aria-checked', 'aria-selected', 'aria-pressed',
+  'title',
+  'type',
+  'name',
+  'role',
+  'aria-label',
+  'placeholder',
+  'value',
+  'alt',
+  'href',
+  'checked',
+  'selected',
+  'aria-expanded',
+  'aria-checked',
+  'aria-selected',
+  'aria-pressed',
 ];
 
 /** Where each frame sits on the top page: the sum of its offsets up the frame chain; none when a frame is not rendered. */
@@ -42,6 +57,29 @@ export function absoluteOffsets(frames: readonly FrameInfo[]): Map<string, { x: 
   return result;
 }
 
+/** The title of the state the model gets when no tab is open: what happened and what to do. */
+export const noTabOpenTitle = 'No tab is open; use open_tab or go_to_url';
+
+/**
+ * The state when no tab is open (the page closed its last tab, or the user did): no page, no tabs,
+ * and a title that tells the model how to go on.
+ */
+export function noTabOpenState(): PageState {
+  return {
+    url: 'about:blank',
+    title: noTabOpenTitle,
+    tabs: [],
+    activeTabId: '',
+    elementsText: '',
+    elements: new Map(),
+    newIndices: new Set(),
+    pixelsAbove: 0,
+    pixelsBelow: 0,
+    screenshot: undefined,
+    capturedAt: Date.now(),
+  };
+}
+
 /** Options of {@link PageStateReader.capture}. */
 export interface CaptureOptions {
   readonly screenshot: boolean;
@@ -57,8 +95,26 @@ export class PageStateReader {
     private readonly scriptOptions: SnapshotScriptOptions,
   ) {}
 
-  /** Captures the active tab's state. */
+  /**
+   * Captures the active tab's state. With no tab open, the state says so ({@link noTabOpenState})
+   * rather than failing, whatever the driver: the model can then open one.
+   */
   async capture(options: CaptureOptions): Promise<PageState> {
+    try {
+      return await this.captureActiveTab(options);
+    } catch (error) {
+      if (options.signal?.aborted || isFatalError(error)) throw error;
+      // Drivers fail in their own words when there is no tab to read; the tab list tells.
+      const tabs = await this.driver.tabs({ signal: options.signal }).catch((reason: unknown): TabInfo[] | undefined => {
+        if (isFatalError(reason)) throw reason;
+        return undefined;
+      });
+      if (tabs?.length === 0) return noTabOpenState();
+      throw error;
+    }
+  }
+
+  private async captureActiveTab(options: CaptureOptions): Promise<PageState> {
     const call = { signal: options.signal };
     // The tab list runs alongside the snapshot: each is a round trip to the browser.
     const tabsRead = Promise.all([this.driver.tabs(call), this.driver.activeTab(call)]);

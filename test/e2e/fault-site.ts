@@ -1,5 +1,6 @@
 // A small loopback site for the fault tests: pages that load, a URL whose server never answers, and
 // a page that closes its own tab; plus the two real drivers, launched the same way.
+import { readdirSync, readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { BrowserDriver } from '../../src/browser/types';
@@ -69,4 +70,39 @@ export function indexWhere(state: string, pattern: RegExp): number {
   const line = state.split('\n').find((item) => /^\s*\*?\[\d+\]</.test(item) && pattern.test(item));
   if (!line) throw new Error(`no element line matches ${String(pattern)} in:\n${state}`);
   return Number(/\[(\d+)\]/.exec(line)?.[1]);
+}
+
+/**
+ * The pid of the browser process launched with `marker` among its switches (the main process, not
+ * its renderers), read from /proc: only the browser this test started carries the marker.
+ */
+export function browserPid(marker: string): number {
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    let commandLine: string;
+    try {
+      commandLine = readFileSync(`/proc/${entry}/cmdline`, 'utf8');
+    } catch {
+      continue;
+    }
+    const switches = commandLine.split('\0');
+    if (switches.includes(marker) && !switches.some((item) => item.startsWith('--type='))) return Number(entry);
+  }
+  throw new Error(`no browser process runs with ${marker}`);
+}
+
+/** Kills the process and waits (at most 10 s) until it is gone or a zombie. */
+export async function killAndWait(pid: number): Promise<void> {
+  process.kill(pid, 'SIGKILL');
+  for (let poll = 0; poll < 200; poll++) {
+    let state: string;
+    try {
+      state = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.[0] ?? '';
+    } catch {
+      return;
+    }
+    if (state === 'Z' || state === 'X') return;
+    await new Promise((done) => setTimeout(done, 50));
+  }
+  throw new Error(`process ${pid} did not end within 10 s of SIGKILL`);
 }
