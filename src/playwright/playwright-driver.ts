@@ -21,7 +21,7 @@ import { asBrowserError, firstLine, guardedCall } from '../chromium/call';
 import { BrowserConnection, browserGoneMessage, driverClosedMessage } from '../chromium/connection';
 import { findChromium } from '../chromium/find-chromium';
 import { chromiumLaunchArgs } from '../chromium/launch-args';
-import { createProfile } from '../chromium/profile';
+import { createProfile, removeProfileWhenGone } from '../chromium/profile';
 import { resolveSettleOptions } from '../chromium/settle-options';
 import { abandonedActionLoadMessage, abandonedLoadMessage, loadBudget, stopMargin, stoppedLoadNote } from '../chromium/pending-navigation';
 import { FrameRegistry } from './frames';
@@ -138,6 +138,8 @@ export class PlaywrightDriver implements BrowserDriver {
       const where = executablePath ?? "Playwright's own Chromium (none found at /usr/bin/chromium, chromium-browser, google-chrome, …)";
       throw new BrowserError(`Could not launch Chromium from ${where}: ${firstLine(error)}. Install Chromium or pass \`executablePath\`.`, { cause: error });
     }
+    // A browser that dies (killed, crashed) takes its profile folder with it, close() or not.
+    removeProfileWhenGone(userDataDir, (listener) => context.once('close', listener));
     // Whatever fails from here (bad options, an unreachable startUrl) must not leave the browser
     // running or its profile on disk.
     let driver: PlaywrightDriver | undefined;

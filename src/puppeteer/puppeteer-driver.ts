@@ -35,7 +35,7 @@ import { abandonedActionLoadMessage, abandonedLoadMessage, loadBudget, stopMargi
 import { asBrowserError, guardedCall, within } from './call';
 import { chromiumCandidates, findChromium } from '../chromium/find-chromium';
 import { chromiumLaunchArgs } from '../chromium/launch-args';
-import { createProfile } from '../chromium/profile';
+import { createProfile, removeProfileWhenGone } from '../chromium/profile';
 import { resolveSettleOptions } from '../chromium/settle-options';
 import { FrameRegistry } from './frames';
 import { pressKeys } from './keyboard';
@@ -155,6 +155,8 @@ export class PuppeteerDriver implements BrowserDriver {
         cause: error,
       });
     }
+    // A browser that dies (killed, crashed) takes its profile folder with it, close() or not.
+    removeProfileWhenGone(userDataDir, (listener) => browser.once('disconnected', listener));
     // Whatever fails from here (an unreachable startUrl) must not leave the browser running or its profile on disk.
     let driver: PuppeteerDriver | undefined;
     try {
