@@ -725,7 +725,9 @@ async function longTask(steps: number, planningInterval: number): Promise<SoakRe
 // The whole soak
 
 function leftoversLine(label: string, found: Leftovers): string {
-  const listed = (count: number, noun: string, names: readonly string[]): string => (count === 0 ? `0 ${noun}` : `${count} ${noun} (${names.join(', ')})`);
+  // A few names say what they are; soak-results.json has them all.
+  const listed = (count: number, noun: string, names: readonly string[]): string =>
+    count === 0 ? `0 ${noun}` : `${count} ${noun} (${names.slice(0, 3).join(', ')}${names.length > 3 ? ', …' : ''})`;
   const processes = listed(
     found.processes.length,
     'Chromium processes',
@@ -754,7 +756,8 @@ function closeErrorsLine(rows: readonly CycleRow[]): string {
   return `${failed.length} close() errors: ${listed.join('; ')}.`;
 }
 
-function section(result: SoakResult): string {
+/** The "Load and soak" figures of bench/README.md, between its soak markers. */
+export function soakSection(result: SoakResult): string {
   const { machine, parallel, cycles: cycleFigures, longTask: long } = result;
   const triple = (item: SoakStat): string => `${item.median} / ${item.p90} / ${item.max}`;
   const statuses = (counts: Record<string, number>): string =>
@@ -890,7 +893,7 @@ export async function runSoakBench(settings: SoakSettings = {}, command = 'npm r
     rmSync(tempRoot, { recursive: true, force: true, maxRetries: 3 });
   }
   writeFileSync(join(repoRoot, 'bench/soak-results.json'), `${JSON.stringify(result, null, 2)}\n`);
-  const generated = section(result);
+  const generated = soakSection(result);
   const readmePath = join(repoRoot, 'bench/README.md');
   const readme = readFileSync(readmePath, 'utf8');
   writeFileSync(readmePath, readme.replace(/<!-- soak:start -->[\s\S]*<!-- soak:end -->/, generated));
