@@ -17,7 +17,11 @@ export type TaskStatus = 'ok' | 'failed' | 'cancelled' | 'timed-out' | 'max-step
 export interface ErrorInfo {
   /** The error's class name, such as `ChatModelRateLimitError`. */
   readonly name: string;
-  /** The error's `PlannavErrorCode`, or `UNKNOWN` for an error plannav did not raise. */
+  /**
+   * The error's `PlannavErrorCode`; `UNEXPECTED_ERROR` for a TypeError and its kin (a driver,
+   * model client or action answered a value of the wrong shape, or a bug), `UNKNOWN` for any other
+   * error plannav did not raise.
+   */
   readonly code: string;
   /** The error's message, for people. */
   readonly message: string;

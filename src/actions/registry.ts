@@ -9,6 +9,7 @@ import { toModelJsonSchema } from '../llm/json-schema';
 import { matchesUrlPattern } from '../security/url-pattern';
 import { withDeadline } from '../util/deadline';
 import type { Action, ActionContext, ActionResult } from './types';
+import { describeThrown } from '../util/describe-thrown';
 
 function describeIssues(error: z.ZodError): string {
   return error.issues.map((issue) => `${issue.path.length > 0 ? issue.path.join('.') : '(root)'}: ${issue.message}`).join('; ');
@@ -170,7 +171,7 @@ export class ActionRegistry {
     } catch (error) {
       // Errors no other action can work around end the task instead of becoming results.
       if (isFatalError(error)) throw error;
-      const detail = error instanceof Error ? error.message : String(error);
+      const detail = describeThrown(error);
       return failed(PlannavError.isInstance(error) ? error : new ActionError(name, `${name} failed: ${detail}`, { cause: error }));
     }
   }

@@ -46,6 +46,7 @@ import { TaskControl } from './task-control';
 import { ProgressMonitor, type StallNotice } from '../agents/progress-monitor';
 import { ValidatorAgent } from '../agents/validator-agent';
 import { withDeadline } from '../util/deadline';
+import { describeThrown } from '../util/describe-thrown';
 
 /**
  * How one `execute()` ended. `TData` is the output type of the Executor's `outputSchema`.
@@ -578,7 +579,7 @@ export class Executor<TData = unknown> {
       await this.setGuard(guard, this.control.signal);
       return true;
     } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
+      const message = describeThrown(error);
       this.emit('warning', 'system', { code: 'URL_POLICY_GUARD_FAILED', message: `The driver could not install the URL policy: ${message}` });
       return false;
     }
@@ -693,7 +694,7 @@ export class Executor<TData = unknown> {
     if (!wrapper) {
       const report = (event: unknown, error: unknown): void => {
         if ((event as { code?: unknown }).code === 'LISTENER_ERROR') return;
-        const message = error instanceof Error ? error.message : String(error);
+        const message = describeThrown(error);
         this.emit('warning', 'system', { code: 'LISTENER_ERROR', message: `An event listener threw: ${message}` });
       };
       wrapper = (event) => {
@@ -748,6 +749,6 @@ const eventNames: Record<ExecutorEventName, true> = {
 
 function toPlannavError(error: unknown): PlannavError {
   if (PlannavError.isInstance(error)) return error;
-  const message = error instanceof Error ? error.message : String(error);
+  const message = describeThrown(error);
   return new PlannavError('UNEXPECTED_ERROR', `The task failed unexpectedly: ${message}`, { cause: error });
 }

@@ -14,6 +14,7 @@ import { throwIfAborted } from '../../util/abort';
 import { defineAction } from '../define-action';
 import { chunkMarkdown, cutAt, htmlToMarkdown, type MarkdownChunk } from '../markdown';
 import type { Action, ActionContext } from '../types';
+import { describeThrown } from '../../util/describe-thrown';
 
 /** Options of {@link extractContentAction}. @public */
 export interface ExtractContentOptions {
@@ -233,7 +234,7 @@ function mergeMessages(goal: string, parts: readonly { label: string; answer: un
 
 /** The error's message as a sentence, so another sentence can follow it. */
 function describeError(error: unknown): string {
-  const message = (error instanceof Error ? error.message : String(error)).trim();
+  const message = describeThrown(error).trim();
   return /[.!?]$/.test(message) ? message : `${message}.`;
 }
 

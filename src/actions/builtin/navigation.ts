@@ -7,6 +7,7 @@ import { callRuntime } from '../../dom/page-runtime';
 import { ActionError, isFatalError, PlannavError, URLNotAllowedError } from '../../errors';
 import { defineAction } from '../define-action';
 import type { ActionContext, ActionResult } from '../types';
+import { describeThrown } from '../../util/describe-thrown';
 
 /** The search engines `search` knows. @public */
 export type SearchEngine = 'duckduckgo' | 'google' | 'bing';
@@ -86,7 +87,7 @@ const unreachable = /net::ERR_(NAME_NOT_RESOLVED|CONNECTION_REFUSED|CONNECTION_R
  */
 export function loadFailure(url: string, error: unknown): ActionResult {
   if (isFatalError(error) || URLNotAllowedError.isInstance(error)) throw error;
-  const message = error instanceof Error ? error.message : String(error);
+  const message = describeThrown(error);
   const network = /net::ERR_[A-Z_]+/.exec(message)?.[0];
   let reason: string;
   if (network === 'net::ERR_BLOCKED_BY_CLIENT') reason = 'the browser blocked it (the URL policy or a content blocker)';

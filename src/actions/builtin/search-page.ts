@@ -9,6 +9,7 @@ import { ActionError } from '../../errors';
 import { wrapUntrustedContent } from '../../prompts/state-message';
 import { defineAction } from '../define-action';
 import type { ActionContext } from '../types';
+import { describeThrown } from '../../util/describe-thrown';
 
 /** Validates what the page found in its text (the page controls the JSON it sends back). */
 export const pageTextAnswerSchema: z.ZodType<PageTextAnswer> = z.object({
@@ -153,7 +154,7 @@ export function textPattern(action: string, pattern: string, options: { regex: b
   try {
     new RegExp(pattern, flags);
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
+    const message = describeThrown(error);
     throw new ActionError(action, `Invalid regular expression ${JSON.stringify(pattern)}: ${message}. Fix it, or search plain text with regex: false.`);
   }
   const danger = catastrophicRegexReason(pattern);
