@@ -70,8 +70,8 @@ export class Settler {
       }
       const frame = page.mainFrame();
       // A navigation that destroys the document ends the call in the page: wait again in the new one.
-      // eslint-disable-next-line @typescript-eslint/no-unnecessary-boolean-literal-compare -- the page's answer is untrusted: only true counts
       const inPage = callRuntime(frameEvaluator(frame), 'top', 'domQuiet', { quietMs: domQuietMs, maxMs: Math.max(1, remaining()) }).then(
+        // eslint-disable-next-line @typescript-eslint/no-unnecessary-boolean-literal-compare -- the page's answer is untrusted: only true counts
         (quiet) => quiet === true,
       );
       const domQuiet = await within(inPage, remaining() + 20, true);
