@@ -3,7 +3,7 @@
 
 export { Executor } from './executor/executor';
 export type { EventStreamOptions, ExecutionResult } from './executor/executor';
-export type { ExecuteOptions, ExecutorOptions, ExecutorUrlPolicy, HumanInputHandler, HumanQuestion } from './executor/options';
+export type { BrowserTimeouts, ExecuteOptions, ExecutorOptions, ExecutorUrlPolicy, HumanInputHandler, HumanQuestion } from './executor/options';
 
 export { defineAction } from './actions/define-action';
 export { extractContentAction } from './actions/builtin/extract-content';
@@ -54,7 +54,7 @@ export { withRetries } from './llm/retry';
 export type { WithRetriesOptions } from './llm/retry';
 export type { HttpFailure } from './llm/model-errors';
 
-export type { ActionRecord, RunHistory, StepRecord, TaskRecord } from './history/types';
+export type { ActionRecord, ModelFallbackRecord, RunHistory, StepRecord, TaskRecord } from './history/types';
 
 export type {
   Actor,
@@ -70,6 +70,7 @@ export type {
 
 export {
   ActionError,
+  BrowserDisconnectedError,
   BrowserError,
   ChatModelAuthError,
   ChatModelBadRequestError,
