@@ -183,6 +183,13 @@ export interface NavigationGuard {
  * - Each takes `{ signal, timeout }` and rejects promptly when the signal aborts (with the
  *   signal's reason or an `AbortError`) and when the timeout passes (a `BrowserError` whose
  *   `retryable` is true).
+ * - A call that gives up on a load (its timeout passed, or its signal aborted, before the new
+ *   document committed) stops that load, so the tab answers the next calls and stays on its page:
+ *   while a top-level load is pending, Chromium runs no script in the tab. Use CDP
+ *   `Page.stopLoading`; `window.stop()` through `evaluate` cannot run then.
+ * - Once the browser is gone (`close()` was called, its process ended, the connection dropped),
+ *   every member rejects with a `BrowserDisconnectedError`, which ends a task at once instead of
+ *   using up its failures on a browser that cannot come back.
  * - A failure the model can recover from (a gone element or frame, a page that did not load) is
  *   a `BrowserError` with a message the model reads.
  * - Element methods take an {@link ElementRef} of the last snapshot. An element that is gone, or
@@ -210,7 +217,8 @@ export interface BrowserDriver {
   /**
    * Loads `url` in the active tab and resolves once the document has committed and settled. When
    * the load fails, reject (a retryable `BrowserError`) only once the tab is ready for the next
-   * load (Chromium commits an error page after the failure).
+   * load (Chromium commits an error page after the failure). When it does not commit within the
+   * timeout, stop it before rejecting, so the tab can be read again.
    */
   goto(url: string, options?: CallOptions): Promise<void>;
   /**

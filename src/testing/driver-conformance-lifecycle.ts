@@ -3,6 +3,7 @@
 // bounds (a call that hangs fails), never speed measurements.
 
 import type { CallOptions } from '../browser/types';
+import { BrowserDisconnectedError } from '../errors';
 import { describeValue } from './conformance';
 import {
   describeOutcome,
@@ -24,8 +25,11 @@ const settleBoundMs = 8000;
 const gotoTimeoutMs = 500;
 /** How long past its timeout a goto may take to reject. */
 const timeoutSlackMs = 2500;
+/** How long the tab may take to answer a read after a goto gave up on its load: a readable tab answers at once. */
+const readableBoundMs = 3000;
 
-const cancelContract = 'every call takes { signal } and rejects promptly when the signal aborts (with the signal\u2019s reason or an AbortError), an already-aborted signal included';
+const cancelContract =
+  'every call takes { signal } and rejects promptly when the signal aborts (with the signal\u2019s reason or an AbortError), an already-aborted signal included';
 const cancelFix = "check options.signal at the start of every call (signal.throwIfAborted()) and race the browser's work against its abort event";
 
 /** Width and height from the JPEG's start-of-frame segment, or undefined when there is none. */
@@ -41,7 +45,10 @@ export function jpegSize(bytes: Uint8Array): { width: number; height: number } |
     }
     const isFrameHeader = marker >= 0xc0 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc;
     if (isFrameHeader) {
-      return { height: ((bytes[offset + 5] as number) << 8) | (bytes[offset + 6] as number), width: ((bytes[offset + 7] as number) << 8) | (bytes[offset + 8] as number) };
+      return {
+        height: ((bytes[offset + 5] as number) << 8) | (bytes[offset + 6] as number),
+        width: ((bytes[offset + 7] as number) << 8) | (bytes[offset + 8] as number),
+      };
     }
     offset += 2 + (((bytes[offset + 2] as number) << 8) | (bytes[offset + 3] as number));
   }
@@ -55,7 +62,11 @@ function plausibleSize(image: { width: number; height: number }, viewport: { wid
 }
 
 /** Runs each call and lists the ones that did not reject within the bound, or rejected with something else than `accept` allows. */
-async function misbehaving(calls: readonly (readonly [string, () => Promise<unknown>])[], accept: (error: unknown) => boolean, context: DriverCaseContext): Promise<string[]> {
+async function misbehaving(
+  calls: readonly (readonly [string, () => Promise<unknown>])[],
+  accept: (error: unknown) => boolean,
+  context: DriverCaseContext,
+): Promise<string[]> {
   const problems: string[] = [];
   for (const [what, call] of calls) {
     context.waitingFor(`waiting for ${what} to reject`);
@@ -126,7 +137,9 @@ export const lifecycleChecks: DriverCheck[] = [
         ['screenshot()', () => driver.screenshot(options)],
         ['currentUrl()', () => resolved.currentUrl(options)],
         ['waitForSettled()', () => resolved.waitForSettled(options)],
-        ...(driver.setNavigationGuard ? [['setNavigationGuard()', () => resolved.setNavigationGuard?.(undefined, options) ?? Promise.resolve()] as [string, () => Promise<unknown>]] : []),
+        ...(driver.setNavigationGuard
+          ? [['setNavigationGuard()', () => resolved.setNavigationGuard?.(undefined, options) ?? Promise.resolve()] as [string, () => Promise<unknown>]]
+          : []),
         ['click()', () => resolved.click(button, options)],
         ...(driver.mouseClick ? [['mouseClick()', () => driver.mouseClick?.(1, 1, options) ?? Promise.resolve()] as [string, () => Promise<unknown>]] : []),
         ['fill()', () => resolved.fill(input, 'aborted', options)],
@@ -162,7 +175,11 @@ export const lifecycleChecks: DriverCheck[] = [
         () => (early = { status: 'resolved', value: undefined, ms: Date.now() - started }),
         (error: unknown) => (early = { status: 'rejected', error, ms: Date.now() - started }),
       );
-      const requested = await context.poll('the browser to request the URL that never answers', async () => (context.site.hangingRequests() > 0 || early ? true : undefined), 5000);
+      const requested = await context.poll(
+        'the browser to request the URL that never answers',
+        async () => (context.site.hangingRequests() > 0 || early ? true : undefined),
+        5000,
+      );
       if (early || !requested) {
         throw context.fail({
           contract: 'goto waits for the document to load',
@@ -202,6 +219,40 @@ export const lifecycleChecks: DriverCheck[] = [
     },
   },
   {
+    name: 'timeouts › a goto that times out leaves the tab readable',
+    run: async (context) => {
+      const url = await context.open('controls');
+      context.waitingFor(`waiting for goto(…, { timeout: ${gotoTimeoutMs} }) to reject`);
+      const outcome = await outcomeOf(() => context.driver.goto(context.site.hangingUrl, { timeout: gotoTimeoutMs }), gotoTimeoutMs + timeoutSlackMs);
+      if (outcome.status !== 'rejected') {
+        throw context.fail({
+          contract: 'every call takes { timeout } and rejects with a retryable BrowserError once it has passed',
+          expected: `goto to a server that never answers, with timeout ${gotoTimeoutMs}, to reject within ${gotoTimeoutMs + timeoutSlackMs} ms`,
+          received: describeOutcome(outcome),
+          fix: 'pass the timeout to the browser (Playwright: page.goto(url, { timeout })) or race the call against a timer',
+        });
+      }
+      const contract =
+        'a call that gives up on a load (its timeout passed, its signal aborted) stops it, so the tab answers the next calls: while a top-level load is pending, Chromium runs no script in the tab, and every snapshot would time out';
+      const fix =
+        "when goto's load has not committed by the timeout, stop it before rejecting: CDP Page.stopLoading (Playwright: (await context.newCDPSession(page)).send('Page.stopLoading'); Puppeteer: (await page.createCDPSession()).send('Page.stopLoading')); window.stop() through evaluate does not run while the load is pending";
+      context.waitingFor('waiting for the tab to answer after the goto gave up');
+      const read = await outcomeOf(async () => {
+        const [top] = await context.driver.frames({ timeout: readableBoundMs });
+        return context.driver.evaluate(top?.id ?? '', locationScript, undefined, { timeout: readableBoundMs });
+      }, readableBoundMs + 500);
+      if (read.status !== 'resolved' || read.value.href !== url) {
+        throw context.fail({
+          contract,
+          expected: `frames() and evaluate() to answer within ${readableBoundMs} ms, the tab still showing ${url}`,
+          received: read.status === 'resolved' ? `the tab shows ${read.value.href}` : describeOutcome(read),
+          fix,
+          cause: read.status === 'rejected' ? read.error : undefined,
+        });
+      }
+    },
+  },
+  {
     name: 'close › close is idempotent',
     run: async (context) => {
       await context.open('target');
@@ -210,7 +261,10 @@ export const lifecycleChecks: DriverCheck[] = [
         contract,
         fix: 'keep the promise of the first close() and return it from every later call',
       });
-      await context.expectValue('close() once more', () => context.driver.close(), { contract, fix: 'keep the promise of the first close() and return it from every later call' });
+      await context.expectValue('close() once more', () => context.driver.close(), {
+        contract,
+        fix: 'keep the promise of the first close() and return it from every later call',
+      });
     },
   },
   {
@@ -218,10 +272,18 @@ export const lifecycleChecks: DriverCheck[] = [
     run: async (context) => {
       await context.open('target');
       const contract = '[Symbol.asyncDispose]() closes the driver as close() does, for `await using`';
-      await context.expectValue('[Symbol.asyncDispose]()', () => context.driver[Symbol.asyncDispose](), { contract, fix: 'implement [Symbol.asyncDispose]() as `return this.close()`' });
+      await context.expectValue('[Symbol.asyncDispose]()', () => context.driver[Symbol.asyncDispose](), {
+        contract,
+        fix: 'implement [Symbol.asyncDispose]() as `return this.close()`',
+      });
       const problems = await misbehaving([['tabs() after [Symbol.asyncDispose]()', () => context.driver.tabs()]], () => true, context);
       if (problems.length > 0) {
-        throw context.fail({ contract, expected: 'tabs() to reject: the driver is closed', received: problems.join('; '), fix: 'implement [Symbol.asyncDispose]() as `return this.close()`' });
+        throw context.fail({
+          contract,
+          expected: 'tabs() to reject: the driver is closed',
+          received: problems.join('; '),
+          fix: 'implement [Symbol.asyncDispose]() as `return this.close()`',
+        });
       }
     },
   },
@@ -248,6 +310,34 @@ export const lifecycleChecks: DriverCheck[] = [
           expected: `each call after close() to reject within ${rejectBoundMs} ms`,
           received: problems.join('; '),
           fix: "set a closed flag in close() and throw new BrowserError('The driver is closed: open a new one.') at the start of every call",
+        });
+      }
+    },
+  },
+  {
+    name: 'close › calls after close reject with BrowserDisconnectedError',
+    run: async (context) => {
+      const { driver } = context;
+      const url = await context.open('target');
+      const topId = await context.topFrameId();
+      await context.expectValue('close()', () => driver.close(), { contract: 'close() releases what the driver created, and resolves' });
+      const calls: [string, () => Promise<unknown>][] = [
+        ['tabs()', () => driver.tabs()],
+        ['activeTab()', () => driver.activeTab()],
+        ['frames()', () => driver.frames()],
+        ['evaluate()', () => driver.evaluate(topId, locationScript, undefined)],
+        ['screenshot()', () => driver.screenshot()],
+        ['goto()', () => driver.goto(url)],
+        ['openTab()', () => driver.openTab(url)],
+      ];
+      const problems = await misbehaving(calls, (error) => BrowserDisconnectedError.isInstance(error), context);
+      if (problems.length > 0) {
+        throw context.fail({
+          contract:
+            'once the browser is gone (close() was called, the browser process ended, the connection dropped) every call rejects with a BrowserDisconnectedError, which ends a task at once instead of using up its failures',
+          expected: `each call after close() to reject within ${rejectBoundMs} ms with a BrowserDisconnectedError`,
+          received: problems.join('; '),
+          fix: "throw new BrowserDisconnectedError('The driver is closed: open a new one.') at the start of every call once close() was called, and from every call once the browser's process or connection is gone (import it from plannav)",
         });
       }
     },

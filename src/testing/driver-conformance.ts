@@ -62,7 +62,8 @@ function resolveOptions(options: DriverConformanceOptions): z.output<typeof opti
  * parents, content-box offsets, hidden frames, stable ids), evaluate (JSON in and out, promises,
  * gone frames), the snapshot the core takes through them (a cross-origin iframe included), the
  * element methods (click, a covered click, fill, selectOption, press, scroll, refs that no longer
- * hold), the screenshot, settling on a busy page, cancellation, timeouts and close.
+ * hold), the screenshot, settling on a busy page, cancellation, timeouts (a goto that times out
+ * leaves the tab readable) and close (later calls reject with `BrowserDisconnectedError`).
  *
  * @remarks
  * Each case serves its own fixture pages from a server on 127.0.0.1 (a free port), with
