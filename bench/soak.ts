@@ -165,6 +165,8 @@ export interface SoakResult {
     readonly lastHundredStepMs: SoakStat;
     /** Heap used after a full collection: before the task, then after the given Navigator steps. */
     readonly heapMbAtStep: Record<string, number>;
+    /** The task's history (every step's record, which the Executor keeps whole) as JSON: what the heap grows by. */
+    readonly historyJsonKb: number;
     readonly modelCalls: number;
     /** The largest request: plannav's own estimate (the one its budget uses) and the o200k count of its text. */
     readonly maxRequest: {
@@ -708,6 +710,7 @@ async function longTask(steps: number, planningInterval: number): Promise<SoakRe
     firstHundredStepMs: stat(stepMs.slice(0, 100), 2),
     lastHundredStepMs: stat(stepMs.slice(-100), 2),
     heapMbAtStep,
+    historyJsonKb: round(JSON.stringify(result.history).length / 1024, 0),
     modelCalls,
     maxRequest: {
       estimatedTokens: largest.estimatedTokens,
@@ -805,6 +808,7 @@ export function soakSection(result: SoakResult): string {
     `| Navigator step ms (median / p90 / max) | ${triple(long.navigatorStepMs)} |`,
     `| steps 1–100 / last 100, median ms | ${long.firstHundredStepMs.median} / ${long.lastHundredStepMs.median} |`,
     `| heap used after a full GC, MB: before / step 1 / 100 / 500 / ${long.steps} | ${[0, 1, 100, 500, long.steps].map((step) => long.heapMbAtStep[step] ?? '–').join(' / ')} |`,
+    `| the task's history at the end, as JSON | ${long.historyJsonKb} kB |`,
     `| Navigator request, estimated tokens: step 1 / 100 / 500 / ${long.steps} | ${[1, 100, 500, long.steps].map((step) => long.estimatedTokensAtStep[step] ?? '–').join(' / ')} |`,
     `| largest request: estimated tokens / o200k tokens / characters / messages | ${long.maxRequest.estimatedTokens} / ${long.maxRequest.o200kTokens} / ${long.maxRequest.chars} / ${long.maxRequest.messages} (call ${long.maxRequest.atCall}) |`,
     `| maxInputTokens (the default) | ${long.maxInputTokens} |`,
