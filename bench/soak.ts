@@ -1,5 +1,5 @@
 // The load and soak benchmark: 20 tasks at once, each in its own Chromium; 100 launches ended
-// normally, by cancel() or by SIGKILL of the browser, with a count of the processes and profile
+// normally, by cancel() or by SIGKILL of the browser, with a count of the Chromium processes and temporary
 // folders they leave behind; 1000 steps of one task on the FakeBrowserDriver, with its heap and
 // request size. Called by bench/run.ts (`npm run bench -- --only soak` runs only this); `npx tsx
 // bench/soak.ts` runs it alone. Linux only: it finds the browsers it started in /proc. It fails
