@@ -23,13 +23,23 @@ const maxElementLines = 500;
 
 /** An element's text: each line as {@link oneLine} makes it, empty lines dropped, at most {@link maxElementLines}. */
 function lines(value: string, limit: number): string {
-  return value.split('\n').slice(0, maxElementLines).map((line) => oneLine(line, limit)).filter(Boolean).join('\n');
+  return value
+    .split('\n')
+    .slice(0, maxElementLines)
+    .map((line) => oneLine(line, limit))
+    .filter(Boolean)
+    .join('\n');
 }
+
+// eslint-disable-next-line no-control-regex -- control characters are what oneLine removes
+const controlCharacters = /[\u0000-\u0008\u000e-\u001f\u007f]/g;
 
 /** Whitespace (newlines included) collapsed to single spaces, control characters dropped, cut to `limit`. */
 export function oneLine(value: string, limit: number): string {
-  // eslint-disable-next-line no-control-regex -- control characters are what is removed
-  const collapsed = value.replace(/[\u0000-\u0008\u000e-\u001f\u007f]/g, '').replace(/[\s\u2028\u2029\u0085]+/g, ' ').trim();
+  const collapsed = value
+    .replace(controlCharacters, '')
+    .replace(/[\s\u2028\u2029\u0085]+/g, ' ')
+    .trim();
   return collapsed.length > limit ? `${collapsed.slice(0, limit)}…` : collapsed;
 }
 

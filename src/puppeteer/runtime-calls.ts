@@ -23,20 +23,18 @@ export interface FrameBox {
  * a function's source to the page, and TypeScript runners rewrite compiled functions (esbuild's
  * `__name` helper) into code the page cannot run.
  */
-const callElementMethod = (
-  // eslint-disable-next-line @typescript-eslint/no-implied-eval -- a page function from our own source text
-  new Function(
-    'return (node, key, method, argument) => { const runtime = globalThis[key]; if (!runtime) return "plannav:no-runtime"; return runtime.elements[method](node, argument); }',
-  ) as () => (node: Element, key: string, method: string, argument: unknown) => unknown
-)();
+// eslint-disable-next-line @typescript-eslint/no-implied-eval -- a page function from our own source text
+const makeCallElementMethod = new Function(
+  'return (node, key, method, argument) => { const runtime = globalThis[key]; if (!runtime) return "plannav:no-runtime"; return runtime.elements[method](node, argument); }',
+) as () => (node: Element, key: string, method: string, argument: unknown) => unknown;
+const callElementMethod = makeCallElementMethod();
 
 /** Measures frame elements with the runtime's `frameBoxes`, or says that the document has no runtime. */
-const measureFrameElements = (
-  // eslint-disable-next-line @typescript-eslint/no-implied-eval -- a page function from our own source text
-  new Function(
-    'return (key, ...nodes) => { const runtime = globalThis[key]; return runtime ? runtime.elements.frameBoxes(nodes) : "plannav:no-runtime"; }',
-  ) as () => (key: string, ...nodes: Element[]) => (FrameBox | null)[] | 'plannav:no-runtime'
-)();
+// eslint-disable-next-line @typescript-eslint/no-implied-eval -- a page function from our own source text
+const makeMeasureFrameElements = new Function(
+  'return (key, ...nodes) => { const runtime = globalThis[key]; return runtime ? runtime.elements.frameBoxes(nodes) : "plannav:no-runtime"; }',
+) as () => (key: string, ...nodes: Element[]) => (FrameBox | null)[] | 'plannav:no-runtime';
+const measureFrameElements = makeMeasureFrameElements();
 
 const missingRuntime = 'plannav:no-runtime';
 
@@ -46,7 +44,7 @@ const missingRuntime = 'plannav:no-runtime';
  * read-only field.
  */
 // eslint-disable-next-line @typescript-eslint/no-implied-eval -- a page function from our own source text
-export const selectFieldContents = (new Function(`return (node) => {
+const makeSelectFieldContents = new Function(`return (node) => {
   const textTypes = ['text', 'search', 'url', 'tel', 'email', 'password', 'number'];
   if (node instanceof HTMLInputElement || node instanceof HTMLTextAreaElement) {
     if (node instanceof HTMLInputElement && !textTypes.includes(node.type)) return 'no-text';
@@ -65,7 +63,8 @@ export const selectFieldContents = (new Function(`return (node) => {
     return 'ok';
   }
   return 'no-text';
-}`) as () => (node: Element) => 'ok' | 'no-text' | 'read-only')();
+}`) as () => (node: Element) => 'ok' | 'no-text' | 'read-only';
+export const selectFieldContents = makeSelectFieldContents();
 
 /** Installs the runtime in every new document of the page, before the page's own scripts; returns the script's id. */
 export async function addRuntimeScript(page: Page): Promise<string> {

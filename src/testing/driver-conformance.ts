@@ -36,7 +36,9 @@ export interface DriverConformanceOptions {
 
 const optionsSchema = z
   .object({
-    createDriver: z.custom<DriverConformanceOptions['createDriver']>((value) => typeof value === 'function', { error: 'must be a function that returns your BrowserDriver' }),
+    createDriver: z.custom<DriverConformanceOptions['createDriver']>((value) => typeof value === 'function', {
+      error: 'must be a function that returns your BrowserDriver',
+    }),
     caseTimeout: z.number({ error: 'must be a number of milliseconds' }).int('must be an integer').positive('must be positive').optional(),
   })
   .strict();
@@ -52,7 +54,7 @@ function resolveOptions(options: DriverConformanceOptions): z.output<typeof opti
   const field = issue.path.join('.');
   const value = typeof options === 'object' && options !== null ? (options as unknown as Record<string, unknown>)[field] : undefined;
   // eslint-disable-next-line @typescript-eslint/no-base-to-string -- String() is the last resort for a value JSON cannot write
-  const got = value === undefined ? 'it is missing' : `got ${typeof value === 'function' ? 'a function' : JSON.stringify(value) ?? String(value)}`;
+  const got = value === undefined ? 'it is missing' : `got ${typeof value === 'function' ? 'a function' : (JSON.stringify(value) ?? String(value))}`;
   throw new ConfigError(`Option \`${field}\` of driverConformance ${issue.message}; ${got}.`, { field });
 }
 

@@ -73,7 +73,9 @@ const wireFormats: Readonly<Record<ModelWireFormat, WireFormatSpec>> = {
 const optionsSchema = z
   .object({
     wireFormat: z.enum(['openai', 'anthropic', 'gemini'], { error: 'must be "openai", "anthropic" or "gemini"' }),
-    createClient: z.custom<ModelClientConformanceOptions['createClient']>((value) => typeof value === 'function', { error: 'must be a function that returns your LLMClient' }),
+    createClient: z.custom<ModelClientConformanceOptions['createClient']>((value) => typeof value === 'function', {
+      error: 'must be a function that returns your LLMClient',
+    }),
     caseTimeout: z.number({ error: 'must be a number of milliseconds' }).int('must be an integer').positive('must be positive').optional(),
   })
   .strict();
@@ -88,8 +90,8 @@ function resolveOptions(options: ModelClientConformanceOptions): z.output<typeof
   }
   const field = issue.path.join('.');
   const value = typeof options === 'object' && options !== null ? (options as unknown as Record<string, unknown>)[field] : undefined;
-  // eslint-disable-next-line @typescript-eslint/no-base-to-string -- an option of the wrong type: a number, a boolean, an object
-  const got = value === undefined ? 'it is missing' : `got ${typeof value === 'string' ? JSON.stringify(value) : typeof value === 'function' ? 'a function' : String(value)}`;
+  const shown = typeof value === 'string' ? JSON.stringify(value) : typeof value === 'function' ? 'a function' : String(value);
+  const got = value === undefined ? 'it is missing' : `got ${shown}`;
   throw new ConfigError(`Option \`${field}\` of modelClientConformance ${issue.message}; ${got}.`, { field });
 }
 
