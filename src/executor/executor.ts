@@ -201,7 +201,7 @@ export class Executor<TData = unknown> {
 
   /** Stops listening. */
   off<K extends ExecutorEventName>(name: K, listener: ExecutorListener<K>): this {
-    const wrapper = this.guarded.get(listener as (event: never) => unknown);
+    const wrapper = this.guarded.get(listener);
     if (wrapper) this.emitter.off(name, wrapper);
     return this;
   }
@@ -384,7 +384,7 @@ export class Executor<TData = unknown> {
       this.running = false;
     }
     const endedAt = Date.now();
-    this.tasks[taskIndex] = { ...(this.tasks[taskIndex] as TaskRecord), endedAt, status, finalAnswer };
+    this.tasks[taskIndex] = { ...(this.tasks[taskIndex]), endedAt, status, finalAnswer };
     const usage = this.taskUsage;
     this.emit('task-end', 'system', {
       status,

@@ -5,13 +5,12 @@ import { ConfigError } from '../errors';
 import { z } from 'zod';
 import { ScriptedLLM } from '../testing/scripted-llm';
 import { Executor } from './executor';
-import type { ExecutorOptions } from './options';
 
 function attempt(overrides: Record<string, unknown>): { error: unknown; llm: ScriptedLLM; browser: ReturnType<typeof shopBrowser> } {
   const llm = new ScriptedLLM();
   const browser = shopBrowser();
   try {
-    new Executor({ task: 'x', llm, browser, ...overrides } as ExecutorOptions);
+    new Executor({ task: 'x', llm, browser, ...overrides });
     return { error: undefined, llm, browser };
   } catch (error) {
     return { error, llm, browser };

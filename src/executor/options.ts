@@ -202,7 +202,7 @@ const llmClient = z.custom<LLMClient>(
 const requiredDriverMembers = ['tabs', 'activeTab', 'openTab', 'switchTab', 'closeTab', 'goto', 'frames', 'evaluate', 'screenshot', 'close'] as const;
 
 const browserDriver = z.custom<BrowserDriver>().superRefine((value, context) => {
-  if (typeof value !== 'object' || value === null || (value as BrowserDriver).specificationVersion !== 'v1') {
+  if (typeof value !== 'object' || value === null || (value).specificationVersion !== 'v1') {
     context.addIssue({ code: 'custom', message: 'must be a BrowserDriver (specificationVersion "v1")' });
     return;
   }

@@ -113,7 +113,9 @@ describe('Navigator: the rest of a step is skipped when the page changed', () =>
   });
 
   it('skips the rest when the active tab changed', async () => {
-    const opener: FakeElement = { tag: 'button', text: 'Open help', onClick: async (driver) => void (await driver.openTab('https://shop.test/mugs')) };
+    const opener: FakeElement = { tag: 'button', text: 'Open help', onClick: async (driver) => {
+        await driver.openTab('https://shop.test/mugs');
+      } };
     const browser = new FakeBrowserDriver({ startUrl: 'https://shop.test/', pages: { 'https://shop.test/': { title: 'Shop', content: [opener, search] } } });
     const llm = navigatorPlaying([(state) => [{ click_element: { index: indexOf(state, 'Open help') } }, { input_text: { index: 1, text: 'x' } }]]);
     const executor = new Executor({ task: 'Help', llm, browser, actions: [clickAction, typeAction], planningInterval: 10 });
