@@ -37,4 +37,14 @@ describe('defineAction', () => {
       expect(error.message).toContain('search_web');
     }
   });
+
+  it('takes a positive timeoutMs or Infinity, and refuses anything else with a ConfigError on timeoutMs', () => {
+    expect(defineAction({ name: 'slow_job', description: 'x', schema, handler, timeoutMs: 500 }).timeoutMs).toBe(500);
+    expect(defineAction({ name: 'slow_job', description: 'x', schema, handler, timeoutMs: Number.POSITIVE_INFINITY }).timeoutMs).toBe(Number.POSITIVE_INFINITY);
+    for (const timeoutMs of [0, -1, Number.NaN, '5s' as unknown as number]) {
+      const error = configErrorOf(() => defineAction({ name: 'slow_job', description: 'x', schema, handler, timeoutMs }));
+      expect(ConfigError.isInstance(error)).toBe(true);
+      expect(error).toMatchObject({ field: 'timeoutMs', message: 'Action "slow_job" has an invalid `timeoutMs`: use a positive number of milliseconds, or Infinity for none.' });
+    }
+  });
 });

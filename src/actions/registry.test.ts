@@ -116,6 +116,7 @@ describe('ActionRegistry.run', () => {
 
   it('reports a thrown non-error value as text', async () => {
     const failing = actionWith('throw_string', async () => {
+      // eslint-disable-next-line @typescript-eslint/only-throw-error -- the case under test: code that throws a non-Error
       throw 'just a string';
     });
     const result = await new ActionRegistry([failing]).run('throw_string', {}, actionContext());

@@ -16,6 +16,7 @@ export const clickTargetAnswerSchema: z.ZodType<ClickTargetAnswer> = z.discrimin
 ]);
 
 /** What the model should know about how the click reached the element. */
+// eslint-disable-next-line @typescript-eslint/no-invalid-void-type -- what BrowserDriver.click resolves with: a ClickResult, or nothing
 function describeClick(result: ClickResult | void): string {
   if (!result || result.method === 'pointer') return '';
   // The covering layer is named by its id and classes, which the page chooses: quoted, so an id

@@ -14,7 +14,7 @@ import { extractContentAction } from './extract-content';
 /** A page as the stub driver serves it: the top frame's HTML and optional child frames. */
 interface StubFrame {
   readonly info: Omit<FrameInfo, 'id'>;
-  readonly result: ExtractHtmlResult | Error | unknown;
+  readonly result: unknown; // an ExtractHtmlResult, an Error to throw, or anything a broken driver answers
 }
 
 /** A fake browser whose frames answer the page runtime's extractHtml with fixed HTML. */
@@ -390,7 +390,7 @@ describe('extract_content: model failures and cancellation', () => {
     const llm = new ScriptedLLM({
       respond: () => {
         controller.abort();
-        return answer('first') as ScriptedResponse;
+        return answer('first');
       },
     });
     const outcome = chunked.run('extract_content', { goal: 'x' }, contextFor(driverFor(longHtml(3, 1000)), llm, controller.signal));

@@ -81,7 +81,7 @@ const jsonTypes = new Set(['object', 'array', 'string', 'number', 'integer', 'bo
 interface Target {
   readonly structured: boolean;
   readonly jsonSchema: JSONSchema;
-  readonly validate: z.ZodType<unknown>;
+  readonly validate: z.ZodType;
   /** The result inside the model's object (providers want an object at the root, so other roots are wrapped). */
   readonly unwrap: (object: unknown) => unknown;
 }

@@ -17,9 +17,9 @@ export const scrollTargetAnswerSchema: z.ZodType<ScrollTargetAnswer> = z.discrim
   z.object({
     status: z.literal('ok'),
     kind: z.enum(['element', 'ancestor', 'document']),
-    top: z.number().finite(),
-    scrollHeight: z.number().finite(),
-    viewport: z.number().finite(),
+    top: z.number(),
+    scrollHeight: z.number(),
+    viewport: z.number(),
     label: z.string().max(200),
   }),
 ]);

@@ -58,7 +58,7 @@ describe('textPattern', () => {
         textPattern('search_page', pattern, { regex, caseSensitive: false });
         return undefined;
       } catch (error) {
-        return ActionError.isInstance(error) ? (error as ActionError) : undefined;
+        return ActionError.isInstance(error) ? error : undefined;
       }
     };
     expect(failure('   ', false)?.message).toBe('The text to find is empty: give some visible text.');

@@ -43,6 +43,7 @@ export type NormalisedPath =
  * folder that points out of it is followed by the browser. Allow only folders whose content you trust.
  */
 export function normaliseAbsolutePath(path: string): NormalisedPath {
+  // eslint-disable-next-line no-control-regex -- finding control characters is what this test is for
   if (/[\u0000-\u001f\u007f]/.test(path)) return { ok: false, reason: 'it contains a control character' };
   if (/^[a-z][a-z0-9+.-]+:\/\//i.test(path)) return { ok: false, reason: 'it is a URL; give a file path' };
   const drive = /^([a-zA-Z]):[\\/]/.exec(path);
