@@ -6,7 +6,7 @@ import type { ExtractHtmlResult } from '../../dom/page/actions/extract-html';
 import { runtimeScriptId } from '../../dom/page-runtime';
 import { BrowserError, ChatModelAuthError, ConfigError, RequestCancelledError } from '../../errors';
 import { FakeBrowserDriver } from '../../testing/fake-browser-driver';
-import { ScriptedLLM, type ScriptedRequest, type ScriptedResponse } from '../../testing/scripted-llm';
+import { ScriptedLLM, type ScriptedRequest } from '../../testing/scripted-llm';
 import { ActionRegistry } from '../registry';
 import type { ActionContext } from '../types';
 import { extractContentAction } from './extract-content';
