@@ -18,8 +18,12 @@ export function firstLine(error: unknown): string {
  */
 export function asBrowserError(what: string, error: unknown): PlannavError {
   if (PlannavError.isInstance(error)) return error;
-  const timedOut = error instanceof Error && error.name === 'TimeoutError';
-  return new BrowserError(`${what} failed: ${firstLine(error)}`, { cause: error, retryable: timedOut });
+  return new BrowserError(`${what} failed: ${firstLine(error)}`, { cause: error, retryable: isLibraryTimeout(error) });
+}
+
+/** Whether a library error is its timeout: Playwright and Puppeteer both name theirs `TimeoutError`. */
+export function isLibraryTimeout(error: unknown): boolean {
+  return error instanceof Error && error.name === 'TimeoutError';
 }
 
 /** What a driver adds to each of its calls: its own reading of failures, and what to do when its caller stops waiting. */

@@ -62,7 +62,7 @@ export class BrowserConnection {
 }
 
 /** What the driver says when its browser went away by itself. */
-export const browserGoneMessage = 'The browser is gone: its process ended or the connection to it dropped. Open a new driver to go on.';
+export const browserGoneMessage = 'The browser is gone (its process ended, the connection dropped, or its context was closed): open a new driver to go on.';
 
 /** What the driver says once `close()` was called. */
 export const driverClosedMessage = 'The driver is closed: open a new one.';

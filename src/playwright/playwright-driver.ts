@@ -17,7 +17,7 @@ import type {
   TabInfo,
 } from '../browser/types';
 import { BrowserDisconnectedError, BrowserError, ConfigError, URLNotAllowedError } from '../errors';
-import { asBrowserError, firstLine, guardedCall } from '../chromium/call';
+import { asBrowserError, firstLine, guardedCall, isLibraryTimeout } from '../chromium/call';
 import { BrowserConnection, browserGoneMessage, driverClosedMessage } from '../chromium/connection';
 import { findChromium } from '../chromium/find-chromium';
 import { chromiumLaunchArgs } from '../chromium/launch-args';
@@ -283,7 +283,7 @@ export class PlaywrightDriver implements BrowserDriver {
       try {
         await page.goBack({ waitUntil: 'commit', timeout: loadBudget(timeout) });
       } catch (error) {
-        if (isTimeout(error)) throw await this.abandonLoad(page, 'the previous page', timeout, error);
+        if (isLibraryTimeout(error)) throw await this.abandonLoad(page, 'the previous page', timeout, error);
         throw error;
       }
       await this.settle(page, timeout, options?.signal, deadline);
@@ -473,7 +473,7 @@ export class PlaywrightDriver implements BrowserDriver {
   async waitForSettled(options?: CallOptions): Promise<void> {
     return this.guarded('waitForSettled()', options, async (timeout, deadline) => {
       if (this.tabTracker.livePages().length === 0) return;
-      await this.settle(this.active(), timeout, options?.signal, { deadline, report: false });
+      await this.settle(this.active(), timeout, options?.signal, deadline, false);
     });
   }
 
@@ -603,7 +603,10 @@ export class PlaywrightDriver implements BrowserDriver {
     const page = this.tabTracker.activePage;
     if (!page || page.isClosed() || this.connection.lost) return undefined;
     const url = await this.settler.pendingNavigation(page)?.stop(() => this.stopLoading(page));
-    return url === undefined ? undefined : stoppedLoadNote(url, page.url());
+    if (url !== undefined) return stoppedLoadNote(url, page.url());
+    // A load begun just before the caller gave up may not be reported yet: stop whatever the tab loads all the same.
+    await this.stopLoading(page).catch(() => undefined);
+    return undefined;
   }
 
   /** CDP's Page.stopLoading, which the browser process handles even while the tab answers no script. */
@@ -656,7 +659,7 @@ export class PlaywrightDriver implements BrowserDriver {
       await (this.navigationGuard ? this.navigationGuard.navigate(page, url, load) : load());
     } catch (error) {
       if (URLNotAllowedError.isInstance(error)) throw error;
-      if (isTimeout(error)) throw await this.abandonLoad(page, url, timeout, error);
+      if (isLibraryTimeout(error)) throw await this.abandonLoad(page, url, timeout, error);
       // Chromium goes on to commit its error page after the failure: wait for it, or the next
       // navigation of this tab is interrupted by it.
       await this.settle(page, Math.min(timeout, 5_000), signal).catch(() => undefined);
@@ -668,17 +671,11 @@ export class PlaywrightDriver implements BrowserDriver {
   /**
    * Waits until the page has settled: its document committed and parsed, no tracked request in
    * flight and no DOM mutation for the quiet windows, within the settle bound and the call's
-   * time. A busy page just ends the wait. With `call`, a document the action started loading is
-   * waited for until the call's end (`call.deadline`); one that has not come by then is stopped,
-   * and (with `report`, the default) the call rejects with a retryable BrowserError saying so.
+   * time. A busy page just ends the wait. With `callEnd` (when the call's time ends), a document
+   * the action started loading is waited for until then; one that has not come by then is
+   * stopped, and with `report` the call rejects with a retryable BrowserError saying so.
    */
-  private async settle(
-    page: Page,
-    timeout: number,
-    signal: AbortSignal | undefined,
-    call?: number | { readonly deadline: number; readonly report: boolean },
-  ): Promise<void> {
-    const { deadline: callEnd, report } = typeof call === 'number' ? { deadline: call, report: true } : (call ?? { deadline: undefined, report: false });
+  private async settle(page: Page, timeout: number, signal: AbortSignal | undefined, callEnd?: number, report = true): Promise<void> {
     let deadline = this.settler.deadline(timeout);
     await this.settler.waitUntilSettled(page, deadline, signal);
     if (callEnd !== undefined) {
@@ -720,11 +717,6 @@ export class PlaywrightDriver implements BrowserDriver {
     );
     return drawn;
   }
-}
-
-/** Whether a library error is its timeout. */
-function isTimeout(error: unknown): boolean {
-  return error instanceof Error && error.name === 'TimeoutError';
 }
 
 /** The recoverable error an action gets when the element the model chose is no longer there. */

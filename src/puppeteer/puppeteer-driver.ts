@@ -29,7 +29,7 @@ import type {
 import { callRuntime } from '../dom/page-runtime';
 import type { ClickTarget } from '../dom/page/driver/pointer';
 import { BrowserDisconnectedError, BrowserError, ConfigError, URLNotAllowedError } from '../errors';
-import { firstLine } from '../chromium/call';
+import { firstLine, isLibraryTimeout } from '../chromium/call';
 import { BrowserConnection, browserGoneMessage, driverClosedMessage } from '../chromium/connection';
 import { abandonedActionLoadMessage, abandonedLoadMessage, loadBudget, stopMargin, stoppedLoadNote } from '../chromium/pending-navigation';
 import { asBrowserError, guardedCall, within } from './call';
@@ -325,7 +325,7 @@ export class PuppeteerDriver implements BrowserDriver {
       } catch (error) {
         // As Playwright's goBack, nothing to go back to is no failure: the caller sees the URL unchanged.
         if (/History entry to navigate to not found/i.test(firstLine(error))) return;
-        if (isTimeout(error)) throw await this.abandonLoad(page, 'the previous page', timeout, error);
+        if (isLibraryTimeout(error)) throw await this.abandonLoad(page, 'the previous page', timeout, error);
         throw error;
       }
       await this.settle(page, timeout, options?.signal, deadline);
@@ -527,7 +527,7 @@ export class PuppeteerDriver implements BrowserDriver {
   async waitForSettled(options?: CallOptions): Promise<void> {
     return this.guarded('waitForSettled()', options, async (timeout, deadline) => {
       if (this.tabTracker.livePages().length === 0) return;
-      await this.settle(this.active(), timeout, options?.signal, { deadline, report: false });
+      await this.settle(this.active(), timeout, options?.signal, deadline, false);
     });
   }
 
@@ -662,7 +662,10 @@ export class PuppeteerDriver implements BrowserDriver {
     const page = this.tabTracker.activePage;
     if (!page || page.isClosed() || this.connection.lost) return undefined;
     const url = await this.settler.pendingNavigation(page)?.stop(() => this.stopLoading(page));
-    return url === undefined ? undefined : stoppedLoadNote(url, page.url());
+    if (url !== undefined) return stoppedLoadNote(url, page.url());
+    // A load begun just before the caller gave up may not be reported yet: stop whatever the tab loads all the same.
+    await this.stopLoading(page).catch(() => undefined);
+    return undefined;
   }
 
   /** CDP's Page.stopLoading, which the browser process handles even while the tab answers no script. */
@@ -762,7 +765,7 @@ export class PuppeteerDriver implements BrowserDriver {
       await (this.navigationGuard ? this.navigationGuard.navigate(page, url, load) : load());
     } catch (error) {
       if (URLNotAllowedError.isInstance(error)) throw error;
-      if (isTimeout(error)) throw await this.abandonLoad(page, url, timeout, error);
+      if (isLibraryTimeout(error)) throw await this.abandonLoad(page, url, timeout, error);
       const reason = firstLine(error).replace(/ at \S+$/, '');
       // Chromium goes on to commit its error page after the failure: wait for it, or the next
       // navigation of this tab is interrupted by it.
@@ -792,17 +795,11 @@ export class PuppeteerDriver implements BrowserDriver {
    * Waits until the page has settled (document parsed, no tracked request in flight, no DOM
    * mutation for the quiet windows) within the settle bound and the call's time; then the tab a
    * click opened meanwhile settles within what is left. A busy page just ends the wait. With
-   * `call`, a document the action started loading is waited for until the call's end
-   * (`call.deadline`); one that has not come by then is stopped, and (with `report`, the default)
-   * the call rejects with a retryable BrowserError saying so.
+   * `callEnd` (when the call's time ends), a document the action started loading is waited for
+   * until then; one that has not come by then is stopped, and with `report` the call rejects with
+   * a retryable BrowserError saying so.
    */
-  private async settle(
-    page: Page,
-    timeout: number,
-    signal: AbortSignal | undefined,
-    call?: number | { readonly deadline: number; readonly report: boolean },
-  ): Promise<void> {
-    const { deadline: callEnd, report } = typeof call === 'number' ? { deadline: call, report: true } : (call ?? { deadline: undefined, report: false });
+  private async settle(page: Page, timeout: number, signal: AbortSignal | undefined, callEnd?: number, report = true): Promise<void> {
     let deadline = this.settler.deadline(timeout);
     let current = page;
     for (let round = 0; round < 3; round++) {
@@ -844,11 +841,6 @@ export class PuppeteerDriver implements BrowserDriver {
     );
     return drawn;
   }
-}
-
-/** Whether a library error is its timeout. */
-function isTimeout(error: unknown): boolean {
-  return error instanceof Error && error.name === 'TimeoutError';
 }
 
 /** A file that can be uploaded, or a BrowserError saying why this path cannot be. */
