@@ -236,25 +236,27 @@ export class AISDKChatModel implements LLMClient {
         model: this.options.model,
         // `instructions` in v7, `system` in v5 and v6 (v7 still reads `system`, but only as a fallback).
         instructions: system,
+        // eslint-disable-next-line @typescript-eslint/no-deprecated -- v5 and v6 read only `system`
         system,
         messages,
         temperature: request.temperature,
         maxOutputTokens: request.maxOutputTokens,
         abortSignal: controller.signal,
         maxRetries: 0,
-        headers: this.options.headers as Record<string, string> | undefined,
+        headers: this.options.headers,
         providerOptions: this.options.providerOptions as Parameters<typeof generateText>[0]['providerOptions'],
         // `output` in v6 and v7, `experimental_output` in v5 (v6 still reads it, v7 ignores it).
         ...(output ? { output, experimental_output: output } : {}),
       });
       const result = await Promise.race([call, stopped]);
       // One step, so the final step is the call; v7 deprecates the top-level `response`, v5 has only that one.
+      // eslint-disable-next-line @typescript-eslint/no-deprecated -- v5 and v6 have only the top-level `response`
       const response = ((result as { finalStep?: { response?: unknown } }).finalStep?.response ?? result.response) as ResponseLike | undefined;
       return {
         text: result.text,
         object: output ? parsedOutputOf(result) : undefined,
         finishReason: finishReasonOf(result.finishReason),
-        usage: usageOf(result.usage as UsageLike),
+        usage: usageOf(result.usage),
         raw: response,
         requestId: requestIdOf(response),
       };
@@ -266,7 +268,7 @@ export class AISDKChatModel implements LLMClient {
         return {
           text: error.text ?? '',
           finishReason: finishReasonOf(error.finishReason),
-          usage: usageOf(error.usage as UsageLike | undefined),
+          usage: usageOf(error.usage),
           raw: response,
           requestId: requestIdOf(response),
         };

@@ -73,7 +73,7 @@ describe('errors as the loop reports them', () => {
     const { errors, message } = await stepErrors((browser) => {
       browser.frames = async () => {
         // A hostile or sloppy driver: what it throws is not an Error.
-        // eslint-disable-next-line @typescript-eslint/only-throw-error
+        // eslint-disable-next-line @typescript-eslint/only-throw-error -- the case under test: code that throws a non-Error
         throw { code: 42, reason: 'bad' };
       };
     });
