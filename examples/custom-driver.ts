@@ -5,7 +5,7 @@
 // page runtime. Swap the Playwright calls for your browser's (Puppeteer, chrome.debugger, a remote one).
 
 import type { BrowserContext, Frame, Page } from 'playwright-core';
-import { BrowserError, pageScriptExpression, readPageScriptResult, resolveDriver } from 'plannav';
+import { BrowserDisconnectedError, BrowserError, pageScriptExpression, readPageScriptResult, resolveDriver } from 'plannav';
 import type { BrowserDriver, CallOptions, ClickOptions, FrameInfo, PageScript, ScreenshotOptions, TabInfo } from 'plannav';
 
 export class CustomDriver implements BrowserDriver {
@@ -14,10 +14,13 @@ export class CustomDriver implements BrowserDriver {
   private readonly ids = new WeakMap<Page | Frame, string>();
   private nextId = 1;
   private closing: Promise<void> | undefined;
+  /** Set when the context closes by itself: the browser was closed or its process ended. */
+  private gone = false;
 
   private constructor(private readonly context: BrowserContext, private active: Page) {
     // A tab the page opens (target=_blank, window.open) becomes the active tab, as the model expects.
     context.on('page', (opened) => (this.active = opened));
+    context.on('close', () => (this.gone = true));
   }
 
   /**
@@ -111,7 +114,9 @@ export class CustomDriver implements BrowserDriver {
 
   /** Every member runs through here: a closed driver, an aborted signal and a passed timeout reject, and browser failures become BrowserErrors the model can read. */
   private async call<T>(options: CallOptions | undefined, body: (timeout: number) => Promise<T>): Promise<T> {
-    if (this.closing) throw new BrowserError('The driver is closed: open a new one.');
+    // A driver with no browser left says so with this error, and the task ends at once.
+    if (this.closing) throw new BrowserDisconnectedError('The driver is closed: open a new one.');
+    if (this.gone) throw new BrowserDisconnectedError('The browser is gone: open a new driver.');
     const signal = options?.signal;
     signal?.throwIfAborted();
     const timeout = options?.timeout ?? 15_000;
@@ -139,8 +144,10 @@ export class CustomDriver implements BrowserDriver {
     try {
       await this.page().goto(url, { waitUntil: 'load', timeout });
     } catch (error) {
-      // Chromium commits an error page after a failed load: wait for it, or it interrupts the next goto.
-      await this.page().waitForURL(/^chrome-error:/, { waitUntil: 'commit', timeout: 2000 }).catch(() => undefined);
+      // A load that never answered is still pending, and Chromium runs no script in the tab until it
+      // ends: stop it. Other failures commit an error page: wait for it, or it interrupts the next goto.
+      if (error instanceof Error && error.name === 'TimeoutError') await (await this.context.newCDPSession(this.page())).send('Page.stopLoading').catch(() => undefined);
+      else await this.page().waitForURL(/^chrome-error:/, { waitUntil: 'commit', timeout: 2000 }).catch(() => undefined);
       throw new BrowserError(`Could not load ${url}: ${String(error).split('\n')[0]}`, { cause: error, retryable: true });
     }
   }
