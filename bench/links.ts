@@ -80,18 +80,22 @@ function documentHrefs(limit: number): string[] {
     if (/^\s*javascript:/i.test(raw)) continue;
     const resolved = (element as HTMLAnchorElement).href;
     const absolute = typeof resolved === 'string' && resolved ? resolved : raw;
-    const relative = here && absolute.startsWith(`${here}#`)
-      ? absolute.slice(here.length)
-      : location.origin !== 'null' && absolute.startsWith(`${location.origin}/`)
-        ? absolute.slice(location.origin.length)
-        : absolute;
+    const relative =
+      here && absolute.startsWith(`${here}#`)
+        ? absolute.slice(here.length)
+        : location.origin !== 'null' && absolute.startsWith(`${location.origin}/`)
+          ? absolute.slice(location.origin.length)
+          : absolute;
     hrefs.push(relative.replace(/\s+/g, ' ').trim().slice(0, limit));
   }
   return hrefs;
 }
 
 /** The frames with each cut href replaced by the first not yet used href of its document that starts the same way. */
-async function wholeHrefs(driver: PlaywrightDriver, frames: readonly FrameSnapshotInput[]): Promise<{ frames: FrameSnapshotInput[]; filled: number; unresolved: number }> {
+async function wholeHrefs(
+  driver: PlaywrightDriver,
+  frames: readonly FrameSnapshotInput[],
+): Promise<{ frames: FrameSnapshotInput[]; filled: number; unresolved: number }> {
   let filled = 0;
   let unresolved = 0;
   const result: FrameSnapshotInput[] = [];
@@ -138,15 +142,21 @@ function withOldCap(frames: readonly FrameSnapshotInput[]): FrameSnapshotInput[]
   }));
 }
 
-
 /**
  * Loads each corpus page as bench/run.ts does (JavaScript off, outside requests aborted, 1280×1100)
  * and keeps the frames of its viewport snapshot, hrefs whole.
  */
 export async function collectLinkPages(pageLimit = Number(process.env.BENCH_LIMIT ?? Number.POSITIVE_INFINITY)): Promise<LinkPage[]> {
-  const files = readdirSync(corpusDir).filter((file) => file.endsWith('.html')).sort().slice(0, pageLimit);
+  const files = readdirSync(corpusDir)
+    .filter((file) => file.endsWith('.html'))
+    .sort()
+    .slice(0, pageLimit);
   const { server, origin } = await serve(corpusDir);
-  const driver = await PlaywrightDriver.launch({ viewport: { width: 1280, height: 1100 }, contextOptions: { javaScriptEnabled: false }, settle: { maxWaitMs: 3000 } });
+  const driver = await PlaywrightDriver.launch({
+    viewport: { width: 1280, height: 1100 },
+    contextOptions: { javaScriptEnabled: false },
+    settle: { maxWaitMs: 3000 },
+  });
   await driver.context.route('**/*', (route) => (route.request().url().startsWith(`${origin}/`) ? route.continue() : route.abort()));
   // The frames PageStateReader hands the serializer, taken at the one stable seam between them.
   // eslint-disable-next-line @typescript-eslint/unbound-method -- called below with the indexer as `this`
@@ -190,7 +200,10 @@ export function measureLinkPage(page: LinkPage): LinkRow {
   const shortened = new ElementIndexer().serialize(page.frames).text;
   const before = elementLines(today);
   const after = elementLines(shortened);
-  const links = page.frames.reduce((sum, { snapshot }) => sum + snapshot.items.filter((item) => item.kind === 'element' && item.attributes.href !== undefined).length, 0);
+  const links = page.frames.reduce(
+    (sum, { snapshot }) => sum + snapshot.items.filter((item) => item.kind === 'element' && item.attributes.href !== undefined).length,
+    0,
+  );
   return {
     page: page.page,
     today: countTokens(today),
@@ -216,14 +229,26 @@ export function linksTable(pages: readonly LinkPage[], rows: readonly LinkRow[])
   return [
     `### Link URLs in the viewport view (${rows.length} corpus pages, JavaScript off)`,
     '',
-    '| view | tokens (median / p90 / max) | median / today\'s median |',
+    "| view | tokens (median / p90 / max) | median / today's median |",
     '|---|---|---|',
-    line('today: hrefs cut at 80 characters (the old page rule)', rows.map((row) => row.today)),
-    line('uncapped hrefs, not shortened', rows.map((row) => row.uncapped)),
-    line('uncapped hrefs, shortened (links.ts)', rows.map((row) => row.shortened)),
+    line(
+      'today: hrefs cut at 80 characters (the old page rule)',
+      rows.map((row) => row.today),
+    ),
+    line(
+      'uncapped hrefs, not shortened',
+      rows.map((row) => row.uncapped),
+    ),
+    line(
+      'uncapped hrefs, shortened (links.ts)',
+      rows.map((row) => row.shortened),
+    ),
     '',
     `Per page with links (${perPage.length}), shortened / today: median ${percentile(perPage, 0.5).toFixed(3)}, best ${Math.min(...perPage).toFixed(3)}, worst ${Math.max(...perPage).toFixed(3)}. ` +
-      `Links per page: median ${percentile(rows.map((row) => row.links), 0.5)}. ` +
+      `Links per page: median ${percentile(
+        rows.map((row) => row.links),
+        0.5,
+      )}. ` +
       `Pages whose element lines differ from today's (count, indices, order or tag): ${lost} of ${rows.length}. ` +
       `Hrefs that reached the serializer cut, read whole from the page: ${filled}; not found there (measured cut): ${unresolved}.`,
   ].join('\n');

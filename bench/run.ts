@@ -147,13 +147,16 @@ async function timeRuns<T>(call: () => T | Promise<T>): Promise<{ firstMs: numbe
 }
 
 /** Interactive roles in an aria snapshot: the reference's counterpart of indexed elements. */
-const ariaInteractive = /^\s*- (link|button|textbox|checkbox|radio|combobox|searchbox|slider|spinbutton|switch|tab|menuitem|menuitemcheckbox|menuitemradio|option|treeitem)\b/;
-
+const ariaInteractive =
+  /^\s*- (link|button|textbox|checkbox|radio|combobox|searchbox|slider|spinbutton|switch|tab|menuitem|menuitemcheckbox|menuitemradio|option|treeitem)\b/;
 
 async function measurePage(driver: PlaywrightDriver, url: string, name: string, rawHtml: string | undefined): Promise<PageRow> {
   await driver.goto(url, { timeout: 60_000 });
   const row: Partial<PageRow> = { page: name };
-  for (const [mode, expansion] of [['viewport', 0], ['fullPage', -1]] as const) {
+  for (const [mode, expansion] of [
+    ['viewport', 0],
+    ['fullPage', -1],
+  ] as const) {
     const reader = new PageStateReader(driver, { viewportExpansion: expansion, includeAttributes: defaultIncludeAttributes, maxTextLength: 100 });
     // The first snapshot of a document in this mode (the script compiles, the weak map is new).
     const { firstMs, ms, last: state } = await timeRuns(() => reader.capture({ screenshot: false }));
@@ -221,11 +224,26 @@ async function measureExtractContent(driver: PlaywrightDriver, rawHtml: string):
 
 function summarize(rows: readonly PageRow[], mode: SnapshotMode): ModeFigures {
   return {
-    snapshotMs: stat(rows.map((row) => row[mode].ms), 2),
-    firstSnapshotMs: stat(rows.map((row) => row[mode].firstMs), 2),
-    chars: stat(rows.map((row) => row[mode].chars), 0),
-    tokens: stat(rows.map((row) => row[mode].tokens), 0),
-    indexed: stat(rows.map((row) => row[mode].indexed), 0),
+    snapshotMs: stat(
+      rows.map((row) => row[mode].ms),
+      2,
+    ),
+    firstSnapshotMs: stat(
+      rows.map((row) => row[mode].firstMs),
+      2,
+    ),
+    chars: stat(
+      rows.map((row) => row[mode].chars),
+      0,
+    ),
+    tokens: stat(
+      rows.map((row) => row[mode].tokens),
+      0,
+    ),
+    indexed: stat(
+      rows.map((row) => row[mode].indexed),
+      0,
+    ),
   };
 }
 
@@ -236,24 +254,63 @@ function summarizeContent(rows: readonly PageRow[]) {
   return {
     extractContent: {
       pages: extract.length,
-      scriptMs: stat(extract.map((item) => item.scriptMs), 2),
-      firstScriptMs: stat(extract.map((item) => item.firstScriptMs), 2),
-      markdownMs: stat(extract.map((item) => item.markdownMs), 2),
+      scriptMs: stat(
+        extract.map((item) => item.scriptMs),
+        2,
+      ),
+      firstScriptMs: stat(
+        extract.map((item) => item.firstScriptMs),
+        2,
+      ),
+      markdownMs: stat(
+        extract.map((item) => item.markdownMs),
+        2,
+      ),
       // The page side of one extract_content call on a one-frame page: the script, then the markdown.
-      pageSideMs: stat(extract.map((item) => item.scriptMs + item.markdownMs), 2),
-      rawHtmlChars: stat(extract.map((item) => item.rawHtmlChars), 0),
-      rawHtmlTokens: stat(extract.map((item) => item.rawHtmlTokens), 0),
-      htmlChars: stat(extract.map((item) => item.htmlChars), 0),
-      markdownChars: stat(extract.map((item) => item.markdownChars), 0),
-      markdownTokens: stat(extract.map((item) => item.markdownTokens), 0),
-      markdownWithLinksTokens: stat(extract.map((item) => item.markdownWithLinksTokens), 0),
-      markdownToRawTokensPercent: stat(extract.map((item) => (100 * item.markdownTokens) / Math.max(1, item.rawHtmlTokens)), 1),
+      pageSideMs: stat(
+        extract.map((item) => item.scriptMs + item.markdownMs),
+        2,
+      ),
+      rawHtmlChars: stat(
+        extract.map((item) => item.rawHtmlChars),
+        0,
+      ),
+      rawHtmlTokens: stat(
+        extract.map((item) => item.rawHtmlTokens),
+        0,
+      ),
+      htmlChars: stat(
+        extract.map((item) => item.htmlChars),
+        0,
+      ),
+      markdownChars: stat(
+        extract.map((item) => item.markdownChars),
+        0,
+      ),
+      markdownTokens: stat(
+        extract.map((item) => item.markdownTokens),
+        0,
+      ),
+      markdownWithLinksTokens: stat(
+        extract.map((item) => item.markdownWithLinksTokens),
+        0,
+      ),
+      markdownToRawTokensPercent: stat(
+        extract.map((item) => (100 * item.markdownTokens) / Math.max(1, item.rawHtmlTokens)),
+        1,
+      ),
       truncatedPages: extract.filter((item) => item.truncated).length,
     },
     pageChange: {
       pages: probes.length,
-      ms: stat(probes.map((item) => item.ms), 2),
-      firstMs: stat(probes.map((item) => item.firstMs), 2),
+      ms: stat(
+        probes.map((item) => item.ms),
+        2,
+      ),
+      firstMs: stat(
+        probes.map((item) => item.firstMs),
+        2,
+      ),
       // Each is a false alarm: nothing changed the page between the snapshot and the probe.
       changeReportedPages: probes.filter((item) => item.change !== null).length,
     },
@@ -286,16 +343,40 @@ async function measureSet(dir: string, files: readonly string[], javaScriptEnabl
 
 function summarizePaths(rows: readonly PageRow[]) {
   return {
-    legacyMs: stat(rows.map((row) => row.paths.legacyMs), 2),
-    runtimeMs: stat(rows.map((row) => row.paths.runtimeMs), 2),
+    legacyMs: stat(
+      rows.map((row) => row.paths.legacyMs),
+      2,
+    ),
+    runtimeMs: stat(
+      rows.map((row) => row.paths.runtimeMs),
+      2,
+    ),
     /** Per page, runtime time over old time; its median is the slowdown the issue bounds (at most 1.2). */
-    runtimeOverLegacy: stat(rows.map((row) => row.paths.runtimeMs / Math.max(0.01, row.paths.legacyMs)), 2),
-    legacyTokens: stat(rows.map((row) => row.paths.legacyTokens), 0),
-    viewportTokens: stat(rows.map((row) => row.viewport.tokens), 0),
+    runtimeOverLegacy: stat(
+      rows.map((row) => row.paths.runtimeMs / Math.max(0.01, row.paths.legacyMs)),
+      2,
+    ),
+    legacyTokens: stat(
+      rows.map((row) => row.paths.legacyTokens),
+      0,
+    ),
+    viewportTokens: stat(
+      rows.map((row) => row.viewport.tokens),
+      0,
+    ),
     /** Per page, the new viewport view's tokens over the old view's. */
-    tokensOverLegacy: stat(rows.map((row) => row.viewport.tokens / Math.max(1, row.paths.legacyTokens)), 2),
-    legacyIndexed: stat(rows.map((row) => row.paths.legacyIndexed), 0),
-    viewportIndexed: stat(rows.map((row) => row.viewport.indexed), 0),
+    tokensOverLegacy: stat(
+      rows.map((row) => row.viewport.tokens / Math.max(1, row.paths.legacyTokens)),
+      2,
+    ),
+    legacyIndexed: stat(
+      rows.map((row) => row.paths.legacyIndexed),
+      0,
+    ),
+    viewportIndexed: stat(
+      rows.map((row) => row.viewport.indexed),
+      0,
+    ),
   };
 }
 
@@ -326,7 +407,9 @@ function table(title: string, figures: Record<string, ModeFigures>): string {
   ];
   for (const [mode, value] of Object.entries(figures)) {
     const triple = (item: Stat): string => `${item.median} / ${item.p90} / ${item.max}`;
-    lines.push(`| ${mode} | ${triple(value.snapshotMs)} | ${triple(value.firstSnapshotMs)} | ${triple(value.tokens)} | ${value.chars.median} | ${triple(value.indexed)} |`);
+    lines.push(
+      `| ${mode} | ${triple(value.snapshotMs)} | ${triple(value.firstSnapshotMs)} | ${triple(value.tokens)} | ${value.chars.median} | ${triple(value.indexed)} |`,
+    );
   }
   return lines.join('\n');
 }
@@ -382,13 +465,18 @@ async function main(): Promise<void> {
   if (onlyPart() === 'soak') return soak('npm run bench -- --only soak');
   let corpus: string[];
   try {
-    corpus = readdirSync(corpusDir).filter((file) => file.endsWith('.html')).sort().slice(0, pageLimit);
+    corpus = readdirSync(corpusDir)
+      .filter((file) => file.endsWith('.html'))
+      .sort()
+      .slice(0, pageLimit);
   } catch {
     console.error(`bench: the corpus is missing at ${corpusDir} (expected ../shared/corpus/readability beside the repository).`);
     process.exitCode = 1;
     return;
   }
-  const fixtures = readdirSync(fixturesDir).filter((file) => file.endsWith('.html') && file !== 'frame-inner.html').sort();
+  const fixtures = readdirSync(fixturesDir)
+    .filter((file) => file.endsWith('.html') && file !== 'frame-inner.html')
+    .sort();
   const started = Date.now();
   const corpusRows = await measureSet(corpusDir, corpus, false, true);
   const fixtureRows = await measureSet(fixturesDir, fixtures, true, false);
@@ -433,7 +521,10 @@ async function main(): Promise<void> {
     summary,
     pages: { readability: corpusRows, fixtures: fixtureRows },
   };
-  writeFileSync(join(repoRoot, 'bench/results.json'), `${JSON.stringify(results, (key, value: unknown) => (typeof value === 'number' && !Number.isInteger(value) ? round(value, 2) : value), 2)}\n`);
+  writeFileSync(
+    join(repoRoot, 'bench/results.json'),
+    `${JSON.stringify(results, (key, value: unknown) => (typeof value === 'number' && !Number.isInteger(value) ? round(value, 2) : value), 2)}\n`,
+  );
   const readmePath = join(repoRoot, 'bench/README.md');
   const readme = readFileSync(readmePath, 'utf8');
   const generated = [
@@ -450,7 +541,10 @@ async function main(): Promise<void> {
     '',
     `The page runtime injected in every document is ${summary.runtimeBytes} bytes (minified).`,
     '',
-    contentTable(`extract_content page side and page-change probe, readability corpus (${corpusRows.length} pages, JavaScript off)`, summary.readabilityContent),
+    contentTable(
+      `extract_content page side and page-change probe, readability corpus (${corpusRows.length} pages, JavaScript off)`,
+      summary.readabilityContent,
+    ),
     '<!-- results:end -->',
   ].join('\n');
   writeFileSync(readmePath, readme.replace(/<!-- results:start -->[\s\S]*<!-- results:end -->/, generated));

@@ -102,9 +102,12 @@ async function timed(call: () => Promise<unknown>): Promise<number> {
   return performance.now() - started;
 }
 
-
 /** A context of our own on the served folder (every other request aborted), its page, and a driver attached to it. */
-async function attachedContext(browser: Browser, origin: string, javaScriptEnabled: boolean): Promise<{ context: BrowserContext; page: Page; driver: PlaywrightDriver }> {
+async function attachedContext(
+  browser: Browser,
+  origin: string,
+  javaScriptEnabled: boolean,
+): Promise<{ context: BrowserContext; page: Page; driver: PlaywrightDriver }> {
   const context = await browser.newContext({ viewport, javaScriptEnabled });
   await context.route('**/*', (route) => (route.request().url().startsWith(`${origin}/`) ? route.continue() : route.abort()));
   const page = await context.newPage();
@@ -157,7 +160,14 @@ async function measureFixtures(browser: Browser, dir: string): Promise<{ rows: S
           times.push({ page: scenario.file, action: action.name, ms });
         }
         const outcome = scenario.outcome ? await scenario.outcome(page) : '(page blocked)';
-        rows.push({ file: scenario.file, description: scenario.description, gotoMs: round(gotoMs), actionMs: stat(actionTimes), eachMs: actionTimes.map(round), outcome });
+        rows.push({
+          file: scenario.file,
+          description: scenario.description,
+          gotoMs: round(gotoMs),
+          actionMs: stat(actionTimes),
+          eachMs: actionTimes.map(round),
+          outcome,
+        });
       } finally {
         await driver.close();
         await context.close();
@@ -174,7 +184,11 @@ async function measureFixtures(browser: Browser, dir: string): Promise<{ rows: S
  * Runs the settle benchmark; writes bench/settle-results.json and the settle section of
  * bench/README.md, and returns the figures.
  */
-export async function runSettleBench(options: { readonly corpusDir: string; readonly corpusFiles: readonly string[]; readonly fixturesDir: string }): Promise<SettleBenchResult> {
+export async function runSettleBench(options: {
+  readonly corpusDir: string;
+  readonly corpusFiles: readonly string[];
+  readonly fixturesDir: string;
+}): Promise<SettleBenchResult> {
   const browser = await chromium.launch({ executablePath: findChromium(), args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] });
   try {
     const corpus = await measureCorpus(browser, options.corpusDir, options.corpusFiles);
@@ -214,18 +228,27 @@ function settleSection(result: SettleBenchResult, chromiumVersion: string): stri
     '',
     '| page | what its actions do | goto ms | action ms (median / p90 / max) | each action, ms | after the actions |',
     '|---|---|---|---|---|---|',
-    ...result.fixtures.map((row) => `| ${row.file} | ${row.description} | ${row.gotoMs} | ${triple(row.actionMs)} | ${row.eachMs.join(', ')} | ${row.outcome} |`),
+    ...result.fixtures.map(
+      (row) => `| ${row.file} | ${row.description} | ${row.gotoMs} | ${triple(row.actionMs)} | ${row.eachMs.join(', ')} | ${row.outcome} |`,
+    ),
     '<!-- settle:end -->',
   ].join('\n');
 }
 
 function writeResults(result: SettleBenchResult, chromiumVersion: string): void {
-  writeFileSync(join(repoRoot, 'bench/settle-results.json'), `${JSON.stringify({ generatedAt: new Date().toISOString(), chromium: chromiumVersion, settleBoundMs, ...result }, (key, value: unknown) => (typeof value === 'number' && !Number.isInteger(value) ? round(value) : value), 2)}\n`);
+  writeFileSync(
+    join(repoRoot, 'bench/settle-results.json'),
+    `${JSON.stringify({ generatedAt: new Date().toISOString(), chromium: chromiumVersion, settleBoundMs, ...result }, (key, value: unknown) => (typeof value === 'number' && !Number.isInteger(value) ? round(value) : value), 2)}\n`,
+  );
   const readmePath = join(repoRoot, 'bench/README.md');
   const readme = readFileSync(readmePath, 'utf8');
   const section = settleSection(result, chromiumVersion);
-  if (/<!-- settle:start -->[\s\S]*<!-- settle:end -->/.test(readme)) writeFileSync(readmePath, readme.replace(/<!-- settle:start -->[\s\S]*<!-- settle:end -->/, section));
-  else console.error('bench settle: bench/README.md has no <!-- settle:start --> … <!-- settle:end --> section; the results are in bench/settle-results.json only.');
+  if (/<!-- settle:start -->[\s\S]*<!-- settle:end -->/.test(readme))
+    writeFileSync(readmePath, readme.replace(/<!-- settle:start -->[\s\S]*<!-- settle:end -->/, section));
+  else
+    console.error(
+      'bench settle: bench/README.md has no <!-- settle:start --> … <!-- settle:end --> section; the results are in bench/settle-results.json only.',
+    );
   console.log(section);
 }
 
@@ -233,6 +256,9 @@ function writeResults(result: SettleBenchResult, chromiumVersion: string): void 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const corpusDir = resolve(repoRoot, '../shared/corpus/readability');
   const limit = Number(process.env.BENCH_LIMIT ?? Number.POSITIVE_INFINITY);
-  const corpusFiles = readdirSync(corpusDir).filter((file) => file.endsWith('.html')).sort().slice(0, limit);
+  const corpusFiles = readdirSync(corpusDir)
+    .filter((file) => file.endsWith('.html'))
+    .sort()
+    .slice(0, limit);
   await runSettleBench({ corpusDir, corpusFiles, fixturesDir: resolve(repoRoot, 'test/fixtures') });
 }

@@ -17,7 +17,10 @@ export class CustomDriver implements BrowserDriver {
   /** Set when the context closes by itself: the browser was closed or its process ended. */
   private gone = false;
 
-  private constructor(private readonly context: BrowserContext, private active: Page) {
+  private constructor(
+    private readonly context: BrowserContext,
+    private active: Page,
+  ) {
     // A tab the page opens (target=_blank, window.open) becomes the active tab, as the model expects.
     context.on('page', (opened) => (this.active = opened));
     context.on('close', () => (this.gone = true));
@@ -67,15 +70,24 @@ export class CustomDriver implements BrowserDriver {
   frames(options?: CallOptions): Promise<FrameInfo[]> {
     return this.call(options, async () => {
       const main = this.page().mainFrame();
-      const children = this.page().frames().filter((frame) => frame !== main && !frame.isDetached());
-      const described = children.map(async (frame) => ({ id: this.idOf(frame), parentId: this.idOf(frame.parentFrame() ?? main), url: frame.url(), ...(await this.box(frame)) }));
+      const children = this.page()
+        .frames()
+        .filter((frame) => frame !== main && !frame.isDetached());
+      const described = children.map(async (frame) => ({
+        id: this.idOf(frame),
+        parentId: this.idOf(frame.parentFrame() ?? main),
+        url: frame.url(),
+        ...(await this.box(frame)),
+      }));
       return [{ id: this.idOf(main), url: main.url() }, ...(await Promise.all(described))];
     });
   }
 
   evaluate<TArg, TResult>(frameId: string, script: PageScript<TArg, TResult>, arg: TArg, options?: CallOptions): Promise<TResult> {
     return this.call(options, async () => {
-      const frame = this.page().frames().find((candidate) => this.ids.get(candidate) === frameId);
+      const frame = this.page()
+        .frames()
+        .find((candidate) => this.ids.get(candidate) === frameId);
       if (!frame || frame.isDetached()) throw new BrowserError(`The frame ${frameId} is gone. Read the page state again.`, { retryable: true });
       // One string crosses the protocol: the script's awaited value as JSON, unwrapped here.
       return readPageScriptResult<TResult>(await frame.evaluate(pageScriptExpression(script as PageScript<unknown, unknown>, arg)), script.id);
@@ -83,7 +95,11 @@ export class CustomDriver implements BrowserDriver {
   }
 
   screenshot(options?: ScreenshotOptions): Promise<Uint8Array> {
-    return this.call(options, async (timeout) => new Uint8Array(await this.page().screenshot({ type: 'jpeg', quality: options?.quality ?? 70, fullPage: options?.fullPage ?? false, timeout })));
+    return this.call(
+      options,
+      async (timeout) =>
+        new Uint8Array(await this.page().screenshot({ type: 'jpeg', quality: options?.quality ?? 70, fullPage: options?.fullPage ?? false, timeout })),
+    );
   }
 
   /** A real mouse: the core's default click hit-tests the element in the page, then clicks here (top-page CSS pixels). */
@@ -146,8 +162,12 @@ export class CustomDriver implements BrowserDriver {
     } catch (error) {
       // A load that never answered is still pending, and Chromium runs no script in the tab until it
       // ends: stop it. Other failures commit an error page: wait for it, or it interrupts the next goto.
-      if (error instanceof Error && error.name === 'TimeoutError') await (await this.context.newCDPSession(this.page())).send('Page.stopLoading').catch(() => undefined);
-      else await this.page().waitForURL(/^chrome-error:/, { waitUntil: 'commit', timeout: 2000 }).catch(() => undefined);
+      if (error instanceof Error && error.name === 'TimeoutError')
+        await (await this.context.newCDPSession(this.page())).send('Page.stopLoading').catch(() => undefined);
+      else
+        await this.page()
+          .waitForURL(/^chrome-error:/, { waitUntil: 'commit', timeout: 2000 })
+          .catch(() => undefined);
       throw new BrowserError(`Could not load ${url}: ${String(error).split('\n')[0]}`, { cause: error, retryable: true });
     }
   }
@@ -160,7 +180,12 @@ export class CustomDriver implements BrowserDriver {
       const [rect, style] = [iframe.getBoundingClientRect(), getComputedStyle(iframe)];
       const [left, top] = [parseFloat(style.paddingLeft), parseFloat(style.paddingTop)];
       if (rect.width === 0 || rect.height === 0 || style.visibility !== 'visible') return null;
-      return { x: rect.left + iframe.clientLeft + left, y: rect.top + iframe.clientTop + top, width: iframe.clientWidth - left - parseFloat(style.paddingRight), height: iframe.clientHeight - top - parseFloat(style.paddingBottom) };
+      return {
+        x: rect.left + iframe.clientLeft + left,
+        y: rect.top + iframe.clientTop + top,
+        width: iframe.clientWidth - left - parseFloat(style.paddingRight),
+        height: iframe.clientHeight - top - parseFloat(style.paddingBottom),
+      };
     });
     void element?.dispose();
     return box ? { offset: { x: box.x, y: box.y }, size: { width: box.width, height: box.height } } : {};
@@ -174,7 +199,13 @@ export class CustomDriver implements BrowserDriver {
 
   private pageById(tabId: string): Page {
     const page = this.context.pages().find((candidate) => this.ids.get(candidate) === tabId);
-    if (!page) throw new BrowserError(`There is no tab with id ${tabId}. Open tabs: ${this.context.pages().map((open) => this.idOf(open)).join(', ')}.`);
+    if (!page)
+      throw new BrowserError(
+        `There is no tab with id ${tabId}. Open tabs: ${this.context
+          .pages()
+          .map((open) => this.idOf(open))
+          .join(', ')}.`,
+      );
     return page;
   }
 

@@ -64,15 +64,28 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoRun> {
 
     executor.on('task-start', (event) => log(`Task: ${event.task}`));
     executor.on('plan-end', ({ plan: decision }) => log(`plan      ${decision.done ? `done: ${decision.finalAnswer}` : `next: ${decision.nextSteps}`}`));
-    executor.on('navigator-output', ({ step, nextGoal, memory }) => log(`${`step ${step}`.padEnd(10)}${nextGoal || '-'}${memory ? `  (memory: ${memory})` : ''}`));
-    executor.on('action-end', ({ action, params, result, error }) => log(`            ${action} ${JSON.stringify(params)} -> ${error ? `error: ${error.message}` : (result ?? 'ok')}`));
+    executor.on('navigator-output', ({ step, nextGoal, memory }) =>
+      log(`${`step ${step}`.padEnd(10)}${nextGoal || '-'}${memory ? `  (memory: ${memory})` : ''}`),
+    );
+    executor.on('action-end', ({ action, params, result, error }) =>
+      log(`            ${action} ${JSON.stringify(params)} -> ${error ? `error: ${error.message}` : (result ?? 'ok')}`),
+    );
 
     const result = await executor.execute();
     const historyFile = join(tmpdir(), `plannav-demo-${result.taskId}.json`);
     await writeFile(historyFile, JSON.stringify(result.history, null, 2));
-    log(`\nStatus: ${result.status}, success: ${result.success}, ${result.steps} steps, ${result.usage.calls} model calls, ${(result.durationMs / 1000).toFixed(1)} s`);
+    log(
+      `\nStatus: ${result.status}, success: ${result.success}, ${result.steps} steps, ${result.usage.calls} model calls, ${(result.durationMs / 1000).toFixed(1)} s`,
+    );
     log(`Answer: ${result.finalAnswer ?? result.error?.message ?? '-'}`);
-    log(`Cart on the server: ${shop.cart().map(({ product, quantity }) => `${quantity} x ${product.name}`).join(', ') || 'empty'}`);
+    log(
+      `Cart on the server: ${
+        shop
+          .cart()
+          .map(({ product, quantity }) => `${quantity} x ${product.name}`)
+          .join(', ') || 'empty'
+      }`,
+    );
     log(`History: ${historyFile}`);
     return { result, historyFile, cart: shop.cart(), products: shop.products };
   } finally {

@@ -3,7 +3,11 @@
 
 import { Executor, type BrowserDriver, type LLMClient } from 'plannav';
 
-export async function runWithLiveUi(llm: LLMClient, browser: BrowserDriver, ui: { show(line: string): void; ask(question: string): Promise<string> }): Promise<void> {
+export async function runWithLiveUi(
+  llm: LLMClient,
+  browser: BrowserDriver,
+  ui: { show(line: string): void; ask(question: string): Promise<string> },
+): Promise<void> {
   const controller = new AbortController();
   const executor = new Executor({ task: 'Find the opening hours of the city library', llm, browser, signal: controller.signal, maxSteps: 30 });
 

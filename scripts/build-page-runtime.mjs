@@ -29,7 +29,7 @@ async function bundle() {
     logLevel: 'silent',
   });
   const [file] = result.outputFiles ?? [];
-  if (!file) throw new Error("esbuild wrote no output for the page runtime");
+  if (!file) throw new Error('esbuild wrote no output for the page runtime');
   return file.text.trim();
 }
 

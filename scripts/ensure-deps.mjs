@@ -9,7 +9,8 @@ const shell = process.platform === 'win32';
 const readJson = (/** @type {string} */ file) => JSON.parse(readFileSync(file, 'utf8'));
 
 /** How to bring package-lock.json back in line; said whenever it is missing or out of sync. */
-const LOCKFILE_FIX = 'Run `npm install` to update package-lock.json, then commit it: the set-up installs with `npm ci` only, which takes the lockfile as it is.';
+const LOCKFILE_FIX =
+  'Run `npm install` to update package-lock.json, then commit it: the set-up installs with `npm ci` only, which takes the lockfile as it is.';
 
 /** Why package-lock.json does not match package.json, or undefined when it does. */
 function lockfileProblem() {
@@ -119,13 +120,17 @@ export function ensureChromium(environment = {}) {
   // Ubuntu's `chromium` package only installs the snap, which does not run in containers.
   const ubuntu = os.includes('ubuntu');
   let why;
-  if (!debian || ubuntu) why = ubuntu ? "this is Ubuntu, whose `chromium` package is a snap that does not work in containers" : 'this is not Debian, so it was not installed automatically';
+  if (!debian || ubuntu)
+    why = ubuntu
+      ? 'this is Ubuntu, whose `chromium` package is a snap that does not work in containers'
+      : 'this is not Debian, so it was not installed automatically';
   else if (!isRoot) why = 'installing it needs root (run `sudo apt-get install chromium`)';
   else {
     log('ensure-deps: Chromium is missing: installing the Debian package `chromium`');
     const apt =
       environment.apt ??
-      ((/** @type {string[]} */ args) => spawnSync('apt-get', args, { stdio: 'inherit', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } }).status === 0);
+      ((/** @type {string[]} */ args) =>
+        spawnSync('apt-get', args, { stdio: 'inherit', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } }).status === 0);
     if (apt(['update']) && apt(['install', '-y', '--no-install-recommends', 'chromium']) && found()) return 0;
     why = 'apt-get could not install the Debian package `chromium`';
   }

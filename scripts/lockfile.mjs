@@ -70,10 +70,12 @@ export function lockfileProblems(manifest, lock) {
     ];
     // The root's own dependencies are the entries checked above; their installed copies must exist too.
     if (path === '') {
-      for (const field of ['dependencies', 'devDependencies']) for (const name of Object.keys(entry?.[field] ?? {})) edges.push({ name, kind: field.replace(/ies$/, 'y') });
+      for (const field of ['dependencies', 'devDependencies'])
+        for (const name of Object.keys(entry?.[field] ?? {})) edges.push({ name, kind: field.replace(/ies$/, 'y') });
     }
     for (const { name, kind } of edges) {
-      if (!resolveEntry(packages, path, name)) problems.push(`"${name}" (${kind} of ${path === '' ? 'the project' : path.replace(/^.*node_modules\//, '')}) has no entry in package-lock.json`);
+      if (!resolveEntry(packages, path, name))
+        problems.push(`"${name}" (${kind} of ${path === '' ? 'the project' : path.replace(/^.*node_modules\//, '')}) has no entry in package-lock.json`);
     }
   }
   return problems;

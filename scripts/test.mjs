@@ -15,8 +15,7 @@ let failed = 0;
 
 const shell = process.platform === 'win32';
 /** Runs a command with inherited output; true when it exits 0. */
-const run = (/** @type {string} */ cmd, /** @type {string[]} */ args) =>
-  spawnSync(cmd, args, { stdio: 'inherit', shell }).status === 0;
+const run = (/** @type {string} */ cmd, /** @type {string[]} */ args) => spawnSync(cmd, args, { stdio: 'inherit', shell }).status === 0;
 
 /** Runs one tooling stage under a header and counts it as one test. */
 function stage(/** @type {string} */ title, /** @type {() => boolean} */ body) {
@@ -47,8 +46,19 @@ function vitest(/** @type {string[]} */ filters) {
   const jsonFile = join(dir, 'results.json');
   rmSync(COVERAGE_SUMMARY, { force: true });
   try {
-    const ok = run('npm', ['exec', '--no', '--', 'vitest', 'run', '--coverage',
-      '--passWithNoTests', '--reporter=default', '--reporter=json', `--outputFile.json=${jsonFile}`, ...filters]);
+    const ok = run('npm', [
+      'exec',
+      '--no',
+      '--',
+      'vitest',
+      'run',
+      '--coverage',
+      '--passWithNoTests',
+      '--reporter=default',
+      '--reporter=json',
+      `--outputFile.json=${jsonFile}`,
+      ...filters,
+    ]);
     if (!existsSync(jsonFile)) {
       console.log('vitest wrote no JSON results');
       return false;

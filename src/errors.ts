@@ -88,15 +88,8 @@ export class PlannavError extends Error {
    * Whether `error` is an instance of this class (or a subclass), even from another copy of the
    * package.
    */
-  static isInstance<T extends abstract new (...args: never[]) => PlannavError>(
-    this: T & ErrorClassLike,
-    error: unknown,
-  ): error is InstanceType<T> {
-    return (
-      typeof error === 'object' &&
-      error !== null &&
-      (error as Record<symbol, unknown>)[Symbol.for(markerPrefix + this.errorName)] === true
-    );
+  static isInstance<T extends abstract new (...args: never[]) => PlannavError>(this: T & ErrorClassLike, error: unknown): error is InstanceType<T> {
+    return typeof error === 'object' && error !== null && (error as Record<symbol, unknown>)[Symbol.for(markerPrefix + this.errorName)] === true;
   }
 }
 

@@ -187,7 +187,7 @@ export interface ExecutorEventMap {
     readonly kind: 'action' | 'navigation' | 'redirect' | 'popup' | 'frame' | 'prefetch';
   };
   /** Something the host should know that does not stop the task; `code` is stable, `message` is for people. */
-  'warning': EventBase & { readonly code: string; readonly message: string };
+  warning: EventBase & { readonly code: string; readonly message: string };
 }
 
 /** The name of an Executor event. @public */

@@ -56,17 +56,7 @@ export type { HttpFailure } from './llm/model-errors';
 
 export type { ActionRecord, ModelFallbackRecord, RunHistory, StepRecord, TaskRecord } from './history/types';
 
-export type {
-  Actor,
-  ErrorInfo,
-  EventBase,
-  ExecutorEvent,
-  ExecutorEventMap,
-  ExecutorEventName,
-  ExecutorListener,
-  PlanInfo,
-  TaskStatus,
-} from './events';
+export type { Actor, ErrorInfo, EventBase, ExecutorEvent, ExecutorEventMap, ExecutorEventName, ExecutorListener, PlanInfo, TaskStatus } from './events';
 
 export {
   ActionError,

@@ -71,16 +71,75 @@ function runSnapshot(options: SnapshotScriptOptions): FrameSnapshot {
 
   const nativeTags = new Set(['a', 'button', 'input', 'select', 'textarea', 'summary', 'option']);
   const widgetRoles = new Set([
-    'button', 'link', 'checkbox', 'radio', 'switch', 'tab', 'menuitem', 'menuitemcheckbox', 'menuitemradio', 'option',
-    'combobox', 'textbox', 'searchbox', 'slider', 'spinbutton', 'treeitem', 'gridcell', 'row', 'columnheader',
+    'button',
+    'link',
+    'checkbox',
+    'radio',
+    'switch',
+    'tab',
+    'menuitem',
+    'menuitemcheckbox',
+    'menuitemradio',
+    'option',
+    'combobox',
+    'textbox',
+    'searchbox',
+    'slider',
+    'spinbutton',
+    'treeitem',
+    'gridcell',
+    'row',
+    'columnheader',
   ]);
   const containerRoles = new Set(['listbox', 'menu', 'menubar', 'tree', 'tablist', 'grid', 'radiogroup', 'toolbar', 'dialog', 'tabpanel']);
   const skipTags = new Set(['script', 'style', 'noscript', 'template', 'head', 'meta', 'link', 'title', 'iframe', 'frame', 'object', 'embed', 'br', 'wbr']);
   // Tags that start a new line of text (the usual display:block ones), without reading styles.
   const blockTags = new Set([
-    'div', 'p', 'li', 'ul', 'ol', 'dl', 'dt', 'dd', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'section', 'article', 'aside', 'header',
-    'footer', 'nav', 'main', 'form', 'fieldset', 'legend', 'table', 'tr', 'td', 'th', 'caption', 'thead', 'tbody', 'tfoot',
-    'blockquote', 'pre', 'figure', 'figcaption', 'details', 'summary', 'address', 'hr', 'body', 'dialog', 'menu', 'label', 'option',
+    'div',
+    'p',
+    'li',
+    'ul',
+    'ol',
+    'dl',
+    'dt',
+    'dd',
+    'h1',
+    'h2',
+    'h3',
+    'h4',
+    'h5',
+    'h6',
+    'section',
+    'article',
+    'aside',
+    'header',
+    'footer',
+    'nav',
+    'main',
+    'form',
+    'fieldset',
+    'legend',
+    'table',
+    'tr',
+    'td',
+    'th',
+    'caption',
+    'thead',
+    'tbody',
+    'tfoot',
+    'blockquote',
+    'pre',
+    'figure',
+    'figcaption',
+    'details',
+    'summary',
+    'address',
+    'hr',
+    'body',
+    'dialog',
+    'menu',
+    'label',
+    'option',
   ]);
   const textless = new Set(['input', 'select', 'textarea', 'img', 'svg', 'canvas', 'video', 'audio']);
   const valueless = new Set(['checkbox', 'radio', 'submit', 'button', 'reset', 'image', 'hidden', 'password']);
@@ -121,7 +180,11 @@ function runSnapshot(options: SnapshotScriptOptions): FrameSnapshot {
   const iconHint = (element: Element): string => {
     const named = element.querySelector('[aria-label],[title],img[alt],svg title');
     if (named) {
-      const label = named.getAttribute('aria-label') || named.getAttribute('title') || named.getAttribute('alt') || (named.tagName.toLowerCase() === 'title' ? named.textContent : '');
+      const label =
+        named.getAttribute('aria-label') ||
+        named.getAttribute('title') ||
+        named.getAttribute('alt') ||
+        (named.tagName.toLowerCase() === 'title' ? named.textContent : '');
       if (label && label.trim()) return cap(collapse(label), 40);
     }
     const words: string[] = [];
@@ -140,7 +203,14 @@ function runSnapshot(options: SnapshotScriptOptions): FrameSnapshot {
       if (words.length >= 3) break;
       take(child.getAttribute('class'));
       const source = child.getAttribute('src') || child.getAttribute('href') || child.getAttribute('xlink:href');
-      if (source) take(source.split(/[/#?]/).filter(Boolean).pop()?.replace(/\.\w+$/, ''));
+      if (source)
+        take(
+          source
+            .split(/[/#?]/)
+            .filter(Boolean)
+            .pop()
+            ?.replace(/\.\w+$/, ''),
+        );
       take(child.getAttribute('data-icon'));
     }
     return cap(words.slice(0, 3).join(' '), 40);
@@ -194,13 +264,28 @@ function runSnapshot(options: SnapshotScriptOptions): FrameSnapshot {
     const height = visible.bottom - visible.top;
     const points: [number, number][] = [[visible.left + width / 2, visible.top + height / 2]];
     if (width > 8 && height > 8) {
-      points.push([visible.left + 4, visible.top + 4], [visible.right - 4, visible.bottom - 4], [visible.left + 4, visible.bottom - 4], [visible.right - 4, visible.top + 4]);
+      points.push(
+        [visible.left + 4, visible.top + 4],
+        [visible.right - 4, visible.bottom - 4],
+        [visible.left + 4, visible.bottom - 4],
+        [visible.right - 4, visible.top + 4],
+      );
     }
     for (const [x, y] of points) {
       const hit = hitTester.elementFromPoint(x, y);
       if (hit && (hit === element || element.contains(hit))) return true;
       // Under a layer that covers the whole element (a modal, a cookie wall): no other point can win.
-      if (hit && occluders.some((occluder) => (occluder.element === hit || occluder.element.contains(hit)) && occluder.box.top <= visible.top && occluder.box.bottom >= visible.bottom && occluder.box.left <= visible.left && occluder.box.right >= visible.right)) {
+      if (
+        hit &&
+        occluders.some(
+          (occluder) =>
+            (occluder.element === hit || occluder.element.contains(hit)) &&
+            occluder.box.top <= visible.top &&
+            occluder.box.bottom >= visible.bottom &&
+            occluder.box.left <= visible.left &&
+            occluder.box.right >= visible.right,
+        )
+      ) {
         return false;
       }
     }
@@ -214,11 +299,12 @@ function runSnapshot(options: SnapshotScriptOptions): FrameSnapshot {
     const absolute = (element as HTMLAnchorElement).href || raw;
     const origin = location.origin;
     const here = location.href.split('#')[0] ?? '';
-    const short = absolute.startsWith(`${here}#`) && here
-      ? absolute.slice(here.length)
-      : origin && origin !== 'null' && absolute.startsWith(`${origin}/`)
-        ? absolute.slice(origin.length)
-        : absolute;
+    const short =
+      absolute.startsWith(`${here}#`) && here
+        ? absolute.slice(here.length)
+        : origin && origin !== 'null' && absolute.startsWith(`${origin}/`)
+          ? absolute.slice(origin.length)
+          : absolute;
     return cap(collapse(short), Math.min(maxText, 80));
   };
 
@@ -253,7 +339,8 @@ function runSnapshot(options: SnapshotScriptOptions): FrameSnapshot {
       if (type === 'checkbox' || type === 'radio') {
         if (input.checked && include.has('checked')) attributes.checked = '';
       } else if (type === 'file') {
-        if (input.files && input.files.length > 0 && include.has('value')) attributes.value = cap(collapse([...input.files].map((file) => file.name).join(', ')));
+        if (input.files && input.files.length > 0 && include.has('value'))
+          attributes.value = cap(collapse([...input.files].map((file) => file.name).join(', ')));
       } else if (!valueless.has(type) && input.value && include.has('value')) {
         attributes.value = cap(collapse(input.value));
       } else if ((type === 'submit' || type === 'button' || type === 'reset') && input.value) {
@@ -474,8 +561,7 @@ function runSnapshot(options: SnapshotScriptOptions): FrameSnapshot {
       if (child.nodeType === 3) {
         ownTextHidden ??= textHiddenBy(style, rect);
         if (!ownTextHidden) walkText(child as Text, box, childContext);
-      }
-      else if (child.nodeType === 1) walk(child as Element, childContext, style, box);
+      } else if (child.nodeType === 1) walk(child as Element, childContext, style, box);
     }
     if (block) flush();
   };
@@ -500,7 +586,7 @@ function runSnapshot(options: SnapshotScriptOptions): FrameSnapshot {
       let hit: Element | null = document.elementFromPoint(x, y);
       while (hit && !mustVisit.has(hit)) {
         mustVisit.add(hit);
-        hit = hit.parentElement ?? ((hit.parentNode as ShadowRoot | null)?.host ?? null);
+        hit = hit.parentElement ?? (hit.parentNode as ShadowRoot | null)?.host ?? null;
       }
     }
   }
@@ -516,7 +602,12 @@ function runSnapshot(options: SnapshotScriptOptions): FrameSnapshot {
 
   const start = document.body ?? document.documentElement;
   if (start) {
-    walk(start, { clip: everywhere, absoluteClip: everywhere, depth: 0, sink: undefined, hidden: false, inert: false, insideIndexed: false }, undefined, everywhere);
+    walk(
+      start,
+      { clip: everywhere, absoluteClip: everywhere, depth: 0, sink: undefined, hidden: false, inert: false, insideIndexed: false },
+      undefined,
+      everywhere,
+    );
   }
   flush();
 
@@ -546,7 +637,15 @@ function runSnapshot(options: SnapshotScriptOptions): FrameSnapshot {
     let text = cap(collapse(draft.parts.join(' ')));
     const attributes = draft.attributes as Record<string, string>;
     for (const name of ['aria-label', 'title', 'placeholder', 'alt']) if (attributes[name] === text) delete attributes[name];
-    if (!text && !textless.has(draft.tagName) && !attributes['aria-label'] && !attributes.title && !attributes.alt && !attributes.placeholder && !attributes.value) {
+    if (
+      !text &&
+      !textless.has(draft.tagName) &&
+      !attributes['aria-label'] &&
+      !attributes.title &&
+      !attributes.alt &&
+      !attributes.placeholder &&
+      !attributes.value
+    ) {
       const element = state.elements.get(draft.elementId)?.deref();
       const hint = element ? iconHint(element) : '';
       if (hint) attributes.hint = hint;

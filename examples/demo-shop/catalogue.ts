@@ -76,13 +76,15 @@ function shuffled<T>(items: readonly T[], random: () => number): T[] {
  * products come in a shuffled order and its prices are dealt out among them again.
  */
 export function catalogue(seed?: number): Product[] {
-  const withIds = (items: readonly ProductSeed[]): Product[] =>
-    items.map((item) => ({ ...item, id: item.name.toLowerCase().replaceAll(' ', '-') }));
+  const withIds = (items: readonly ProductSeed[]): Product[] => items.map((item) => ({ ...item, id: item.name.toLowerCase().replaceAll(' ', '-') }));
   if (seed === undefined) return withIds(fixedProducts);
   const random = randomFrom(seed);
   return categories.flatMap(({ id }) => {
     const section = fixedProducts.filter((product) => product.category === id);
-    const prices = shuffled(section.map((product) => product.priceCents), random);
+    const prices = shuffled(
+      section.map((product) => product.priceCents),
+      random,
+    );
     return withIds(shuffled(section, random).map((product, position) => ({ ...product, priceCents: prices[position] as number })));
   });
 }

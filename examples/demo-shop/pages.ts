@@ -89,7 +89,10 @@ export function listingPage(listing: Listing, frame: PageFrame): string {
     .map((colour) => `<option value="${colour}"${colour === listing.colour ? ' selected' : ''}>${colour || 'Any colour'}</option>`)
     .join('');
   const rows = listing.products
-    .map((product) => `<li><a href="/product/${product.id}">${escapeHtml(product.name)}</a><span>Colour: ${product.colour}</span><span>${formatPrice(product.priceCents)}</span></li>`)
+    .map(
+      (product) =>
+        `<li><a href="/product/${product.id}">${escapeHtml(product.name)}</a><span>Colour: ${product.colour}</span><span>${formatPrice(product.priceCents)}</span></li>`,
+    )
     .join('');
   const count = listing.products.length === 1 ? '1 product' : `${listing.products.length} products`;
   return layout(
@@ -125,10 +128,17 @@ export function productPage(product: Product, frame: PageFrame): string {
 export function cartPage(lines: readonly CartLine[], frame: PageFrame): string {
   if (lines.length === 0) return layout('Your cart', frame, '<h1>Your cart</h1><p>Your cart is empty.</p>');
   const rows = lines
-    .map(({ product, quantity }) => `<li><span>${escapeHtml(product.name)}</span><span>Colour: ${product.colour}</span><span>${formatPrice(product.priceCents)}</span><span>Quantity: ${quantity}</span></li>`)
+    .map(
+      ({ product, quantity }) =>
+        `<li><span>${escapeHtml(product.name)}</span><span>Colour: ${product.colour}</span><span>${formatPrice(product.priceCents)}</span><span>Quantity: ${quantity}</span></li>`,
+    )
     .join('');
   const total = lines.reduce((sum, { product, quantity }) => sum + product.priceCents * quantity, 0);
-  return layout('Your cart', frame, `<h1>Your cart</h1><ul class="products">${rows}</ul><p>Total: ${formatPrice(total)}</p><button type="button" disabled>Checkout (not in this demo)</button>`);
+  return layout(
+    'Your cart',
+    frame,
+    `<h1>Your cart</h1><ul class="products">${rows}</ul><p>Total: ${formatPrice(total)}</p><button type="button" disabled>Checkout (not in this demo)</button>`,
+  );
 }
 
 /** Anything else. */

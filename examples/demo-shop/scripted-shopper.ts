@@ -103,7 +103,10 @@ function navigate(request: ScriptedRequest): string {
 
   // The section's listing: filter it, then pick the cheapest match from the prices shown.
   const colourSelect = find((element) => element.tag === 'select' && /options=/.test(element.attributes));
-  const colourOption = /options="([^"]*)"/.exec(colourSelect?.attributes ?? '')?.[1]?.split('|').find((option) => sameWords(option, goal.colour));
+  const colourOption = /options="([^"]*)"/
+    .exec(colourSelect?.attributes ?? '')?.[1]
+    ?.split('|')
+    .find((option) => sameWords(option, goal.colour));
   if (colourSelect && colourOption && page.title.toLowerCase().startsWith(goal.section.toLowerCase())) {
     const priceInput = find((element) => element.tag === 'input' && /price/i.test(element.above + element.attributes));
     const apply = button(/apply|filter/i);
@@ -122,7 +125,8 @@ function navigate(request: ScriptedRequest): string {
       .filter((candidate) => candidate.element.tag === 'a' && sameWords(candidate.colour, goal.colour) && candidate.price < goal.maxPrice)
       .sort((a, b) => a.price - b.price);
     const cheapest = candidates[0];
-    if (!cheapest) return act('Report that nothing matches', { done: { text: `No ${goal.colour} item under $${goal.maxPrice} in ${goal.section}.`, success: false } });
+    if (!cheapest)
+      return act('Report that nothing matches', { done: { text: `No ${goal.colour} item under $${goal.maxPrice} in ${goal.section}.`, success: false } });
     if (!cachedFinding(request)) {
       const listed = candidates.map((candidate) => `${candidate.element.text} $${candidate.price.toFixed(2)}`).join(', ');
       const finding = `Cheapest ${goal.colour} item under $${goal.maxPrice} in ${goal.section}: ${cheapest.element.text} at $${cheapest.price.toFixed(2)} (listed: ${listed})`;
@@ -138,7 +142,9 @@ function navigate(request: ScriptedRequest): string {
 
 /** The `done` the Navigator proposed in its latest reply, if it did. */
 function proposedDone(request: ScriptedRequest): { text?: string; success?: boolean } | undefined {
-  const reply = request.messages.findLast((message) => message.role === 'assistant' && typeof message.content === 'string' && message.content.includes('"action"'));
+  const reply = request.messages.findLast(
+    (message) => message.role === 'assistant' && typeof message.content === 'string' && message.content.includes('"action"'),
+  );
   try {
     const parsed = JSON.parse(typeof reply?.content === 'string' ? reply.content : '{}') as { action?: { done?: { text?: string; success?: boolean } }[] };
     return parsed.action?.find((action) => action.done)?.done;
@@ -169,5 +175,8 @@ function plan(request: ScriptedRequest): string {
   // Where the page shows we are: on a product page, in the section, or not there yet.
   const reached = /^\s*Price: \$/m.test(request.lastUserText) ? 3 : page.title.toLowerCase().startsWith(goal.section.toLowerCase()) ? 1 : 0;
   const nextSteps = steps.slice(reached).join(', then ');
-  return scriptedPlan({ observation: page.title ? `On ${page.title}.` : 'Nothing is open yet.', nextSteps: nextSteps.charAt(0).toUpperCase() + nextSteps.slice(1) });
+  return scriptedPlan({
+    observation: page.title ? `On ${page.title}.` : 'Nothing is open yet.',
+    nextSteps: nextSteps.charAt(0).toUpperCase() + nextSteps.slice(1),
+  });
 }

@@ -51,8 +51,7 @@ function filtered(products: readonly Product[], query: URLSearchParams): { produ
 export async function startDemoShop(options: DemoShopOptions = {}): Promise<DemoShop> {
   const products = catalogue(options.seed);
   const cart = new Map<string, number>();
-  const cartLines = (): CartLine[] =>
-    [...cart].map(([id, quantity]) => ({ product: products.find((product) => product.id === id) as Product, quantity }));
+  const cartLines = (): CartLine[] => [...cart].map(([id, quantity]) => ({ product: products.find((product) => product.id === id) as Product, quantity }));
 
   const respond = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
     const url = new URL(request.url ?? '/', 'http://shop');
@@ -79,7 +78,10 @@ export async function startDemoShop(options: DemoShopOptions = {}): Promise<Demo
     if (section === 'category' && id) {
       const category = categories.find((candidate) => candidate.id === id);
       if (!category) return send(404, notFoundPage(frame));
-      const listing = filtered(products.filter((product) => product.category === id), url.searchParams);
+      const listing = filtered(
+        products.filter((product) => product.category === id),
+        url.searchParams,
+      );
       return send(200, listingPage({ heading: category.name, action: `/category/${id}`, ...listing }, frame));
     }
     if (url.pathname === '/search') {

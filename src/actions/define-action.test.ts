@@ -44,7 +44,10 @@ describe('defineAction', () => {
     for (const timeoutMs of [0, -1, Number.NaN, '5s' as unknown as number]) {
       const error = configErrorOf(() => defineAction({ name: 'slow_job', description: 'x', schema, handler, timeoutMs }));
       expect(ConfigError.isInstance(error)).toBe(true);
-      expect(error).toMatchObject({ field: 'timeoutMs', message: 'Action "slow_job" has an invalid `timeoutMs`: use a positive number of milliseconds, or Infinity for none.' });
+      expect(error).toMatchObject({
+        field: 'timeoutMs',
+        message: 'Action "slow_job" has an invalid `timeoutMs`: use a positive number of milliseconds, or Infinity for none.',
+      });
     }
   });
 });

@@ -24,23 +24,26 @@ const actionName = /^[a-z][a-z0-9_]{0,63}$/;
  */
 export function defineAction<S extends ActionSchema>(definition: Action<S>): Action<S> {
   if (!actionName.test(definition.name)) {
-    throw new ConfigError(
-      `Action name "${definition.name}" is invalid: use snake_case letters, digits and underscores, starting with a letter (at most 64).`,
-      { field: 'name' },
-    );
+    throw new ConfigError(`Action name "${definition.name}" is invalid: use snake_case letters, digits and underscores, starting with a letter (at most 64).`, {
+      field: 'name',
+    });
   }
   if (!definition.description.trim()) {
     throw new ConfigError(`Action "${definition.name}" needs a description: the model chooses actions by it.`, { field: 'description' });
   }
   if (definition.urlPatterns !== undefined) {
     if (definition.urlPatterns.length === 0) {
-      throw new ConfigError(`Action "${definition.name}" has an empty \`urlPatterns\` list: leave it out to offer the action everywhere.`, { field: 'urlPatterns' });
+      throw new ConfigError(`Action "${definition.name}" has an empty \`urlPatterns\` list: leave it out to offer the action everywhere.`, {
+        field: 'urlPatterns',
+      });
     }
     for (const pattern of definition.urlPatterns) validateUrlPattern(pattern);
   }
   const { timeoutMs } = definition;
   if (timeoutMs !== undefined && (typeof timeoutMs !== 'number' || Number.isNaN(timeoutMs) || timeoutMs <= 0)) {
-    throw new ConfigError(`Action "${definition.name}" has an invalid \`timeoutMs\`: use a positive number of milliseconds, or Infinity for none.`, { field: 'timeoutMs' });
+    throw new ConfigError(`Action "${definition.name}" has an invalid \`timeoutMs\`: use a positive number of milliseconds, or Infinity for none.`, {
+      field: 'timeoutMs',
+    });
   }
   return Object.freeze({ ...definition, urlPatterns: definition.urlPatterns ? Object.freeze([...definition.urlPatterns]) : undefined });
 }

@@ -19,9 +19,30 @@ const expectedFormats: Readonly<Record<string, string>> = {
 };
 
 const monthNames: Readonly<Record<string, number>> = {
-  jan: 1, january: 1, feb: 2, february: 2, mar: 3, march: 3, apr: 4, april: 4, may: 5, jun: 6, june: 6,
-  jul: 7, july: 7, aug: 8, august: 8, sep: 9, sept: 9, september: 9, oct: 10, october: 10, nov: 11,
-  november: 11, dec: 12, december: 12,
+  jan: 1,
+  january: 1,
+  feb: 2,
+  february: 2,
+  mar: 3,
+  march: 3,
+  apr: 4,
+  april: 4,
+  may: 5,
+  jun: 6,
+  june: 6,
+  jul: 7,
+  july: 7,
+  aug: 8,
+  august: 8,
+  sep: 9,
+  sept: 9,
+  september: 9,
+  oct: 10,
+  october: 10,
+  nov: 11,
+  november: 11,
+  dec: 12,
+  december: 12,
 };
 
 /** A leading weekday ("Tue, ", "Tuesday ") carries nothing the value needs. */
@@ -143,7 +164,10 @@ function parseDate(text: string): CalendarDate | undefined {
 }
 
 function parseTime(text: string): ClockTime | undefined {
-  const clean = text.toLowerCase().replace(/\./g, (dot, offset: number, whole: string) => (/\d/.test(whole[offset + 1] ?? '') ? dot : '')).trim();
+  const clean = text
+    .toLowerCase()
+    .replace(/\./g, (dot, offset: number, whole: string) => (/\d/.test(whole[offset + 1] ?? '') ? dot : ''))
+    .trim();
   if (clean === 'noon' || clean === 'midday') return { hour: 12, minute: 0 };
   if (clean === 'midnight') return { hour: 0, minute: 0 };
   const match = /^(\d{1,2})(?::(\d{2})(?::(\d{2}(?:\.\d{1,3})?))?)?\s*(am|pm|a|p)?$/.exec(clean);

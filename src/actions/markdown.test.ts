@@ -39,7 +39,8 @@ describe('htmlToMarkdown', () => {
   });
 
   it('drops empty links and images without alt text, with or without URLs', () => {
-    const html = '<p>Before <a href="https://shop.example/empty"></a><img src="https://shop.example/pixel.png"> <a href="https://shop.example/"><img src="a.png" alt=""></a> after</p>';
+    const html =
+      '<p>Before <a href="https://shop.example/empty"></a><img src="https://shop.example/pixel.png"> <a href="https://shop.example/"><img src="a.png" alt=""></a> after</p>';
     expect(htmlToMarkdown(html)).toBe('Before after');
     expect(htmlToMarkdown(html, { includeLinks: true })).toBe('Before after');
   });
@@ -167,7 +168,11 @@ describe('chunkMarkdown', () => {
   it('cuts a line without spaces at the limit', () => {
     const markdown = 'x'.repeat(250);
     const chunks = chunkMarkdown(markdown, { maxChunkChars: 100 });
-    expect(chunks.map((chunk) => [chunk.start, chunk.end])).toEqual([[0, 100], [100, 200], [200, 250]]);
+    expect(chunks.map((chunk) => [chunk.start, chunk.end])).toEqual([
+      [0, 100],
+      [100, 200],
+      [200, 250],
+    ]);
   });
 
   it('stops after maxChunks, the last end saying where the rest starts', () => {

@@ -198,7 +198,13 @@ describe('ActionRegistry schemas and description', () => {
   });
 
   it('lists each action with its description and parameters, one per line', () => {
-    const limited = defineAction({ name: 'approve', description: 'Approve the order.', urlPatterns: ['https://shop.test/admin/*'], schema: z.object({}), handler: async () => 'ok' });
+    const limited = defineAction({
+      name: 'approve',
+      description: 'Approve the order.',
+      urlPatterns: ['https://shop.test/admin/*'],
+      schema: z.object({}),
+      handler: async () => 'ok',
+    });
     const choice = defineAction({
       name: 'pick',
       description: 'Pick one.',

@@ -107,9 +107,7 @@ export class ActionRegistry {
 
   /** The zod schema of one action item as the model must write it: `{ "<name>": { …params } }`. */
   itemSchema(actions: readonly Action[] = this.list()): z.ZodType {
-    const variants = actions.map((action) =>
-      z.object({ [action.name]: action.schema.describe(action.description) }).strict(),
-    );
+    const variants = actions.map((action) => z.object({ [action.name]: action.schema.describe(action.description) }).strict());
     if (variants.length === 1) return variants[0] as z.ZodType;
     return z.union(variants as unknown as [z.ZodType, z.ZodType, ...z.ZodType[]]);
   }
@@ -161,12 +159,18 @@ export class ActionRegistry {
       const limit = action.timeoutMs ?? options.timeoutMs;
       const timeoutMs = limit !== undefined && Number.isFinite(limit) ? limit : undefined;
       const late = (): ActionError =>
-        new ActionError(name, `${name} did not finish within ${timeoutMs} ms and was stopped; the page may be busy. Read the page again, then retry or try another way.`, {
-          code: 'ACTION_TIMEOUT',
-          retryable: true,
-        });
+        new ActionError(
+          name,
+          `${name} did not finish within ${timeoutMs} ms and was stopped; the page may be busy. Read the page again, then retry or try another way.`,
+          {
+            code: 'ACTION_TIMEOUT',
+            retryable: true,
+          },
+        );
       // The handler gets the deadline's signal: it aborts on a cancel and when the deadline passes.
-      const result = await withDeadline(timeoutMs, context.signal, late, (signal) => action.handler(parsed.data, signal === context.signal ? context : { ...context, signal }));
+      const result = await withDeadline(timeoutMs, context.signal, late, (signal) =>
+        action.handler(parsed.data, signal === context.signal ? context : { ...context, signal }),
+      );
       return outcomeOf(typeof result === 'string' ? { extractedContent: result, includeInMemory: true } : result);
     } catch (error) {
       // Errors no other action can work around end the task instead of becoming results.

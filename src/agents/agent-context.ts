@@ -114,8 +114,11 @@ export function observedExtractionClient(context: AgentContext, llm: LLMClient):
       observer.onCallStart?.(1, llm);
       try {
         const timeout = request.timeout ?? context.settings.modelTimeoutMs;
-        const result = await withDeadline(timeout, request.signal ?? context.signal, () => modelTimeout(llm, timeout), (signal) =>
-          llm.generate({ ...request, signal, timeout }),
+        const result = await withDeadline(
+          timeout,
+          request.signal ?? context.signal,
+          () => modelTimeout(llm, timeout),
+          (signal) => llm.generate({ ...request, signal, timeout }),
         );
         observer.onCallEnd?.(1, { usage: normalizeUsage(result.usage), durationMs: Date.now() - started, finishReason: result.finishReason }, llm);
         return result;

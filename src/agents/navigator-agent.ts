@@ -144,8 +144,11 @@ export class NavigatorAgent {
         if (context.signal.aborted || !BrowserError.isInstance(error) || error.code !== 'BROWSER_TIMEOUT') throw error;
       });
     }
-    const state = await withDeadline(pageState, context.signal, () => pageStateTimeout(pageState), (signal) =>
-      context.pageReader.capture({ screenshot: context.settings.useVision, signal }),
+    const state = await withDeadline(
+      pageState,
+      context.signal,
+      () => pageStateTimeout(pageState),
+      (signal) => context.pageReader.capture({ screenshot: context.settings.useVision, signal }),
     );
     context.currentState = state;
     context.messages.addStateMessage(
@@ -322,7 +325,10 @@ export class NavigatorAgent {
       if (result.error !== undefined) failed++;
       if ((result.isDone || result.stopSequence || change !== undefined) && rest.length > 0) {
         const why = result.isDone ? 'done ends the step' : `the page changed after ${name}${change ? ` (${change})` : ''}`;
-        results.push({ error: `Skipped ${rest.length} action(s) that did not run because ${why}: ${rest.join(', ')}. Read the new page state first.`, includeInMemory: true });
+        results.push({
+          error: `Skipped ${rest.length} action(s) that did not run because ${why}: ${rest.join(', ')}. Read the new page state first.`,
+          includeInMemory: true,
+        });
         return { results, failed: failed + rest.length };
       }
     }
@@ -333,7 +339,12 @@ export class NavigatorAgent {
   private probePage(baseline: PageBaseline, frameIds: readonly string[]): ReturnType<typeof describePageChange> {
     const { context } = this;
     const { pageState } = context.settings.browserTimeouts;
-    return withDeadline(pageState, context.signal, () => pageStateTimeout(pageState), (signal) => describePageChange(context.driver, baseline, frameIds, { signal }));
+    return withDeadline(
+      pageState,
+      context.signal,
+      () => pageStateTimeout(pageState),
+      (signal) => describePageChange(context.driver, baseline, frameIds, { signal }),
+    );
   }
 
   /**
@@ -405,7 +416,8 @@ function withBlocked(outcome: ActionOutcome, blocked: readonly BlockedNavigation
   const pages = blocked.filter((item) => item.kind === 'navigation' || item.kind === 'redirect' || item.kind === 'popup');
   const others = blocked.filter((item) => !pages.includes(item));
   const first = pages[0];
-  if (first && context.settings.endTaskOnBlockedUrl) throw new URLNotAllowedError(first.url, `The URL policy stopped a navigation to ${first.url}: ${first.reason}.`);
+  if (first && context.settings.endTaskOnBlockedUrl)
+    throw new URLNotAllowedError(first.url, `The URL policy stopped a navigation to ${first.url}: ${first.reason}.`);
   let { result: next, error } = outcome;
   if (first) {
     const note = `The browser was stopped from loading ${describe(pages)}. That page is not allowed; choose another way.`;

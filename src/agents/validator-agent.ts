@@ -40,7 +40,10 @@ export class ValidatorAgent {
     const { context, llm } = this;
     const messages = [
       ...withoutImages(context.messages.messages(validatorSystemPrompt())),
-      { role: 'user' as const, content: `The agent proposes this final answer:\n<proposed_answer>\n${answer}\n</proposed_answer>\nDoes it complete the user's request?` },
+      {
+        role: 'user' as const,
+        content: `The agent proposes this final answer:\n<proposed_answer>\n${answer}\n</proposed_answer>\nDoes it complete the user's request?`,
+      },
     ];
     const result = await generateObject({
       client: llm,

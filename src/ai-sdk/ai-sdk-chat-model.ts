@@ -93,7 +93,9 @@ function toModelMessages(messages: readonly ChatMessage[], keepImages: boolean):
           .filter((part) => keepImages || part.type !== 'image')
           // A file part with an image media type: what v7 asks for (its `image` part is deprecated and
           // warns) and what v5 and v6 turn their own image parts into before the provider sees them.
-          .map((part) => (part.type === 'text' ? { type: 'text' as const, text: part.text } : { type: 'file' as const, data: part.data, mediaType: part.mediaType })),
+          .map((part) =>
+            part.type === 'text' ? { type: 'text' as const, text: part.text } : { type: 'file' as const, data: part.data, mediaType: part.mediaType },
+          ),
       });
     }
   }
@@ -181,10 +183,14 @@ export class AISDKChatModel implements LLMClient {
   constructor(options: AISDKChatModelOptions) {
     const model = options?.model as unknown;
     if (typeof model === 'string' ? model.trim() === '' : typeof model !== 'object' || model === null) {
-      throw new ConfigError('Option `model` of AISDKChatModel must be an AI SDK language model (such as openai(\'gpt-4.1-mini\')) or a model id string.', { field: 'model' });
+      throw new ConfigError("Option `model` of AISDKChatModel must be an AI SDK language model (such as openai('gpt-4.1-mini')) or a model id string.", {
+        field: 'model',
+      });
     }
     if (options.timeout !== undefined && !(typeof options.timeout === 'number' && options.timeout > 0)) {
-      throw new ConfigError(`Option \`timeout\` of AISDKChatModel must be a positive number of milliseconds; got ${String(options.timeout)}.`, { field: 'timeout' });
+      throw new ConfigError(`Option \`timeout\` of AISDKChatModel must be a positive number of milliseconds; got ${String(options.timeout)}.`, {
+        field: 'timeout',
+      });
     }
     this.options = options;
     const languageModel = options.model;
@@ -229,7 +235,11 @@ export class AISDKChatModel implements LLMClient {
     );
     const { system, messages } = toModelMessages(request.messages, this.supportsImages);
     const output = request.output
-      ? Output.object({ schema: jsonSchema(request.output.schema as Parameters<typeof jsonSchema>[0]), name: request.output.name, description: request.output.description })
+      ? Output.object({
+          schema: jsonSchema(request.output.schema as Parameters<typeof jsonSchema>[0]),
+          name: request.output.name,
+          description: request.output.description,
+        })
       : undefined;
     try {
       const call = generateText({

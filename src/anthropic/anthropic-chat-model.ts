@@ -61,11 +61,15 @@ export class AnthropicChatModel implements LLMClient {
   constructor(options: AnthropicChatModelOptions) {
     checkHttpModelOptions('AnthropicChatModel', options);
     if (options.maxOutputTokens !== undefined && !(Number.isInteger(options.maxOutputTokens) && options.maxOutputTokens > 0)) {
-      throw new ConfigError(`Option \`maxOutputTokens\` of AnthropicChatModel must be a positive integer; got ${String(options.maxOutputTokens)}.`, { field: 'maxOutputTokens' });
+      throw new ConfigError(`Option \`maxOutputTokens\` of AnthropicChatModel must be a positive integer; got ${String(options.maxOutputTokens)}.`, {
+        field: 'maxOutputTokens',
+      });
     }
     const budget = options.thinking?.budgetTokens;
     if (options.thinking !== undefined && !(typeof budget === 'number' && Number.isInteger(budget) && budget >= 1024)) {
-      throw new ConfigError(`Option \`thinking.budgetTokens\` of AnthropicChatModel must be an integer of at least 1024; got ${String(budget)}.`, { field: 'thinking.budgetTokens' });
+      throw new ConfigError(`Option \`thinking.budgetTokens\` of AnthropicChatModel must be an integer of at least 1024; got ${String(budget)}.`, {
+        field: 'thinking.budgetTokens',
+      });
     }
     this.options = options;
     this.model = options.model;

@@ -35,6 +35,10 @@ export function chromiumCandidates(platform: NodeJS.Platform, env: NodeJS.Proces
 }
 
 /** The first Chromium-family binary found, or `undefined` (Playwright then uses its own download; Puppeteer has none). */
-export function findChromium(platform: NodeJS.Platform = process.platform, env: NodeJS.ProcessEnv = process.env, exists: (path: string) => boolean = existsSync): string | undefined {
+export function findChromium(
+  platform: NodeJS.Platform = process.platform,
+  env: NodeJS.ProcessEnv = process.env,
+  exists: (path: string) => boolean = existsSync,
+): string | undefined {
   return chromiumCandidates(platform, env).find((path) => exists(path));
 }

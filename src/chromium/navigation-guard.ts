@@ -45,9 +45,13 @@ export abstract class GuardedNavigations<P extends object> {
     } catch (error) {
       const blocked = this.lastBlocked.get(page);
       if (blocked && blocked.sequence > mark) {
-        throw new URLNotAllowedError(blocked.url, `Navigation to ${url} was stopped: it led to ${blocked.url}, which the URL policy does not allow (${blocked.reason}); choose another page.`, {
-          cause: error,
-        });
+        throw new URLNotAllowedError(
+          blocked.url,
+          `Navigation to ${url} was stopped: it led to ${blocked.url}, which the URL policy does not allow (${blocked.reason}); choose another page.`,
+          {
+            cause: error,
+          },
+        );
       }
       throw error;
     }

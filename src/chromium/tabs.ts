@@ -121,7 +121,9 @@ export class TabTracker<P extends TrackedPage> {
   pageById(tabId: string): P {
     const page = this.livePages().find((candidate) => this.tabIds.get(candidate) === tabId);
     if (!page) {
-      const known = this.livePages().map((candidate) => this.tabIds.get(candidate)).join(', ');
+      const known = this.livePages()
+        .map((candidate) => this.tabIds.get(candidate))
+        .join(', ');
       throw new BrowserError(`There is no tab with id ${tabId}. Open tabs: ${known || 'none'}.`);
     }
     return page;

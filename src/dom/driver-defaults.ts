@@ -19,7 +19,9 @@ const optionalMembers = ['goBack', 'currentUrl', 'click', 'fill', 'selectOption'
 /** The recoverable error for an element of the last snapshot that is gone. */
 function staleElement(ref: ElementRef, gone: unknown): BrowserError {
   const reason = gone === 'document' ? 'the page has loaded a new document since' : 'it was removed from the page';
-  return new BrowserError(`Element ${ref.index} (<${ref.tagName}>) is no longer on the page: ${reason}. Read the new page state and choose again.`, { retryable: true });
+  return new BrowserError(`Element ${ref.index} (<${ref.tagName}>) is no longer on the page: ${reason}. Read the new page state and choose again.`, {
+    retryable: true,
+  });
 }
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -97,7 +99,9 @@ class DriverDefaults {
     if (!isRecord(target)) throw malformed('clickPoint');
     if ('gone' in target) throw staleElement(ref, target.gone);
     if (target.kind === 'disabled') {
-      throw new BrowserError(`Element ${ref.index} (<${ref.tagName}>) is disabled, so clicking it does nothing. Fill in what the form still needs, or choose another element.`);
+      throw new BrowserError(
+        `Element ${ref.index} (<${ref.tagName}>) is disabled, so clicking it does nothing. Fill in what the form still needs, or choose another element.`,
+      );
     }
     const coveredBy = 'coveredBy' in target && typeof target.coveredBy === 'string' ? target.coveredBy : undefined;
     let result: ClickResult = { method: 'dom', ...(coveredBy ? { coveredBy } : {}) };
@@ -110,7 +114,13 @@ class DriverDefaults {
     }
     if (result.method === 'dom') {
       const modifiers = options?.modifiers ? [...options.modifiers] : [];
-      const done = await callRuntime(this.driver, ref.frameId, 'dispatchClick', { locator: locatorOf(ref), button: options?.button ?? 'left', modifiers }, options);
+      const done = await callRuntime(
+        this.driver,
+        ref.frameId,
+        'dispatchClick',
+        { locator: locatorOf(ref), button: options?.button ?? 'left', modifiers },
+        options,
+      );
       const missing = goneOf(done);
       if (missing !== undefined) throw staleElement(ref, missing);
     }
@@ -159,7 +169,9 @@ class DriverDefaults {
     const kept = (answer as { kept: unknown }).kept;
     if (kept === null) throw new BrowserError(`Element ${ref.index} is a <${ref.tagName}>, which cannot take text.`);
     if (kept === '' && text.trim() !== '') {
-      throw new BrowserError(`Element ${ref.index} (<${ref.tagName}>) did not take "${text}": give the value in the input's own format (such as 2011-10-11, 15:45 or 2011-W41).`);
+      throw new BrowserError(
+        `Element ${ref.index} (<${ref.tagName}>) did not take "${text}": give the value in the input's own format (such as 2011-10-11, 15:45 or 2011-W41).`,
+      );
     }
     await this.settle(options);
   }
@@ -179,7 +191,9 @@ class DriverDefaults {
   }
 
   async uploadFiles(ref: ElementRef): Promise<void> {
-    throw new BrowserError(`This browser driver cannot upload files (element ${ref.index}): a page script cannot choose files. Use a driver that implements uploadFiles.`);
+    throw new BrowserError(
+      `This browser driver cannot upload files (element ${ref.index}): a page script cannot choose files. Use a driver that implements uploadFiles.`,
+    );
   }
 
   async press(keys: string, options?: CallOptions): Promise<void> {

@@ -143,11 +143,19 @@ describe('shortenLinks: links whose text says where they go', () => {
 
 describe('shortenLinks: long links', () => {
   it.each([
-    ['a deep path: first segment, … , last segment cut between words', '/catalog/kitchen/drinkware/mugs/blue-ceramic-mug-with-handle-350ml', '/catalog/…/blue…-handle-350ml'],
+    [
+      'a deep path: first segment, … , last segment cut between words',
+      '/catalog/kitchen/drinkware/mugs/blue-ceramic-mug-with-handle-350ml',
+      '/catalog/…/blue…-handle-350ml',
+    ],
     ['a long query: the parameters that fit, then …', '/search?q=blue+mug&sort=price&page=2&view=grid&size=48&color=blue', '/search?q=blue+mug&sort=price&…'],
     ['the segments before the last that fit', '/news/2024/05/12/an-article-about-things', '/news/…/an-article-about-things'],
     ['a long fragment, cut between words', `#section-${'long-heading-text-'.repeat(4)}end`, '#section…-text-end'],
-    ['an absolute link, keeping its origin whole', 'https://www.example-news.example/world/2024/05/12/a-long-story-of-the-day', '//www.example-news.example/world/…/05/12/a-long…-the-day'],
+    [
+      'an absolute link, keeping its origin whole',
+      'https://www.example-news.example/world/2024/05/12/a-long-story-of-the-day',
+      '//www.example-news.example/world/…/05/12/a-long…-the-day',
+    ],
     ['a data URL', `data:image/png;base64,${'iVBORw0KGgo'.repeat(20)}`, 'data:image/png…Rw0KGgo'],
   ])('cuts %s', (_case, href, expected) => {
     expect(shown(href)).toBe(expected);
@@ -201,10 +209,7 @@ describe('shortenLinks: unicode', () => {
 describe('shortenLinks: two links never read the same unless they lead to the same place', () => {
   it('shows the first differing segment of two long links alike after the cut', () => {
     expect(
-      shortenLinks([
-        link('/catalog/kitchen/drinkware/mugs/blue-ceramic-mug-350ml'),
-        link('/catalog/kitchen/glassware/mugs/blue-ceramic-mug-350ml'),
-      ]),
+      shortenLinks([link('/catalog/kitchen/drinkware/mugs/blue-ceramic-mug-350ml'), link('/catalog/kitchen/glassware/mugs/blue-ceramic-mug-350ml')]),
     ).toEqual(['/catalog/…/drinkware/mugs/blue…-mug-350ml', '/catalog/…/glassware/mugs/blue…-mug-350ml']);
   });
 
@@ -239,10 +244,7 @@ describe('shortenLinks: two links never read the same unless they lead to the sa
   });
 
   it('shows the same relative href of two frames of different origins absolute', () => {
-    expect(shortenLinks([link('/login'), link('/login', '', 'https://pay.example/form')])).toEqual([
-      'https://shop.example/login',
-      'https://pay.example/login',
-    ]);
+    expect(shortenLinks([link('/login'), link('/login', '', 'https://pay.example/form')])).toEqual(['https://shop.example/login', 'https://pay.example/login']);
   });
 
   it('keeps the same relative href of two frames of the same origin as it is', () => {

@@ -37,9 +37,34 @@ export interface ShortenLinksOptions {
  * same without them. Compared in lower case; every `utm_…` parameter counts as well.
  */
 export const trackingParameters: ReadonlySet<string> = new Set([
-  'fbclid', 'gclid', 'gclsrc', 'dclid', 'gbraid', 'wbraid', 'msclkid', 'yclid', 'twclid', 'ttclid', 'li_fat_id', 'igshid',
-  'mc_cid', 'mc_eid', '_hsenc', '_hsmi', '__hstc', '__hssc', '__hsfp', 'mkt_tok', '_ga', '_gl', 'oly_anon_id', 'oly_enc_id',
-  'vero_id', 'rb_clickid', 'wickedid', '_openstat',
+  'fbclid',
+  'gclid',
+  'gclsrc',
+  'dclid',
+  'gbraid',
+  'wbraid',
+  'msclkid',
+  'yclid',
+  'twclid',
+  'ttclid',
+  'li_fat_id',
+  'igshid',
+  'mc_cid',
+  'mc_eid',
+  '_hsenc',
+  '_hsmi',
+  '__hstc',
+  '__hssc',
+  '__hsfp',
+  'mkt_tok',
+  '_ga',
+  '_gl',
+  'oly_anon_id',
+  'oly_enc_id',
+  'vero_id',
+  'rb_clickid',
+  'wickedid',
+  '_openstat',
 ]);
 
 /** The mark that stands for what is left out of a link. */
@@ -115,7 +140,12 @@ function textIsAddress(text: string, destination: URL): boolean {
 
 /** The link's text, as a URL slug: `Machine Learning` → `machine-learning`. */
 function slugOf(text: string): string {
-  return text.normalize('NFKD').toLowerCase().replace(/[\u0300-\u036f]/g, '').replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '');
+  return text
+    .normalize('NFKD')
+    .toLowerCase()
+    .replace(/[\u0300-\u036f]/g, '')
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '');
 }
 
 /**
@@ -125,7 +155,7 @@ function slugOf(text: string): string {
 function textIsSlug(text: string, destination: URL): boolean {
   const slug = slugOf(text);
   if (slug.length < 3 || (destination.protocol !== 'http:' && destination.protocol !== 'https:')) return false;
-  const last = destination.hash ? destination.hash.slice(1) : destination.pathname.split('/').filter(Boolean).pop() ?? '';
+  const last = destination.hash ? destination.hash.slice(1) : (destination.pathname.split('/').filter(Boolean).pop() ?? '');
   return slugOf(safeDecode(last).replace(/\.(html?|php|aspx?)$/i, '')) === slug && destination.search === '';
 }
 
@@ -437,7 +467,7 @@ export function shortenLinks(links: readonly PageLink[], options: ShortenLinksOp
   });
   // Show more of the links whose text another destination shares until none does. Every round
   // shows more of at least one link, or stops, so it ends.
-  for (let changed = true; changed; ) {
+  for (let changed = true; changed;) {
     changed = false;
     // Links the model could mistake for each other: the same href shown and, for links whose
     // text names them, the same text (those are told apart by their text already). A day of a

@@ -1,7 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import type { PageScript } from '../browser/types';
 import { BrowserError } from '../errors';
-import { callRuntime, definePageScript, elementLookupExpression, pageRuntime, pageScriptExpression, readPageScriptResult, runtimeScriptId } from './page-runtime';
+import {
+  callRuntime,
+  definePageScript,
+  elementLookupExpression,
+  pageRuntime,
+  pageScriptExpression,
+  readPageScriptResult,
+  runtimeScriptId,
+} from './page-runtime';
 
 /** Evaluates a page script the way a driver does, here in Node (these scripts touch no DOM). */
 async function evaluate<TArg, TResult>(script: PageScript<TArg, TResult>, argument: TArg): Promise<TResult> {
@@ -26,7 +34,14 @@ describe('definePageScript and the evaluation envelope', () => {
   it.each([
     ['an arrow', definePageScript('a', (value: number) => value + 1), 1, 2],
     ['an async arrow', definePageScript('b', async (value: number) => value * 3), 2, 6],
-    ['a function', definePageScript('c', function triple(value: number) { return value * 3; }), 2, 6],
+    [
+      'a function',
+      definePageScript('c', function triple(value: number) {
+        return value * 3;
+      }),
+      2,
+      6,
+    ],
     /* eslint-disable @typescript-eslint/unbound-method -- definePageScript takes a method's source, never its `this` */
     ['a method', definePageScript('d', methods.double), 4, 8],
     ['an async method', definePageScript('e', methods.later), 4, 5],
@@ -37,8 +52,18 @@ describe('definePageScript and the evaluation envelope', () => {
   });
 
   it('brings back undefined from a script that returns nothing, instead of a malformed result', async () => {
-    expect(await evaluate(definePageScript('nothing', () => undefined), undefined)).toBeUndefined();
-    expect(await evaluate(definePageScript('object', () => ({ a: 1, b: undefined })), undefined)).toEqual({ a: 1 });
+    expect(
+      await evaluate(
+        definePageScript('nothing', () => undefined),
+        undefined,
+      ),
+    ).toBeUndefined();
+    expect(
+      await evaluate(
+        definePageScript('object', () => ({ a: 1, b: undefined })),
+        undefined,
+      ),
+    ).toEqual({ a: 1 });
   });
 
   it('turns what is not the envelope into a retryable BrowserError naming the script', () => {

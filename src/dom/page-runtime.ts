@@ -96,7 +96,8 @@ export function definePageScript<TArg, TResult>(id: string, run: (arg: TArg) => 
   const source = run.toString().trim();
   // An arrow or function expression is sent as it is; anything else is a method of an object
   // literal (`run(arg) {…}`, `async load() {…}`, `'count-words'() {…}`), sent inside one.
-  const expression = /^(async\b\s*)?(function\b|\(|[\w$]+\s*=>)/.test(source) && !/^async\s*[\w$]+\s*\(/.test(source) ? source : `Object.values({ ${source} })[0]`;
+  const expression =
+    /^(async\b\s*)?(function\b|\(|[\w$]+\s*=>)/.test(source) && !/^async\s*[\w$]+\s*\(/.test(source) ? source : `Object.values({ ${source} })[0]`;
   return { id, source: `(() => { var __name = (target) => target; return (${expression}); })()` };
 }
 

@@ -55,18 +55,11 @@ describe('ElementIndexer line format', () => {
         text('Nested text', 2),
       ]),
     ]);
-    expect(page.text.split('\n')).toEqual([
-      'Welcome to the shop',
-      '[1]<div role="menu">Menu />',
-      '\t[2]<a>Home />',
-      '\t\tNested text',
-    ]);
+    expect(page.text.split('\n')).toEqual(['Welcome to the shop', '[1]<div role="menu">Menu />', '\t[2]<a>Home />', '\t\tNested text']);
   });
 
   it('fills the elements map with frame, element id, tag and selector', () => {
-    const page = new ElementIndexer().serialize([
-      frame([element('b1', { tagName: 'button', selector: '#buy' }), element('i1', { tagName: 'input' })]),
-    ]);
+    const page = new ElementIndexer().serialize([frame([element('b1', { tagName: 'button', selector: '#buy' }), element('i1', { tagName: 'input' })])]);
     expect(page.elements.get(1)).toEqual({ index: 1, frameId: 'main', elementId: 'b1', tagName: 'button', selector: '#buy' });
     expect(page.elements.get(2)).toEqual({ index: 2, frameId: 'main', elementId: 'i1', tagName: 'input', selector: undefined });
     expect(page.elements.size).toBe(2);
@@ -161,7 +154,9 @@ describe('ElementIndexer link URLs', () => {
 
   it('shows a long href cut (links.ts), in its place among the attributes', () => {
     // An image link: no text of its own says where it goes.
-    const page = new ElementIndexer().serialize([frame([element('a1', { tagName: 'a', attributes: { title: 'Blue', href: longHref, role: 'link' }, text: '' })])]);
+    const page = new ElementIndexer().serialize([
+      frame([element('a1', { tagName: 'a', attributes: { title: 'Blue', href: longHref, role: 'link' }, text: '' })]),
+    ]);
     expect(page.text).toBe('[1]<a title="Blue" href="/catalog/…/blue…-handle-350ml" role="link"> />');
   });
 
@@ -179,7 +174,8 @@ describe('ElementIndexer link URLs', () => {
   });
 
   it('chooses the hrefs over all frames at once: the same relative href of two origins reads absolute', () => {
-    const login = (elementId: string): SnapshotElement => element(elementId, { tagName: 'a', attributes: { href: '/login', 'aria-label': 'Log in' }, text: '' });
+    const login = (elementId: string): SnapshotElement =>
+      element(elementId, { tagName: 'a', attributes: { href: '/login', 'aria-label': 'Log in' }, text: '' });
     const page = new ElementIndexer().serialize([
       frame([login('top')]),
       { frameId: 'pay', snapshot: { url: 'https://pay.test/form', title: 'Pay', items: [login('inner')], pixelsAbove: 0, pixelsBelow: 0 } },

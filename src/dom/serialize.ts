@@ -50,7 +50,9 @@ function withShortLinks(frames: readonly FrameSnapshotInput[]): Map<SnapshotElem
     links.map(({ item }, position) => {
       const href = shown[position];
       // The href keeps its place; it is left out where the link's text already is its address.
-      const attributes = Object.entries(item.attributes).flatMap(([name, value]) => (name !== 'href' ? [[name, value]] : href === undefined ? [] : [[name, href]]));
+      const attributes = Object.entries(item.attributes).flatMap(([name, value]) =>
+        name !== 'href' ? [[name, value]] : href === undefined ? [] : [[name, href]],
+      );
       return [item, Object.fromEntries(attributes) as Record<string, string>];
     }),
   );

@@ -6,8 +6,23 @@ import type { SnapshotScriptOptions } from './types';
 import { validateFrameSnapshot } from './validate-snapshot';
 
 const options: SnapshotScriptOptions = { viewportExpansion: 0, includeAttributes: defaultIncludeAttributes, maxTextLength: 20 };
-const element = (overrides: Record<string, unknown>): Record<string, unknown> => ({ kind: 'element', elementId: 'a-1', tagName: 'button', attributes: {}, text: 'Go', depth: 0, ...overrides });
-const snapshot = (items: unknown[], extra: Record<string, unknown> = {}): Record<string, unknown> => ({ url: 'https://x.test/', title: 'X', items, pixelsAbove: 0, pixelsBelow: 0, ...extra });
+const element = (overrides: Record<string, unknown>): Record<string, unknown> => ({
+  kind: 'element',
+  elementId: 'a-1',
+  tagName: 'button',
+  attributes: {},
+  text: 'Go',
+  depth: 0,
+  ...overrides,
+});
+const snapshot = (items: unknown[], extra: Record<string, unknown> = {}): Record<string, unknown> => ({
+  url: 'https://x.test/',
+  title: 'X',
+  items,
+  pixelsAbove: 0,
+  pixelsBelow: 0,
+  ...extra,
+});
 
 describe('validateFrameSnapshot', () => {
   it('keeps an element\u2019s text in lines, each capped, at most 500 of them', () => {
@@ -46,13 +61,26 @@ describe('validateFrameSnapshot', () => {
   });
 
   it('normalises numbers and the viewport', () => {
-    const result = validateFrameSnapshot(snapshot([element({ scroll: { above: -5, below: Infinity } })], { pixelsAbove: 'x', pixelsBelow: 12.6, viewport: { width: NaN, height: 3 } }), options);
+    const result = validateFrameSnapshot(
+      snapshot([element({ scroll: { above: -5, below: Infinity } })], { pixelsAbove: 'x', pixelsBelow: 12.6, viewport: { width: NaN, height: 3 } }),
+      options,
+    );
     expect(result).toMatchObject({ pixelsAbove: 0, pixelsBelow: 13, viewport: undefined });
     expect(result.items[0]).toMatchObject({ scroll: { above: 0, below: 0 } });
   });
 
   it('throws a BrowserError for what is not a snapshot', () => {
-    for (const bad of [null, 'x', 42, {}, { items: 'x' }, snapshot([null]), snapshot([{ kind: 'other' }]), snapshot([element({ elementId: 7 })]), snapshot([element({ attributes: null })])]) {
+    for (const bad of [
+      null,
+      'x',
+      42,
+      {},
+      { items: 'x' },
+      snapshot([null]),
+      snapshot([{ kind: 'other' }]),
+      snapshot([element({ elementId: 7 })]),
+      snapshot([element({ attributes: null })]),
+    ]) {
       expect(() => validateFrameSnapshot(bad, options), JSON.stringify(bad)).toThrow(BrowserError);
     }
   });

@@ -100,7 +100,9 @@ describe('Executor: pause, resume and cancel', () => {
     expect(started).toEqual(['done']);
     const next = llm.requestsOf('navigator')[1]!;
     expect(next.lastUserText).toContain('https://shop.test/mugs');
-    expect(conversationText(next)).toMatch(/Skipped 1 action\(s\) because the page changed while the task was paused \([^)]*\): cache_content\. Read the new page state first\./);
+    expect(conversationText(next)).toMatch(
+      /Skipped 1 action\(s\) because the page changed while the task was paused \([^)]*\): cache_content\. Read the new page state first\./,
+    );
     // The pause was neutral: the step it interrupted is not a failure.
     expect(result.history.steps.filter((step) => step.error !== undefined)).toEqual([]);
   });
@@ -197,7 +199,9 @@ describe('Executor: pause, resume and cancel', () => {
   });
 
   it('cancels while paused', async () => {
-    const llm = new ScriptedLLM({ respond: (request) => (request.agent === 'planner' ? scriptedPlan() : scriptedActions([{ cache_content: { content: 'x' } }])) });
+    const llm = new ScriptedLLM({
+      respond: (request) => (request.agent === 'planner' ? scriptedPlan() : scriptedActions([{ cache_content: { content: 'x' } }])),
+    });
     const executor = new Executor({ task: 'x', llm, browser: shopBrowser() });
     executor.once('step-end', () => executor.pause());
     const running = executor.execute();
@@ -306,11 +310,7 @@ describe('Executor: follow-up tasks', () => {
 
   it('resets the failure count for a follow-up', async () => {
     const llm = new ScriptedLLM({
-      responses: [
-        scriptedPlan(),
-        'garbage', 'garbage',
-        scriptedPlan({ done: true, webTask: false, finalAnswer: 'answered' }),
-      ],
+      responses: [scriptedPlan(), 'garbage', 'garbage', scriptedPlan({ done: true, webTask: false, finalAnswer: 'answered' })],
     });
     const executor = new Executor({ task: 'x', llm, browser: shopBrowser(), maxFailures: 1, planningInterval: 100, finalAnswerOnLimit: false });
     expect((await executor.execute()).status).toBe('failed');

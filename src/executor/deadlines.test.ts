@@ -31,7 +31,15 @@ function deafModel(): LLMClient & { signals: (AbortSignal | undefined)[] } {
 describe('deadlines the Executor enforces', () => {
   it('fails a model call past modelTimeoutMs as a retryable CHAT_MODEL_TIMEOUT, retries it, and ends the task', async () => {
     const llm = deafModel();
-    const executor = new Executor({ task: 'x', llm, browser: shopBrowser(), modelTimeoutMs: 30, maxFailures: 2, finalAnswerOnLimit: false, modelRetry: { retries: 1, minTimeout: 1, maxTimeout: 1 } });
+    const executor = new Executor({
+      task: 'x',
+      llm,
+      browser: shopBrowser(),
+      modelTimeoutMs: 30,
+      maxFailures: 2,
+      finalAnswerOnLimit: false,
+      modelRetry: { retries: 1, minTimeout: 1, maxTimeout: 1 },
+    });
     const retries: ExecutorEventMap['model-retry'][] = [];
     executor.on('model-retry', (event) => retries.push(event));
     const result = await executor.execute();
@@ -47,7 +55,12 @@ describe('deadlines the Executor enforces', () => {
 
   it('bounds the extraction model too', async () => {
     const llm = new ScriptedLLM({
-      responses: [scriptedPlan(), scriptedActions([{ extract_content: { goal: 'prices' } }]), scriptedActions([{ done: { text: 'gave up' } }]), scriptedPlan({ done: true, finalAnswer: 'gave up' })],
+      responses: [
+        scriptedPlan(),
+        scriptedActions([{ extract_content: { goal: 'prices' } }]),
+        scriptedActions([{ done: { text: 'gave up' } }]),
+        scriptedPlan({ done: true, finalAnswer: 'gave up' }),
+      ],
     });
     const executor = new Executor({ task: 'x', llm, extractionLLM: deafModel(), browser: shopBrowser(), modelTimeoutMs: 30, modelRetry: { retries: 0 } });
     const ends: ExecutorEventMap['action-end'][] = [];
@@ -72,19 +85,39 @@ describe('deadlines the Executor enforces', () => {
   it('stops an action past browserTimeouts.action; the model reads ACTION_TIMEOUT and goes on', async () => {
     const browser = new HangingDriver('click', { startUrl: 'https://shop.test/', pages: shopPages });
     const llm = new ScriptedLLM({
-      responses: [scriptedPlan(), scriptedActions([{ click_element: { index: 1 } }]), scriptedActions([{ done: { text: 'done' } }]), scriptedPlan({ done: true, finalAnswer: 'done' })],
+      responses: [
+        scriptedPlan(),
+        scriptedActions([{ click_element: { index: 1 } }]),
+        scriptedActions([{ done: { text: 'done' } }]),
+        scriptedPlan({ done: true, finalAnswer: 'done' }),
+      ],
     });
     const executor = new Executor({ task: 'x', llm, browser, browserTimeouts: { action: 40 } });
     const ends: ExecutorEventMap['action-end'][] = [];
     executor.on('action-end', (event) => ends.push(event));
     const result = await executor.execute();
     expect(result.status).toBe('ok');
-    expect(ends[0]?.error).toMatchObject({ code: 'ACTION_TIMEOUT', retryable: true, message: expect.stringMatching(/^click_element did not finish within 40 ms/) });
-    expect(llm.requestsOf('navigator')[1]?.messages.map((message) => JSON.stringify(message.content)).join('\n')).toContain('click_element did not finish within 40 ms');
+    expect(ends[0]?.error).toMatchObject({
+      code: 'ACTION_TIMEOUT',
+      retryable: true,
+      message: expect.stringMatching(/^click_element did not finish within 40 ms/),
+    });
+    expect(
+      llm
+        .requestsOf('navigator')[1]
+        ?.messages.map((message) => JSON.stringify(message.content))
+        .join('\n'),
+    ).toContain('click_element did not finish within 40 ms');
   });
 
   it('gives an action its own timeoutMs, and ask_human none', async () => {
-    const quick = defineAction({ name: 'quick_job', description: 'A job', schema: z.object({}), timeoutMs: 20, handler: () => new Promise<never>(() => undefined) });
+    const quick = defineAction({
+      name: 'quick_job',
+      description: 'A job',
+      schema: z.object({}),
+      timeoutMs: 20,
+      handler: () => new Promise<never>(() => undefined),
+    });
     const llm = new ScriptedLLM({
       responses: [
         scriptedPlan(),

@@ -31,10 +31,30 @@ describe('Executor: events', () => {
     const sequence = seen.map((event) => `${event.type}:${event.actor}`);
     expect(sequence).toEqual([
       'task-start:system',
-      'step-start:planner', 'model-call-start:planner', 'model-call-end:planner', 'plan-end:planner', 'step-end:planner',
-      'step-start:navigator', 'model-call-start:navigator', 'model-call-end:navigator', 'navigator-output:navigator', 'action-start:navigator', 'action-end:navigator', 'step-end:navigator',
-      'step-start:navigator', 'model-call-start:navigator', 'model-call-end:navigator', 'navigator-output:navigator', 'action-start:navigator', 'action-end:navigator', 'step-end:navigator',
-      'step-start:planner', 'model-call-start:planner', 'model-call-end:planner', 'plan-end:planner', 'step-end:planner',
+      'step-start:planner',
+      'model-call-start:planner',
+      'model-call-end:planner',
+      'plan-end:planner',
+      'step-end:planner',
+      'step-start:navigator',
+      'model-call-start:navigator',
+      'model-call-end:navigator',
+      'navigator-output:navigator',
+      'action-start:navigator',
+      'action-end:navigator',
+      'step-end:navigator',
+      'step-start:navigator',
+      'model-call-start:navigator',
+      'model-call-end:navigator',
+      'navigator-output:navigator',
+      'action-start:navigator',
+      'action-end:navigator',
+      'step-end:navigator',
+      'step-start:planner',
+      'model-call-start:planner',
+      'model-call-end:planner',
+      'plan-end:planner',
+      'step-end:planner',
       'task-end:system',
     ]);
     for (const event of seen) {
@@ -42,13 +62,31 @@ describe('Executor: events', () => {
       expect(typeof event.timestamp).toBe('number');
     }
     const actionEnd = seen.find((event) => event.type === 'action-end');
-    expect(actionEnd).toMatchObject({ step: 1, action: 'cache_content', params: { content: 'a fact' }, result: 'Cached findings: a fact', error: undefined, actionIndex: 0 });
+    expect(actionEnd).toMatchObject({
+      step: 1,
+      action: 'cache_content',
+      params: { content: 'a fact' },
+      result: 'Cached findings: a fact',
+      error: undefined,
+      actionIndex: 0,
+    });
     const output = seen.find((event) => event.type === 'navigator-output');
     expect(output).toMatchObject({ memory: 'one fact', nextGoal: 'finish', actions: [{ name: 'cache_content', params: { content: 'a fact' } }] });
     const modelEnd = seen.find((event) => event.type === 'model-call-end');
-    expect(modelEnd).toMatchObject({ provider: 'scripted', model: 'scripted-model', attempt: 1, usage: { inputTokens: 50, outputTokens: 5, cachedInputTokens: 10, reasoningTokens: 2, totalTokens: 55, calls: 1 } });
+    expect(modelEnd).toMatchObject({
+      provider: 'scripted',
+      model: 'scripted-model',
+      attempt: 1,
+      usage: { inputTokens: 50, outputTokens: 5, cachedInputTokens: 10, reasoningTokens: 2, totalTokens: 55, calls: 1 },
+    });
     const taskEnd = seen.at(-1);
-    expect(taskEnd).toMatchObject({ type: 'task-end', status: 'ok', success: true, finalAnswer: 'the fact', usage: { inputTokens: 200, cachedInputTokens: 40, calls: 4 } });
+    expect(taskEnd).toMatchObject({
+      type: 'task-end',
+      status: 'ok',
+      success: true,
+      finalAnswer: 'the fact',
+      usage: { inputTokens: 200, cachedInputTokens: 40, calls: 4 },
+    });
     const stepEnds = seen.filter((event) => event.type === 'step-end');
     expect(stepEnds.map((event) => event.step)).toEqual([0, 1, 2, 2]);
   });
@@ -66,7 +104,11 @@ describe('Executor: events', () => {
     expect(costs).toEqual([4]);
     expect(result.usage.costUsd).toBe(4);
 
-    const unpriced = await new Executor({ task: 'x', llm: new ScriptedLLM({ responses: [scriptedPlan({ done: true, webTask: false })] }), browser: shopBrowser() }).execute();
+    const unpriced = await new Executor({
+      task: 'x',
+      llm: new ScriptedLLM({ responses: [scriptedPlan({ done: true, webTask: false })] }),
+      browser: shopBrowser(),
+    }).execute();
     expect(unpriced.usage.costUsd).toBeUndefined();
   });
 

@@ -2,13 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { clickAction, conversationText, fastRetry, indexOf, shopBrowser } from '../../test/helpers/loop';
 import { defineAction } from '../actions/define-action';
-import {
-  ChatModelAuthError,
-  ChatModelBadRequestError,
-  ChatModelForbiddenError,
-  MaxFailuresReachedError,
-  MaxStepsReachedError,
-} from '../errors';
+import { ChatModelAuthError, ChatModelBadRequestError, ChatModelForbiddenError, MaxFailuresReachedError, MaxStepsReachedError } from '../errors';
 import { FakeBrowserDriver } from '../testing/fake-browser-driver';
 import { ScriptedLLM, scriptedActions, scriptedPlan } from '../testing/scripted-llm';
 import { Executor } from './executor';
@@ -237,7 +231,9 @@ describe('Executor: the Navigator\u2019s actions', () => {
         return 'inspected';
       },
     });
-    const llm = new ScriptedLLM({ responses: [scriptedPlan(), scriptedActions([{ inspect: {} }]), scriptedActions([{ done: { text: 'x' } }]), scriptedPlan({ done: true })] });
+    const llm = new ScriptedLLM({
+      responses: [scriptedPlan(), scriptedActions([{ inspect: {} }]), scriptedActions([{ done: { text: 'x' } }]), scriptedPlan({ done: true })],
+    });
     await new Executor({ task: 'x', llm, extractionLLM, browser: shopBrowser(), actions: [inspect] }).execute();
     expect(seen).toEqual({ url: 'https://shop.test/', extractor: 'extractor', step: 1 });
   });
@@ -285,7 +281,15 @@ describe('Executor: failures', () => {
 
   it('counts a step whose every action failed as a failure', async () => {
     const llm = new ScriptedLLM({ respond: (request) => (request.agent === 'planner' ? scriptedPlan() : scriptedActions([{ click_element: { index: 42 } }])) });
-    const result = await new Executor({ task: 'x', llm, browser: shopBrowser(), actions: [clickAction], maxFailures: 2, planningInterval: 100, finalAnswerOnLimit: false }).execute();
+    const result = await new Executor({
+      task: 'x',
+      llm,
+      browser: shopBrowser(),
+      actions: [clickAction],
+      maxFailures: 2,
+      planningInterval: 100,
+      finalAnswerOnLimit: false,
+    }).execute();
     expect(MaxFailuresReachedError.isInstance(result.error)).toBe(true);
     expect(result.steps).toBe(2);
     expect(result.history.steps[1]?.error).toMatchObject({ code: 'ACTION_ERROR', message: expect.stringContaining('Every action of step 1 failed') });
@@ -356,7 +360,9 @@ describe('Executor: failures', () => {
   });
 
   it('ends with status max-steps and MaxStepsReachedError at the cap', async () => {
-    const llm = new ScriptedLLM({ respond: (request) => (request.agent === 'planner' ? scriptedPlan() : scriptedActions([{ cache_content: { content: 'again' } }])) });
+    const llm = new ScriptedLLM({
+      respond: (request) => (request.agent === 'planner' ? scriptedPlan() : scriptedActions([{ cache_content: { content: 'again' } }])),
+    });
     const result = await new Executor({ task: 'x', llm, browser: shopBrowser(), maxSteps: 4, finalAnswerOnLimit: false }).execute();
     expect(result.status).toBe('max-steps');
     expect(result.success).toBe(false);
@@ -402,7 +408,10 @@ describe('Executor: failures', () => {
 
 describe('Executor: vision', () => {
   it('sends the screenshot to the Navigator and Planner when useVision is on', async () => {
-    const llm = new ScriptedLLM({ respond: (request) => (request.agent === 'planner' ? scriptedPlan({ done: request.callIndex > 0 }) : scriptedActions([{ cache_content: { content: 'x' } }])) });
+    const llm = new ScriptedLLM({
+      respond: (request) =>
+        request.agent === 'planner' ? scriptedPlan({ done: request.callIndex > 0 }) : scriptedActions([{ cache_content: { content: 'x' } }]),
+    });
     await new Executor({ task: 'x', llm, browser: shopBrowser(), useVision: true, planningInterval: 1 }).execute();
     const hasImage = (index: number): boolean =>
       llm.requests[index]!.messages.some((message) => Array.isArray(message.content) && message.content.some((part) => part.type === 'image'));
@@ -411,7 +420,10 @@ describe('Executor: vision', () => {
   });
 
   it('keeps images from the Planner when useVisionForPlanner is off', async () => {
-    const llm = new ScriptedLLM({ respond: (request) => (request.agent === 'planner' ? scriptedPlan({ done: request.callIndex > 0 }) : scriptedActions([{ cache_content: { content: 'x' } }])) });
+    const llm = new ScriptedLLM({
+      respond: (request) =>
+        request.agent === 'planner' ? scriptedPlan({ done: request.callIndex > 0 }) : scriptedActions([{ cache_content: { content: 'x' } }]),
+    });
     await new Executor({ task: 'x', llm, browser: shopBrowser(), useVision: true, useVisionForPlanner: false, planningInterval: 1 }).execute();
     const planner = llm.requestsOf('planner')[1]!;
     expect(planner.messages.every((message) => typeof message.content === 'string')).toBe(true);

@@ -159,7 +159,8 @@ export class Executor<TData = unknown> {
     if (unknown.length > 0) {
       throw new ConfigError(`Option \`excludeActions\` names unknown built-in actions: ${unknown.join(', ')}.`, { field: 'excludeActions' });
     }
-    if (excluded.has('done')) throw new ConfigError('Option `excludeActions` cannot exclude `done`: the Navigator needs it to finish.', { field: 'excludeActions' });
+    if (excluded.has('done'))
+      throw new ConfigError('Option `excludeActions` cannot exclude `done`: the Navigator needs it to finish.', { field: 'excludeActions' });
     const names = this.options.actions.map((action) => action.name);
     const repeated = [...new Set(names.filter((name, index) => names.indexOf(name) !== index))];
     if (repeated.length > 0) {
@@ -347,7 +348,8 @@ export class Executor<TData = unknown> {
     if (this.urlPolicy.restrictive && !driverGuarded) {
       this.emit('warning', 'system', {
         code: 'URL_POLICY_NOT_ENFORCED_BY_DRIVER',
-        message: 'The browser driver has no setNavigationGuard(): the URL policy is checked on the URLs the model asks for and on the pages actions end on, but redirects, popups, frames and prefetches are not stopped before they load.',
+        message:
+          'The browser driver has no setNavigationGuard(): the URL policy is checked on the URLs the model asks for and on the pages actions end on, but redirects, popups, frames and prefetches are not stopped before they load.',
       });
     }
     // Linked after task-start, so a signal aborted already reports its cancel inside the task.
@@ -369,7 +371,11 @@ export class Executor<TData = unknown> {
     } catch (caught) {
       error = this.control.cancelled ? (this.control.signal.reason as PlannavError) : toPlannavError(caught);
       status = statusOf(error);
-      const limit = MaxStepsReachedError.isInstance(error) ? 'step limit (maxSteps)' : MaxFailuresReachedError.isInstance(error) ? 'failure limit (maxFailures)' : undefined;
+      const limit = MaxStepsReachedError.isInstance(error)
+        ? 'step limit (maxSteps)'
+        : MaxFailuresReachedError.isInstance(error)
+          ? 'failure limit (maxFailures)'
+          : undefined;
       if (limit && this.options.finalAnswerOnLimit) {
         const partial = await this.forcedAnswer(context, taskIndex, limit);
         if (partial) ({ text: finalAnswer, data } = { text: partial.text, data: partial.data as TData | undefined });
@@ -384,7 +390,7 @@ export class Executor<TData = unknown> {
       this.running = false;
     }
     const endedAt = Date.now();
-    this.tasks[taskIndex] = { ...(this.tasks[taskIndex]), endedAt, status, finalAnswer };
+    this.tasks[taskIndex] = { ...this.tasks[taskIndex], endedAt, status, finalAnswer };
     const usage = this.taskUsage;
     this.emit('task-end', 'system', {
       status,
@@ -589,7 +595,10 @@ export class Executor<TData = unknown> {
   private setGuard(guard: NavigationGuard | undefined, signal: AbortSignal): Promise<void> {
     const timeoutMs = this.options.browserTimeouts.pageState;
     const slow = (): BrowserError =>
-      new BrowserError(`The driver's setNavigationGuard() did not finish within ${timeoutMs} ms (browserTimeouts.pageState).`, { code: 'BROWSER_TIMEOUT', retryable: true });
+      new BrowserError(`The driver's setNavigationGuard() did not finish within ${timeoutMs} ms (browserTimeouts.pageState).`, {
+        code: 'BROWSER_TIMEOUT',
+        retryable: true,
+      });
     return withDeadline(timeoutMs, signal, slow, async (bounded) => this.options.browser.setNavigationGuard?.(guard, { signal: bounded }));
   }
 
@@ -744,7 +753,7 @@ const eventNames: Record<ExecutorEventName, true> = {
   'human-question': true,
   'human-answer': true,
   'url-blocked': true,
-  'warning': true,
+  warning: true,
 };
 
 function toPlannavError(error: unknown): PlannavError {

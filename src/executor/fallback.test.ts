@@ -9,7 +9,12 @@ describe('fallbackLLM', () => {
   it('takes over a call still rate limited after its retries, records it, and the next call tries the main model again', async () => {
     const llm = new ScriptedLLM({
       model: 'main',
-      responses: [{ fail: 'status', status: 429, message: 'slow down' }, { fail: 'status', status: 429, message: 'slow down' }, scriptedActions([{ done: { text: 'ok' } }]), scriptedPlan({ done: true, finalAnswer: 'done' })],
+      responses: [
+        { fail: 'status', status: 429, message: 'slow down' },
+        { fail: 'status', status: 429, message: 'slow down' },
+        scriptedActions([{ done: { text: 'ok' } }]),
+        scriptedPlan({ done: true, finalAnswer: 'done' }),
+      ],
     });
     const fallbackLLM = new ScriptedLLM({ model: 'spare', responses: [scriptedPlan({ nextSteps: 'finish' })] });
     const executor = new Executor({ task: 'x', llm, fallbackLLM, browser: shopBrowser(), modelRetry: { retries: 1, minTimeout: 1, maxTimeout: 1 } });
@@ -21,9 +26,24 @@ describe('fallbackLLM', () => {
 
     expect(result.status).toBe('ok');
     expect(fallbacks).toHaveLength(1);
-    expect(fallbacks[0]).toMatchObject({ actor: 'planner', from: { provider: 'scripted', model: 'main' }, to: { provider: 'scripted', model: 'spare' }, error: { code: 'CHAT_MODEL_RATE_LIMIT' } });
-    expect(calls).toEqual(['planner:main:CHAT_MODEL_RATE_LIMIT', 'planner:main:CHAT_MODEL_RATE_LIMIT', 'planner:spare:ok', 'navigator:main:ok', 'planner:main:ok']);
-    expect(result.history.steps[0]).toMatchObject({ actor: 'planner', error: undefined, fallbacks: [{ from: 'scripted:main', to: 'scripted:spare', error: { code: 'CHAT_MODEL_RATE_LIMIT' } }] });
+    expect(fallbacks[0]).toMatchObject({
+      actor: 'planner',
+      from: { provider: 'scripted', model: 'main' },
+      to: { provider: 'scripted', model: 'spare' },
+      error: { code: 'CHAT_MODEL_RATE_LIMIT' },
+    });
+    expect(calls).toEqual([
+      'planner:main:CHAT_MODEL_RATE_LIMIT',
+      'planner:main:CHAT_MODEL_RATE_LIMIT',
+      'planner:spare:ok',
+      'navigator:main:ok',
+      'planner:main:ok',
+    ]);
+    expect(result.history.steps[0]).toMatchObject({
+      actor: 'planner',
+      error: undefined,
+      fallbacks: [{ from: 'scripted:main', to: 'scripted:spare', error: { code: 'CHAT_MODEL_RATE_LIMIT' } }],
+    });
     expect(result.history.steps[1]?.fallbacks).toBeUndefined();
   });
 
@@ -38,7 +58,12 @@ describe('fallbackLLM', () => {
     expect(fallbacks).toEqual(['navigator:CHAT_MODEL_OUTPUT']);
     expect(fallbackLLM.requests[0]?.lastUserText).toContain('cut off by the output token limit');
 
-    const refused = new Executor({ task: 'x', llm: new ScriptedLLM({ responses: [{ fail: 'status', status: 401 }] }), fallbackLLM: new ScriptedLLM(), browser: shopBrowser() });
+    const refused = new Executor({
+      task: 'x',
+      llm: new ScriptedLLM({ responses: [{ fail: 'status', status: 401 }] }),
+      fallbackLLM: new ScriptedLLM(),
+      browser: shopBrowser(),
+    });
     const result = await refused.execute();
     expect(result.status).toBe('failed');
     expect(result.error?.code).toBe('CHAT_MODEL_AUTH');

@@ -19,7 +19,11 @@ function expectComplete(history: RunHistory): void {
   }
 }
 
-const followUp: ScriptedResponse[] = [scriptedPlan({ nextSteps: 'finish' }), scriptedActions([{ done: { text: 'ok' } }]), scriptedPlan({ done: true, finalAnswer: 'recovered' })];
+const followUp: ScriptedResponse[] = [
+  scriptedPlan({ nextSteps: 'finish' }),
+  scriptedActions([{ done: { text: 'ok' } }]),
+  scriptedPlan({ done: true, finalAnswer: 'recovered' }),
+];
 
 describe.each<[string, ScriptedResponse, { status: string; code: string; retried: boolean }]>([
   ['429 rate limit', { fail: 'status', status: 429, message: 'Too many requests' }, { status: 'failed', code: 'MAX_FAILURES_REACHED', retried: true }],
@@ -45,7 +49,14 @@ describe.each<[string, ScriptedResponse, { status: string; code: string; retried
         return followUp[answered++ % followUp.length] as ScriptedResponse;
       },
     });
-    const executor = new Executor({ task: 'x', llm, browser: shopBrowser(), maxFailures: 2, finalAnswerOnLimit: false, modelRetry: { retries: 1, minTimeout: 1, maxTimeout: 1 } });
+    const executor = new Executor({
+      task: 'x',
+      llm,
+      browser: shopBrowser(),
+      maxFailures: 2,
+      finalAnswerOnLimit: false,
+      modelRetry: { retries: 1, minTimeout: 1, maxTimeout: 1 },
+    });
     const retries: string[] = [];
     executor.on('model-retry', (event) => retries.push(event.error.code));
     const first = await executor.execute();

@@ -28,10 +28,7 @@ export interface HumanQuestion {
  * `options.timeout` is how long the question may wait, in milliseconds.
  * @public
  */
-export type HumanInputHandler = (
-  question: HumanQuestion,
-  options: { readonly signal: AbortSignal; readonly timeout: number },
-) => Promise<string | undefined>;
+export type HumanInputHandler = (question: HumanQuestion, options: { readonly signal: AbortSignal; readonly timeout: number }) => Promise<string | undefined>;
 
 /**
  * What an Executor needs: the task, the models, the browser and the loop's limits.
@@ -191,10 +188,7 @@ export interface ExecutorUrlPolicy extends UrlPolicyOptions {
 
 const llmClient = z.custom<LLMClient>(
   (value) =>
-    typeof value === 'object' &&
-    value !== null &&
-    (value as LLMClient).specificationVersion === 'v1' &&
-    typeof (value as LLMClient).generate === 'function',
+    typeof value === 'object' && value !== null && (value as LLMClient).specificationVersion === 'v1' && typeof (value as LLMClient).generate === 'function',
   { error: 'must be an LLMClient (specificationVersion "v1" and a generate() method)' },
 );
 
@@ -202,12 +196,13 @@ const llmClient = z.custom<LLMClient>(
 const requiredDriverMembers = ['tabs', 'activeTab', 'openTab', 'switchTab', 'closeTab', 'goto', 'frames', 'evaluate', 'screenshot', 'close'] as const;
 
 const browserDriver = z.custom<BrowserDriver>().superRefine((value, context) => {
-  if (typeof value !== 'object' || value === null || (value).specificationVersion !== 'v1') {
+  if (typeof value !== 'object' || value === null || value.specificationVersion !== 'v1') {
     context.addIssue({ code: 'custom', message: 'must be a BrowserDriver (specificationVersion "v1")' });
     return;
   }
   const missing = requiredDriverMembers.filter((member) => typeof (value as unknown as Record<string, unknown>)[member] !== 'function');
-  if (missing.length > 0) context.addIssue({ code: 'custom', message: `must be a BrowserDriver: it has no ${missing.map((member) => `${member}()`).join(', ')}` });
+  if (missing.length > 0)
+    context.addIssue({ code: 'custom', message: `must be a BrowserDriver: it has no ${missing.map((member) => `${member}()`).join(', ')}` });
 });
 
 const abortSignal = z.custom<AbortSignal>(
@@ -239,7 +234,12 @@ const optionsSchema = z
     loopDetection: z
       .union([
         z.literal(false),
-        z.object({ repeatedActions: positiveInteger.min(2, 'must be at least 2').default(3), unchangedPage: positiveInteger.min(2, 'must be at least 2').default(4) }).strict(),
+        z
+          .object({
+            repeatedActions: positiveInteger.min(2, 'must be at least 2').default(3),
+            unchangedPage: positiveInteger.min(2, 'must be at least 2').default(4),
+          })
+          .strict(),
       ])
       .default({ repeatedActions: 3, unchangedPage: 4 }),
     planningInterval: positiveInteger.default(3),

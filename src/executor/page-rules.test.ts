@@ -86,7 +86,9 @@ describe('Navigator: the rest of a step is skipped when the page changed', () =>
     expect(ends.map((event) => event.action)).toEqual(['click_element', 'done']);
     expect(browser.methodsCalled).not.toContain('fill');
     const second = llm.requests.filter((request) => request.agent === 'navigator')[1] as ScriptedRequest;
-    expect(conversationText(second)).toContain('Skipped 1 action(s) that did not run because the page changed after click_element (the URL changed to https://shop.test/mugs): input_text.');
+    expect(conversationText(second)).toContain(
+      'Skipped 1 action(s) that did not run because the page changed after click_element (the URL changed to https://shop.test/mugs): input_text.',
+    );
   });
 
   it('skips the actions after one that made new elements appear', async () => {
@@ -103,7 +105,9 @@ describe('Navigator: the rest of a step is skipped when the page changed', () =>
 
   it('runs every action when the page stays the same', async () => {
     const browser = site();
-    const llm = navigatorPlaying([(state) => [{ input_text: { index: Number(/\[(\d+)\]<input/.exec(state)?.[1]), text: 'mug' } }, { click_element: { index: indexOf(state, 'Mugs') } }]]);
+    const llm = navigatorPlaying([
+      (state) => [{ input_text: { index: Number(/\[(\d+)\]<input/.exec(state)?.[1]), text: 'mug' } }, { click_element: { index: indexOf(state, 'Mugs') } }],
+    ]);
     const executor = new Executor({ task: 'Search', llm, browser, actions: [clickAction, typeAction], planningInterval: 10 });
     const ends = collect(executor, 'action-end');
     await executor.execute();
@@ -113,9 +117,13 @@ describe('Navigator: the rest of a step is skipped when the page changed', () =>
   });
 
   it('skips the rest when the active tab changed', async () => {
-    const opener: FakeElement = { tag: 'button', text: 'Open help', onClick: async (driver) => {
+    const opener: FakeElement = {
+      tag: 'button',
+      text: 'Open help',
+      onClick: async (driver) => {
         await driver.openTab('https://shop.test/mugs');
-      } };
+      },
+    };
     const browser = new FakeBrowserDriver({ startUrl: 'https://shop.test/', pages: { 'https://shop.test/': { title: 'Shop', content: [opener, search] } } });
     const llm = navigatorPlaying([(state) => [{ click_element: { index: indexOf(state, 'Open help') } }, { input_text: { index: 1, text: 'x' } }]]);
     const executor = new Executor({ task: 'Help', llm, browser, actions: [clickAction, typeAction], planningInterval: 10 });
@@ -211,7 +219,11 @@ describe('URL policy in the loop', () => {
     const fake = site();
     let guard: NavigationGuard | undefined;
     // A page whose button loads a denied ad frame: the driver's guard reports it, as PlaywrightDriver does.
-    const adButton: FakeElement = { tag: 'button', text: 'Show deals', onClick: () => guard?.blocked({ url: 'https://ads.evil.test/frame', reason: 'host ads.evil.test is on the deny list', kind: 'frame' }) };
+    const adButton: FakeElement = {
+      tag: 'button',
+      text: 'Show deals',
+      onClick: () => guard?.blocked({ url: 'https://ads.evil.test/frame', reason: 'host ads.evil.test is on the deny list', kind: 'frame' }),
+    };
     fake.setPage('https://shop.test/deals', { title: 'Deals', content: [adButton] });
     await fake.goto('https://shop.test/deals');
     const browser: BrowserDriver = new Proxy(fake, {
@@ -224,7 +236,14 @@ describe('URL policy in the loop', () => {
           : Reflect.get(target, key, receiver),
     });
     const llm = navigatorPlaying([(state) => [{ click_element: { index: indexOf(state, 'Show deals') } }]]);
-    const executor = new Executor({ task: 'Deals', llm, browser, actions: [clickAction], urlPolicy: { deny: ['evil.test'], onBlocked: 'end-task' }, planningInterval: 10 });
+    const executor = new Executor({
+      task: 'Deals',
+      llm,
+      browser,
+      actions: [clickAction],
+      urlPolicy: { deny: ['evil.test'], onBlocked: 'end-task' },
+      planningInterval: 10,
+    });
     const ends = collect(executor, 'action-end');
     const blocked = collect(executor, 'url-blocked');
     const result = await executor.execute();
@@ -257,7 +276,11 @@ describe('Actions limited to URL patterns', () => {
 
   it('are offered in the output schema only on matching pages, and refused elsewhere', async () => {
     const browser = site({ 'https://shop.test/admin/orders': { title: 'Orders', content: ['Order 1'] } });
-    const llm = navigatorPlaying([() => [{ approve_order: {} }], () => [{ go_to_url: { url: 'https://shop.test/admin/orders' } }], () => [{ approve_order: {} }]]);
+    const llm = navigatorPlaying([
+      () => [{ approve_order: {} }],
+      () => [{ go_to_url: { url: 'https://shop.test/admin/orders' } }],
+      () => [{ approve_order: {} }],
+    ]);
     const executor = new Executor({ task: 'Approve', llm, browser, actions: [goAction, adminAction], planningInterval: 10 });
     const ends = collect(executor, 'action-end');
     await executor.execute();

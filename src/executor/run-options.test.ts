@@ -122,7 +122,9 @@ describe('execute({ signal })', () => {
   });
 
   it('refuses options that are not an object', async () => {
-    const error = await executorWith([answer('ok')]).execute(100 as never).catch((caught: unknown) => caught);
+    const error = await executorWith([answer('ok')])
+      .execute(100 as never)
+      .catch((caught: unknown) => caught);
     expect(error).toMatchObject({ code: 'CONFIG_ERROR', message: 'execute() takes an options object ({ signal, timeout }); got 100.' });
   });
 });
@@ -247,12 +249,25 @@ describe('action-end carries its error as structured data', () => {
         scriptedPlan({ done: true, finalAnswer: 'ok' }),
       ],
     });
-    const executor = new Executor({ task: 'Fail', llm, browser: shopBrowser(), actions: [broken], maxFailures: 10, planningInterval: 10, loopDetection: false });
+    const executor = new Executor({
+      task: 'Fail',
+      llm,
+      browser: shopBrowser(),
+      actions: [broken],
+      maxFailures: 10,
+      planningInterval: 10,
+      loopDetection: false,
+    });
     const ends: ExecutorEventMap['action-end'][] = [];
     executor.on('action-end', (event) => ends.push(event));
     await executor.execute();
     expect(ends.map((event) => event.error)).toEqual([
-      { name: 'ActionError', code: 'ACTION_UNKNOWN', retryable: false, message: expect.stringMatching(/^Unknown action "no_such_action"\. Available actions: .*broken\.$/) },
+      {
+        name: 'ActionError',
+        code: 'ACTION_UNKNOWN',
+        retryable: false,
+        message: expect.stringMatching(/^Unknown action "no_such_action"\. Available actions: .*broken\.$/),
+      },
       {
         name: 'ActionError',
         code: 'ACTION_INVALID_PARAMS',

@@ -6,16 +6,22 @@ import { Executor } from './executor';
 
 describe('Executor: the token budget', () => {
   it('keeps every request within maxInputTokens over a 300-step run', async () => {
-    const content = Array.from({ length: 150 }, (_, index) => ({ tag: 'a', text: `Product number ${index} with a long descriptive name`, href: `https://shop.test/p/${index}` }));
-    const browser = new FakeBrowserDriver({ startUrl: 'https://shop.test/', pages: { 'https://shop.test/': { title: 'Catalogue', content, pixelsBelow: 5000 } } });
+    const content = Array.from({ length: 150 }, (_, index) => ({
+      tag: 'a',
+      text: `Product number ${index} with a long descriptive name`,
+      href: `https://shop.test/p/${index}`,
+    }));
+    const browser = new FakeBrowserDriver({
+      startUrl: 'https://shop.test/',
+      pages: { 'https://shop.test/': { title: 'Catalogue', content, pixelsBelow: 5000 } },
+    });
     const maxInputTokens = 9000; // the system prompt with every built-in action takes about 2,300
     const llm = new ScriptedLLM({
       respond: (request) => {
         if (request.agent === 'planner') return scriptedPlan({ nextSteps: 'Keep reading the catalogue and note every product. '.repeat(5) });
-        return scriptedActions(
-          [{ cache_content: { content: `Findings of call ${request.callIndex}: ${'product details '.repeat(20)}` } }],
-          { memory: `Read ${request.callIndex} pages so far. ${'context '.repeat(30)}` },
-        );
+        return scriptedActions([{ cache_content: { content: `Findings of call ${request.callIndex}: ${'product details '.repeat(20)}` } }], {
+          memory: `Read ${request.callIndex} pages so far. ${'context '.repeat(30)}`,
+        });
       },
     });
     const executor = new Executor({ task: 'Catalogue every product', llm, browser, maxSteps: 300, maxInputTokens, finalAnswerOnLimit: false });

@@ -5,7 +5,8 @@ import { shopBrowser } from '../../test/helpers/loop';
 import { ScriptedLLM, scriptedActions, scriptedPlan } from '../testing/scripted-llm';
 import { Executor } from './executor';
 
-const allText = (request: { messages: readonly { content: unknown }[] }): string => request.messages.map((message) => JSON.stringify(message.content)).join('\n');
+const allText = (request: { messages: readonly { content: unknown }[] }): string =>
+  request.messages.map((message) => JSON.stringify(message.content)).join('\n');
 
 describe('loop detection', () => {
   it('tells the Navigator and runs the Planner early when the same actions repeat, blocking none', async () => {
@@ -77,9 +78,11 @@ describe('a forced final answer at the limits', () => {
     expect(result.error?.code).toBe('MAX_STEPS_REACHED');
     expect(result.finalAnswer).toBe('Found two prices so far: $12 and $9.');
     const last = llm.requestsOf('navigator')[2]!;
-    expect(Object.keys((last.output?.schema as { properties: { action: { items: { properties?: object; anyOf?: unknown } } } }).properties.action.items.properties ?? {})).toEqual([
-      'done',
-    ]);
+    expect(
+      Object.keys(
+        (last.output?.schema as { properties: { action: { items: { properties?: object; anyOf?: unknown } } } }).properties.action.items.properties ?? {},
+      ),
+    ).toEqual(['done']);
     expect(last.lastUserText).toBeDefined();
     expect(allText(last)).toContain('The step limit (maxSteps) was reached and the task ends now. Call done once, alone');
     expect(result.history.steps.at(-1)).toMatchObject({ actor: 'navigator', step: 3, actions: [{ name: 'done', isDone: true }] });
@@ -89,7 +92,11 @@ describe('a forced final answer at the limits', () => {
   it('runs no other action the model picks in that last call', async () => {
     const llm: ScriptedLLM = new ScriptedLLM({
       respond: (request) =>
-        request.agent === 'planner' ? scriptedPlan() : llm.requestsOf('navigator').length <= 1 ? scriptedActions([{ scroll_down: {} }]) : scriptedActions([{ go_to_url: { url: 'https://shop.test/mugs' } }, { done: { text: 'partial' } }]),
+        request.agent === 'planner'
+          ? scriptedPlan()
+          : llm.requestsOf('navigator').length <= 1
+            ? scriptedActions([{ scroll_down: {} }])
+            : scriptedActions([{ go_to_url: { url: 'https://shop.test/mugs' } }, { done: { text: 'partial' } }]),
     });
     const browser = shopBrowser();
     const result = await new Executor({ task: 'x', llm, browser, maxSteps: 1 }).execute();
@@ -102,7 +109,11 @@ describe('a forced final answer at the limits', () => {
     const script = () => {
       const llm: ScriptedLLM = new ScriptedLLM({
         respond: (request) =>
-          request.agent === 'planner' ? scriptedPlan() : llm.requestsOf('navigator').length <= 4 ? 'not json' : scriptedActions([{ done: { text: 'Nothing found: the page would not answer.', success: false } }]),
+          request.agent === 'planner'
+            ? scriptedPlan()
+            : llm.requestsOf('navigator').length <= 4
+              ? 'not json'
+              : scriptedActions([{ done: { text: 'Nothing found: the page would not answer.', success: false } }]),
       });
       return llm;
     };

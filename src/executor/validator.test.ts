@@ -17,7 +17,10 @@ describe('validatorLLM', () => {
       },
       usage: { inputTokens: 10, outputTokens: 1 },
     });
-    const validatorLLM = new ScriptedLLM({ responses: [verdict(false, 'The price was asked for and is missing.'), verdict(true, 'Name and price match the page.')], usage: { inputTokens: 100, outputTokens: 5 } });
+    const validatorLLM = new ScriptedLLM({
+      responses: [verdict(false, 'The price was asked for and is missing.'), verdict(true, 'Name and price match the page.')],
+      usage: { inputTokens: 100, outputTokens: 5 },
+    });
     const executor = new Executor({ task: 'Name the blue mug and its price', llm, validatorLLM, browser: shopBrowser(), planningInterval: 1 });
     const verdicts: ExecutorEventMap['validation-end'][] = [];
     executor.on('validation-end', (event) => verdicts.push(event));
@@ -30,7 +33,9 @@ describe('validatorLLM', () => {
       [true, 'Blue mug, $12', 'validator'],
     ]);
     // The rejection reached the agents: the next Planner request quotes the reason.
-    expect(JSON.stringify(llm.requestsOf('planner')[2]?.messages)).toContain('The final answer was checked against the request and rejected: The price was asked for and is missing.');
+    expect(JSON.stringify(llm.requestsOf('planner')[2]?.messages)).toContain(
+      'The final answer was checked against the request and rejected: The price was asked for and is missing.',
+    );
     expect(result.history.steps.filter((step) => step.actor === 'validator')).toHaveLength(2);
     expect(validatorLLM.requests[0]?.lastUserText).toContain('<proposed_answer>\nBlue mug\n</proposed_answer>');
     expect(result.usage.inputTokens).toBe(llm.callCount * 10 + 2 * 100);
@@ -47,7 +52,12 @@ describe('validatorLLM', () => {
     expect(validatorLLM.callCount).toBe(2);
 
     const quiet = new ScriptedLLM({ respond: () => verdict(false, 'unused') });
-    const plain = await new Executor({ task: 'What is 2+2?', llm: new ScriptedLLM({ responses: [scriptedPlan({ done: true, webTask: false, finalAnswer: '4' })] }), validatorLLM: quiet, browser: shopBrowser() }).execute();
+    const plain = await new Executor({
+      task: 'What is 2+2?',
+      llm: new ScriptedLLM({ responses: [scriptedPlan({ done: true, webTask: false, finalAnswer: '4' })] }),
+      validatorLLM: quiet,
+      browser: shopBrowser(),
+    }).execute();
     expect(plain.finalAnswer).toBe('4');
     expect(quiet.callCount).toBe(0);
   });

@@ -58,14 +58,20 @@ export class GeminiChatModel implements LLMClient {
   constructor(options: GeminiChatModelOptions) {
     checkHttpModelOptions('GeminiChatModel', options);
     if (options.thinkingBudget !== undefined && !(Number.isInteger(options.thinkingBudget) && options.thinkingBudget >= -1)) {
-      throw new ConfigError(`Option \`thinkingBudget\` of GeminiChatModel must be an integer (0 or more, or -1 for dynamic); got ${String(options.thinkingBudget)}.`, {
-        field: 'thinkingBudget',
-      });
+      throw new ConfigError(
+        `Option \`thinkingBudget\` of GeminiChatModel must be an integer (0 or more, or -1 for dynamic); got ${String(options.thinkingBudget)}.`,
+        {
+          field: 'thinkingBudget',
+        },
+      );
     }
     if (options.schemaField !== undefined && options.schemaField !== 'responseSchema' && options.schemaField !== 'responseJsonSchema') {
-      throw new ConfigError(`Option \`schemaField\` of GeminiChatModel must be 'responseSchema' or 'responseJsonSchema'; got ${JSON.stringify(options.schemaField)}.`, {
-        field: 'schemaField',
-      });
+      throw new ConfigError(
+        `Option \`schemaField\` of GeminiChatModel must be 'responseSchema' or 'responseJsonSchema'; got ${JSON.stringify(options.schemaField)}.`,
+        {
+          field: 'schemaField',
+        },
+      );
     }
     this.options = options;
     this.model = options.model.replace(/^models\//, '');

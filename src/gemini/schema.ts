@@ -126,7 +126,11 @@ function convert(input: unknown, root: Node, depth: number): GeminiSchema {
     return type === 'string' ? { ...common(node), type: 'STRING', enum: [value], format: 'enum' } : convertTyped(type, node, root, depth);
   }
 
-  let types = Array.isArray(node.type) ? node.type.filter((type): type is string => typeof type === 'string') : typeof node.type === 'string' ? [node.type] : [];
+  let types = Array.isArray(node.type)
+    ? node.type.filter((type): type is string => typeof type === 'string')
+    : typeof node.type === 'string'
+      ? [node.type]
+      : [];
   if (types.length === 0 && Array.isArray(node.enum)) types = [...new Set(node.enum.filter((value) => value !== null).map(typeOfValue))];
   if (types.length === 0) types = isNode(node.properties) ? ['object'] : node.items !== undefined ? ['array'] : [];
   const nullable = types.includes('null') || (Array.isArray(node.enum) && node.enum.includes(null));

@@ -1,12 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import {
-  ChatModelAuthError,
-  ChatModelError,
-  ChatModelOutputError,
-  RequestCancelledError,
-  type PlannavError,
-} from '../errors';
+import { ChatModelAuthError, ChatModelError, ChatModelOutputError, RequestCancelledError, type PlannavError } from '../errors';
 import { ScriptedLLM, type ScriptedResponse } from '../testing/scripted-llm';
 import { generateObject, type GenerateObjectArgs, type ModelCallObserver } from './generate-object';
 import { toModelJsonSchema } from './json-schema';

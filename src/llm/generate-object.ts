@@ -83,17 +83,25 @@ function callWithRetry<T>(args: GenerateObjectArgs<T>, messages: readonly ChatMe
       try {
         // Raced and bounded here too, so a client that ignores its signal or has no timeout of
         // its own still ends the call: cancelled at once, or failed (retryably) at the deadline.
-        const result = await withDeadline(args.timeout, args.signal, () => modelTimeout(args.client, args.timeout), (signal) =>
-          args.client.generate({
-            messages,
-            output: { name: args.name, description: args.description, schema: args.jsonSchema },
-            temperature: args.temperature,
-            maxOutputTokens: args.maxOutputTokens,
-            signal,
-            timeout: args.timeout,
-          }),
+        const result = await withDeadline(
+          args.timeout,
+          args.signal,
+          () => modelTimeout(args.client, args.timeout),
+          (signal) =>
+            args.client.generate({
+              messages,
+              output: { name: args.name, description: args.description, schema: args.jsonSchema },
+              temperature: args.temperature,
+              maxOutputTokens: args.maxOutputTokens,
+              signal,
+              timeout: args.timeout,
+            }),
         );
-        args.observer?.onCallEnd?.(attempt, { usage: normalizeUsage(result.usage), durationMs: Date.now() - started, finishReason: result.finishReason }, args.client);
+        args.observer?.onCallEnd?.(
+          attempt,
+          { usage: normalizeUsage(result.usage), durationMs: Date.now() - started, finishReason: result.finishReason },
+          args.client,
+        );
         return result;
       } catch (error) {
         const typed = toCallError(error, args.signal);
@@ -141,9 +149,10 @@ export async function generateObject<T>(args: GenerateObjectArgs<T>): Promise<Ge
       if (validated.success) return { object: validated.data, text, usage };
       problem = `Your reply did not match the required format:\n${describeIssues(validated.error)}`;
     } else {
-      problem = result.finishReason === 'length'
-        ? 'Your reply was cut off by the output token limit before the JSON object was complete.'
-        : `Your reply could not be read as JSON: ${parsed.error}`;
+      problem =
+        result.finishReason === 'length'
+          ? 'Your reply was cut off by the output token limit before the JSON object was complete.'
+          : `Your reply could not be read as JSON: ${parsed.error}`;
     }
     // A reply cut off by the output limit goes to the fallback model, with a repair round of its own.
     const cutOff = !parsed.ok && result.finishReason === 'length';

@@ -41,7 +41,9 @@ const contextLengthMessages =
  * @internal
  */
 export function isContextLengthFailure(failure: { readonly code?: string | undefined; readonly message?: string | undefined }): boolean {
-  return (failure.code !== undefined && contextLengthCodes.test(failure.code)) || (failure.message !== undefined && contextLengthMessages.test(failure.message));
+  return (
+    (failure.code !== undefined && contextLengthCodes.test(failure.code)) || (failure.message !== undefined && contextLengthMessages.test(failure.message))
+  );
 }
 
 /**

@@ -1,12 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  ChatModelAuthError,
-  ChatModelContextLengthError,
-  ChatModelBadRequestError,
-  ChatModelError,
-  RequestCancelledError,
-  type PlannavError,
-} from '../errors';
+import { ChatModelAuthError, ChatModelContextLengthError, ChatModelBadRequestError, ChatModelError, RequestCancelledError, type PlannavError } from '../errors';
 import { ScriptedLLM, type ScriptedResponse } from '../testing/scripted-llm';
 import { chatModelErrorFromStatus, toChatModelError } from './model-errors';
 import { retryModelCall, withRetries } from './retry';

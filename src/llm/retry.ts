@@ -42,7 +42,6 @@ function backoffDelay(attempt: number, options: ModelRetryOptions): number {
   return Math.min(min * 2 ** (attempt - 1), options.maxTimeout ?? 30_000);
 }
 
-
 /**
  * Runs `call` (given the 1-based try number) and retries it while it fails with a retryable
  * error, within the count and time bounds of `options.retry`. A cancel through `options.signal`

@@ -100,7 +100,6 @@ export function addUsage(...usages: readonly TokenUsage[]): TokenUsage {
 export function priceUsage(usage: TokenUsage, price: ModelPrice | undefined): TokenUsage {
   if (!price) return { ...usage, costUsd: usage.calls === 0 ? 0 : undefined };
   const cached = Math.min(usage.cachedInputTokens, usage.inputTokens);
-  const dollars =
-    (usage.inputTokens - cached) * price.input + cached * (price.cachedInput ?? price.input) + usage.outputTokens * price.output;
+  const dollars = (usage.inputTokens - cached) * price.input + cached * (price.cachedInput ?? price.input) + usage.outputTokens * price.output;
   return { ...usage, costUsd: dollars / 1_000_000 };
 }

@@ -144,7 +144,13 @@ describe('MessageManager token estimate', () => {
 
   it('honours custom characters per token and image tokens', () => {
     const manager = new MessageManager({ maxInputTokens: 1000, charactersPerToken: 4, imageTokens: 100 });
-    const message: ChatMessage = { role: 'user', content: [{ type: 'text', text: 'x'.repeat(8) }, { type: 'image', data: 'A', mediaType: 'image/webp' }] };
+    const message: ChatMessage = {
+      role: 'user',
+      content: [
+        { type: 'text', text: 'x'.repeat(8) },
+        { type: 'image', data: 'A', mediaType: 'image/webp' },
+      ],
+    };
     expect(manager.estimateTokens(message)).toBe(4 + 2 + 100);
   });
 
@@ -199,8 +205,7 @@ describe('MessageManager compaction', () => {
 
   it('counts removed messages across compactions and keeps a single note', () => {
     const manager = startedManager(600);
-    const removedCountIn = (messages: readonly ChatMessage[]): number =>
-      Number(/^\[(\d+) earlier/.exec(textOf(compactionNotes(messages)[0]))?.[1]);
+    const removedCountIn = (messages: readonly ChatMessage[]): number => Number(/^\[(\d+) earlier/.exec(textOf(compactionNotes(messages)[0]))?.[1]);
     for (let index = 0; index < 6; index++) manager.addActionResult(textOfTokens(100, 'r'));
     const firstRemoved = removedCountIn(manager.messages());
     expect(firstRemoved).toBeGreaterThan(0);
@@ -351,4 +356,3 @@ describe('MessageManager compaction order', () => {
     expect(texts.some((text) => text.startsWith('output 29 '))).toBe(true);
   });
 });
-

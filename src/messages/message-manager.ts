@@ -38,9 +38,7 @@ function compactionNote(removedCount: number): ChatMessage {
 
 /** Wraps the user's request so the model can tell it from page content. */
 export function wrapUserRequest(task: string, followUp: boolean): string {
-  const lead = followUp
-    ? 'Your new task follows the previous ones: take all of the earlier context into account and finish this task.'
-    : 'Your task:';
+  const lead = followUp ? 'Your new task follows the previous ones: take all of the earlier context into account and finish this task.' : 'Your task:';
   return `<user_request>\n${lead}\n${task}\n</user_request>`;
 }
 

@@ -10,19 +10,7 @@ import type { FetchFunction } from '../providers/http';
 
 /** The providers `createLLM` knows, as written before the colon. @public */
 export type LLMProviderName =
-  | 'openai'
-  | 'azure'
-  | 'anthropic'
-  | 'gemini'
-  | 'google'
-  | 'ollama'
-  | 'vllm'
-  | 'lmstudio'
-  | 'deepseek'
-  | 'groq'
-  | 'openrouter'
-  | 'together'
-  | 'mistral';
+  'openai' | 'azure' | 'anthropic' | 'gemini' | 'google' | 'ollama' | 'vllm' | 'lmstudio' | 'deepseek' | 'groq' | 'openrouter' | 'together' | 'mistral';
 
 /** Options of {@link createLLM}; each overrides what the environment says. @public */
 export interface CreateLLMOptions {
@@ -112,7 +100,9 @@ export function createLLM(spec: string, options: CreateLLMOptions = {}): LLMClie
   const colon = typeof spec === 'string' ? spec.indexOf(':') : -1;
   const known = Object.keys(providerEnvironment).join(', ');
   if (colon <= 0) {
-    throw new ConfigError(`createLLM needs 'provider:model', such as 'openai:gpt-4.1-mini'; got ${JSON.stringify(spec)}. Providers: ${known}.`, { field: 'spec' });
+    throw new ConfigError(`createLLM needs 'provider:model', such as 'openai:gpt-4.1-mini'; got ${JSON.stringify(spec)}. Providers: ${known}.`, {
+      field: 'spec',
+    });
   }
   const provider = spec.slice(0, colon).trim().toLowerCase();
   const model = spec.slice(colon + 1).trim();
@@ -143,7 +133,9 @@ export function createLLM(spec: string, options: CreateLLMOptions = {}): LLMClie
       return openai(withBase);
     case 'azure': {
       if (!baseURL) {
-        throw new ConfigError(`createLLM('${spec}') needs the Azure endpoint: set the AZURE_OPENAI_ENDPOINT environment variable, or pass { baseURL }.`, { field: 'baseURL' });
+        throw new ConfigError(`createLLM('${spec}') needs the Azure endpoint: set the AZURE_OPENAI_ENDPOINT environment variable, or pass { baseURL }.`, {
+          field: 'baseURL',
+        });
       }
       const apiVersion = firstSet(env, ['AZURE_OPENAI_API_VERSION', 'OPENAI_API_VERSION']);
       return azureOpenAI({ ...common, model: undefined, endpoint: baseURL, deployment: model, apiVersion });

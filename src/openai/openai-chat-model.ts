@@ -57,7 +57,14 @@ function readOpenAIError(body: unknown, status: number): ProviderErrorDetail {
   if (typeof body !== 'object' || body === null) return {};
   const record = body as { error?: unknown; message?: unknown; code?: unknown; type?: unknown };
   const error = typeof record.error === 'object' && record.error !== null ? (record.error as Record<string, unknown>) : undefined;
-  const message = typeof error?.message === 'string' ? error.message : typeof record.error === 'string' ? record.error : typeof record.message === 'string' ? record.message : undefined;
+  const message =
+    typeof error?.message === 'string'
+      ? error.message
+      : typeof record.error === 'string'
+        ? record.error
+        : typeof record.message === 'string'
+          ? record.message
+          : undefined;
   const rawCode = error?.code ?? error?.type ?? record.code ?? record.type;
   // OpenRouter reports an upstream failure inside a 200 with the upstream status as the code.
   const statusFromCode = status < 300 && typeof rawCode === 'number' ? rawCode : undefined;
@@ -108,9 +115,12 @@ export class OpenAIChatModel implements LLMClient {
   constructor(options: OpenAIChatModelOptions) {
     checkHttpModelOptions('OpenAIChatModel', options);
     if (options.structuredOutput !== undefined && !methods.includes(options.structuredOutput)) {
-      throw new ConfigError(`Option \`structuredOutput\` of OpenAIChatModel must be one of ${methods.join(', ')}; got ${JSON.stringify(options.structuredOutput)}.`, {
-        field: 'structuredOutput',
-      });
+      throw new ConfigError(
+        `Option \`structuredOutput\` of OpenAIChatModel must be one of ${methods.join(', ')}; got ${JSON.stringify(options.structuredOutput)}.`,
+        {
+          field: 'structuredOutput',
+        },
+      );
     }
     this.options = options;
     this.provider = options.provider ?? 'openai';

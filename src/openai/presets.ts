@@ -30,16 +30,64 @@ export interface OpenAIPreset {
  * @public
  */
 export const openAIPresets: Readonly<Record<OpenAIPresetName, OpenAIPreset>> = {
-  openai: { baseURL: 'https://api.openai.com/v1', structuredOutput: 'json_schema', supportsImages: true, maxTokensParameter: 'max_completion_tokens', requiresApiKey: true },
+  openai: {
+    baseURL: 'https://api.openai.com/v1',
+    structuredOutput: 'json_schema',
+    supportsImages: true,
+    maxTokensParameter: 'max_completion_tokens',
+    requiresApiKey: true,
+  },
   azure: { baseURL: undefined, structuredOutput: 'json_schema', supportsImages: true, maxTokensParameter: 'max_completion_tokens', requiresApiKey: true },
-  ollama: { baseURL: 'http://localhost:11434/v1', structuredOutput: 'json_schema', supportsImages: true, maxTokensParameter: 'max_tokens', requiresApiKey: false },
+  ollama: {
+    baseURL: 'http://localhost:11434/v1',
+    structuredOutput: 'json_schema',
+    supportsImages: true,
+    maxTokensParameter: 'max_tokens',
+    requiresApiKey: false,
+  },
   vllm: { baseURL: 'http://localhost:8000/v1', structuredOutput: 'json_schema', supportsImages: true, maxTokensParameter: 'max_tokens', requiresApiKey: false },
-  lmstudio: { baseURL: 'http://localhost:1234/v1', structuredOutput: 'json_schema', supportsImages: true, maxTokensParameter: 'max_tokens', requiresApiKey: false },
-  deepseek: { baseURL: 'https://api.deepseek.com/v1', structuredOutput: 'json_object', supportsImages: false, maxTokensParameter: 'max_tokens', requiresApiKey: true },
-  groq: { baseURL: 'https://api.groq.com/openai/v1', structuredOutput: 'tool', supportsImages: true, maxTokensParameter: 'max_completion_tokens', requiresApiKey: true },
-  openrouter: { baseURL: 'https://openrouter.ai/api/v1', structuredOutput: 'json_schema', supportsImages: true, maxTokensParameter: 'max_tokens', requiresApiKey: true },
-  together: { baseURL: 'https://api.together.xyz/v1', structuredOutput: 'json_object', supportsImages: true, maxTokensParameter: 'max_tokens', requiresApiKey: true },
-  mistral: { baseURL: 'https://api.mistral.ai/v1', structuredOutput: 'json_schema', supportsImages: true, maxTokensParameter: 'max_tokens', requiresApiKey: true },
+  lmstudio: {
+    baseURL: 'http://localhost:1234/v1',
+    structuredOutput: 'json_schema',
+    supportsImages: true,
+    maxTokensParameter: 'max_tokens',
+    requiresApiKey: false,
+  },
+  deepseek: {
+    baseURL: 'https://api.deepseek.com/v1',
+    structuredOutput: 'json_object',
+    supportsImages: false,
+    maxTokensParameter: 'max_tokens',
+    requiresApiKey: true,
+  },
+  groq: {
+    baseURL: 'https://api.groq.com/openai/v1',
+    structuredOutput: 'tool',
+    supportsImages: true,
+    maxTokensParameter: 'max_completion_tokens',
+    requiresApiKey: true,
+  },
+  openrouter: {
+    baseURL: 'https://openrouter.ai/api/v1',
+    structuredOutput: 'json_schema',
+    supportsImages: true,
+    maxTokensParameter: 'max_tokens',
+    requiresApiKey: true,
+  },
+  together: {
+    baseURL: 'https://api.together.xyz/v1',
+    structuredOutput: 'json_object',
+    supportsImages: true,
+    maxTokensParameter: 'max_tokens',
+    requiresApiKey: true,
+  },
+  mistral: {
+    baseURL: 'https://api.mistral.ai/v1',
+    structuredOutput: 'json_schema',
+    supportsImages: true,
+    maxTokensParameter: 'max_tokens',
+    requiresApiKey: true,
+  },
 };
 
 /** Options of a preset: those of {@link OpenAIChatModel}, every default coming from the preset. @public */
@@ -54,7 +102,11 @@ export function isOpenAIReasoningModel(model: string): boolean {
  * A hosted service without a key fails on its first call; say so at construction instead. A custom
  * base URL (a gateway, a proxy) or an own auth header may need no key.
  */
-function checkKey(preset: string, options: { readonly apiKey?: string | undefined; readonly baseURL?: string | undefined; readonly headers?: Readonly<Record<string, string>> | undefined }, requiresApiKey: boolean): void {
+function checkKey(
+  preset: string,
+  options: { readonly apiKey?: string | undefined; readonly baseURL?: string | undefined; readonly headers?: Readonly<Record<string, string>> | undefined },
+  requiresApiKey: boolean,
+): void {
   const ownAuth = Object.keys(options?.headers ?? {}).some((header) => /^(authorization|api-key)$/i.test(header));
   if (requiresApiKey && !options?.apiKey && options?.baseURL === undefined && !ownAuth) {
     throw new ConfigError(`Option \`apiKey\` of ${preset}() is required: pass the service's API key (or an authorization header).`, { field: 'apiKey' });
@@ -118,7 +170,9 @@ export interface AzureOpenAIOptions extends Omit<OpenAIPresetOptions, 'model' | 
 export function azureOpenAI(options: AzureOpenAIOptions): OpenAIChatModel {
   checkUrl('azureOpenAI', 'endpoint', options?.endpoint);
   if (typeof options.deployment !== 'string' || options.deployment.trim() === '') {
-    throw new ConfigError(`Option \`deployment\` of azureOpenAI must be the deployment's name; got ${JSON.stringify(options.deployment)}.`, { field: 'deployment' });
+    throw new ConfigError(`Option \`deployment\` of azureOpenAI must be the deployment's name; got ${JSON.stringify(options.deployment)}.`, {
+      field: 'deployment',
+    });
   }
   checkKey('azureOpenAI', { ...options, baseURL: undefined }, true);
   const { endpoint, deployment, apiVersion, model, ...rest } = options;

@@ -36,7 +36,9 @@ function toWireMessage(message: ChatMessage): { role: string; content: WireConte
   if (typeof message.content === 'string') return { role: message.role, content: message.content };
   return {
     role: 'user',
-    content: message.content.map((part) => (part.type === 'text' ? { type: 'text', text: part.text } : { type: 'image_url', image_url: { url: dataUrl(part) } })),
+    content: message.content.map((part) =>
+      part.type === 'text' ? { type: 'text', text: part.text } : { type: 'image_url', image_url: { url: dataUrl(part) } },
+    ),
   };
 }
 
@@ -137,7 +139,14 @@ export function readOpenAIAnswer(
   const message = choice?.message;
   let finishReason = openAIFinishReason(choice?.finish_reason);
   const content = message?.content;
-  let text = typeof content === 'string' ? content : Array.isArray(content) ? content.map((part: { readonly type?: unknown; readonly text?: string }) => (part.type === 'text' || part.type === undefined ? (part.text ?? '') : '')).join('') : undefined;
+  let text =
+    typeof content === 'string'
+      ? content
+      : Array.isArray(content)
+        ? content
+            .map((part: { readonly type?: unknown; readonly text?: string }) => (part.type === 'text' || part.type === undefined ? (part.text ?? '') : ''))
+            .join('')
+        : undefined;
   let object: unknown;
   const calls = message?.tool_calls ?? [];
   const call = calls.find((candidate) => candidate.function?.name === toolName) ?? calls[0];

@@ -116,7 +116,10 @@ export class FrameRegistry {
     const boxes = new Map<Frame, Box>();
     await Promise.all(
       [...byParent].map(async ([parent, children]) => {
-        const measured = await measureFrames(parent, children.map((child) => child.element)).catch(() => undefined);
+        const measured = await measureFrames(
+          parent,
+          children.map((child) => child.element),
+        ).catch(() => undefined);
         children.forEach((child, position) => {
           const box = measured?.[position];
           if (box) boxes.set(child.frame, box);

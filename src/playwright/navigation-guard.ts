@@ -140,7 +140,9 @@ export class NavigationGuardEnforcer extends GuardedNavigations<Page> {
     await this.context.route('**/*', this.onRoute);
     const disposable: unknown = await this.context.addInitScript(portable(removeSpeculationRules));
     if (disposable && typeof (disposable as { dispose?: unknown }).dispose === 'function') this.initScript = disposable as { dispose(): Promise<void> };
-    await Promise.all(this.context.pages().flatMap((page) => page.frames().map((frame) => frame.evaluate(portable(removeSpeculationRules)).catch(() => undefined))));
+    await Promise.all(
+      this.context.pages().flatMap((page) => page.frames().map((frame) => frame.evaluate(portable(removeSpeculationRules)).catch(() => undefined))),
+    );
     await this.startBrowserSession();
   }
 
@@ -188,7 +190,8 @@ export class NavigationGuardEnforcer extends GuardedNavigations<Page> {
         // navigations the sessions watch, and the agent gains nothing from them.
         const decision = this.decide(request.url());
         const frame = frameOf(request);
-        if (!decision.allowed) this.report({ url: request.url(), reason: decision.reason, kind: 'prefetch', tabId: frame ? this.hooks.tabId(frame.page()) : undefined });
+        if (!decision.allowed)
+          this.report({ url: request.url(), reason: decision.reason, kind: 'prefetch', tabId: frame ? this.hooks.tabId(frame.page()) : undefined });
         return await route.abort('aborted');
       }
       if (!request.isNavigationRequest()) return await route.fallback();
@@ -240,10 +243,11 @@ export class NavigationGuardEnforcer extends GuardedNavigations<Page> {
    * to the network makes each redirect hop a new request that no route sees either.
    */
   private async paused(session: CDPSession, event: PausedRequest, page: Page | undefined): Promise<void> {
-    const resume = (): Promise<void> => session.send('Fetch.continueRequest', { requestId: event.requestId }).then(
-      () => undefined,
-      () => undefined,
-    );
+    const resume = (): Promise<void> =>
+      session.send('Fetch.continueRequest', { requestId: event.requestId }).then(
+        () => undefined,
+        () => undefined,
+      );
     if (page) this.rememberFrame(event.frameId, page);
     if (this.disposed) return resume();
     const url = event.request.url + (event.request.urlFragment ?? '');
@@ -258,7 +262,9 @@ export class NavigationGuardEnforcer extends GuardedNavigations<Page> {
     if (top) this.noteBlocked(top, url, decision.reason);
     // `Aborted` keeps the previous document of a tab or frame; a new page (a popup in its first
     // navigation) needs an error page to be reported at all, and is then closed.
-    await session.send('Fetch.failRequest', { requestId: event.requestId, errorReason: scope === 'new-page' ? 'BlockedByClient' : 'Aborted' }).catch(() => undefined);
+    await session
+      .send('Fetch.failRequest', { requestId: event.requestId, errorReason: scope === 'new-page' ? 'BlockedByClient' : 'Aborted' })
+      .catch(() => undefined);
     const kind = event.redirectedRequestId !== undefined ? 'redirect' : scope === 'new-page' ? 'popup' : top ? 'navigation' : 'frame';
     this.report({ url, reason: decision.reason, kind, tabId: tab ? this.hooks.tabId(tab) : undefined });
   }
@@ -432,14 +438,11 @@ function removeSpeculationRules(): void {
   const querySelectorAll = Element.prototype.querySelectorAll;
   /* eslint-enable @typescript-eslint/unbound-method, @typescript-eslint/no-deprecated */
   const isRules = (node: Node): boolean =>
-    node.nodeType === 1 &&
-    (node as Element).localName === 'script' &&
-    (apply(getAttribute, node, ['type']) ?? '')
-      .trim()
-      .toLowerCase() === 'speculationrules';
+    node.nodeType === 1 && (node as Element).localName === 'script' && (apply(getAttribute, node, ['type']) ?? '').trim().toLowerCase() === 'speculationrules';
   const sweep = (node: Node): void => {
     if (isRules(node)) apply(remove, node, []);
-    else if (node.nodeType === 1) for (const script of apply(querySelectorAll, node, ['script']) as NodeListOf<Element>) if (isRules(script)) apply(remove, script, []);
+    else if (node.nodeType === 1)
+      for (const script of apply(querySelectorAll, node, ['script']) as NodeListOf<Element>) if (isRules(script)) apply(remove, script, []);
   };
   new MutationObserver((records) => {
     for (const record of records) {

@@ -35,11 +35,19 @@ export async function onElement<M extends keyof ElementMethods>(
 }
 
 /** The content boxes of child frames' elements in their parent's viewport (null for a frame that cannot be seen). */
-export async function measureFrames(parent: Frame, elements: readonly ElementHandle[]): Promise<({ x: number; y: number; width: number; height: number } | null)[]> {
+export async function measureFrames(
+  parent: Frame,
+  elements: readonly ElementHandle[],
+): Promise<({ x: number; y: number; width: number; height: number } | null)[]> {
   const measure = (): Promise<({ x: number; y: number; width: number; height: number } | null)[] | 'no-runtime'> =>
     parent.evaluate(
       ({ key, nodes }) => {
-        const runtime = (globalThis as unknown as Record<string, { elements: { frameBoxes(nodes: Node[]): ({ x: number; y: number; width: number; height: number } | null)[] } } | undefined>)[key];
+        const runtime = (
+          globalThis as unknown as Record<
+            string,
+            { elements: { frameBoxes(nodes: Node[]): ({ x: number; y: number; width: number; height: number } | null)[] } } | undefined
+          >
+        )[key];
         return runtime ? runtime.elements.frameBoxes(nodes) : ('no-runtime' as const);
       },
       { key: pageRuntime.version, nodes: elements as ElementHandle[] },

@@ -47,7 +47,9 @@ export function wrapUntrustedContent(content: string): string {
  */
 function tabLine(tab: { id: string; url: string; title: string; openerId?: string | undefined }): string {
   const opened = tab.openerId === undefined ? {} : { openedBy: tab.openerId };
-  return JSON.stringify({ id: tab.id, url: tab.url, title: tab.title, ...opened }).replace(/</g, '\\u003c').replace(/>/g, '\\u003e');
+  return JSON.stringify({ id: tab.id, url: tab.url, title: tab.title, ...opened })
+    .replace(/</g, '\\u003c')
+    .replace(/>/g, '\\u003e');
 }
 
 /** What the state message is built from. */

@@ -27,7 +27,8 @@ export async function pressKeys(keyboard: Keyboard, keys: string, platform: Node
     const key = parts.at(-1) ?? '';
     const held = parts.slice(0, -1);
     const notModifier = held.find((part) => !modifiers.has(part));
-    if (notModifier !== undefined) throw new BrowserError(`"${notModifier}" in "${chord}" is not a modifier: hold only Alt, Control, Meta or Shift with a key.`);
+    if (notModifier !== undefined)
+      throw new BrowserError(`"${notModifier}" in "${chord}" is not a modifier: hold only Alt, Control, Meta or Shift with a key.`);
     const down: string[] = [];
     try {
       for (const modifier of held) {
@@ -53,6 +54,8 @@ async function pressOne(keyboard: Keyboard, key: string, withModifiers: boolean,
       await keyboard.sendCharacter(key);
       return;
     }
-    throw new BrowserError(`Unknown key "${key}" in "${chord}": use key names such as Enter, Escape, Tab, ArrowDown, PageDown, F5 or one character.`, { cause: error });
+    throw new BrowserError(`Unknown key "${key}" in "${chord}": use key names such as Enter, Escape, Tab, ArrowDown, PageDown, F5 or one character.`, {
+      cause: error,
+    });
   }
 }

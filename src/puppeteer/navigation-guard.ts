@@ -137,7 +137,12 @@ export class NavigationGuardEnforcer extends GuardedNavigations<Page> {
     this.session = undefined;
     session?.off('Fetch.requestPaused', this.onPaused);
     await Promise.all([
-      session ? session.send('Fetch.disable').catch(() => undefined).then(() => session.detach().catch(() => undefined)) : undefined,
+      session
+        ? session
+            .send('Fetch.disable')
+            .catch(() => undefined)
+            .then(() => session.detach().catch(() => undefined))
+        : undefined,
       ...watches.map(async (watch) => (await watch)?.dispose()),
     ]);
   }
@@ -190,10 +195,11 @@ export class NavigationGuardEnforcer extends GuardedNavigations<Page> {
   private async paused(event: PausedRequest): Promise<void> {
     const session = this.session;
     if (!session) return;
-    const proceed = (): Promise<void> => session.send('Fetch.continueRequest', { requestId: event.requestId }).then(
-      () => undefined,
-      () => undefined,
-    );
+    const proceed = (): Promise<void> =>
+      session.send('Fetch.continueRequest', { requestId: event.requestId }).then(
+        () => undefined,
+        () => undefined,
+      );
     if (event.resourceType !== 'Document' && !isPrefetch(event)) return proceed();
     let origin: Origin | undefined;
     try {

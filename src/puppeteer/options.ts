@@ -98,7 +98,12 @@ const viewport = z.object({ width: z.number().int().positive(), height: z.number
 /** What the driver checks of its options before it touches a browser; other fields pass through. */
 const driverOptionsSchema = z.object({
   settle: z
-    .object({ networkQuietMs: milliseconds.optional(), domQuietMs: milliseconds.optional(), maxWaitMs: milliseconds.optional(), ignoreRequestsAfterMs: milliseconds.optional() })
+    .object({
+      networkQuietMs: milliseconds.optional(),
+      domQuietMs: milliseconds.optional(),
+      maxWaitMs: milliseconds.optional(),
+      ignoreRequestsAfterMs: milliseconds.optional(),
+    })
     .optional(),
   highlightElements: z.boolean().optional(),
   defaultTimeout: positive.optional(),
@@ -122,7 +127,9 @@ export function checkOptions(options: PuppeteerDriverOptions & Partial<Puppeteer
   const field = issue?.path.map(String).join('.') ?? '';
   let got: unknown = options;
   for (const key of issue?.path ?? []) got = typeof got === 'object' && got !== null ? (got as Record<PropertyKey, unknown>)[key] : undefined;
-  throw new ConfigError(`Option \`${field}\` of PuppeteerDriver is invalid (${issue?.message ?? 'bad value'}), got ${JSON.stringify(got) ?? String(got)}.`, { field });
+  throw new ConfigError(`Option \`${field}\` of PuppeteerDriver is invalid (${issue?.message ?? 'bad value'}), got ${JSON.stringify(got) ?? String(got)}.`, {
+    field,
+  });
 }
 
 /** The viewport of launched browsers and of tabs opened in a connected one. */

@@ -98,7 +98,8 @@ export function parseHostRule(entry: string): HostRule | string {
   if (/[/?#\\]/.test(text)) {
     return `has a path, query or fragment; write only the host, or put a scheme before it ("https://${entry}")`;
   }
-  if (text.includes('*')) return 'has a "*" that is not a leading "*."; write "example.com" (a host and its subdomains) or "*.example.com" (only its subdomains)';
+  if (text.includes('*'))
+    return 'has a "*" that is not a leading "*."; write "example.com" (a host and its subdomains) or "*.example.com" (only its subdomains)';
   let hostText = text;
   let portText = '';
   if (text.startsWith('[')) {

@@ -116,7 +116,10 @@ describe('validateUrlPattern', () => {
   const badPatterns: readonly { readonly pattern: string; readonly message: string }[] = [
     { pattern: '', message: 'is empty; write a host ("example.com"), a host glob ("*.example.com") or a URL glob' },
     { pattern: '  ', message: 'is empty' },
-    { pattern: 'example.com/admin/*', message: 'has a path, query or fragment; write only the host, or put a scheme before it ("https://example.com/admin/*")' },
+    {
+      pattern: 'example.com/admin/*',
+      message: 'has a path, query or fragment; write only the host, or put a scheme before it ("https://example.com/admin/*")',
+    },
     { pattern: 'ex*ample.com', message: 'has a "*" that is not a leading "*."' },
     { pattern: '*.', message: 'is not a valid host' },
     { pattern: 'user@example.com', message: 'has user info' },

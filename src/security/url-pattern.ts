@@ -2,16 +2,7 @@
 // parsed URL with the URL policy's host normal form. Pure: no browser, no I/O, no `node:` imports.
 
 import { ConfigError } from '../errors';
-import {
-  hasScheme,
-  hostRuleMatches,
-  isWebUrl,
-  normalizeHost,
-  normalizePort,
-  parseAbsoluteUrl,
-  parseHostRule,
-  type HostRule,
-} from './host';
+import { hasScheme, hostRuleMatches, isWebUrl, normalizeHost, normalizePort, parseAbsoluteUrl, parseHostRule, type HostRule } from './host';
 
 type CompiledPattern =
   | { readonly kind: 'any' }

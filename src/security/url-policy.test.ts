@@ -72,7 +72,13 @@ const rows: readonly Row[] = [
   { why: 'the host itself', url: 'https://example.com/', allow: site, allowed: true, reason: 'host example.com is on the allow list (entry "example.com")' },
   { why: 'the host over http on another port', url: 'http://example.com:8080/x', allow: site, allowed: true },
   { why: 'a deep subdomain', url: 'https://a.b.example.com/', allow: site, allowed: true, reason: 'host a.b.example.com is on the allow list' },
-  { why: 'a host that only ends with the same letters', url: 'https://notexample.com/', allow: site, allowed: false, reason: 'host notexample.com is not on the allow list' },
+  {
+    why: 'a host that only ends with the same letters',
+    url: 'https://notexample.com/',
+    allow: site,
+    allowed: false,
+    reason: 'host notexample.com is not on the allow list',
+  },
   { why: 'the host as a subdomain of another', url: 'https://example.com.evil.net/', allow: site, allowed: false, reason: 'host example.com.evil.net' },
   { why: 'a shorter host', url: 'https://xample.com/', allow: site, allowed: false },
   { why: 'another top-level domain', url: 'https://example.co/', allow: site, allowed: false },
@@ -100,12 +106,31 @@ const rows: readonly Row[] = [
   { why: 'a host entry given with a port matches other ports', url: 'http://example.com:9999/', allow: ['example.com:8080'], allowed: true },
 
   // Deny beats allow.
-  { why: 'a denied subdomain of an allowed host', url: 'https://admin.example.com/x', allow: site, deny: ['admin.example.com'], allowed: false, reason: 'host admin.example.com is on the deny list (entry "admin.example.com")' },
+  {
+    why: 'a denied subdomain of an allowed host',
+    url: 'https://admin.example.com/x',
+    allow: site,
+    deny: ['admin.example.com'],
+    allowed: false,
+    reason: 'host admin.example.com is on the deny list (entry "admin.example.com")',
+  },
   { why: 'a subdomain of a denied subdomain', url: 'https://a.admin.example.com/', allow: site, deny: ['admin.example.com'], allowed: false },
   { why: 'an allowed sibling of a denied subdomain', url: 'https://www.example.com/', allow: site, deny: ['admin.example.com'], allowed: true },
   { why: 'a host on both lists', url: 'https://example.com/', allow: site, deny: site, allowed: false, reason: 'on the deny list' },
-  { why: 'a host not on a deny-only list', url: 'https://good.example/', deny: ['evil.example'], allowed: true, reason: 'host good.example is not on the deny list' },
-  { why: 'a denied host in upper case with a root dot', url: 'https://EVIL.example./', deny: ['evil.example'], allowed: false, reason: 'host evil.example is on the deny list (entry "evil.example")' },
+  {
+    why: 'a host not on a deny-only list',
+    url: 'https://good.example/',
+    deny: ['evil.example'],
+    allowed: true,
+    reason: 'host good.example is not on the deny list',
+  },
+  {
+    why: 'a denied host in upper case with a root dot',
+    url: 'https://EVIL.example./',
+    deny: ['evil.example'],
+    allowed: false,
+    reason: 'host evil.example is on the deny list (entry "evil.example")',
+  },
   { why: 'a denied host behind allowed user info', url: 'http://good.example@evil.example/', deny: ['evil.example'], allowed: false },
 
   // IP addresses: normal form, exact match only.
@@ -121,7 +146,13 @@ const rows: readonly Row[] = [
   { why: 'IPv4-mapped IPv6 in hex, on a port', url: 'http://[::ffff:7f00:1]:8080/', deny: loopback, allowed: false },
   { why: 'another IPv4 address', url: 'http://127.0.0.2/', deny: loopback, allowed: true },
   { why: 'an IPv4 address ending like the entry', url: 'http://1.2.3.4/', allow: ['2.3.4'], allowed: false },
-  { why: 'a name that resolves to the address (names are never resolved)', url: 'http://localhost/', allow: loopback, allowed: false, reason: 'host localhost is not on the allow list' },
+  {
+    why: 'a name that resolves to the address (names are never resolved)',
+    url: 'http://localhost/',
+    allow: loopback,
+    allowed: false,
+    reason: 'host localhost is not on the allow list',
+  },
   { why: 'a denied IPv6 address written in full', url: 'http://[0:0:0:0:0:0:0:1]/', deny: ['[::1]'], allowed: false, reason: 'host [::1] is on the deny list' },
   { why: 'an allowed IPv6 address on a port', url: 'http://[::1]:3000/', allow: ['[::1]'], allowed: true },
 
@@ -138,7 +169,13 @@ const rows: readonly Row[] = [
   { why: 'a denied subdomain', url: 'https://a.example.com/', deny: ['*.example.com'], allowed: false },
 
   // A URL entry: that exact URL, whatever its fragment and user info.
-  { why: 'the exact URL', url: 'https://example.com/page?x=1', allow: exact, allowed: true, reason: 'URL is on the allow list (entry "https://example.com/page?x=1")' },
+  {
+    why: 'the exact URL',
+    url: 'https://example.com/page?x=1',
+    allow: exact,
+    allowed: true,
+    reason: 'URL is on the allow list (entry "https://example.com/page?x=1")',
+  },
   { why: 'the exact URL with a fragment', url: 'https://example.com/page?x=1#top', allow: exact, allowed: true },
   { why: 'the exact URL with user info', url: 'https://user:pw@example.com/page?x=1', allow: exact, allowed: true },
   { why: 'the exact URL in upper case with the default port', url: 'HTTPS://EXAMPLE.com:443/page?x=1', allow: exact, allowed: true },
@@ -151,7 +188,13 @@ const rows: readonly Row[] = [
   { why: 'another path case', url: 'https://example.com/Page?x=1', allow: exact, allowed: false },
   { why: 'a subdomain', url: 'https://www.example.com/page?x=1', allow: exact, allowed: false },
   { why: 'the root of the host', url: 'https://example.com/', allow: exact, allowed: false },
-  { why: 'a denied URL', url: 'https://example.com/logout', deny: ['https://example.com/logout'], allowed: false, reason: 'URL is on the deny list (entry "https://example.com/logout")' },
+  {
+    why: 'a denied URL',
+    url: 'https://example.com/logout',
+    deny: ['https://example.com/logout'],
+    allowed: false,
+    reason: 'URL is on the deny list (entry "https://example.com/logout")',
+  },
   { why: 'a denied URL written differently', url: 'HTTPS://Example.com:443/./logout#x', deny: ['https://example.com/logout'], allowed: false },
   { why: 'a denied URL with a query', url: 'https://example.com/logout?next=/', deny: ['https://example.com/logout'], allowed: true },
   { why: 'another page of a host with a denied URL', url: 'https://example.com/', deny: ['https://example.com/logout'], allowed: true },
@@ -232,7 +275,10 @@ describe('UrlPolicy entries', () => {
     { entry: 'https://', message: 'is not a valid URL' },
     { entry: 'https://./', message: 'is not a valid URL' },
     { entry: 'https://*.example.com/', message: 'has a "*", but a URL entry matches one exact URL; to cover the whole site, write its host ("*.example.com")' },
-    { entry: 'https://example.com/admin/*', message: 'has a "*", but a URL entry matches one exact URL; to cover the whole site, write its host ("example.com")' },
+    {
+      entry: 'https://example.com/admin/*',
+      message: 'has a "*", but a URL entry matches one exact URL; to cover the whole site, write its host ("example.com")',
+    },
     { entry: 'example.com/admin', message: 'has a path, query or fragment; write only the host, or put a scheme before it ("https://example.com/admin")' },
     { entry: 'example.com?x=1', message: 'has a path, query or fragment' },
     { entry: 'example.com#x', message: 'has a path, query or fragment' },

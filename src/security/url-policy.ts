@@ -3,16 +3,7 @@
 
 import type { UrlDecision } from '../browser/types';
 import { ConfigError } from '../errors';
-import {
-  formatHostRule,
-  hasScheme,
-  hostRuleMatches,
-  isWebUrl,
-  normalizeHost,
-  parseAbsoluteUrl,
-  parseHostRule,
-  type HostRule,
-} from './host';
+import { formatHostRule, hasScheme, hostRuleMatches, isWebUrl, normalizeHost, parseAbsoluteUrl, parseHostRule, type HostRule } from './host';
 
 /**
  * The allow and deny lists of a {@link UrlPolicy}.
@@ -55,9 +46,7 @@ export interface UrlPolicyOptions {
   readonly deny?: readonly string[] | undefined;
 }
 
-type Rule =
-  | { readonly kind: 'host'; readonly text: string; readonly host: HostRule }
-  | { readonly kind: 'url'; readonly text: string; readonly key: string };
+type Rule = { readonly kind: 'host'; readonly text: string; readonly host: HostRule } | { readonly kind: 'url'; readonly text: string; readonly key: string };
 
 type ListName = 'allow' | 'deny';
 

@@ -6,10 +6,19 @@ import type { ElementRef } from '../browser/types';
 import { BrowserError } from '../errors';
 import { describeValue } from './conformance';
 import { isRetryableBrowserError, type DriverCaseContext, type DriverCheck } from './driver-conformance-harness';
-import { controlValuesScript, coverPageScript, focusScript, pageRecordScript, removeElementsScript, scrollPositionsScript, type PageRecord } from './driver-conformance-probes';
+import {
+  controlValuesScript,
+  coverPageScript,
+  focusScript,
+  pageRecordScript,
+  removeElementsScript,
+  scrollPositionsScript,
+  type PageRecord,
+} from './driver-conformance-probes';
 
 const clickContract = "click(ref) clicks the element of the last snapshot once, so the page's click handler runs, then settles";
-const staleContract = 'an element method given a ref whose element is gone (removed, or of a document since replaced) rejects with a retryable BrowserError saying the element is no longer on the page';
+const staleContract =
+  'an element method given a ref whose element is gone (removed, or of a document since replaced) rejects with a retryable BrowserError saying the element is no longer on the page';
 const staleFix =
   "find the element with the runtime's lookup (elementLookupExpression, or the core's defaults by leaving the method out) and throw new BrowserError(`Element ${ref.index} is no longer on the page: …`, { retryable: true }) when it answers 'removed' or 'document'";
 const stalePattern = /no longer|gone|removed|detached|stale/i;
@@ -47,7 +56,13 @@ async function expectStale(context: DriverCaseContext, refs: { button: ElementRe
   for (const [what, call] of calls) {
     const error = await context.expectRejection(what, call, { contract: staleContract, fix: staleFix });
     if (!isRetryableBrowserError(error) || !stalePattern.test((error as Error).message)) {
-      throw context.fail({ contract: staleContract, expected: `${what}: a BrowserError with retryable: true saying the element is no longer on the page`, received: describeValue(error), fix: staleFix, cause: error });
+      throw context.fail({
+        contract: staleContract,
+        expected: `${what}: a BrowserError with retryable: true saying the element is no longer on the page`,
+        received: describeValue(error),
+        fix: staleFix,
+        cause: error,
+      });
     }
   }
 }
@@ -77,11 +92,13 @@ export const elementChecks: DriverCheck[] = [
       const state = await context.capture();
       const covered = context.elementOf(state, 'button', 'Covered button');
       await context.probe(coverPageScript, undefined);
-      const contract = 'click(ref) on an element covered by an overlay says so: it dispatches the click in the page (method `dom`, the handler runs) or names what covered it (`coveredBy`)';
+      const contract =
+        'click(ref) on an element covered by an overlay says so: it dispatches the click in the page (method `dom`, the handler runs) or names what covered it (`coveredBy`)';
       const result = await context.expectValue('click() on a covered button', () => context.resolved.click(covered), { contract, ms: 15_000 });
       const record = await pageRecord(context);
       const method = typeof result === 'object' && result !== null ? result.method : undefined;
-      const coveredBy = typeof result === 'object' && result !== null && typeof result.coveredBy === 'string' && result.coveredBy !== '' ? result.coveredBy : undefined;
+      const coveredBy =
+        typeof result === 'object' && result !== null && typeof result.coveredBy === 'string' && result.coveredBy !== '' ? result.coveredBy : undefined;
       if ((method !== 'dom' && !coveredBy) || (method === 'dom' && record.coveredClicks !== 1)) {
         throw context.fail({
           contract,

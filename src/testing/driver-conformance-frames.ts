@@ -7,8 +7,10 @@ import { describeValue } from './conformance';
 import { isRetryableBrowserError, type DriverCaseContext, type DriverCheck } from './driver-conformance-harness';
 import { delayedScript, echoScript, iframeBoxesScript, locationScript, removeElementsScript, type EchoArgument } from './driver-conformance-probes';
 
-const framesContract = 'frames() lists the frames of the active tab, top frame first; each child frame carries its parent id and the offset of its content box in the parent';
-const evaluateContract = "evaluate() runs `(${script.source})(argument)` in the frame's document, awaits the value and returns it JSON-serialised and parsed back";
+const framesContract =
+  'frames() lists the frames of the active tab, top frame first; each child frame carries its parent id and the offset of its content box in the parent';
+const evaluateContract =
+  "evaluate() runs `(${script.source})(argument)` in the frame's document, awaits the value and returns it JSON-serialised and parsed back";
 const evaluateFix = "evaluate pageScriptExpression(script, argument) in the frame's document and return readPageScriptResult(value, script.id)";
 const frameLoadMs = 5000;
 /** Offsets are CSS pixels; layout rounding allows a little slack, a border's width does not. */
@@ -190,10 +192,14 @@ export const frameChecks: DriverCheck[] = [
         });
       }
       const contract = 'evaluate() in a frame that is gone rejects with a retryable BrowserError, so the core reads the page again';
-      const error = await context.expectRejection(`evaluate(${same.id}) in the removed frame`, () => context.driver.evaluate(same.id, locationScript, undefined), {
-        contract,
-        fix: `throw new BrowserError(\`The frame \${frameId} is gone. Read the page state again.\`, { retryable: true })`,
-      });
+      const error = await context.expectRejection(
+        `evaluate(${same.id}) in the removed frame`,
+        () => context.driver.evaluate(same.id, locationScript, undefined),
+        {
+          contract,
+          fix: `throw new BrowserError(\`The frame \${frameId} is gone. Read the page state again.\`, { retryable: true })`,
+        },
+      );
       if (!isRetryableBrowserError(error)) {
         throw context.fail({
           contract,

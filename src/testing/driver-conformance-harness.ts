@@ -67,7 +67,19 @@ export interface DriverCheck {
 /** The members every driver must have. */
 export const requiredMembers = ['tabs', 'activeTab', 'openTab', 'switchTab', 'closeTab', 'goto', 'frames', 'evaluate', 'screenshot', 'close'] as const;
 /** The members a driver may leave out (the core has a default for most of them). */
-export const optionalMembers = ['goBack', 'currentUrl', 'click', 'mouseClick', 'fill', 'selectOption', 'uploadFiles', 'press', 'scroll', 'waitForSettled', 'setNavigationGuard'] as const;
+export const optionalMembers = [
+  'goBack',
+  'currentUrl',
+  'click',
+  'mouseClick',
+  'fill',
+  'selectOption',
+  'uploadFiles',
+  'press',
+  'scroll',
+  'waitForSettled',
+  'setNavigationGuard',
+] as const;
 
 const defaultCallMs = 10_000;
 const closeBoundMs = 10_000;
@@ -134,7 +146,9 @@ function asDriver(candidate: unknown, fail: DriverCaseContext['fail']): BrowserD
         ...(members.specificationVersion === 'v1' ? [] : [`specificationVersion is ${describeValue(members.specificationVersion)}`]),
         ...requiredMembers.filter((member) => typeof members[member] !== 'function').map((member) => `${member} is not a function`),
         ...(typeof members[Symbol.asyncDispose] === 'function' ? [] : ['[Symbol.asyncDispose] is not a function']),
-        ...optionalMembers.filter((member) => members[member] !== undefined && typeof members[member] !== 'function').map((member) => `${member} is set but not a function`),
+        ...optionalMembers
+          .filter((member) => members[member] !== undefined && typeof members[member] !== 'function')
+          .map((member) => `${member} is set but not a function`),
       ]
     : [`createDriver returned ${describeValue(candidate)}`];
   if (problems.length > 0) {
@@ -276,7 +290,7 @@ function buildContext(
     probe: async (script, argument, frameId) => {
       const frame = frameId ?? (await context.topFrameId());
       return context.expectValue(`evaluate(${frame}, ${script.id})`, () => driver.evaluate(frame, script, argument), {
-        contract: "evaluate() runs a page script in a frame of the active tab and returns its value as JSON",
+        contract: 'evaluate() runs a page script in a frame of the active tab and returns its value as JSON',
         fix: "evaluate pageScriptExpression(script, argument) in the frame's document and return readPageScriptResult(value, script.id)",
       });
     },

@@ -80,11 +80,21 @@ export const navigationChecks: DriverCheck[] = [
         });
       }
       const targetUrl = site.url('target');
-      const opened = await context.expectValue(`openTab(${targetUrl})`, () => driver.openTab(targetUrl), { contract: 'openTab opens a tab, makes it active and loads the URL in it', ms: 15_000 });
-      const active = await context.expectValue('activeTab()', () => driver.activeTab(), { contract: 'openTab opens a tab, makes it active and loads the URL in it' });
+      const opened = await context.expectValue(`openTab(${targetUrl})`, () => driver.openTab(targetUrl), {
+        contract: 'openTab opens a tab, makes it active and loads the URL in it',
+        ms: 15_000,
+      });
+      const active = await context.expectValue('activeTab()', () => driver.activeTab(), {
+        contract: 'openTab opens a tab, makes it active and loads the URL in it',
+      });
       const listed = await context.expectValue('tabs()', () => driver.tabs(), { contract: tabsContract });
       const expectedIds = [...ids(before), opened.id];
-      if (ids(before).includes(opened.id) || opened.url !== targetUrl || active.id !== opened.id || JSON.stringify(ids(listed)) !== JSON.stringify(expectedIds)) {
+      if (
+        ids(before).includes(opened.id) ||
+        opened.url !== targetUrl ||
+        active.id !== opened.id ||
+        JSON.stringify(ids(listed)) !== JSON.stringify(expectedIds)
+      ) {
         throw context.fail({
           contract: 'openTab opens a tab, makes it active and loads the URL in it',
           expected: `a new id with url ${targetUrl}, active, and tabs() ${describeValue(expectedIds)}`,
@@ -120,7 +130,10 @@ export const navigationChecks: DriverCheck[] = [
     run: async (context) => {
       const { driver, site } = context;
       await context.open('tabs');
-      await context.expectValue('openTab()', () => driver.openTab(site.url('target')), { contract: 'openTab opens a tab, makes it active and loads the URL in it', ms: 15_000 });
+      await context.expectValue('openTab()', () => driver.openTab(site.url('target')), {
+        contract: 'openTab opens a tab, makes it active and loads the URL in it',
+        ms: 15_000,
+      });
       const open = ids(await context.expectValue('tabs()', () => driver.tabs(), { contract: tabsContract }));
       const unknown = 'plannav-conformance-no-such-tab';
       const contract = 'switchTab with an id that is not an open tab rejects with a BrowserError naming the open tabs, so the model can pick one';
@@ -146,8 +159,13 @@ export const navigationChecks: DriverCheck[] = [
       const { driver, site } = context;
       await context.open('tabs');
       const first = await context.expectValue('activeTab()', () => driver.activeTab(), { contract: tabsContract });
-      const second = await context.expectValue('openTab()', () => driver.openTab(site.url('target')), { contract: 'openTab opens a tab, makes it active and loads the URL in it', ms: 15_000 });
-      await context.expectValue(`closeTab(${second.id})`, () => driver.closeTab(second.id), { contract: 'closeTab closes a tab; if it was active, another becomes active' });
+      const second = await context.expectValue('openTab()', () => driver.openTab(site.url('target')), {
+        contract: 'openTab opens a tab, makes it active and loads the URL in it',
+        ms: 15_000,
+      });
+      await context.expectValue(`closeTab(${second.id})`, () => driver.closeTab(second.id), {
+        contract: 'closeTab closes a tab; if it was active, another becomes active',
+      });
       const active = await context.expectValue('activeTab() after closing the active tab', () => driver.activeTab(), {
         contract: 'closeTab closes a tab; if it was active, another becomes active',
         fix: 'when the active tab closes, make another open tab active (the one before it, say)',

@@ -14,9 +14,17 @@ describe('driverConformance', () => {
   it('rejects a missing createDriver, a bad caseTimeout and unknown options with a ConfigError naming the field', () => {
     const attempt = (options: unknown) => configErrorOf(() => driverConformance(options as DriverConformanceOptions));
     expect(attempt({}).message).toBe('Option `createDriver` of driverConformance must be a function that returns your BrowserDriver; it is missing.');
-    expect(attempt({ createDriver, caseTimeout: 0 })).toMatchObject({ field: 'caseTimeout', message: 'Option `caseTimeout` of driverConformance must be positive; got 0.' });
-    expect(attempt({ createDriver, caseTimeout: 'long' }).message).toBe('Option `caseTimeout` of driverConformance must be a number of milliseconds; got "long".');
-    expect(attempt({ createDriver, timeout: 5 })).toMatchObject({ field: 'timeout', message: expect.stringMatching(/^Unknown option `timeout` of driverConformance/) });
+    expect(attempt({ createDriver, caseTimeout: 0 })).toMatchObject({
+      field: 'caseTimeout',
+      message: 'Option `caseTimeout` of driverConformance must be positive; got 0.',
+    });
+    expect(attempt({ createDriver, caseTimeout: 'long' }).message).toBe(
+      'Option `caseTimeout` of driverConformance must be a number of milliseconds; got "long".',
+    );
+    expect(attempt({ createDriver, timeout: 5 })).toMatchObject({
+      field: 'timeout',
+      message: expect.stringMatching(/^Unknown option `timeout` of driverConformance/),
+    });
   });
 
   it('names every case `group › check`, once each, over the contract groups, without starting anything', () => {
@@ -90,7 +98,9 @@ describe('driverConformance cases', () => {
   });
 
   it('fails a passed check whose driver does not close', async () => {
-    const error = await rejectionOf<ConformanceError>(named(() => stubDriver({ close: () => Promise.reject(new Error('the browser is gone')) }, { count: 0 }), 2000).run());
+    const error = await rejectionOf<ConformanceError>(
+      named(() => stubDriver({ close: () => Promise.reject(new Error('the browser is gone')) }, { count: 0 }), 2000).run(),
+    );
     expect(error.contract).toBe('close() releases what the driver created, and resolves');
     expect(error.received).toMatch(/^a rejection after \d+ ms: Error: the browser is gone$/);
   });

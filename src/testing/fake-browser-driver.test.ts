@@ -52,9 +52,7 @@ function elementsOf(snapshot: FrameSnapshot): SnapshotElement[] {
 
 /** A reference to the element with this tag (and name attribute, if given) in a snapshot. */
 async function refTo(driver: FakeBrowserDriver, tagName: string, name?: string): Promise<ElementRef> {
-  const found = elementsOf(await snapshotOf(driver)).find(
-    (item) => item.tagName === tagName && (name === undefined || item.attributes.name === name),
-  );
+  const found = elementsOf(await snapshotOf(driver)).find((item) => item.tagName === tagName && (name === undefined || item.attributes.name === name));
   if (!found) throw new Error(`no <${tagName}> ${name ?? ''} on the page`);
   return { index: 1, frameId: 'main', elementId: found.elementId, tagName };
 }
@@ -200,7 +198,13 @@ describe('FakeBrowserDriver snapshots', () => {
     const ref = await refTo(driver, 'input', 'q');
     expect(await callRuntime(driver, 'main', 'watchTyping', { elementId: ref.elementId, selector: null })).toBe(true);
     expect(await callRuntime(driver, 'main', 'watchTyping', { elementId: 'fake-0-99', selector: null })).toBe(false);
-    const answer = await callRuntime(driver, 'main', 'awaitReaction', { elementId: ref.elementId, selector: null, firstChangeMs: 700, quietMs: 150, maxMs: 2500 });
+    const answer = await callRuntime(driver, 'main', 'awaitReaction', {
+      elementId: ref.elementId,
+      selector: null,
+      firstChangeMs: 700,
+      quietMs: 150,
+      maxMs: 2500,
+    });
     expect(answer).toEqual({ outcome: 'unchanged', waitedMs: 0 });
   });
 
@@ -227,7 +231,20 @@ describe('FakeBrowserDriver element actions', () => {
     let clicks = 0;
     const driver = new FakeBrowserDriver({
       startUrl: shopUrl,
-      pages: { [shopUrl]: { title: 'Shop', content: [{ tag: 'button', text: 'Count', onClick: () => { clicks++; } }] } },
+      pages: {
+        [shopUrl]: {
+          title: 'Shop',
+          content: [
+            {
+              tag: 'button',
+              text: 'Count',
+              onClick: () => {
+                clicks++;
+              },
+            },
+          ],
+        },
+      },
     });
     await driver.click(await refTo(driver, 'button'));
     expect(clicks).toBe(1);
@@ -423,14 +440,30 @@ describe('FakeBrowserDriver with the built-in element actions', () => {
     let clicks = 0;
     const driver = new FakeBrowserDriver({
       startUrl: shopUrl,
-      pages: { [shopUrl]: { title: 'Shop', content: [{ tag: 'button', text: 'Count', onClick: () => { clicks++; } }, { tag: 'select', attributes: { name: 'size' }, options: ['Small', 'Large'] }] } },
+      pages: {
+        [shopUrl]: {
+          title: 'Shop',
+          content: [
+            {
+              tag: 'button',
+              text: 'Count',
+              onClick: () => {
+                clicks++;
+              },
+            },
+            { tag: 'select', attributes: { name: 'size' }, options: ['Small', 'Large'] },
+          ],
+        },
+      },
     });
     const context = await contextOn(driver);
     const clicked = await run('click_element', { index: 1 }, context);
     expect(clicked.extractedContent).toBe('Clicked element 1 (<button> "Count").');
     expect(clicks).toBe(1);
     const select = await run('click_element', { index: 2 }, context);
-    expect(select.extractedContent).toMatch(/^Did not click: clicking a select does not choose an option\. Element 2 \(<select> "size"\) is a select with 2 options/);
+    expect(select.extractedContent).toMatch(
+      /^Did not click: clicking a select does not choose an option\. Element 2 \(<select> "size"\) is a select with 2 options/,
+    );
     expect(driver.methodsCalled.filter((method) => method === 'click')).toHaveLength(1);
   });
 
@@ -461,7 +494,9 @@ describe('FakeBrowserDriver with the built-in element actions', () => {
     expect(typed.extractedContent).toBe('Typed 7 characters into element 1 (<input type=password> "password").');
     expect(driver.valueOf('password')).toBe('hunter2');
     expect((await run('input_text', { index: 2, text: 'x' }, context)).error).toMatch(/^Element 2 \(<button>\) does not take text\./);
-    expect((await run('input_text', { index: 3, text: 'x' }, context)).error).toBe('Element 3 (<input type=text> "code") is disabled: it takes no text until the page enables it.');
+    expect((await run('input_text', { index: 3, text: 'x' }, context)).error).toBe(
+      'Element 3 (<input type=text> "code") is disabled: it takes no text until the page enables it.',
+    );
   });
 
   it('input_text lists the suggestions of an input with a datalist that hold what was typed', async () => {
@@ -508,7 +543,9 @@ describe('FakeBrowserDriver with the built-in element actions', () => {
   it('select_dropdown_option sets several options of a multiple select', async () => {
     const driver = new FakeBrowserDriver({
       startUrl: shopUrl,
-      pages: { [shopUrl]: { title: 'Filters', content: [{ tag: 'select', attributes: { name: 'colours', multiple: '' }, options: ['Red', 'Green', 'Blue'] }] } },
+      pages: {
+        [shopUrl]: { title: 'Filters', content: [{ tag: 'select', attributes: { name: 'colours', multiple: '' }, options: ['Red', 'Green', 'Blue'] }] },
+      },
     });
     const context = await contextOn(driver);
     const result = await run('select_dropdown_option', { index: 1, text: ['Red', 'Blue'] }, context);
@@ -569,7 +606,15 @@ describe('FakeBrowserDriver with the built-in page actions', () => {
   it('search_page finds text in the text lines and element texts, with context', async () => {
     const context = await contextOn(catalogDriver());
     const result = await run('search_page', { pattern: 'blue mug', context_chars: 8 }, context);
-    expect(result.extractedContent).toBe(['Found 2 matches for "blue mug":', '<untrusted_content>', '1. **Blue mug** $12 | Add…', '2. …$12 | Add **blue mug** | Red mug…', '</untrusted_content>'].join('\n'));
+    expect(result.extractedContent).toBe(
+      [
+        'Found 2 matches for "blue mug":',
+        '<untrusted_content>',
+        '1. **Blue mug** $12 | Add…',
+        '2. …$12 | Add **blue mug** | Red mug…',
+        '</untrusted_content>',
+      ].join('\n'),
+    );
     const none = await run('search_page', { pattern: 'green' }, context);
     expect(none.extractedContent).toBe('No match for "green" in the page\'s visible text.');
   });
@@ -614,7 +659,9 @@ describe('FakeBrowserDriver with the built-in page actions', () => {
     const extractionLLM = new ScriptedLLM({ responses: [JSON.stringify({ extracted: 'The blue mug costs $12.' })] });
     const context = await contextOn(driver, { extractionLLM });
     const result = await run('extract_content', { goal: 'the price of the blue mug', include_links: true }, context);
-    expect(result.extractedContent).toBe(`Extracted from ${catalogUrl} for "the price of the blue mug":\n<untrusted_content>\nThe blue mug costs $12.\n</untrusted_content>`);
+    expect(result.extractedContent).toBe(
+      `Extracted from ${catalogUrl} for "the price of the blue mug":\n<untrusted_content>\nThe blue mug costs $12.\n</untrusted_content>`,
+    );
     const sent = extractionLLM.requests[0]?.lastUserText ?? '';
     expect(sent).toContain('# Catalog');
     expect(sent).toMatch(/Blue mug \$12\s+Add blue mug\s+Red mug \$9/);
@@ -653,10 +700,15 @@ describe('FakeBrowserDriver under an Executor with the built-in actions', () => 
       respond: (request: ScriptedRequest) => {
         const state = request.lastUserText;
         if (request.agent === 'planner') {
-          return state.includes('Blue mug $12') ? scriptedPlan({ done: true, finalAnswer: 'The blue mug costs $12.' }) : scriptedPlan({ nextSteps: 'Search for a blue mug' });
+          return state.includes('Blue mug $12')
+            ? scriptedPlan({ done: true, finalAnswer: 'The blue mug costs $12.' })
+            : scriptedPlan({ nextSteps: 'Search for a blue mug' });
         }
         if (state.includes('Blue mug $12')) return scriptedActions([{ done: { text: 'The blue mug costs $12.', success: true } }]);
-        return scriptedActions([{ input_text: { index: indexIn(state, 'name="q"'), text: 'blue mug' } }, { click_element: { index: indexIn(state, '>Search') } }]);
+        return scriptedActions([
+          { input_text: { index: indexIn(state, 'name="q"'), text: 'blue mug' } },
+          { click_element: { index: indexIn(state, '>Search') } },
+        ]);
       },
     });
     const result = await new Executor({ task: 'What does a blue mug cost?', llm, browser }).execute();

@@ -375,7 +375,15 @@ export class FakeBrowserDriver implements BrowserDriver {
   private load(url: string): Tab['document'] {
     this.loads++;
     const page = url === 'about:blank' ? blankPage : (this.pages.get(url) ?? notFoundPage);
-    const document: LoadedDocument = { url, title: page.title, token: `fake-${this.loads}`, nextElement: 0, items: [], scrollY: 0, pixelsBelow: page.pixelsBelow ?? 0 };
+    const document: LoadedDocument = {
+      url,
+      title: page.title,
+      token: `fake-${this.loads}`,
+      nextElement: 0,
+      items: [],
+      scrollY: 0,
+      pixelsBelow: page.pixelsBelow ?? 0,
+    };
     document.items = page.content.map((item) => (typeof item === 'string' ? item : this.loadElement(document, item)));
     return document;
   }
@@ -420,7 +428,14 @@ export class FakeBrowserDriver implements BrowserDriver {
       if (item.element.href) attributes.href = item.element.href;
       if (item.value && attributes.type !== 'password') attributes.value = item.value;
       else delete attributes.value;
-      return { kind: 'element', elementId: item.elementId, tagName: item.element.tag, attributes, text: item.element.text ?? '', depth: item.element.depth ?? 0 };
+      return {
+        kind: 'element',
+        elementId: item.elementId,
+        tagName: item.element.tag,
+        attributes,
+        text: item.element.text ?? '',
+        depth: item.element.depth ?? 0,
+      };
     });
     return { url: document.url, title: document.title, items, pixelsAbove: document.scrollY, pixelsBelow: document.pixelsBelow };
   }

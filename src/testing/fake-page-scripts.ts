@@ -61,7 +61,23 @@ export interface FakeFrame {
 const fakeViewportHeight = 720;
 
 /** HTML input types that take typed text, as the page's inspectField counts them. */
-const textTypes = new Set(['', 'text', 'search', 'email', 'url', 'tel', 'password', 'number', 'date', 'time', 'datetime-local', 'month', 'week', 'range', 'color']);
+const textTypes = new Set([
+  '',
+  'text',
+  'search',
+  'email',
+  'url',
+  'tel',
+  'password',
+  'number',
+  'date',
+  'time',
+  'datetime-local',
+  'month',
+  'week',
+  'range',
+  'color',
+]);
 
 const collapse = (text: string): string => text.replace(/\s+/g, ' ').trim();
 const cap = (text: string, limit: number): string => (text.length > limit ? `${text.slice(0, limit)}…` : text);
@@ -160,7 +176,9 @@ function inspectField(frame: FakeFrame, argument: ElementArgument): FieldAnswer 
   // Only a datalist: the fake has no ARIA lists, and a combobox said to offer suggestions would
   // only make input_text wait for a list that cannot appear (the result reads the same).
   const suggestions = input && element.options !== undefined;
-  const name = collapse(attribute(element, 'aria-label') || attribute(element, 'placeholder') || attribute(element, 'name') || attribute(element, 'title') || '');
+  const name = collapse(
+    attribute(element, 'aria-label') || attribute(element, 'placeholder') || attribute(element, 'name') || attribute(element, 'title') || '',
+  );
   const short = cap(name, 60);
   const textField = input || element.tag === 'textarea';
   const maxLength = Number.parseInt(attribute(element, 'maxlength') ?? '', 10);
@@ -193,18 +211,39 @@ function readDropdown(frame: FakeFrame, argument: DropdownRequest): DropdownAnsw
   const element = loaded.element;
   const role = attribute(element, 'role') ?? '';
   const name = cap(
-    collapse(attribute(element, 'aria-label') || attribute(element, 'placeholder') || attribute(element, 'name') || (element.tag === 'select' ? '' : shownText(loaded))),
+    collapse(
+      attribute(element, 'aria-label') ||
+        attribute(element, 'placeholder') ||
+        attribute(element, 'name') ||
+        (element.tag === 'select' ? '' : shownText(loaded)),
+    ),
     60,
   );
   const description = `<${element.tag}${role ? ` role=${role}` : ''}>${name ? ` "${name}"` : ''}`;
   const limit = 500;
-  const option = (text: string, value: string | null, selected: boolean): DropdownOption => ({ text, value, selected, disabled: false, group: null, elementId: null });
+  const option = (text: string, value: string | null, selected: boolean): DropdownOption => ({
+    text,
+    value,
+    selected,
+    disabled: false,
+    group: null,
+    elementId: null,
+  });
 
   if (element.tag === 'select') {
     const all = element.options ?? [];
     const selected = selectedOptions(loaded);
     const options = all.slice(0, limit).map((text) => option(text, text, selected.includes(text)));
-    return { status: 'ok', kind: 'native', multiple: flag(element, 'multiple'), options, total: all.length, display: cap(selected.join(', '), 1000), description, within: false };
+    return {
+      status: 'ok',
+      kind: 'native',
+      multiple: flag(element, 'multiple'),
+      options,
+      total: all.length,
+      display: cap(selected.join(', '), 1000),
+      description,
+      within: false,
+    };
   }
   const value = element.tag === 'input' || element.tag === 'textarea' ? loaded.value : null;
   const display = cap(value ?? shownText(loaded), 1000);
@@ -245,7 +284,8 @@ function pageText(document: LoadedDocument, maxChars: number): { text: string; l
   const lines: TextLine[] = [];
   let text = '';
   for (const [position, item] of document.items.entries()) {
-    const line = typeof item === 'string' ? collapse(item) : ['input', 'select', 'textarea', 'option'].includes(item.element.tag) ? '' : collapse(shownText(item));
+    const line =
+      typeof item === 'string' ? collapse(item) : ['input', 'select', 'textarea', 'option'].includes(item.element.tag) ? '' : collapse(shownText(item));
     if (!line) continue;
     if (text) text += '\n';
     lines.push({ start: text.length, item: position, tag: typeof item === 'string' ? 'p' : item.element.tag });
@@ -328,7 +368,14 @@ function findFileInput(frame: FakeFrame, argument: ElementArgument): FileInputAn
   const description = `<${element.tag}>${name ? ` ${JSON.stringify(name)}` : ''}`;
   // The fake has no labels or nesting: only a file input itself holds a file input.
   if (inputType(element) !== 'file') return { status: 'none', description };
-  return { status: 'ok', targetId: null, via: 'self', multiple: flag(element, 'multiple'), accept: (attribute(element, 'accept') ?? '').slice(0, 1000), description };
+  return {
+    status: 'ok',
+    targetId: null,
+    via: 'self',
+    multiple: flag(element, 'multiple'),
+    accept: (attribute(element, 'accept') ?? '').slice(0, 1000),
+    description,
+  };
 }
 
 function fileNames(frame: FakeFrame, argument: ElementArgument): FileNamesAnswer {

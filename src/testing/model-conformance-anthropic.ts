@@ -36,7 +36,11 @@ export function anthropicMessage(content: Block[], options: { stopReason?: strin
 }
 
 /** A forced tool call, optionally after a thinking block. */
-export function anthropicToolUse(name: string, input: unknown, options: { stopReason?: string; usage?: AnthropicUsageFields; thinking?: string } = {}): ServerReply {
+export function anthropicToolUse(
+  name: string,
+  input: unknown,
+  options: { stopReason?: string; usage?: AnthropicUsageFields; thinking?: string } = {},
+): ServerReply {
   const blocks: Block[] = [];
   if (options.thinking !== undefined) blocks.push({ type: 'thinking', thinking: options.thinking, signature: 'sig' });
   blocks.push({ type: 'tool_use', id: 'toolu_01', name, input });
@@ -72,7 +76,9 @@ function read(request: RecordedRequest): WireCall {
   const lastUser = [...messages].reverse().find((message) => message.role === 'user');
   const images = messages.flatMap((message) =>
     Array.isArray(message.content)
-      ? message.content.filter((block: { type?: unknown }) => block?.type === 'image').map((block: { source?: { data?: unknown } }) => (typeof block.source?.data === 'string' ? block.source.data : ''))
+      ? message.content
+          .filter((block: { type?: unknown }) => block?.type === 'image')
+          .map((block: { source?: { data?: unknown } }) => (typeof block.source?.data === 'string' ? block.source.data : ''))
       : [],
   );
   return {
@@ -98,7 +104,12 @@ function write(answer: Answer, request: RecordedRequest): ServerReply {
     return tool ? anthropicToolUse(tool, {}, { stopReason: 'max_tokens' }) : anthropicText(answer.truncated, { stopReason: 'max_tokens' });
   }
   const usage = answer.usage
-    ? { input_tokens: answer.usage.input - answer.usage.cached, output_tokens: answer.usage.output, cache_read_input_tokens: answer.usage.cached, cache_creation_input_tokens: 0 }
+    ? {
+        input_tokens: answer.usage.input - answer.usage.cached,
+        output_tokens: answer.usage.output,
+        cache_read_input_tokens: answer.usage.cached,
+        cache_creation_input_tokens: 0,
+      }
     : undefined;
   const options = { ...(usage ? { usage } : {}), ...(answer.reasoning ? { thinking: answer.reasoning } : {}) };
   return tool ? anthropicToolUse(tool, answer.object, options) : anthropicText(JSON.stringify(answer.object), { ...options, stopReason: 'end_turn' });

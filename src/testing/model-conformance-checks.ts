@@ -61,7 +61,13 @@ function expectTypedError(
   expectation: { readonly contract: string; readonly expected: string; readonly holds: (error: PlannavError) => boolean; readonly fix?: string },
 ): void {
   if (expectation.holds(thrown.typed)) return;
-  throw context.fail({ contract: expectation.contract, expected: expectation.expected, received: describeThrown(thrown), fix: expectation.fix ?? typedErrorFix, cause: thrown.raw });
+  throw context.fail({
+    contract: expectation.contract,
+    expected: expectation.expected,
+    received: describeThrown(thrown),
+    fix: expectation.fix ?? typedErrorFix,
+    cause: thrown.raw,
+  });
 }
 
 function statusCheck(
@@ -88,7 +94,9 @@ const clientChecks: ModelCheck[] = [
         client.specificationVersion === 'v1' ? undefined : `specificationVersion is ${describeValue(client.specificationVersion)}`,
         typeof client.provider === 'string' && client.provider !== '' ? undefined : `provider is ${describeValue(client.provider)}`,
         typeof client.model === 'string' && client.model !== '' ? undefined : `model is ${describeValue(client.model)}`,
-        client.supportsImages === undefined || typeof client.supportsImages === 'boolean' ? undefined : `supportsImages is ${describeValue(client.supportsImages)}`,
+        client.supportsImages === undefined || typeof client.supportsImages === 'boolean'
+          ? undefined
+          : `supportsImages is ${describeValue(client.supportsImages)}`,
       ].filter((problem) => problem !== undefined);
       if (problems.length > 0) {
         throw context.fail({
@@ -107,7 +115,8 @@ const clientChecks: ModelCheck[] = [
       await context.generate(context.client(), question, 'a client authenticates with the API key it was given');
       const request = context.calls[0]?.request;
       const headerValues = Object.values(request?.headers ?? {}).flatMap((value) => (Array.isArray(value) ? value : [value ?? '']));
-      const sent = headerValues.some((value) => value.includes(conformanceApiKey)) || [...(request?.query.values() ?? [])].some((value) => value === conformanceApiKey);
+      const sent =
+        headerValues.some((value) => value.includes(conformanceApiKey)) || [...(request?.query.values() ?? [])].some((value) => value === conformanceApiKey);
       if (!sent) {
         throw context.fail({
           contract: 'a client authenticates with the API key it was given',
@@ -208,7 +217,12 @@ const usageChecks: ModelCheck[] = [
       context.enqueue({ object: answer, usage: spec });
       const contract = 'usage reports the tokens the provider counted, in plannav\u2019s terms (they price the run and enforce budgets)';
       const result = await context.generate(context.client(), question, contract);
-      const expected = { inputTokens: spec.input, outputTokens: spec.output, cachedInputTokens: spec.cached, reasoningTokens: context.format.reportsReasoning ? spec.reasoning : 0 };
+      const expected = {
+        inputTokens: spec.input,
+        outputTokens: spec.output,
+        cachedInputTokens: spec.cached,
+        reasoningTokens: context.format.reportsReasoning ? spec.reasoning : 0,
+      };
       const received = normalizeUsage(result.usage);
       const wrong = (Object.keys(expected) as Array<keyof typeof expected>).filter((field) => received[field] !== expected[field]);
       if (wrong.length > 0) {
@@ -224,39 +238,59 @@ const usageChecks: ModelCheck[] = [
 ];
 
 const errorChecks: ModelCheck[] = [
-  statusCheck('error mapping › 401 is a ChatModelAuthError with the provider\u2019s message', { status: 401, message: 'Incorrect API key provided' }, {
-    contract: 'a 401 is a ChatModelAuthError, not retryable, whose message keeps the provider\u2019s (the task ends at once and says why)',
-    expected: "ChatModelAuthError (code CHAT_MODEL_AUTH, retryable false) whose message contains 'Incorrect API key provided'",
-    holds: (error) => ChatModelAuthError.isInstance(error) && !error.retryable && error.message.includes('Incorrect API key provided'),
-  }),
-  statusCheck('error mapping › 403 is a ChatModelForbiddenError', { status: 403, message: 'Model not allowed for this key' }, {
-    contract: 'a 403 is a ChatModelForbiddenError, not retryable',
-    expected: 'ChatModelForbiddenError (code CHAT_MODEL_FORBIDDEN, retryable false)',
-    holds: (error) => ChatModelForbiddenError.isInstance(error) && !error.retryable,
-  }),
-  ...[400, 422].map((status) =>
-    statusCheck(`error mapping › ${status} is a ChatModelBadRequestError with the provider\u2019s message`, { status, message: 'Invalid schema for response_format' }, {
-      contract: `a ${status} is a ChatModelBadRequestError, not retryable, whose message keeps the provider\u2019s`,
-      expected: "ChatModelBadRequestError (code CHAT_MODEL_BAD_REQUEST, retryable false) whose message contains 'Invalid schema for response_format'",
-      holds: (error) =>
-        ChatModelBadRequestError.isInstance(error) &&
-        error.code === 'CHAT_MODEL_BAD_REQUEST' &&
-        !error.retryable &&
-        error.message.includes('Invalid schema for response_format'),
-    }),
+  statusCheck(
+    'error mapping › 401 is a ChatModelAuthError with the provider\u2019s message',
+    { status: 401, message: 'Incorrect API key provided' },
+    {
+      contract: 'a 401 is a ChatModelAuthError, not retryable, whose message keeps the provider\u2019s (the task ends at once and says why)',
+      expected: "ChatModelAuthError (code CHAT_MODEL_AUTH, retryable false) whose message contains 'Incorrect API key provided'",
+      holds: (error) => ChatModelAuthError.isInstance(error) && !error.retryable && error.message.includes('Incorrect API key provided'),
+    },
   ),
-  statusCheck('error mapping › 429 is a retryable ChatModelRateLimitError with Retry-After', { status: 429, message: 'Rate limit reached', retryAfter: '7' }, {
-    contract: 'a 429 is a retryable ChatModelRateLimitError whose retryAfterMs is the Retry-After header (plannav waits at least that long)',
-    expected: 'ChatModelRateLimitError (code CHAT_MODEL_RATE_LIMIT, retryable true) with retryAfterMs 7000 (Retry-After: 7)',
-    holds: (error) => ChatModelRateLimitError.isInstance(error) && error.retryable && error.retryAfterMs === 7000,
-    fix: 'throw chatModelErrorFromStatus({ status: 429, message, retryAfterMs }) from plannav, with retryAfterMs read from the Retry-After header (seconds, or an HTTP date)',
-  }),
+  statusCheck(
+    'error mapping › 403 is a ChatModelForbiddenError',
+    { status: 403, message: 'Model not allowed for this key' },
+    {
+      contract: 'a 403 is a ChatModelForbiddenError, not retryable',
+      expected: 'ChatModelForbiddenError (code CHAT_MODEL_FORBIDDEN, retryable false)',
+      holds: (error) => ChatModelForbiddenError.isInstance(error) && !error.retryable,
+    },
+  ),
+  ...[400, 422].map((status) =>
+    statusCheck(
+      `error mapping › ${status} is a ChatModelBadRequestError with the provider\u2019s message`,
+      { status, message: 'Invalid schema for response_format' },
+      {
+        contract: `a ${status} is a ChatModelBadRequestError, not retryable, whose message keeps the provider\u2019s`,
+        expected: "ChatModelBadRequestError (code CHAT_MODEL_BAD_REQUEST, retryable false) whose message contains 'Invalid schema for response_format'",
+        holds: (error) =>
+          ChatModelBadRequestError.isInstance(error) &&
+          error.code === 'CHAT_MODEL_BAD_REQUEST' &&
+          !error.retryable &&
+          error.message.includes('Invalid schema for response_format'),
+      },
+    ),
+  ),
+  statusCheck(
+    'error mapping › 429 is a retryable ChatModelRateLimitError with Retry-After',
+    { status: 429, message: 'Rate limit reached', retryAfter: '7' },
+    {
+      contract: 'a 429 is a retryable ChatModelRateLimitError whose retryAfterMs is the Retry-After header (plannav waits at least that long)',
+      expected: 'ChatModelRateLimitError (code CHAT_MODEL_RATE_LIMIT, retryable true) with retryAfterMs 7000 (Retry-After: 7)',
+      holds: (error) => ChatModelRateLimitError.isInstance(error) && error.retryable && error.retryAfterMs === 7000,
+      fix: 'throw chatModelErrorFromStatus({ status: 429, message, retryAfterMs }) from plannav, with retryAfterMs read from the Retry-After header (seconds, or an HTTP date)',
+    },
+  ),
   ...[500, 503].map((status) =>
-    statusCheck(`error mapping › ${status} is a retryable server error`, { status, message: 'The server is overloaded' }, {
-      contract: `a ${status} is a retryable ChatModelError with code CHAT_MODEL_SERVER (plannav retries it with backoff)`,
-      expected: 'a ChatModelError (code CHAT_MODEL_SERVER, retryable true)',
-      holds: (error) => error.code === 'CHAT_MODEL_SERVER' && error.retryable,
-    }),
+    statusCheck(
+      `error mapping › ${status} is a retryable server error`,
+      { status, message: 'The server is overloaded' },
+      {
+        contract: `a ${status} is a retryable ChatModelError with code CHAT_MODEL_SERVER (plannav retries it with backoff)`,
+        expected: 'a ChatModelError (code CHAT_MODEL_SERVER, retryable true)',
+        holds: (error) => error.code === 'CHAT_MODEL_SERVER' && error.retryable,
+      },
+    ),
   ),
   {
     name: 'error mapping › a dropped connection is a retryable network error',
@@ -306,7 +340,14 @@ const hangingCallChecks: ModelCheck[] = [
     run: async (context) => {
       context.enqueue({ hang: true });
       const contract = 'a call that outlives the client\u2019s timeout fails with a retryable ChatModelError with code CHAT_MODEL_TIMEOUT';
-      await expectTimeout(context, context.client({ timeout: 50 }), question, 50, contract, 'pass the `timeout` the kit gives createClient on to every call (an AbortSignal.timeout joined with request.signal)');
+      await expectTimeout(
+        context,
+        context.client({ timeout: 50 }),
+        question,
+        50,
+        contract,
+        'pass the `timeout` the kit gives createClient on to every call (an AbortSignal.timeout joined with request.signal)',
+      );
     },
   },
   {
@@ -314,7 +355,14 @@ const hangingCallChecks: ModelCheck[] = [
     run: async (context) => {
       context.enqueue({ hang: true });
       const contract = 'request.timeout, when set, takes precedence over the client\u2019s timeout';
-      await expectTimeout(context, context.client({ timeout: 60_000 }), { ...question, timeout: 30 }, 30, contract, 'use request.timeout when it is set, else the client\u2019s timeout');
+      await expectTimeout(
+        context,
+        context.client({ timeout: 60_000 }),
+        { ...question, timeout: 30 },
+        30,
+        contract,
+        'use request.timeout when it is set, else the client\u2019s timeout',
+      );
     },
   },
   {
@@ -354,10 +402,22 @@ const hangingCallChecks: ModelCheck[] = [
 ];
 
 /** Fails unless `request` on `client` ends soon after `timeoutMs` with a retryable timeout error. */
-async function expectTimeout(context: CaseContext, client: LLMClient, request: GenerateRequest, timeoutMs: number, contract: string, fix: string): Promise<void> {
+async function expectTimeout(
+  context: CaseContext,
+  client: LLMClient,
+  request: GenerateRequest,
+  timeoutMs: number,
+  contract: string,
+  fix: string,
+): Promise<void> {
   const outcome = await settledWithin(context.generateError(client, request, contract), timeoutBoundMs);
   if (outcome === 'late') {
-    throw context.fail({ contract, expected: `a rejection soon after the timeout of ${timeoutMs} ms`, received: `still pending after ${timeoutBoundMs} ms`, fix });
+    throw context.fail({
+      contract,
+      expected: `a rejection soon after the timeout of ${timeoutMs} ms`,
+      received: `still pending after ${timeoutBoundMs} ms`,
+      fix,
+    });
   }
   expectTypedError(context, outcome, {
     contract,
@@ -401,7 +461,13 @@ async function abortHangingCall(context: CaseContext, contract: string): Promise
 
 const withImage: ChatMessage[] = [
   { role: 'system', content: 'You describe screenshots.' },
-  { role: 'user', content: [{ type: 'text', text: 'What is on this page?' }, { type: 'image', data: pixel, mediaType: 'image/png' }] },
+  {
+    role: 'user',
+    content: [
+      { type: 'text', text: 'What is on this page?' },
+      { type: 'image', data: pixel, mediaType: 'image/png' },
+    ],
+  },
 ];
 
 const imageChecks: ModelCheck[] = [
@@ -425,4 +491,11 @@ const imageChecks: ModelCheck[] = [
 ];
 
 /** The checks that call `generate` directly, in the order a reader meets them. */
-export const directChecks: readonly ModelCheck[] = [...clientChecks, ...structuredOutputChecks, ...usageChecks, ...errorChecks, ...hangingCallChecks, ...imageChecks];
+export const directChecks: readonly ModelCheck[] = [
+  ...clientChecks,
+  ...structuredOutputChecks,
+  ...usageChecks,
+  ...errorChecks,
+  ...hangingCallChecks,
+  ...imageChecks,
+];

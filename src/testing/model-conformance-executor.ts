@@ -14,7 +14,11 @@ import { scriptedActions, scriptedPlan } from './scripted-llm';
 const shopPages: Record<string, FakePage> = {
   'https://shop.test/': {
     title: 'Shop',
-    content: ['Welcome to the shop', { tag: 'a', text: 'Mugs', href: 'https://shop.test/mugs' }, { tag: 'a', text: 'Plates', href: 'https://shop.test/plates' }],
+    content: [
+      'Welcome to the shop',
+      { tag: 'a', text: 'Mugs', href: 'https://shop.test/mugs' },
+      { tag: 'a', text: 'Plates', href: 'https://shop.test/plates' },
+    ],
   },
   'https://shop.test/mugs': {
     title: 'Mugs',
@@ -40,12 +44,16 @@ const object = (json: string): Answer => ({ object: JSON.parse(json) as unknown 
 function shopModel(call: WireCall): Answer {
   if (call.agent === 'planner') {
     return object(
-      call.lastUserText.includes('Blue mug $12') ? scriptedPlan({ done: true, finalAnswer: 'The blue mug costs $12.' }) : scriptedPlan({ nextSteps: 'Open the mugs page' }),
+      call.lastUserText.includes('Blue mug $12')
+        ? scriptedPlan({ done: true, finalAnswer: 'The blue mug costs $12.' })
+        : scriptedPlan({ nextSteps: 'Open the mugs page' }),
     );
   }
   if (call.agent === 'navigator') {
     const mugs = indexOf(call.lastUserText, 'Mugs');
-    return object(mugs !== undefined ? scriptedActions([{ click_element: { index: mugs } }]) : scriptedActions([{ done: { text: 'Blue mug $12', success: true } }]));
+    return object(
+      mugs !== undefined ? scriptedActions([{ click_element: { index: mugs } }]) : scriptedActions([{ done: { text: 'Blue mug $12', success: true } }]),
+    );
   }
   return { status: 400, message: 'The conformance server expected a Planner or Navigator request (their system prompt was not in it).' };
 }
@@ -104,7 +112,12 @@ export const executorChecks: readonly ModelCheck[] = [
       const contract = 'the client carries a whole task through the Executor: the Planner plans, the Navigator clicks, the Planner accepts';
       const { result, url } = await runTask(context, { task: 'What does the blue mug cost?', llm: context.client() });
       const sequence = agents(context);
-      if (result.status !== 'ok' || result.finalAnswer !== 'The blue mug costs $12.' || url !== 'https://shop.test/mugs' || sequence !== 'planner, navigator, navigator, planner') {
+      if (
+        result.status !== 'ok' ||
+        result.finalAnswer !== 'The blue mug costs $12.' ||
+        url !== 'https://shop.test/mugs' ||
+        sequence !== 'planner, navigator, navigator, planner'
+      ) {
         throw context.fail({
           contract,
           expected: "status ok, final answer 'The blue mug costs $12.', the browser on https://shop.test/mugs, requests planner, navigator, navigator, planner",
@@ -140,14 +153,22 @@ export const executorChecks: readonly ModelCheck[] = [
       }
     },
   },
-  fatalCheck('executor › a 401 ends the task at once, without a retry', { status: 401, message: 'Invalid API key' }, {
-    className: 'ChatModelAuthError',
-    holds: (error) => ChatModelAuthError.isInstance(error),
-  }),
-  fatalCheck('executor › a prompt longer than the context window ends the task at once', { status: 400, message: 'too long', contextLength: true }, {
-    className: 'ChatModelContextLengthError',
-    holds: (error) => ChatModelContextLengthError.isInstance(error),
-  }),
+  fatalCheck(
+    'executor › a 401 ends the task at once, without a retry',
+    { status: 401, message: 'Invalid API key' },
+    {
+      className: 'ChatModelAuthError',
+      holds: (error) => ChatModelAuthError.isInstance(error),
+    },
+  ),
+  fatalCheck(
+    'executor › a prompt longer than the context window ends the task at once',
+    { status: 400, message: 'too long', contextLength: true },
+    {
+      className: 'ChatModelContextLengthError',
+      holds: (error) => ChatModelContextLengthError.isInstance(error),
+    },
+  ),
   {
     name: 'executor › cancel() during a hanging call ends the task within 100 ms',
     run: async (context) => {
@@ -184,7 +205,11 @@ export const executorImageChecks: readonly ModelCheck[] = [
   {
     name: 'images › useVision screenshots reach a client that supports images',
     run: async (context) => {
-      context.enqueue(object(scriptedPlan({ nextSteps: 'Finish' })), object(scriptedActions([{ done: { text: 'Done', success: true } }])), object(scriptedPlan({ done: true, finalAnswer: 'Done.' })));
+      context.enqueue(
+        object(scriptedPlan({ nextSteps: 'Finish' })),
+        object(scriptedActions([{ done: { text: 'Done', success: true } }])),
+        object(scriptedPlan({ done: true, finalAnswer: 'Done.' })),
+      );
       const contract = 'with useVision, the Navigator\u2019s screenshot reaches the model through a client created with supportsImages: true';
       const llm = context.client({ supportsImages: true });
       const { result, warnings } = await runTask(context, { task: 'Look at the page', llm, useVision: true });
@@ -203,7 +228,11 @@ export const executorImageChecks: readonly ModelCheck[] = [
   {
     name: 'images › a client created with supportsImages: false says so, and gets no image',
     run: async (context) => {
-      context.enqueue(object(scriptedPlan({ nextSteps: 'Finish' })), object(scriptedActions([{ done: { text: 'Done', success: true } }])), object(scriptedPlan({ done: true, finalAnswer: 'Done.' })));
+      context.enqueue(
+        object(scriptedPlan({ nextSteps: 'Finish' })),
+        object(scriptedActions([{ done: { text: 'Done', success: true } }])),
+        object(scriptedPlan({ done: true, finalAnswer: 'Done.' })),
+      );
       const contract = 'a client for a model without vision reports supportsImages: false, so plannav sends it text only and warns';
       const llm = context.client({ supportsImages: false });
       if (llm.supportsImages !== false) {

@@ -62,7 +62,9 @@ function read(request: RecordedRequest): WireCall {
   return {
     agent: agentOf(request),
     lastUserText: textOfContent(partsOf(lastUser)),
-    images: contents.flatMap((content) => partsOf(content).flatMap((part) => (part?.inlineData ? [typeof part.inlineData.data === 'string' ? part.inlineData.data : ''] : []))),
+    images: contents.flatMap((content) =>
+      partsOf(content).flatMap((part) => (part?.inlineData ? [typeof part.inlineData.data === 'string' ? part.inlineData.data : ''] : [])),
+    ),
     allText: [textOfContent(request.body?.systemInstruction?.parts), ...contents.map((content) => textOfContent(partsOf(content)))].join('\n'),
     request,
   };

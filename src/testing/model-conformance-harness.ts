@@ -133,7 +133,12 @@ export function toConformanceCase(check: ModelCheck, format: WireFormatSpec, cre
           } catch (error) {
             return { raw: error, typed: toCallError(error, request.signal) };
           }
-          throw fail({ contract, expected: 'generate() to reject', received: `a result: ${describeValue(result)}`, fix: 'throw when the server answers with an error status or the call fails' });
+          throw fail({
+            contract,
+            expected: 'generate() to reject',
+            received: `a result: ${describeValue(result)}`,
+            fix: 'throw when the server answers with an error status or the call fails',
+          });
         },
         waitForCalls: async (count, what) => {
           step = `waiting for ${what}`;

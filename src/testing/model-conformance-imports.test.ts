@@ -15,12 +15,22 @@ function staticImports(file: string): string[] {
   const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.ES2022, true);
   const found: string[] = [];
   for (const statement of source.statements) {
-    if (ts.isImportDeclaration(statement) && statement.importClause?.phaseModifier !== ts.SyntaxKind.TypeKeyword && ts.isStringLiteral(statement.moduleSpecifier)) {
+    if (
+      ts.isImportDeclaration(statement) &&
+      statement.importClause?.phaseModifier !== ts.SyntaxKind.TypeKeyword &&
+      ts.isStringLiteral(statement.moduleSpecifier)
+    ) {
       const bindings = statement.importClause?.namedBindings;
-      const onlyTypes = bindings !== undefined && ts.isNamedImports(bindings) && bindings.elements.length > 0 && bindings.elements.every((element) => element.isTypeOnly) && !statement.importClause?.name;
+      const onlyTypes =
+        bindings !== undefined &&
+        ts.isNamedImports(bindings) &&
+        bindings.elements.length > 0 &&
+        bindings.elements.every((element) => element.isTypeOnly) &&
+        !statement.importClause?.name;
       if (!onlyTypes) found.push(statement.moduleSpecifier.text);
     }
-    if (ts.isExportDeclaration(statement) && !statement.isTypeOnly && statement.moduleSpecifier && ts.isStringLiteral(statement.moduleSpecifier)) found.push(statement.moduleSpecifier.text);
+    if (ts.isExportDeclaration(statement) && !statement.isTypeOnly && statement.moduleSpecifier && ts.isStringLiteral(statement.moduleSpecifier))
+      found.push(statement.moduleSpecifier.text);
   }
   return found;
 }
@@ -35,7 +45,11 @@ describe('plannav/testing imports', () => {
   });
 
   it('no module imports a Node builtin at load time', () => {
-    const bad = files.flatMap((file) => staticImports(file).filter(isBuiltin).map((specifier) => `${file} imports ${specifier}`));
+    const bad = files.flatMap((file) =>
+      staticImports(file)
+        .filter(isBuiltin)
+        .map((specifier) => `${file} imports ${specifier}`),
+    );
     expect(bad).toEqual([]);
   });
 

@@ -41,7 +41,11 @@ export function openAIText(
 }
 
 /** A forced tool call whose arguments are `args` (an object, or a raw string such as a cut-off one). */
-export function openAIToolCall(name: string, args: unknown, options: { finishReason?: string; usage?: OpenAIUsageFields; reasoningContent?: string } = {}): ServerReply {
+export function openAIToolCall(
+  name: string,
+  args: unknown,
+  options: { finishReason?: string; usage?: OpenAIUsageFields; reasoningContent?: string } = {},
+): ServerReply {
   const argumentsText = typeof args === 'string' ? args : JSON.stringify(args);
   const message: Record<string, unknown> = { content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name, arguments: argumentsText } }] };
   if (options.reasoningContent !== undefined) message.reasoning_content = options.reasoningContent;
@@ -49,7 +53,11 @@ export function openAIToolCall(name: string, args: unknown, options: { finishRea
 }
 
 /** An error response with OpenAI's error body. */
-export function openAIError(status: number, message: string, options: { type?: string; code?: string | null; headers?: Record<string, string> } = {}): ServerReply {
+export function openAIError(
+  status: number,
+  message: string,
+  options: { type?: string; code?: string | null; headers?: Record<string, string> } = {},
+): ServerReply {
   return {
     status,
     headers: { ...requestHeaders, ...options.headers },
@@ -88,8 +96,13 @@ function write(answer: Answer, request: RecordedRequest): ServerReply {
   if ('network' in answer) return { destroy: true };
   if ('status' in answer) {
     return answer.contextLength
-      ? openAIError(answer.status, "This model's maximum context length is 128000 tokens. However, your messages resulted in 130512 tokens.", { code: 'context_length_exceeded' })
-      : openAIError(answer.status, answer.message, { headers: retryAfterHeaders(answer), type: answer.status === 429 ? 'rate_limit_exceeded' : 'invalid_request_error' });
+      ? openAIError(answer.status, "This model's maximum context length is 128000 tokens. However, your messages resulted in 130512 tokens.", {
+          code: 'context_length_exceeded',
+        })
+      : openAIError(answer.status, answer.message, {
+          headers: retryAfterHeaders(answer),
+          type: answer.status === 429 ? 'rate_limit_exceeded' : 'invalid_request_error',
+        });
   }
   if ('truncated' in answer) {
     return tool ? openAIToolCall(tool, answer.truncated, { finishReason: 'length' }) : openAIText(answer.truncated, { finishReason: 'length' });

@@ -116,7 +116,8 @@ export class LoopbackServer {
     response.on('close', () => {
       if (!response.writableFinished) this.closedUnanswered.add(index);
     });
-    const reply = this.queue.shift() ?? (this.respond ? await this.respond(recorded, index) : { status: 500, json: { error: { message: 'No reply scripted' } } });
+    const reply =
+      this.queue.shift() ?? (this.respond ? await this.respond(recorded, index) : { status: 500, json: { error: { message: 'No reply scripted' } } });
     if ('hang' in reply) return;
     if ('destroy' in reply) {
       response.socket?.destroy();

@@ -84,7 +84,9 @@ describe('modelClientConformance', () => {
       );
     });
     expect(failure.expected).toContain('ChatModelAuthError');
-    expect(failure.received).toBe('Error: Request failed (plannav reads it as ChatModelError (code CHAT_MODEL_ERROR, retryable false): The model call failed: Request failed)');
+    expect(failure.received).toBe(
+      'Error: Request failed (plannav reads it as ChatModelError (code CHAT_MODEL_ERROR, retryable false): The model call failed: Request failed)',
+    );
     expect(failure.fix).toContain('chatModelErrorFromStatus');
   });
 
@@ -117,7 +119,10 @@ describe('modelClientConformance', () => {
       const base = goodClient(settings);
       return withGenerate(base, async (request) => {
         const result = await base.generate(request);
-        return { ...result, usage: { inputTokens: result.usage?.inputTokens, outputTokens: result.usage?.outputTokens, reasoningTokens: result.usage?.reasoningTokens } };
+        return {
+          ...result,
+          usage: { inputTokens: result.usage?.inputTokens, outputTokens: result.usage?.outputTokens, reasoningTokens: result.usage?.reasoningTokens },
+        };
       });
     });
     expect(failure.received).toContain('wrong: cachedInputTokens');
@@ -125,13 +130,17 @@ describe('modelClientConformance', () => {
   });
 
   it('fails a client that ignores the timeout setting', async () => {
-    const failure = await brokenContract('timeouts › the client\u2019s timeout ends a hanging call with a retryable timeout error', ({ timeout: _ignored, ...settings }) => goodClient(settings));
+    const failure = await brokenContract(
+      'timeouts › the client\u2019s timeout ends a hanging call with a retryable timeout error',
+      ({ timeout: _ignored, ...settings }) => goodClient(settings),
+    );
     expect(failure.received).toBe('still pending after 2000 ms');
   });
 
   it('fails a client that ignores supportsImages: false', async () => {
-    const failure = await brokenContract('images › a client created with supportsImages: false says so, and gets no image', ({ supportsImages: _ignored, ...settings }) =>
-      goodClient({ ...settings, supportsImages: true }),
+    const failure = await brokenContract(
+      'images › a client created with supportsImages: false says so, and gets no image',
+      ({ supportsImages: _ignored, ...settings }) => goodClient({ ...settings, supportsImages: true }),
     );
     expect(failure.received).toBe('supportsImages true');
   });
@@ -168,10 +177,26 @@ describe('modelClientConformance', () => {
 
   it('rejects invalid options with a ConfigError naming the field', () => {
     const invalid = [
-      [{ wireFormat: 'azure', createClient: goodClient }, 'wireFormat', 'Option `wireFormat` of modelClientConformance must be "openai", "anthropic" or "gemini"; got "azure".'],
-      [{ wireFormat: 'openai' }, 'createClient', 'Option `createClient` of modelClientConformance must be a function that returns your LLMClient; it is missing.'],
-      [{ wireFormat: 'openai', createClient: goodClient, caseTimeout: 0 }, 'caseTimeout', 'Option `caseTimeout` of modelClientConformance must be positive; got 0.'],
-      [{ wireFormat: 'openai', createClient: goodClient, timeout: 10 }, 'timeout', 'Unknown option `timeout` of modelClientConformance. Check its spelling against ModelClientConformanceOptions.'],
+      [
+        { wireFormat: 'azure', createClient: goodClient },
+        'wireFormat',
+        'Option `wireFormat` of modelClientConformance must be "openai", "anthropic" or "gemini"; got "azure".',
+      ],
+      [
+        { wireFormat: 'openai' },
+        'createClient',
+        'Option `createClient` of modelClientConformance must be a function that returns your LLMClient; it is missing.',
+      ],
+      [
+        { wireFormat: 'openai', createClient: goodClient, caseTimeout: 0 },
+        'caseTimeout',
+        'Option `caseTimeout` of modelClientConformance must be positive; got 0.',
+      ],
+      [
+        { wireFormat: 'openai', createClient: goodClient, timeout: 10 },
+        'timeout',
+        'Unknown option `timeout` of modelClientConformance. Check its spelling against ModelClientConformanceOptions.',
+      ],
     ] as const;
     for (const [options, field, message] of invalid) {
       let thrown: unknown;

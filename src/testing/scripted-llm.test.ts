@@ -90,7 +90,14 @@ describe('ScriptedLLM request recording', () => {
       messages: [
         { role: 'system', content: 'system' },
         { role: 'user', content: 'older' },
-        { role: 'user', content: [{ type: 'text', text: 'line one' }, { type: 'image', data: 'AAAA', mediaType: 'image/jpeg' }, { type: 'text', text: 'line two' }] },
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'line one' },
+            { type: 'image', data: 'AAAA', mediaType: 'image/jpeg' },
+            { type: 'text', text: 'line two' },
+          ],
+        },
         { role: 'assistant', content: 'assistant reply' },
       ],
     });

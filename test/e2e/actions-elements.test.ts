@@ -93,7 +93,9 @@ describe('click_element', () => {
     const result = await run('click_element', { index }, state);
     // Hit-tested first: no wait for Playwright's actionability timeout.
     expect(Date.now() - started).toBeLessThan(3000);
-    expect(result.extractedContent).toContain('could not reach it (covered by "div#wall.cookie-banner"), so the click was dispatched in the page; if nothing happened, close "div#wall.cookie-banner" first.');
+    expect(result.extractedContent).toContain(
+      'could not reach it (covered by "div#wall.cookie-banner"), so the click was dispatched in the page; if nothing happened, close "div#wall.cookie-banner" first.',
+    );
     expect(await inPage('window.clicks')).toEqual(['walled:script']);
   });
 
@@ -278,7 +280,9 @@ describe('input_text', () => {
 
   it('sends checkboxes to click_element', async () => {
     const state = await capture(fixture, 'actions-input.html');
-    expect((await run('input_text', { index: indexWith(state.elementsText, 'name="agree"'), text: 'yes' }, state)).error).toContain('click it with click_element');
+    expect((await run('input_text', { index: indexWith(state.elementsText, 'name="agree"'), text: 'yes' }, state)).error).toContain(
+      'click it with click_element',
+    );
   });
 
   it('lists the datalist suggestions that match and stops the sequence, unless the text is one of them', async () => {
@@ -363,7 +367,9 @@ describe('send_keys', () => {
     const state = await capture(fixture, 'actions-input.html');
     await run('input_text', { index: indexWith(state.elementsText, 'name="q"'), text: 'cats' }, state);
     const result = await run('send_keys', { keys: 'Enter Tab' }, state);
-    expect(result.extractedContent).toBe(`Pressed Enter. The page navigated to ${fixture.server.url('tab-target.html')}?q=cats. Did not press Tab: the page changed.`);
+    expect(result.extractedContent).toBe(
+      `Pressed Enter. The page navigated to ${fixture.server.url('tab-target.html')}?q=cats. Did not press Tab: the page changed.`,
+    );
     expect(result.stopSequence).toBe(true);
   });
 
@@ -413,7 +419,9 @@ describe('dropdowns', () => {
     const state = await capture(fixture, 'actions-dropdown.html');
     const index = indexWith(state.elementsText, 'name="size"');
     const missing = await run('select_dropdown_option', { index, text: 'Huge' }, state);
-    expect(missing.error).toBe(`Element ${index} (<select> "Size") has no option "Huge". Available options: "Small", "Medium", "Large", "Extra large" (disabled).`);
+    expect(missing.error).toBe(
+      `Element ${index} (<select> "Size") has no option "Huge". Available options: "Small", "Medium", "Large", "Extra large" (disabled).`,
+    );
     const disabled = await run('select_dropdown_option', { index, text: 'Extra large' }, state);
     expect(disabled.error).toContain('Option "Extra large" of element');
     const several = await run('select_dropdown_option', { index, text: ['Small', 'Large'] }, state);
@@ -441,7 +449,18 @@ describe('dropdowns', () => {
     const index = indexWith(state.elementsText, 'name="produce"');
     const listed = await run('get_dropdown_options', { index }, state);
     expect(listed.extractedContent).toContain('is a select with 5 options (several may be selected; selected: "Banana")');
-    expect(listed.extractedContent).toContain(['Group "Fruits":', '  1. "Apple"', '  2. "Banana" (selected)', 'Group "Vegetables":', '  3. "Carrot"', '  4. "Leek" (disabled)', 'Group "Out of season":', '  5. "Quince" (disabled)'].join('\n'));
+    expect(listed.extractedContent).toContain(
+      [
+        'Group "Fruits":',
+        '  1. "Apple"',
+        '  2. "Banana" (selected)',
+        'Group "Vegetables":',
+        '  3. "Carrot"',
+        '  4. "Leek" (disabled)',
+        'Group "Out of season":',
+        '  5. "Quince" (disabled)',
+      ].join('\n'),
+    );
     const result = await run('select_dropdown_option', { index, text: ['Apple', 'carrot'] }, state);
     expect(result.extractedContent).toBe(`Selected "Apple", "Carrot" in element ${index} (<select> "Produce"); selected now: "Apple, Carrot".`);
     expect(await inPage("[...document.querySelector('[name=produce]').selectedOptions].map((option) => option.text)")).toEqual(['Apple', 'Carrot']);
@@ -454,7 +473,9 @@ describe('dropdowns', () => {
     expect(lineWith(state.elementsText, 'role="listbox"')).toBeUndefined();
     const index = indexWith(state.elementsText, 'Mercury');
     const listed = await run('get_dropdown_options', { index }, state);
-    expect(listed.extractedContent).toContain(`Element ${index} (<li role=option> "Mercury") is a list with 4 options (one may be selected; selected: "Venus"):`);
+    expect(listed.extractedContent).toContain(
+      `Element ${index} (<li role=option> "Mercury") is a list with 4 options (one may be selected; selected: "Venus"):`,
+    );
     expect(listed.extractedContent).toContain('1. "Mercury"\n2. "Venus" (selected)\n3. "Earth" (disabled)\n4. "Mars"');
     const result = await run('select_dropdown_option', { index, text: 'Mars' }, state);
     expect(result.extractedContent).toContain('Selected "Mars" in element');
@@ -467,7 +488,9 @@ describe('dropdowns', () => {
     const state = await capture(fixture, 'actions-dropdown.html');
     const index = indexWith(state.elementsText, 'Choose a colour');
     const result = await run('get_dropdown_options', { index }, state);
-    expect(result.extractedContent).toContain('it was closed, so it was opened with a click and is left open:\n1. "Red"\n2. "Green"\n3. "Blue"\n4. "Blue-green"');
+    expect(result.extractedContent).toContain(
+      'it was closed, so it was opened with a click and is left open:\n1. "Red"\n2. "Green"\n3. "Blue"\n4. "Blue-green"',
+    );
     expect(await inPage("document.getElementById('colour').getAttribute('aria-expanded')")).toBe('true');
   });
 
@@ -485,7 +508,9 @@ describe('dropdowns', () => {
     await singleTab();
     let state = await capture(fixture, 'actions-dropdown.html');
     const jump = await run('select_dropdown_option', { index: indexWith(state.elementsText, 'name="jump"'), text: 'Target page' }, state);
-    expect(jump.extractedContent).toBe(`Selected "Target page" in element ${indexWith(state.elementsText, 'name="jump"')} (<select> "Jump to"). The page navigated to ${fixture.server.url('tab-target.html')}.`);
+    expect(jump.extractedContent).toBe(
+      `Selected "Target page" in element ${indexWith(state.elementsText, 'name="jump"')} (<select> "Jump to"). The page navigated to ${fixture.server.url('tab-target.html')}.`,
+    );
     expect(jump.stopSequence).toBe(true);
     state = await capture(fixture, 'actions-dropdown.html');
     const index = indexWith(state.elementsText, '>Account');
@@ -517,14 +542,18 @@ describe('upload_file', () => {
   it('sets files from an allowed folder, several on a multiple input', async () => {
     const state = await capture(fixture, 'actions-upload.html');
     const index = indexWith(state.elementsText, 'name="attachments"');
-    const result = await run('upload_file', { index, path: [join(files, 'allowed', 'a.png'), join(files, 'allowed', 'x', '..', 'b.txt')] }, state, { uploadPaths: uploadPaths() });
+    const result = await run('upload_file', { index, path: [join(files, 'allowed', 'a.png'), join(files, 'allowed', 'x', '..', 'b.txt')] }, state, {
+      uploadPaths: uploadPaths(),
+    });
     expect(result.extractedContent).toBe(`Set files "a.png", "b.txt" on element ${index}.`);
     expect(await inPage('window.events')).toEqual(['change:attachments:a.png+b.txt']);
   });
 
   it('warns when the file does not fit the accept attribute', async () => {
     const state = await capture(fixture, 'actions-upload.html');
-    const result = await run('upload_file', { index: indexWith(state.elementsText, 'name="photo"'), path: join(files, 'allowed', 'b.txt') }, state, { uploadPaths: uploadPaths() });
+    const result = await run('upload_file', { index: indexWith(state.elementsText, 'name="photo"'), path: join(files, 'allowed', 'b.txt') }, state, {
+      uploadPaths: uploadPaths(),
+    });
     expect(result.extractedContent).toContain('Note: the input accepts ".png,.svg"; the page may refuse b.txt.');
   });
 
@@ -566,7 +595,9 @@ describe('upload_file', () => {
 
   it('says when there is no file input near the element', async () => {
     const state = await capture(fixture, 'actions-upload.html');
-    const result = await run('upload_file', { index: indexWith(state.elementsText, 'Nothing to upload here'), path: join(files, 'single.svg') }, state, { uploadPaths: uploadPaths() });
+    const result = await run('upload_file', { index: indexWith(state.elementsText, 'Nothing to upload here'), path: join(files, 'single.svg') }, state, {
+      uploadPaths: uploadPaths(),
+    });
     expect(result.error).toContain('is no file input and has none inside or around it');
   });
 });

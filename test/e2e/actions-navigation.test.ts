@@ -79,7 +79,9 @@ describe('scroll actions', () => {
     const result = await run('next_page', {}, state);
     expect(result.error).toBeUndefined();
     expect(await positions()).toEqual({ page: viewport, list: 0 });
-    expect(result.extractedContent).toMatch(new RegExp(`^Scrolled the page down one page \\(${viewport} px\\): now at \\d+%; ${viewport} px above, \\d+ px below\\.$`));
+    expect(result.extractedContent).toMatch(
+      new RegExp(`^Scrolled the page down one page \\(${viewport} px\\): now at \\d+%; ${viewport} px above, \\d+ px below\\.$`),
+    );
     expect(result.stopSequence).toBeUndefined();
     const back = await run('previous_page', {}, state);
     expect(back.extractedContent).toContain('Scrolled the page up one page');
@@ -153,7 +155,9 @@ describe('scroll actions', () => {
     const state = await capture(fixture, 'nav-scroll.html');
     const outside = indexWith(state.elementsText, 'Outside button');
     const result = await run('next_page', { index: outside }, state);
-    expect(result.extractedContent).toMatch(new RegExp(`^Element ${outside} \\(<button>\\) is not inside a scroll area, so the page scrolls\\. Scrolled the page down one page`));
+    expect(result.extractedContent).toMatch(
+      new RegExp(`^Element ${outside} \\(<button>\\) is not inside a scroll area, so the page scrolls\\. Scrolled the page down one page`),
+    );
     expect((await positions()).page).toBeGreaterThan(0);
   });
 
@@ -164,7 +168,11 @@ describe('scroll actions', () => {
     const button = indexWith(state.elementsText, 'Frame button');
     const pageBefore = (await positions()).page;
     const result = await run('next_page', { index: button }, state);
-    expect(result.extractedContent).toMatch(new RegExp(`^Scrolled the frame http://127\\.0\\.0\\.1:\\d+/nav-frame\\.html holding element ${button} down one page \\(300 px\\): now at \\d+%; 300 px above, \\d+ px below\\.$`));
+    expect(result.extractedContent).toMatch(
+      new RegExp(
+        `^Scrolled the frame http://127\\.0\\.0\\.1:\\d+/nav-frame\\.html holding element ${button} down one page \\(300 px\\): now at \\d+%; 300 px above, \\d+ px below\\.$`,
+      ),
+    );
     const inner = fixture.driver.page.frames().find((frame) => frame.url().endsWith('nav-frame.html'))!;
     expect(await inner.evaluate(() => window.scrollY)).toBe(300);
     expect((await positions()).page).toBe(pageBefore);
@@ -196,7 +204,9 @@ describe('scroll actions', () => {
   it("scroll an app shell's main scroll area when the document itself does not scroll", async () => {
     const state = await capture(fixture, 'nav-app.html');
     const result = await run('next_page', {}, state);
-    expect(result.extractedContent).toMatch(/^The page itself does not scroll; its main scroll area <div#app> does\. Scrolled the page's scroll area <div#app> down one page/);
+    expect(result.extractedContent).toMatch(
+      /^The page itself does not scroll; its main scroll area <div#app> does\. Scrolled the page's scroll area <div#app> down one page/,
+    );
     expect(await fixture.driver.page.evaluate(() => document.getElementById('app')!.scrollTop)).toBeGreaterThan(0);
   });
 });
@@ -234,7 +244,9 @@ describe('scroll_to_text', () => {
   it('scroll into a frame and bring the frame into view', async () => {
     const state = await capture(fixture, 'nav-text.html');
     const result = await run('scroll_to_text', { text: 'frame needle five' }, state);
-    expect(result.extractedContent).toMatch(/^Scrolled to its only occurrence of "frame needle five" \(in a <p> in the frame http:\/\/127\.0\.0\.1:\d+\/nav-frame\.html\)/);
+    expect(result.extractedContent).toMatch(
+      /^Scrolled to its only occurrence of "frame needle five" \(in a <p> in the frame http:\/\/127\.0\.0\.1:\d+\/nav-frame\.html\)/,
+    );
     expect(await centred('#frame')).toBe(true);
     const inner = fixture.driver.page.frames().find((frame) => frame.url().endsWith('nav-frame.html'))!;
     expect(await inner.evaluate(() => window.scrollY)).toBeGreaterThan(500);
@@ -243,7 +255,10 @@ describe('scroll_to_text', () => {
   it('say when the text is missing or hidden, or there are fewer matches, without moving', async () => {
     const state = await capture(fixture, 'nav-text.html');
     const missing = await run('scroll_to_text', { text: 'hidden by display none' }, state);
-    expect(missing).toEqual({ extractedContent: 'The text "hidden by display none" does not appear in the page\'s visible text; nothing moved.', includeInMemory: true });
+    expect(missing).toEqual({
+      extractedContent: 'The text "hidden by display none" does not appear in the page\'s visible text; nothing moved.',
+      includeInMemory: true,
+    });
     expect((await run('scroll_to_text', { text: 'hidden by visibility' }, state)).extractedContent).toContain('does not appear');
     const beyond = await run('scroll_to_text', { text: 'needle', nth: 9 }, state);
     expect(beyond.extractedContent).toBe('The text "needle" appears only 5 times, so there is no occurrence 9; nothing moved.');
@@ -281,7 +296,9 @@ describe('search_page', () => {
   it('search with a regular expression, and refuse invalid or catastrophic ones as recoverable errors', async () => {
     const state = await capture(fixture, 'nav-text.html');
     const shipped = await run('search_page', { pattern: 'order #\\d+ shipped', regex: true, context_chars: 0 }, state);
-    expect(shipped.extractedContent).toBe('Found 2 matches for the regular expression "order #\\\\d+ shipped":\n<untrusted_content>\n1. **Order #1042 shipped**\n2. **Order #1044 shipped**\n</untrusted_content>');
+    expect(shipped.extractedContent).toBe(
+      'Found 2 matches for the regular expression "order #\\\\d+ shipped":\n<untrusted_content>\n1. **Order #1042 shipped**\n2. **Order #1044 shipped**\n</untrusted_content>',
+    );
     const strict = await run('search_page', { pattern: 'order #\\d+', regex: true, case_sensitive: true }, state);
     expect(strict.extractedContent).toMatch(/^No match for the regular expression/);
     const invalid = await run('search_page', { pattern: 'price: (\\$', regex: true }, state);
@@ -312,7 +329,7 @@ describe('search_page', () => {
 });
 
 describe('every driver call', () => {
-  it('passes the action\'s signal', async () => {
+  it("passes the action's signal", async () => {
     const state = await capture(fixture, 'nav-text.html');
     const signal = new AbortController().signal;
     const unsignalled: string[] = [];
@@ -372,7 +389,9 @@ describe('go_to_url, search and go_back', () => {
     const state = await capture(fixture, 'nav-page-a.html');
     const port = await closedPort();
     const result = await run('go_to_url', { url: `http://127.0.0.1:${port}/` }, state);
-    expect(result.error).toBe(`Could not load http://127.0.0.1:${port}/: site unavailable (net::ERR_CONNECTION_REFUSED). Check the address, try again later, or try another site.`);
+    expect(result.error).toBe(
+      `Could not load http://127.0.0.1:${port}/: site unavailable (net::ERR_CONNECTION_REFUSED). Check the address, try again later, or try another site.`,
+    );
     expect(result.stopSequence).toBe(true);
     // The action waited for Chromium's error page to commit: the next load is not interrupted by it.
     await fixture.driver.goto(fixture.server.url('nav-page-b.html'));
@@ -405,7 +424,11 @@ describe('go_to_url, search and go_back', () => {
     const first = await capture(fixture, 'nav-page-a.html');
     await fixture.driver.goto(fixture.server.url('nav-page-b.html'));
     const result = await run('go_back', {}, first);
-    expect(result).toEqual({ extractedContent: `Went back to "Page A" (${fixture.server.url('nav-page-a.html')}).`, includeInMemory: true, stopSequence: true });
+    expect(result).toEqual({
+      extractedContent: `Went back to "Page A" (${fixture.server.url('nav-page-a.html')}).`,
+      includeInMemory: true,
+      stopSequence: true,
+    });
     const opened = await run('open_tab', { url: fixture.server.url('nav-page-b.html') }, first);
     expect(opened.stopSequence).toBe(true);
     const nothing = await run('go_back', {}, first);
@@ -425,10 +448,18 @@ describe('tab actions', () => {
     const opened = await run('open_tab', { url: urlB }, state);
     const active = await fixture.driver.activeTab();
     expect(active.id).not.toBe(firstTab!.id);
-    expect(opened).toEqual({ extractedContent: `Opened tab ${active.id} with "Page B" (${urlB}); it is now the current tab.`, includeInMemory: true, stopSequence: true });
+    expect(opened).toEqual({
+      extractedContent: `Opened tab ${active.id} with "Page B" (${urlB}); it is now the current tab.`,
+      includeInMemory: true,
+      stopSequence: true,
+    });
 
     const switched = await run('switch_tab', { tab_id: firstTab!.id }, state);
-    expect(switched).toEqual({ extractedContent: `Switched to tab ${firstTab!.id}: "Page A" (${fixture.server.url('nav-page-a.html')}).`, includeInMemory: true, stopSequence: true });
+    expect(switched).toEqual({
+      extractedContent: `Switched to tab ${firstTab!.id}: "Page A" (${fixture.server.url('nav-page-a.html')}).`,
+      includeInMemory: true,
+      stopSequence: true,
+    });
     expect((await fixture.driver.activeTab()).id).toBe(firstTab!.id);
     const same = await run('switch_tab', { tab_id: firstTab!.id }, state);
     expect(same.extractedContent).toMatch(/is already the current tab/);
@@ -440,7 +471,9 @@ describe('tab actions', () => {
     expect((await fixture.driver.activeTab()).id).toBe(active.id);
 
     const unknown = await run('switch_tab', { tab_id: 'tab-999' }, state);
-    expect(unknown.error).toBe(`There is no tab "tab-999". Open tabs: ${firstTab!.id} "Page A" (${fixture.server.url('nav-page-a.html')}); ${active.id} "Page B" (${urlB}).`);
+    expect(unknown.error).toBe(
+      `There is no tab "tab-999". Open tabs: ${firstTab!.id} "Page A" (${fixture.server.url('nav-page-a.html')}); ${active.id} "Page B" (${urlB}).`,
+    );
   });
 
   it('close the current tab and say which tab is current now; tolerate a tab already closed', async () => {
@@ -465,7 +498,9 @@ describe('tab actions', () => {
     await run('open_tab', { url: fixture.server.url('nav-page-b.html') }, state);
     const second = await fixture.driver.activeTab();
     const closed = await run('close_tab', { tab_id: firstTab!.id }, state);
-    expect(closed.extractedContent).toBe(`Closed tab ${firstTab!.id} "Page A" (${fixture.server.url('nav-page-a.html')}). Tab ${second.id} stays the current tab.`);
+    expect(closed.extractedContent).toBe(
+      `Closed tab ${firstTab!.id} "Page A" (${fixture.server.url('nav-page-a.html')}). Tab ${second.id} stays the current tab.`,
+    );
     expect(closed.stopSequence).toBeUndefined();
   });
 

@@ -39,7 +39,11 @@ async function type(page: string, field: string, text: string, signal?: AbortSig
   const state: PageState = await capture(fixture, page);
   const baseline = await readBaseline(fixture.driver, {});
   const started = Date.now();
-  const result = await registry.run('input_text', { index: indexWith(state.elementsText, field), text }, liveContext(fixture, { state, ...(signal ? { signal } : {}) }));
+  const result = await registry.run(
+    'input_text',
+    { index: indexWith(state.elementsText, field), text },
+    liveContext(fixture, { state, ...(signal ? { signal } : {}) }),
+  );
   return { state, baseline, result, elapsedMs: Date.now() - started };
 }
 

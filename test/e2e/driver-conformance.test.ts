@@ -79,7 +79,11 @@ describe('a broken driver', () => {
     const failure = await brokenContract('evaluate › awaits a script that returns a promise', (driver) => ({
       // Serialises what the script returns at once, as a driver without awaitPromise does: a promise becomes {}.
       evaluate: <TArg, TResult>(frameId: string, script: PageScript<TArg, TResult>, arg: TArg) =>
-        driver.evaluate(frameId, { id: script.id, source: `(argument) => { const value = (${script.source})(argument); return value instanceof Promise ? {} : value; }` }, arg),
+        driver.evaluate(
+          frameId,
+          { id: script.id, source: `(argument) => { const value = (${script.source})(argument); return value instanceof Promise ? {} : value; }` },
+          arg,
+        ),
     }));
     expect(failure.message).toMatch(/Contract: evaluate\(\) runs .* a promise is awaited/);
     expect(failure.received).toBe('{}');
@@ -97,7 +101,9 @@ describe('a broken driver', () => {
   it('whose frames() reports the border box fails the frames contract', { timeout: caseTimeout }, async () => {
     const failure = await brokenContract('frames › lists the top frame first, then same- and cross-origin children with their parent and offset', (driver) => ({
       frames: async (options) =>
-        (await driver.frames(options)).map((frame): FrameInfo => (frame.offset ? { ...frame, offset: { x: frame.offset.x - 6, y: frame.offset.y - 6 } } : frame)),
+        (await driver.frames(options)).map((frame): FrameInfo =>
+          frame.offset ? { ...frame, offset: { x: frame.offset.x - 6, y: frame.offset.y - 6 } } : frame,
+        ),
     }));
     expect(failure.contract).toMatch(/^frames\(\) lists the frames of the active tab, top frame first/);
     expect(failure.fix).toMatch(/clientLeft/);
@@ -112,7 +118,9 @@ describe('a broken driver', () => {
   });
 
   it('that is not a BrowserDriver fails before any check runs', { timeout: caseTimeout }, async () => {
-    const error = await rejectionOf<ConformanceError>(caseNamed(async () => ({ specificationVersion: 'v0' }) as unknown as BrowserDriver, 'driver › implements BrowserDriver v1').run());
+    const error = await rejectionOf<ConformanceError>(
+      caseNamed(async () => ({ specificationVersion: 'v0' }) as unknown as BrowserDriver, 'driver › implements BrowserDriver v1').run(),
+    );
     expect(ConformanceError.isInstance(error)).toBe(true);
     expect(error.contract).toMatch(/^createDriver returns a BrowserDriver/);
     expect(error.received).toContain('specificationVersion is "v0"');

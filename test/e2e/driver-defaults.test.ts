@@ -54,7 +54,9 @@ function minimalDriver(target: Page): { driver: ResolvedBrowserDriver; clicks: [
         target.frames().map(async (frame): Promise<FrameInfo> => {
           const parent = frame.parentFrame();
           if (!parent) return { id: idOf(frame), url: frame.url() };
-          const box = await (await frame.frameElement()).evaluate((node) => {
+          const box = await (
+            await frame.frameElement()
+          ).evaluate((node) => {
             const element = node as Element;
             const rect = element.getBoundingClientRect();
             return { x: rect.left + element.clientLeft, y: rect.top + element.clientTop, width: element.clientWidth, height: element.clientHeight };
@@ -77,10 +79,14 @@ function minimalDriver(target: Page): { driver: ResolvedBrowserDriver; clicks: [
 
 describe('the default click', () => {
   it('clicks a button of an iframe with the mouse, inside the frame', async () => {
-    await page.setContent(`<iframe style="border:0;width:400px;height:200px;margin:40px" srcdoc="<button onclick=&quot;parent.document.title='inner clicked'&quot;>Pay</button>"></iframe>`);
+    await page.setContent(
+      `<iframe style="border:0;width:400px;height:200px;margin:40px" srcdoc="<button onclick=&quot;parent.document.title='inner clicked'&quot;>Pay</button>"></iframe>`,
+    );
     await page.waitForTimeout(200);
     const { driver, clicks } = minimalDriver(page);
-    const state = await new PageStateReader(driver, { viewportExpansion: 0, includeAttributes: defaultIncludeAttributes, maxTextLength: 100 }).capture({ screenshot: false });
+    const state = await new PageStateReader(driver, { viewportExpansion: 0, includeAttributes: defaultIncludeAttributes, maxTextLength: 100 }).capture({
+      screenshot: false,
+    });
     const button = [...state.elements.values()].find((ref) => ref.tagName === 'button')!;
     expect(await driver.click(button)).toEqual({ method: 'pointer' });
     expect(await page.title()).toBe('inner clicked');
@@ -92,10 +98,14 @@ describe('the default click', () => {
 
   it('dispatches the click in the frame when its point lies outside the part of the frame that shows', async () => {
     // The frame is taller than the page's viewport: its button is in the frame's own viewport, below the top page's.
-    await page.setContent(`<iframe style="border:0;width:600px;height:2000px;margin-top:100px" srcdoc="<body style='margin:0'><div style='height:1500px'></div><button onclick=&quot;parent.document.title='inner clicked'&quot;>Pay</button></body>"></iframe>`);
+    await page.setContent(
+      `<iframe style="border:0;width:600px;height:2000px;margin-top:100px" srcdoc="<body style='margin:0'><div style='height:1500px'></div><button onclick=&quot;parent.document.title='inner clicked'&quot;>Pay</button></body>"></iframe>`,
+    );
     await page.waitForTimeout(200);
     const { driver, clicks } = minimalDriver(page);
-    const state = await new PageStateReader(driver, { viewportExpansion: -1, includeAttributes: defaultIncludeAttributes, maxTextLength: 100 }).capture({ screenshot: false });
+    const state = await new PageStateReader(driver, { viewportExpansion: -1, includeAttributes: defaultIncludeAttributes, maxTextLength: 100 }).capture({
+      screenshot: false,
+    });
     const button = [...state.elements.values()].find((ref) => ref.tagName === 'button')!;
     expect(await driver.click(button)).toEqual({ method: 'dom' });
     expect(await page.title()).toBe('inner clicked');
@@ -119,7 +129,9 @@ describe('a page that forges the runtime globals', () => {
   it('still gets a snapshot when it predefined the listener recorder before the runtime came', async () => {
     await page.setContent('<script>window["__plannavRecorder@1"] = 1;</script><button>Hi</button><p>Some text</p>');
     const { driver } = minimalDriver(page);
-    const state = await new PageStateReader(driver, { viewportExpansion: 0, includeAttributes: defaultIncludeAttributes, maxTextLength: 100 }).capture({ screenshot: false });
+    const state = await new PageStateReader(driver, { viewportExpansion: 0, includeAttributes: defaultIncludeAttributes, maxTextLength: 100 }).capture({
+      screenshot: false,
+    });
     expect(state.elementsText).toContain('<button>Hi />');
     expect(state.elementsText).toContain('Some text');
   });

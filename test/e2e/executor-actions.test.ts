@@ -86,7 +86,9 @@ describe('Executor with the built-in actions in Chromium', () => {
     expect(ends.map((event) => event.action)).toEqual(['click_element']);
     const afterClick = llm.requests.find((request) => request.agent === 'planner' && request.callIndex > 0 && request.lastUserText.includes('Gift wrap'));
     expect(afterClick?.lastUserText).toMatch(/\*\[\d+\]<button>Gift wrap/);
-    expect(conversationText(afterClick!)).toContain('Skipped 1 action(s) that did not run because the page changed after click_element (1 new element(s) appeared): input_text.');
+    expect(conversationText(afterClick!)).toContain(
+      'Skipped 1 action(s) that did not run because the page changed after click_element (1 new element(s) appeared): input_text.',
+    );
   });
 
   it('stops a link to a denied host in the browser, tells the model, and goes on', async () => {
@@ -105,6 +107,8 @@ describe('Executor with the built-in actions in Chromium', () => {
     expect(blocked.map((event) => [event.kind, new URL(event.url).hostname])).toEqual([['navigation', new URL(fixture.server.otherOrigin).hostname]]);
     expect(await fixture.driver.currentUrl()).toBe(fixture.server.url('task-form.html'));
     const next = llm.requests.filter((request) => request.agent === 'planner').at(-1)!;
-    expect(conversationText(next)).toMatch(/The browser was stopped from loading http:\/\/[^ ]+task-form-done\.html\?name=leak \(navigation: host [^ ]+ is not on the allow list\)/);
+    expect(conversationText(next)).toMatch(
+      /The browser was stopped from loading http:\/\/[^ ]+task-form-done\.html\?name=leak \(navigation: host [^ ]+ is not on the allow list\)/,
+    );
   });
 });

@@ -37,7 +37,9 @@ describe('extract_content in a real page', () => {
     const llm = new ScriptedLLM({ responses: [answer('Mug A costs $4, Mug B $6.')] });
     const result = await extract('extract-page.html', { goal: 'mug prices' }, llm);
 
-    expect(result.extractedContent).toBe(`Extracted from ${fixture.server.url('extract-page.html')} for "mug prices":\n<untrusted_content>\nMug A costs $4, Mug B $6.\n</untrusted_content>`);
+    expect(result.extractedContent).toBe(
+      `Extracted from ${fixture.server.url('extract-page.html')} for "mug prices":\n<untrusted_content>\nMug A costs $4, Mug B $6.\n</untrusted_content>`,
+    );
     const text = pageTextOf(llm.requests[0]);
     for (const expected of [
       `Page: Mug shop (${fixture.server.url('extract-page.html')})`,
@@ -82,7 +84,12 @@ describe('extract_content in a real page', () => {
   });
 
   it('returns structured data for a JSON schema', async () => {
-    const prices = { prices: [{ name: 'Mug A', price: '$4' }, { name: 'Mug | B', price: '$6' }] };
+    const prices = {
+      prices: [
+        { name: 'Mug A', price: '$4' },
+        { name: 'Mug | B', price: '$6' },
+      ],
+    };
     const llm = new ScriptedLLM({ responses: [JSON.stringify(prices)] });
     const schema = { type: 'object', properties: { prices: { type: 'array', items: { type: 'object' } } }, required: ['prices'] };
     const result = await extract('extract-page.html', { goal: 'prices', schema }, llm);

@@ -36,28 +36,30 @@ function listen(host: string, handler: Parameters<typeof createServer>[1]): Prom
 
 export async function startFixtureServer(): Promise<FixtureServer> {
   const origins: { main: string; other: string } = { main: '', other: '' };
-  const handler = (isMain: boolean): Parameters<typeof createServer>[1] => async (request, response) => {
-    const path = new URL(request.url ?? '/', 'http://fixture').pathname;
-    if (path === '/slow') {
-      // A response that takes a while, for the settle tests.
-      const delay = Math.min(2000, Number(new URL(request.url ?? '/', 'http://fixture').searchParams.get('ms') ?? 300));
-      setTimeout(() => response.writeHead(200, { 'content-type': 'text/plain' }).end('slow done'), delay);
-      return;
-    }
-    const file = normalize(join(fixturesDir, path === '/' ? 'index.html' : path));
-    if (!file.startsWith(fixturesDir)) {
-      response.writeHead(403).end();
-      return;
-    }
-    try {
-      let body: Buffer | string = await readFile(file);
-      const type = types[extname(file)] ?? 'application/octet-stream';
-      if (type.startsWith('text/html')) body = body.toString('utf8').replaceAll('{{OTHER_ORIGIN}}', isMain ? origins.other : origins.main);
-      response.writeHead(200, { 'content-type': type, 'cache-control': 'no-store' }).end(body);
-    } catch {
-      response.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
-    }
-  };
+  const handler =
+    (isMain: boolean): Parameters<typeof createServer>[1] =>
+    async (request, response) => {
+      const path = new URL(request.url ?? '/', 'http://fixture').pathname;
+      if (path === '/slow') {
+        // A response that takes a while, for the settle tests.
+        const delay = Math.min(2000, Number(new URL(request.url ?? '/', 'http://fixture').searchParams.get('ms') ?? 300));
+        setTimeout(() => response.writeHead(200, { 'content-type': 'text/plain' }).end('slow done'), delay);
+        return;
+      }
+      const file = normalize(join(fixturesDir, path === '/' ? 'index.html' : path));
+      if (!file.startsWith(fixturesDir)) {
+        response.writeHead(403).end();
+        return;
+      }
+      try {
+        let body: Buffer | string = await readFile(file);
+        const type = types[extname(file)] ?? 'application/octet-stream';
+        if (type.startsWith('text/html')) body = body.toString('utf8').replaceAll('{{OTHER_ORIGIN}}', isMain ? origins.other : origins.main);
+        response.writeHead(200, { 'content-type': type, 'cache-control': 'no-store' }).end(body);
+      } catch {
+        response.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
+      }
+    };
   const main = await listen('127.0.0.1', handler(true));
   // 127.0.0.2 is a loopback address on Linux; where it is not (macOS), `localhost` on 127.0.0.1
   // is a different site for the browser all the same.

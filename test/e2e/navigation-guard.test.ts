@@ -123,7 +123,9 @@ const allowedRoutes = async (request: IncomingMessage, response: ServerResponse,
   }
   response
     .writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' })
-    .end(`<!doctype html><title>Echo</title><p id="method">${request.method}</p><p id="body">${escapeHtml(body)}</p><p id="cookie">${escapeHtml(request.headers.cookie ?? '')}</p>`);
+    .end(
+      `<!doctype html><title>Echo</title><p id="method">${request.method}</p><p id="body">${escapeHtml(body)}</p><p id="cookie">${escapeHtml(request.headers.cookie ?? '')}</p>`,
+    );
 };
 
 /** Denies every URL of the recording server's host; records what the driver reports. */
@@ -376,7 +378,8 @@ describe('frames', () => {
 
 describe('pages a service worker controls', () => {
   /** The fixture under the worker's scope, its links going through a redirect to `to`. */
-  const workerPage = (to: string): string => `${allowed.origin}/sw/fixtures/guard-service-worker.html?to=${encodeURIComponent(`${allowed.origin}/sw/redirect?to=${encodeURIComponent(to)}`)}`;
+  const workerPage = (to: string): string =>
+    `${allowed.origin}/sw/fixtures/guard-service-worker.html?to=${encodeURIComponent(`${allowed.origin}/sw/redirect?to=${encodeURIComponent(to)}`)}`;
 
   afterEach(async () => {
     await driver.setNavigationGuard(undefined);
@@ -433,7 +436,10 @@ describe('the check after commit', () => {
     const guard = hostGuard();
     const page = fixture('guard-blob.html', '');
     await driver.goto(page);
-    await driver.setNavigationGuard({ ...guard, check: (url) => (url.startsWith('blob:') ? { allowed: false, reason: 'blob: pages are not allowed' } : { allowed: true, reason: 'allowed' }) });
+    await driver.setNavigationGuard({
+      ...guard,
+      check: (url) => (url.startsWith('blob:') ? { allowed: false, reason: 'blob: pages are not allowed' } : { allowed: true, reason: 'allowed' }),
+    });
     await driver.page.locator('#blob').click();
     expect(await eventually(() => guard.reports.length > 0)).toBe(true);
     expect(guard.reports[0]).toMatchObject({ kind: 'navigation', reason: 'blob: pages are not allowed' });
@@ -444,7 +450,10 @@ describe('the check after commit', () => {
   it('leaves a data: frame the guard denies for about:blank', async () => {
     const guard = hostGuard();
     await driver.goto(fixture('guard-blob.html', ''));
-    await driver.setNavigationGuard({ ...guard, check: (url) => (url.startsWith('data:') ? { allowed: false, reason: 'data: frames are not allowed' } : { allowed: true, reason: 'allowed' }) });
+    await driver.setNavigationGuard({
+      ...guard,
+      check: (url) => (url.startsWith('data:') ? { allowed: false, reason: 'data: frames are not allowed' } : { allowed: true, reason: 'allowed' }),
+    });
     await driver.page.locator('#data-frame').click();
     expect(await eventually(() => guard.reports.length > 0)).toBe(true);
     expect(guard.reports[0]).toMatchObject({ kind: 'frame', reason: 'data: frames are not allowed' });

@@ -133,7 +133,13 @@ describe('element refs', () => {
     expect(email.selector).toBe('input[name="email"]');
     // A later snapshot of nothing (an empty clip) leaves the id out of the registry's map.
     await fixture.driver.page.evaluate(
-      (key) => (globalThis as unknown as Record<string, { call(method: string, argument: unknown): unknown }>)[key]!.call('snapshot', { viewportExpansion: 0, includeAttributes: [], maxTextLength: 100, clip: { x: 0, y: 0, width: 0, height: 0 } }),
+      (key) =>
+        (globalThis as unknown as Record<string, { call(method: string, argument: unknown): unknown }>)[key]!.call('snapshot', {
+          viewportExpansion: 0,
+          includeAttributes: [],
+          maxTextLength: 100,
+          clip: { x: 0, y: 0, width: 0, height: 0 },
+        }),
       pageRuntime.version,
     );
     await fixture.driver.fill(email, 'fallback@example.com');
@@ -248,7 +254,10 @@ describe('ways in', () => {
         probe.close(() => resolve(free));
       });
     });
-    const browser = await chromium.launch({ executablePath: findChromium(), args: ['--no-sandbox', '--disable-gpu', `--remote-debugging-port=${port}`, '--remote-debugging-address=127.0.0.1'] });
+    const browser = await chromium.launch({
+      executablePath: findChromium(),
+      args: ['--no-sandbox', '--disable-gpu', `--remote-debugging-port=${port}`, '--remote-debugging-address=127.0.0.1'],
+    });
     try {
       const driver = await PlaywrightDriver.connect({ cdpUrl: `http://127.0.0.1:${port}` });
       await driver.goto(fixture.server.url('tab-target.html'));
@@ -301,7 +310,10 @@ describe('ways in', () => {
       const events = ['request', 'requestfinished', 'requestfailed', 'close', 'load', 'domcontentloaded', 'framenavigated'] as const;
       // Playwright's pages and contexts are event emitters; the typings leave listenerCount out.
       type Emitter = { listenerCount(event: string): number };
-      const counts = (): number[] => [...events.map((event) => (page as unknown as Emitter).listenerCount(event)), (context as unknown as Emitter).listenerCount('page')];
+      const counts = (): number[] => [
+        ...events.map((event) => (page as unknown as Emitter).listenerCount(event)),
+        (context as unknown as Emitter).listenerCount('page'),
+      ];
       const before = counts();
       for (let round = 0; round < 3; round++) {
         const driver = await PlaywrightDriver.attach(page);

@@ -32,7 +32,10 @@ afterAll(async () => {
 });
 
 /** A context of our own (JavaScript on or off) with the pages above, and a driver attached to its page. */
-async function attached(javaScriptEnabled: boolean, options: PlaywrightDriverOptions = {}): Promise<{ context: BrowserContext; page: Page; driver: PlaywrightDriver }> {
+async function attached(
+  javaScriptEnabled: boolean,
+  options: PlaywrightDriverOptions = {},
+): Promise<{ context: BrowserContext; page: Page; driver: PlaywrightDriver }> {
   const context = await browser.newContext({ javaScriptEnabled });
   await context.route(`${origin}/**`, async (route) => {
     const body = pages[new URL(route.request().url()).pathname.slice(1)];

@@ -8,7 +8,6 @@ import { driverConformance } from '../../src/testing/driver-conformance';
 /** Each case starts a browser; under a loaded machine that alone can take seconds. */
 const caseTimeout = 45_000;
 
-registerConformance(
-  driverConformance({ createDriver: () => PuppeteerDriver.launch({ settle: { maxWaitMs: 2000 } }), caseTimeout }),
-  (name, run) => it(name, run, caseTimeout + 15_000),
+registerConformance(driverConformance({ createDriver: () => PuppeteerDriver.launch({ settle: { maxWaitMs: 2000 } }), caseTimeout }), (name, run) =>
+  it(name, run, caseTimeout + 15_000),
 );

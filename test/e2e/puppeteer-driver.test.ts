@@ -273,7 +273,9 @@ describe('element refs', () => {
     expect(await driver.selectOption(element('name="size"'), 'small')).toEqual(['Small']);
     await expect(driver.fill(element('name="size"'), 'text')).rejects.toThrow(/is a <select>, which cannot take text/);
     await driver.uploadFiles(element('name="photo"'), [new URL('../fixtures/icons/trash.svg', import.meta.url).pathname]);
-    await expect(driver.uploadFiles(element('name="photo"'), ['/nonexistent/file.txt'])).rejects.toThrow(/Cannot upload \/nonexistent\/file.txt: there is no such file/);
+    await expect(driver.uploadFiles(element('name="photo"'), ['/nonexistent/file.txt'])).rejects.toThrow(
+      /Cannot upload \/nonexistent\/file.txt: there is no such file/,
+    );
     await expect(driver.uploadFiles(element('name="photo"'), [tmpdir()])).rejects.toThrow(/it is a folder/);
     const after = await state.reader.capture({ screenshot: false });
     expect(after.elementsText).toContain('Submitted ada@example.com');
@@ -380,7 +382,14 @@ describe('ways in', () => {
       expect((await launched.activeTab()).title).toBe('Target page');
       expect(await launched.page.evaluate('navigator.userAgent')).toContain('HeadlessChrome');
       expect(launched.page.browser().process()?.spawnargs).toEqual(
-        expect.arrayContaining(['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync']),
+        expect.arrayContaining([
+          '--no-sandbox',
+          '--disable-gpu',
+          '--disable-background-networking',
+          '--disable-component-update',
+          '--no-first-run',
+          '--disable-sync',
+        ]),
       );
       await launched.close();
       await launched.close();
@@ -459,7 +468,11 @@ describe('ways in', () => {
       await byEndpoint.goto(server.url('tab-target.html'));
       expect((await byEndpoint.activeTab()).title).toBe('Target page');
       // The driver's tab lives in a context of its own: closing the driver closes that context's tabs.
-      const pageUrls = (): string[] => browser.targets().filter((target) => target.type() === TargetType.PAGE).map((target) => target.url());
+      const pageUrls = (): string[] =>
+        browser
+          .targets()
+          .filter((target) => target.type() === TargetType.PAGE)
+          .map((target) => target.url());
       expect(pageUrls()).toContain(server.url('tab-target.html'));
       await byEndpoint.close();
       await expect.poll(pageUrls).not.toContain(server.url('tab-target.html'));
@@ -469,7 +482,9 @@ describe('ways in', () => {
       expect(lineWith(state.elementsText, 'Target button')).toBeDefined();
       await byUrl.close();
       expect(browser.connected).toBe(true);
-      await expect(PuppeteerDriver.connect({ browserURL: 'http://127.0.0.1:1', connectTimeout: 3000 })).rejects.toThrow(/^Could not connect to http:\/\/127\.0\.0\.1:1: \S/);
+      await expect(PuppeteerDriver.connect({ browserURL: 'http://127.0.0.1:1', connectTimeout: 3000 })).rejects.toThrow(
+        /^Could not connect to http:\/\/127\.0\.0\.1:1: \S/,
+      );
     } finally {
       await browser.close();
     }
@@ -534,17 +549,27 @@ describe('Executor with PuppeteerDriver', () => {
         return scriptedActions([{ done: { text: 'The status is shown', success: true } }]);
       },
     });
-    const result = await new Executor({ task: 'What is the status of order 1042?', llm, browser: driver, actions: [clickElement], planningInterval: 1 }).execute();
+    const result = await new Executor({
+      task: 'What is the status of order 1042?',
+      llm,
+      browser: driver,
+      actions: [clickElement],
+      planningInterval: 1,
+    }).execute();
     expect(result.status).toBe('ok');
     expect(result.finalAnswer).toBe('shipped on Monday');
     expect(navigatorStates[0]).toMatch(/\[\d+\]<button>Show order status \/>/);
     expect(navigatorStates[0]).not.toContain('shipped');
-    expect(result.history.steps.flatMap((step) => step.actions).find((action) => action.name === 'click_element')).toMatchObject({ element: { tagName: 'button' } });
+    expect(result.history.steps.flatMap((step) => step.actions).find((action) => action.name === 'click_element')).toMatchObject({
+      element: { tagName: 'button' },
+    });
   });
 
   it('does the demo shop task: the cheapest blue kitchen item under $25 ends up in the server\u2019s cart', { timeout: 90_000 }, async () => {
     const cheapest = (products: readonly Product[]): Product =>
-      products.filter((product) => product.category === 'kitchen' && product.colour === 'Blue' && product.priceCents < 2500).sort((a, b) => a.priceCents - b.priceCents)[0]!;
+      products
+        .filter((product) => product.category === 'kitchen' && product.colour === 'Blue' && product.priceCents < 2500)
+        .sort((a, b) => a.priceCents - b.priceCents)[0]!;
     // A shuffled shop whose answer differs from the fixed one: a fixed index or name cannot pass.
     const seed = 2;
     expect(cheapest(catalogue(seed)).id).not.toBe(cheapest(catalogue()).id);
@@ -553,14 +578,22 @@ describe('Executor with PuppeteerDriver', () => {
       const browser = await PuppeteerDriver.launch();
       try {
         const task = `Find the cheapest blue item under $25 in the Kitchen section of the shop at ${shop.url} and add it to the cart.`;
-        const result = await new Executor({ task, llm: scriptedShopper(), browser, maxSteps: 20, urlPolicy: { allow: [new URL(shop.url).hostname] } }).execute();
+        const result = await new Executor({
+          task,
+          llm: scriptedShopper(),
+          browser,
+          maxSteps: 20,
+          urlPolicy: { allow: [new URL(shop.url).hostname] },
+        }).execute();
         expect(result.status).toBe('ok');
         expect(result.success).toBe(true);
         const expected = cheapest(shop.products);
         expect(shop.cart().map(({ product, quantity }) => ({ id: product.id, quantity }))).toEqual([{ id: expected.id, quantity: 1 }]);
         expect(result.finalAnswer).toContain(expected.name);
         const actions = result.history.steps.flatMap((step) => step.actions);
-        expect(actions.map((action) => action.name)).toEqual(expect.arrayContaining(['go_to_url', 'click_element', 'select_dropdown_option', 'input_text', 'done']));
+        expect(actions.map((action) => action.name)).toEqual(
+          expect.arrayContaining(['go_to_url', 'click_element', 'select_dropdown_option', 'input_text', 'done']),
+        );
         expect(actions.every((action) => action.error === undefined)).toBe(true);
       } finally {
         await browser.close();

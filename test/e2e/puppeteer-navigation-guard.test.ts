@@ -190,7 +190,15 @@ describe('with a guard', () => {
       await expectStopped(guard, 'popup', `${denied.origin}/${trigger}`);
       expect(await eventually(() => driver.page.url() === opener.url)).toBe(true);
       expect((await driver.activeTab()).id).toBe(opener.id);
-      expect(await eventually(() => driver.page.browser().targets().filter((target) => target.type() === TargetType.PAGE).length === 1)).toBe(true);
+      expect(
+        await eventually(
+          () =>
+            driver.page
+              .browser()
+              .targets()
+              .filter((target) => target.type() === TargetType.PAGE).length === 1,
+        ),
+      ).toBe(true);
     }
   });
 
@@ -218,7 +226,10 @@ describe('the check after commit', () => {
   it('leaves a page that loaded without a request (a blob: document) for about:blank', async () => {
     const guard = hostGuard();
     await driver.goto(fixture('guard-blob.html', ''));
-    await driver.setNavigationGuard({ ...guard, check: (url) => (url.startsWith('blob:') ? { allowed: false, reason: 'blob: pages are not allowed' } : { allowed: true, reason: 'allowed' }) });
+    await driver.setNavigationGuard({
+      ...guard,
+      check: (url) => (url.startsWith('blob:') ? { allowed: false, reason: 'blob: pages are not allowed' } : { allowed: true, reason: 'allowed' }),
+    });
     await clickId('blob');
     expect(await eventually(() => guard.reports.length > 0)).toBe(true);
     expect(guard.reports[0]).toMatchObject({ kind: 'navigation', reason: 'blob: pages are not allowed' });
@@ -229,7 +240,10 @@ describe('the check after commit', () => {
   it('leaves a data: frame the guard denies for about:blank', async () => {
     const guard = hostGuard();
     await driver.goto(fixture('guard-blob.html', ''));
-    await driver.setNavigationGuard({ ...guard, check: (url) => (url.startsWith('data:') ? { allowed: false, reason: 'data: frames are not allowed' } : { allowed: true, reason: 'allowed' }) });
+    await driver.setNavigationGuard({
+      ...guard,
+      check: (url) => (url.startsWith('data:') ? { allowed: false, reason: 'data: frames are not allowed' } : { allowed: true, reason: 'allowed' }),
+    });
     await clickId('data-frame');
     expect(await eventually(() => guard.reports.length > 0)).toBe(true);
     expect(guard.reports[0]).toMatchObject({ kind: 'frame', reason: 'data: frames are not allowed' });

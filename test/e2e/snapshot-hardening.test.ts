@@ -74,9 +74,13 @@ describe('values that try to start a line', () => {
 describe('password fields', () => {
   it('show only type, name, placeholder and aria-label, whatever includeAttributes asks for', async () => {
     await fixture.driver.goto(fixture.server.url('injection.html'));
-    const first = await capture(fixture, undefined, { includeAttributes: ['title', 'type', 'name', 'placeholder', 'aria-label', 'value', 'aria-valuetext', 'data-x'] });
+    const first = await capture(fixture, undefined, {
+      includeAttributes: ['title', 'type', 'name', 'placeholder', 'aria-label', 'value', 'aria-valuetext', 'data-x'],
+    });
     const field = elementLines(first.elementsText).find((line) => line.includes('type="password"'));
-    expect(field).toBe(`[${/\[(\d+)\]<input type="password"/.exec(first.elementsText)![1]}]<input type="password" name="pw" placeholder="Your password">Password />`);
+    expect(field).toBe(
+      `[${/\[(\d+)\]<input type="password"/.exec(first.elementsText)![1]}]<input type="password" name="pw" placeholder="Your password">Password />`,
+    );
     expect(first.elementsText).not.toContain('hunter2');
     const ref = [...first.elements.values()].find((element) => element.tagName === 'input' && field?.startsWith(`[${element.index}]`));
     await fixture.driver.fill(ref!, 'correct horse');

@@ -30,7 +30,11 @@ export function scriptOptions(overrides: Partial<SnapshotScriptOptions> = {}): S
 }
 
 /** Loads a fixture page and captures it with a fresh reader. */
-export async function capture(fixture: BrowserFixture, path: string | undefined, overrides: Partial<SnapshotScriptOptions> = {}): Promise<PageState & { reader: PageStateReader }> {
+export async function capture(
+  fixture: BrowserFixture,
+  path: string | undefined,
+  overrides: Partial<SnapshotScriptOptions> = {},
+): Promise<PageState & { reader: PageStateReader }> {
   if (path !== undefined) await fixture.driver.goto(fixture.server.url(path));
   const reader = new PageStateReader(fixture.driver, scriptOptions(overrides));
   const state = await reader.capture({ screenshot: false });

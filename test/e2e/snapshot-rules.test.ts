@@ -18,7 +18,17 @@ describe('visibility', () => {
     const { elementsText: text } = await capture(fixture, 'visibility.html');
     expect(lineWith(text, 'Shown button')).toBeDefined();
     expect(lineWith(text, 'Visible after hidden ones')).toBeDefined();
-    for (const hidden of ['Display none', 'Visibility hidden button', 'Opacity zero', 'Zero size', 'Far left', 'Screen reader skip', 'Collapsed button', 'Details button', 'Hidden attribute']) {
+    for (const hidden of [
+      'Display none',
+      'Visibility hidden button',
+      'Opacity zero',
+      'Zero size',
+      'Far left',
+      'Screen reader skip',
+      'Collapsed button',
+      'Details button',
+      'Hidden attribute',
+    ]) {
       expect(text, hidden).not.toContain(hidden);
     }
     for (const secret of ['Secret display none', 'Secret visibility hidden', 'Secret collapsed', 'Secret details', 'Secret hidden attribute']) {
@@ -58,7 +68,10 @@ describe('fixed bars', () => {
 });
 
 describe('hidden text', () => {
-  for (const [mode, viewportExpansion] of [['the viewport', 0], ['whole-page mode', -1]] as const) {
+  for (const [mode, viewportExpansion] of [
+    ['the viewport', 0],
+    ['whole-page mode', -1],
+  ] as const) {
     it(`leaves out text that is off the page's left or top edge, indented away, clipped away or of zero size, in ${mode}`, async () => {
       const { elementsText: text } = await capture(fixture, 'hidden-text.html', { viewportExpansion });
       for (const shown of ['Plain visible text', 'Visible inside a zero font row', 'Visible indented paragraph']) expect(text, shown).toContain(shown);
@@ -114,7 +127,18 @@ describe('interactive elements', () => {
     const { elementsText: text } = await capture(fixture, 'interactive.html');
     // A link of the same site whose text names it shows no href (links.ts).
     expect(lineWith(text, 'Native link')).toMatch(/^\t*\[\d+\]<a>Native link \/>$/);
-    for (const label of ['Native button', 'Role button div', 'Focusable div', 'Editable area', 'Inline onclick div', 'Listener div', 'Library span', 'Pointer span', 'First menu item', 'Second menu item']) {
+    for (const label of [
+      'Native button',
+      'Role button div',
+      'Focusable div',
+      'Editable area',
+      'Inline onclick div',
+      'Listener div',
+      'Library span',
+      'Pointer span',
+      'First menu item',
+      'Second menu item',
+    ]) {
       expect(lineWith(text, label), label).toBeDefined();
     }
     for (const label of ['Anchor without href', 'Not focusable div', 'Plain div text']) {

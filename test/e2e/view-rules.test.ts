@@ -88,7 +88,10 @@ function indexIn(stateText: string, pattern: RegExp): number {
 
 describe('rule 1: document roots are never elements', () => {
   /** What a page whose root listens to clicks must still show: its controls at depth 0, its text outside elements, each paragraph on a line of its own. */
-  function expectPlainPage(text: string, page: { readonly headings: readonly string[]; readonly paragraphs: readonly string[]; readonly controls: readonly string[] }): void {
+  function expectPlainPage(
+    text: string,
+    page: { readonly headings: readonly string[]; readonly paragraphs: readonly string[]; readonly controls: readonly string[] },
+  ): void {
     expect(text).not.toMatch(/^\t*\*?\[\d+\]<(body|html)\b/m);
     for (const words of [...page.headings, ...page.paragraphs]) {
       expect(elementLine(text, words), `an element line holds "${words}"`).toBeUndefined();
@@ -104,7 +107,10 @@ describe('rule 1: document roots are never elements', () => {
     const { elementsText: text } = await capture(fixture, 'view-root-body.html');
     expectPlainPage(text, {
       headings: ['Ferry timetable changes from Monday', 'Daily briefing'],
-      paragraphs: ['The harbour authority will run fewer crossings on weekday mornings.', 'Evening sailings stay as they are until the end of the summer season.'],
+      paragraphs: [
+        'The harbour authority will run fewer crossings on weekday mornings.',
+        'Evening sailings stay as they are until the end of the summer season.',
+      ],
       controls: ['>News />', '>Sport />', '>Weather />', 'Share this article', 'Save for later', 'name="briefing-email"', 'Sign up'],
     });
   });
@@ -335,7 +341,8 @@ describe('rule 7: the first state of a task is read after the page has settled',
     let navigatorCalls = 0;
     const llm = new ScriptedLLM({
       respond: (request) => {
-        if (request.agent === 'planner') return navigatorCalls > 0 ? scriptedPlan({ done: true, finalAnswer: 'looked' }) : scriptedPlan({ nextSteps: 'Look at the page' });
+        if (request.agent === 'planner')
+          return navigatorCalls > 0 ? scriptedPlan({ done: true, finalAnswer: 'looked' }) : scriptedPlan({ nextSteps: 'Look at the page' });
         navigatorCalls++;
         return scriptedActions([{ done: { text: 'looked', success: true } }]);
       },
@@ -370,7 +377,10 @@ describe('rule 8: hints never mislead', () => {
     expect(elementLine(text, /^\t*\*?\[\d+\]<td\b/)).toBeUndefined();
     for (let day = 1; day <= 31; day++) {
       const date = `2025-03-${String(day).padStart(2, '0')}`;
-      expect(elementLines(text).filter((line) => line.includes(date)), date).toEqual([expect.stringMatching(new RegExp(`<a href="[^"]*date=${date}">${day} />$`))]);
+      expect(
+        elementLines(text).filter((line) => line.includes(date)),
+        date,
+      ).toEqual([expect.stringMatching(new RegExp(`<a href="[^"]*date=${date}">${day} />$`))]);
     }
     expect(elementLines(text)).toHaveLength(31);
   });

@@ -8,7 +8,11 @@ import { FakeBrowserDriver, type FakePage, type ScriptedRequest } from '../../sr
 export const shopPages: Record<string, FakePage> = {
   'https://shop.test/': {
     title: 'Shop',
-    content: ['Welcome to the shop', { tag: 'a', text: 'Mugs', href: 'https://shop.test/mugs' }, { tag: 'a', text: 'Plates', href: 'https://shop.test/plates' }],
+    content: [
+      'Welcome to the shop',
+      { tag: 'a', text: 'Mugs', href: 'https://shop.test/mugs' },
+      { tag: 'a', text: 'Plates', href: 'https://shop.test/plates' },
+    ],
   },
   'https://shop.test/mugs': {
     title: 'Mugs',
@@ -43,7 +47,9 @@ export function indexOf(stateText: string, label: string): number | undefined {
 /** The text of every message of a request, joined: to check what a model was shown. */
 export function conversationText(request: ScriptedRequest): string {
   return request.messages
-    .map((message) => (typeof message.content === 'string' ? message.content : message.content.map((part) => (part.type === 'text' ? part.text : '[image]')).join('')))
+    .map((message) =>
+      typeof message.content === 'string' ? message.content : message.content.map((part) => (part.type === 'text' ? part.text : '[image]')).join(''),
+    )
     .join('\n');
 }
 

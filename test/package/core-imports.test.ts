@@ -18,9 +18,12 @@ const cases = [
   { start: 'dist/index.cjs', allowed: runtimeDeps.filter((name) => !bundledInCjs.includes(name)) },
 ];
 
-const isBuiltin = (spec: string) =>
-  spec.startsWith('node:') || builtinModules.includes(spec) || builtinModules.includes(spec.split('/')[0]!);
-const packageName = (spec: string) => spec.split('/').slice(0, spec.startsWith('@') ? 2 : 1).join('/');
+const isBuiltin = (spec: string) => spec.startsWith('node:') || builtinModules.includes(spec) || builtinModules.includes(spec.split('/')[0]!);
+const packageName = (spec: string) =>
+  spec
+    .split('/')
+    .slice(0, spec.startsWith('@') ? 2 : 1)
+    .join('/');
 
 /** Every bare import of `start` and the relative files it imports, transitively, as "file: specifier". */
 function bareImports(start: string): { file: string; spec: string }[] {

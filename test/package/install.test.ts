@@ -122,9 +122,18 @@ describe(`the packed package, installed, under Node ${nodeVersion}`, { timeout: 
       'cjs/app-node16.ts': appSource({ withAISDK: false }),
       // Our declaration files are checked once, here (skipLibCheck: false), for both formats; the other
       // two configs only change how imports resolve.
-      'tsconfig.nodenext.json': JSON.stringify({ compilerOptions: { ...options, module: 'nodenext', moduleResolution: 'nodenext', skipLibCheck: false }, files: ['esm/app.ts', 'cjs/app.ts'] }),
-      'tsconfig.node16.json': JSON.stringify({ compilerOptions: { ...options, module: 'node16', moduleResolution: 'node16', skipLibCheck: true }, files: ['esm/app.ts', 'cjs/app-node16.ts'] }),
-      'tsconfig.bundler.json': JSON.stringify({ compilerOptions: { ...options, module: 'preserve', moduleResolution: 'bundler', skipLibCheck: true }, files: ['esm/app.ts'] }),
+      'tsconfig.nodenext.json': JSON.stringify({
+        compilerOptions: { ...options, module: 'nodenext', moduleResolution: 'nodenext', skipLibCheck: false },
+        files: ['esm/app.ts', 'cjs/app.ts'],
+      }),
+      'tsconfig.node16.json': JSON.stringify({
+        compilerOptions: { ...options, module: 'node16', moduleResolution: 'node16', skipLibCheck: true },
+        files: ['esm/app.ts', 'cjs/app-node16.ts'],
+      }),
+      'tsconfig.bundler.json': JSON.stringify({
+        compilerOptions: { ...options, module: 'preserve', moduleResolution: 'bundler', skipLibCheck: true },
+        files: ['esm/app.ts'],
+      }),
     });
     const results = await Promise.all(['tsconfig.nodenext.json', 'tsconfig.node16.json', 'tsconfig.bundler.json'].map((config) => tsc(dir, config)));
     for (const { config, status, output } of results) expect(status, `tsc -p ${config}:\n${output}`).toBe(0);

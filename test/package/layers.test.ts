@@ -55,8 +55,7 @@ const PAGE_RUNTIME = join('src', 'dom', 'page');
 const PAGE_PACKAGES = ['dom-accessibility-api'];
 
 const SRC = resolve('src');
-const isBuiltin = (spec: string) =>
-  spec.startsWith('node:') || builtinModules.includes(spec) || builtinModules.includes(spec.split('/')[0]!);
+const isBuiltin = (spec: string) => spec.startsWith('node:') || builtinModules.includes(spec) || builtinModules.includes(spec.split('/')[0]!);
 
 /** The layer of an absolute path inside src/: its first path segment without extension. */
 const layerOf = (path: string) => (relative(SRC, path).split(sep)[0] || 'index').replace(/\.[cm]?[jt]sx?$/, '');
@@ -81,9 +80,7 @@ const imports = files.flatMap((file) =>
 
 describe('source layers', () => {
   it('core and adapter files import no Node builtin (the Node-only driver layers excepted)', () => {
-    const bad = imports
-      .filter(({ from, spec }) => isBuiltin(spec) && !NODE_ONLY.includes(from))
-      .map(({ file, spec }) => `${file} imports ${spec}`);
+    const bad = imports.filter(({ from, spec }) => isBuiltin(spec) && !NODE_ONLY.includes(from)).map(({ file, spec }) => `${file} imports ${spec}`);
     expect(bad).toEqual([]);
   });
 

@@ -43,9 +43,12 @@ describe(`packed package, under Node ${nodeVersion}`, { timeout: 120_000 }, () =
   });
 
   it('gives the same non-empty exports from import and require', () => {
-    const esm = exportsFrom('check.mjs', `const out = {};
+    const esm = exportsFrom(
+      'check.mjs',
+      `const out = {};
 for (const s of ${JSON.stringify(specifiers)}) out[s] = Object.keys(await import(s)).sort();
-console.log(JSON.stringify(out));`);
+console.log(JSON.stringify(out));`,
+    );
     // Node >= 20.19 and 22.12 can require() ES modules; switch that off to behave like every Node 20.x and 22.x.
     const flag = run(nodeBinary, ['-p', "process.allowedNodeEnvironmentFlags.has('--experimental-require-module')"], project.dir);
     const noRequireEsm = flag.stdout.trim() === 'true' ? ['--no-experimental-require-module'] : [];

@@ -24,10 +24,15 @@ export function extractQuickstartBlocks(markdown: string, source = 'README.md'):
     if (markers.length === 0) {
       throw new Error(`${source} has no \`${name}\` quick start: the test expects ${FORMAT.replace('NAME', name)} (see test/package/quickstart.test.ts).`);
     }
-    if (markers.length > 1) throw new Error(`${source} has ${markers.length} \`<!-- quickstart: ${name} -->\` markers (lines ${markers.map((index) => index + 1).join(', ')}); keep one.`);
+    if (markers.length > 1)
+      throw new Error(
+        `${source} has ${markers.length} \`<!-- quickstart: ${name} -->\` markers (lines ${markers.map((index) => index + 1).join(', ')}); keep one.`,
+      );
     const marker = markers[0] as number;
     if (lines[marker + 1]?.trim() !== '```ts') {
-      throw new Error(`${source} line ${marker + 1}: \`<!-- quickstart: ${name} -->\` must be followed on the next line by a \`\`\`ts fence; found ${JSON.stringify(lines[marker + 1] ?? '(end of file)')}.`);
+      throw new Error(
+        `${source} line ${marker + 1}: \`<!-- quickstart: ${name} -->\` must be followed on the next line by a \`\`\`ts fence; found ${JSON.stringify(lines[marker + 1] ?? '(end of file)')}.`,
+      );
     }
     const end = lines.findIndex((line, index) => index > marker + 1 && line.trim() === '```');
     if (end === -1) throw new Error(`${source} line ${marker + 2}: the \`${name}\` quick start's \`\`\`ts block is never closed.`);

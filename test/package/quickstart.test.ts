@@ -27,7 +27,9 @@ describe('the quick-start extractor', () => {
   });
 
   it('refuses a marker that is not right above a ```ts fence, or a block left open', () => {
-    expect(() => extractQuickstartBlocks(`<!-- quickstart: scripted -->\n\n\`\`\`ts\nx\n\`\`\`\n${block('openai')}`)).toThrow(/line 1: .* must be followed on the next line by a ```ts fence/);
+    expect(() => extractQuickstartBlocks(`<!-- quickstart: scripted -->\n\n\`\`\`ts\nx\n\`\`\`\n${block('openai')}`)).toThrow(
+      /line 1: .* must be followed on the next line by a ```ts fence/,
+    );
     expect(() => extractQuickstartBlocks(`${block('openai')}<!-- quickstart: scripted -->\n\`\`\`ts\nx\n`)).toThrow(/block is never closed/);
   });
 });

@@ -125,7 +125,15 @@ export function describeAISDKBridge(kit: AISDKMajor): void {
       });
 
       it('sends images as image file parts, without a deprecation warning, and leaves them out when images are off', async () => {
-        const messages = [{ role: 'user' as const, content: [{ type: 'text' as const, text: 'What is this?' }, { type: 'image' as const, data: pixel, mediaType: 'image/png' as const }] }];
+        const messages = [
+          {
+            role: 'user' as const,
+            content: [
+              { type: 'text' as const, text: 'What is this?' },
+              { type: 'image' as const, data: pixel, mediaType: 'image/png' as const },
+            ],
+          },
+        ];
         const model = mock({ doGenerate: reply(specification, '{"answer":"a pixel"}') });
         const warnings = await warningsDuring(() => new AISDKChatModel({ model }).generate({ messages, output: { name: 'answer_output', schema } }));
         expect(warnings.filter((warning) => warning.type === 'deprecated')).toEqual([]);
@@ -144,7 +152,13 @@ export function describeAISDKBridge(kit: AISDKMajor): void {
         const model = mock({
           doGenerate: async () => {
             calls++;
-            throw new kit.ai.APICallError({ message: 'Service unavailable', url: 'https://x.test', requestBodyValues: {}, statusCode: 503, isRetryable: true } as never);
+            throw new kit.ai.APICallError({
+              message: 'Service unavailable',
+              url: 'https://x.test',
+              requestBodyValues: {},
+              statusCode: 503,
+              isRetryable: true,
+            } as never);
           },
         });
         const error = await rejectionOf<PlannavError>(new AISDKChatModel({ model }).generate({ messages: [{ role: 'user', content: 'Hi' }] }));
@@ -165,7 +179,9 @@ export function describeAISDKBridge(kit: AISDKMajor): void {
       it('maps a missing provider key to a ChatModelAuthError', async () => {
         const model = mock({
           doGenerate: async () => {
-            throw new kit.ai.LoadAPIKeyError({ message: 'OpenAI API key is missing. Pass it using the apiKey parameter or the OPENAI_API_KEY environment variable.' } as never);
+            throw new kit.ai.LoadAPIKeyError({
+              message: 'OpenAI API key is missing. Pass it using the apiKey parameter or the OPENAI_API_KEY environment variable.',
+            } as never);
           },
         });
         const error = await rejectionOf<PlannavError>(new AISDKChatModel({ model }).generate({ messages: [{ role: 'user', content: 'Hi' }] }));

@@ -28,7 +28,9 @@ function toWireMessages(prompt: LanguageModelV3Prompt): WireMessage[] {
       return {
         role: 'user',
         content: message.content.map((part) =>
-          part.type === 'text' ? { type: 'text', text: part.text } : { type: 'image_url', image_url: { url: `data:${part.mediaType};base64,${base64Of(part.data)}` } },
+          part.type === 'text'
+            ? { type: 'text', text: part.text }
+            : { type: 'image_url', image_url: { url: `data:${part.mediaType};base64,${base64Of(part.data)}` } },
         ),
       };
     }
@@ -73,7 +75,13 @@ export function openAICompatibleModel(settings: { readonly baseURL: string; read
       } catch (error) {
         // The AI SDK's providers let aborts through and wrap connection failures, without a status.
         if (error instanceof Error && (error.name === 'AbortError' || error.name === 'TimeoutError')) throw error;
-        throw new APICallError({ message: `Cannot connect to API: ${(error as Error).message}`, url, requestBodyValues: body, cause: error, isRetryable: true });
+        throw new APICallError({
+          message: `Cannot connect to API: ${(error as Error).message}`,
+          url,
+          requestBodyValues: body,
+          cause: error,
+          isRetryable: true,
+        });
       }
       const headers = Object.fromEntries(response.headers.entries());
       const text = await response.text();
@@ -99,7 +107,12 @@ export function openAICompatibleModel(settings: { readonly baseURL: string; read
       const json = JSON.parse(text) as {
         id?: string;
         choices?: Array<{ finish_reason?: string; message?: { content?: string | null; reasoning_content?: string } }>;
-        usage?: { prompt_tokens?: number; completion_tokens?: number; prompt_tokens_details?: { cached_tokens?: number }; completion_tokens_details?: { reasoning_tokens?: number } };
+        usage?: {
+          prompt_tokens?: number;
+          completion_tokens?: number;
+          prompt_tokens_details?: { cached_tokens?: number };
+          completion_tokens_details?: { reasoning_tokens?: number };
+        };
       };
       const choice = json.choices?.[0];
       const content: LanguageModelV3Content[] = [];

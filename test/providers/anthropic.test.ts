@@ -24,7 +24,15 @@ afterEach(async () => {
 describe('request shape', () => {
   it('posts to /v1/messages with x-api-key and anthropic-version, and forces the output tool', async () => {
     server.enqueue(anthropicToolUse('answer_output', { answer: 'hi' }));
-    const result = await llm.generate({ messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'Hi' }], output, temperature: 1.5, maxOutputTokens: 300 });
+    const result = await llm.generate({
+      messages: [
+        { role: 'system', content: 'Be brief.' },
+        { role: 'user', content: 'Hi' },
+      ],
+      output,
+      temperature: 1.5,
+      maxOutputTokens: 300,
+    });
     const sent = server.last;
     expect(sent.path).toBe('/v1/messages');
     expect(sent.headers['x-api-key']).toBe('ant-key');
@@ -53,7 +61,13 @@ describe('request shape', () => {
       { role: 'assistant', content: 'Earlier answer' },
       { role: 'user', content: 'State 1' },
       { role: 'system', content: 'A note from the system' },
-      { role: 'user', content: [{ type: 'text', text: 'State 2' }, { type: 'image', data: 'AAAA', mediaType: 'image/jpeg' }] },
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'State 2' },
+          { type: 'image', data: 'AAAA', mediaType: 'image/jpeg' },
+        ],
+      },
       { role: 'assistant', content: 'Reply' },
       { role: 'user', content: 'Latest' },
     ];
@@ -61,7 +75,12 @@ describe('request shape', () => {
     const sent = server.last.body.messages;
     expect(sent.map((message: { role: string }) => message.role)).toEqual(['user', 'assistant', 'user', 'assistant', 'user']);
     expect(sent[0].content[0].text).toBe('Continue.');
-    expect(sent[2].content.map((block: { type: string; text?: string }) => block.text ?? block.type)).toEqual(['State 1', 'A note from the system', 'State 2', 'image']);
+    expect(sent[2].content.map((block: { type: string; text?: string }) => block.text ?? block.type)).toEqual([
+      'State 1',
+      'A note from the system',
+      'State 2',
+      'image',
+    ]);
     expect(sent[2].content[3]).toEqual({ type: 'image', source: { type: 'base64', media_type: 'image/jpeg', data: 'AAAA' } });
   });
 
@@ -77,7 +96,9 @@ describe('request shape', () => {
     ];
     await llm.generate({ messages });
     const body = server.last.body;
-    const marked = body.messages.map((message: { content: Array<{ cache_control?: unknown }> }) => message.content.some((block) => block.cache_control !== undefined));
+    const marked = body.messages.map((message: { content: Array<{ cache_control?: unknown }> }) =>
+      message.content.some((block) => block.cache_control !== undefined),
+    );
     expect(marked).toEqual([true, false, false, true, false]);
     expect(body.system[0].cache_control).toEqual({ type: 'ephemeral' });
     const markers = JSON.stringify(body).match(/cache_control/g) ?? [];
@@ -87,7 +108,14 @@ describe('request shape', () => {
   it('sends no cache markers when prompt caching is off', async () => {
     server.enqueue(anthropicText('ok'));
     const uncached = new AnthropicChatModel({ model: 'm', apiKey: 'k', baseURL: `${server.url}/v1`, promptCaching: false });
-    await uncached.generate({ messages: [{ role: 'system', content: 'S' }, { role: 'user', content: 'U' }, { role: 'assistant', content: 'A' }, { role: 'user', content: 'U2' }] });
+    await uncached.generate({
+      messages: [
+        { role: 'system', content: 'S' },
+        { role: 'user', content: 'U' },
+        { role: 'assistant', content: 'A' },
+        { role: 'user', content: 'U2' },
+      ],
+    });
     expect(JSON.stringify(server.last.body)).not.toContain('cache_control');
   });
 });
@@ -96,7 +124,15 @@ describe('extended thinking', () => {
   it('enables thinking, lets the model choose the tool, adds the budget to max_tokens and sends no temperature', async () => {
     server.enqueue(anthropicToolUse('answer_output', { answer: 'hi' }, { thinking: 'Considering the options...' }));
     const thinker = new AnthropicChatModel({ model: 'claude-sonnet-4-5', apiKey: 'k', baseURL: `${server.url}/v1`, thinking: { budgetTokens: 2048 } });
-    const result = await thinker.generate({ messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'Hi' }], output, temperature: 0.2, maxOutputTokens: 1000 });
+    const result = await thinker.generate({
+      messages: [
+        { role: 'system', content: 'Be brief.' },
+        { role: 'user', content: 'Hi' },
+      ],
+      output,
+      temperature: 0.2,
+      maxOutputTokens: 1000,
+    });
     const body = server.last.body;
     expect(body.thinking).toEqual({ type: 'enabled', budget_tokens: 2048 });
     expect(body.max_tokens).toBe(3048);
@@ -120,7 +156,10 @@ describe('extended thinking', () => {
 
 describe('responses', () => {
   it('reports max_tokens as length, for text and for a cut-off tool call', async () => {
-    server.enqueue(anthropicText('{"answer": "h', { stopReason: 'max_tokens' }), anthropicToolUse('answer_output', { answer: 'h' }, { stopReason: 'max_tokens' }));
+    server.enqueue(
+      anthropicText('{"answer": "h', { stopReason: 'max_tokens' }),
+      anthropicToolUse('answer_output', { answer: 'h' }, { stopReason: 'max_tokens' }),
+    );
     const text = await llm.generate({ messages: [{ role: 'user', content: 'Hi' }] });
     expect(text.finishReason).toBe('length');
     const tool = await llm.generate({ messages: [{ role: 'user', content: 'Hi' }], output });
@@ -129,7 +168,13 @@ describe('responses', () => {
   });
 
   it('counts cache writes and reads as input, and cache reads as cached', async () => {
-    server.enqueue(anthropicToolUse('answer_output', { answer: 'hi' }, { usage: { input_tokens: 50, cache_creation_input_tokens: 1000, cache_read_input_tokens: 2000, output_tokens: 40 } }));
+    server.enqueue(
+      anthropicToolUse(
+        'answer_output',
+        { answer: 'hi' },
+        { usage: { input_tokens: 50, cache_creation_input_tokens: 1000, cache_read_input_tokens: 2000, output_tokens: 40 } },
+      ),
+    );
     const result = await llm.generate({ messages: [{ role: 'user', content: 'Hi' }], output });
     expect(result.usage).toEqual({ inputTokens: 3050, outputTokens: 40, cachedInputTokens: 2000 });
     expect(result.requestId).toBe('req_anthropic_123');

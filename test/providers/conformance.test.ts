@@ -57,7 +57,8 @@ const adapters: readonly Adapter[] = [
   ...Object.entries(presets).map(([preset, factory]) => ({
     name: `openai preset ${preset}`,
     wireFormat: 'openai' as const,
-    createClient: ({ baseURL, apiKey, timeout, supportsImages }: ModelClientSettings) => factory({ model: 'mock-model', baseURL, apiKey, timeout, supportsImages }),
+    createClient: ({ baseURL, apiKey, timeout, supportsImages }: ModelClientSettings) =>
+      factory({ model: 'mock-model', baseURL, apiKey, timeout, supportsImages }),
     requestId: openAIWireFormat.requestId,
   })),
   {
@@ -81,7 +82,8 @@ const adapters: readonly Adapter[] = [
   {
     name: 'ai-sdk (an AI SDK model on the OpenAI wire format)',
     wireFormat: 'openai',
-    createClient: ({ baseURL, apiKey, timeout, supportsImages }) => new AISDKChatModel({ model: openAICompatibleModel({ baseURL, apiKey }), timeout, supportsImages }),
+    createClient: ({ baseURL, apiKey, timeout, supportsImages }) =>
+      new AISDKChatModel({ model: openAICompatibleModel({ baseURL, apiKey }), timeout, supportsImages }),
     requestId: openAIWireFormat.requestId,
   },
 ];
@@ -94,7 +96,10 @@ for (const adapter of adapters) {
 
 // ---------------------------------------------------------------- beyond the contract
 
-const question = { messages: [{ role: 'user', content: 'What is the capital of France?' }], output: { name: 'answer_output', schema: { type: 'object', properties: { answer: { type: 'string' } } } } } as const;
+const question = {
+  messages: [{ role: 'user', content: 'What is the capital of France?' }],
+  output: { name: 'answer_output', schema: { type: 'object', properties: { answer: { type: 'string' } } } },
+} as const;
 
 describe.each(adapters)('adapter extras: $name', (adapter) => {
   const format = formats[adapter.wireFormat];
@@ -112,7 +117,8 @@ describe.each(adapters)('adapter extras: $name', (adapter) => {
   afterEach(async () => {
     await server.close();
   });
-  const client = (supportsImages?: boolean) => adapter.createClient({ baseURL: `${server.url}${format.basePath}`, origin: server.url, apiKey: 'key', supportsImages });
+  const client = (supportsImages?: boolean) =>
+    adapter.createClient({ baseURL: `${server.url}${format.basePath}`, origin: server.url, apiKey: 'key', supportsImages });
 
   it('reports the provider\u2019s request id on results and on errors', async () => {
     queue.push({ object: { answer: 'Paris' } }, { status: 401, message: 'bad key' }, { status: 429, message: 'slow down', retryAfter: '1' });
@@ -130,7 +136,13 @@ describe.each(adapters)('adapter extras: $name', (adapter) => {
     const llm = client(false);
     expect(llm.supportsImages).toBe(false);
     const messages: ChatMessage[] = [
-      { role: 'user', content: [{ type: 'text', text: 'What is on this page?' }, { type: 'image', data: 'iVBORw0KGgo=', mediaType: 'image/png' }] },
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'What is on this page?' },
+          { type: 'image', data: 'iVBORw0KGgo=', mediaType: 'image/png' },
+        ],
+      },
     ];
     await llm.generate({ ...question, messages });
     expect(calls[0]?.images).toEqual([]);

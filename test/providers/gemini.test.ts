@@ -34,7 +34,13 @@ describe('request shape', () => {
         { role: 'system', content: 'Be brief.' },
         { role: 'user', content: 'Hi' },
         { role: 'assistant', content: 'Hello' },
-        { role: 'user', content: [{ type: 'text', text: 'Look' }, { type: 'image', data: 'AAAA', mediaType: 'image/webp' }] },
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'Look' },
+            { type: 'image', data: 'AAAA', mediaType: 'image/webp' },
+          ],
+        },
       ],
       output: { name: 'answer_output', schema },
       temperature: 0.4,
@@ -65,7 +71,13 @@ describe('request shape', () => {
 
   it('sends a thinking budget and extra generationConfig fields', async () => {
     server.enqueue(geminiText('hi'));
-    const thinker = new GeminiChatModel({ model: 'models/gemini-2.5-pro', apiKey: 'k', baseURL: server.url, thinkingBudget: 0, generationConfig: { topP: 0.9 } });
+    const thinker = new GeminiChatModel({
+      model: 'models/gemini-2.5-pro',
+      apiKey: 'k',
+      baseURL: server.url,
+      thinkingBudget: 0,
+      generationConfig: { topP: 0.9 },
+    });
     expect(thinker.model).toBe('gemini-2.5-pro');
     await thinker.generate({ messages: [{ role: 'user', content: 'Hi' }] });
     expect(server.last.path).toBe('/models/gemini-2.5-pro:generateContent');
@@ -87,7 +99,12 @@ describe('request shape', () => {
 
 describe('responses', () => {
   it('leaves thought parts out of the text and counts thoughts as output and reasoning', async () => {
-    server.enqueue(geminiText('{"answer":"hi"}', { thought: 'Thinking hard', usage: { promptTokenCount: 90, candidatesTokenCount: 10, thoughtsTokenCount: 30, cachedContentTokenCount: 40 } }));
+    server.enqueue(
+      geminiText('{"answer":"hi"}', {
+        thought: 'Thinking hard',
+        usage: { promptTokenCount: 90, candidatesTokenCount: 10, thoughtsTokenCount: 30, cachedContentTokenCount: 40 },
+      }),
+    );
     const result = await llm.generate({ messages: [{ role: 'user', content: 'Hi' }] });
     expect(result.text).toBe('{"answer":"hi"}');
     expect(result.usage).toEqual({ inputTokens: 90, outputTokens: 40, cachedInputTokens: 40, reasoningTokens: 30 });
@@ -95,7 +112,9 @@ describe('responses', () => {
   });
 
   it('reports MAX_TOKENS as length and a blocked prompt as content-filter', async () => {
-    server.enqueue(geminiText('{"answer":', { finishReason: 'MAX_TOKENS' }), { json: { promptFeedback: { blockReason: 'SAFETY' }, usageMetadata: { promptTokenCount: 5 } } });
+    server.enqueue(geminiText('{"answer":', { finishReason: 'MAX_TOKENS' }), {
+      json: { promptFeedback: { blockReason: 'SAFETY' }, usageMetadata: { promptTokenCount: 5 } },
+    });
     expect((await llm.generate({ messages: [{ role: 'user', content: 'Hi' }] })).finishReason).toBe('length');
     const blocked = await llm.generate({ messages: [{ role: 'user', content: 'Hi' }] });
     expect(blocked.finishReason).toBe('content-filter');
@@ -115,7 +134,10 @@ describe('responses', () => {
 
   it('reads the wait of a 429 from RetryInfo when there is no Retry-After header', async () => {
     server.enqueue(
-      geminiError(429, 'Quota exceeded', { status: 'RESOURCE_EXHAUSTED', details: [{ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '12.5s' }] }),
+      geminiError(429, 'Quota exceeded', {
+        status: 'RESOURCE_EXHAUSTED',
+        details: [{ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '12.5s' }],
+      }),
     );
     const error = await rejectionOf<PlannavError>(llm.generate({ messages: [{ role: 'user', content: 'Hi' }] }));
     expect(ChatModelRateLimitError.isInstance(error)).toBe(true);
@@ -162,10 +184,7 @@ describe('toGeminiSchema', () => {
   it('merges allOf and turns type arrays into nullable or anyOf', () => {
     expect(
       toGeminiSchema({
-        allOf: [
-          { type: 'object', properties: { a: { type: 'string' } }, required: ['a'] },
-          { properties: { b: { type: ['number', 'null'] } } },
-        ],
+        allOf: [{ type: 'object', properties: { a: { type: 'string' } }, required: ['a'] }, { properties: { b: { type: ['number', 'null'] } } }],
       }),
     ).toEqual({
       type: 'OBJECT',

@@ -107,7 +107,14 @@ describe('postJson', () => {
 
   it('is cancelled even through a fetch that ignores its signal', async () => {
     const controller = new AbortController();
-    const pending = postJson({ provider: 'Test', url: 'https://never.test', headers: {}, body: {}, signal: controller.signal, fetch: () => new Promise<never>(() => undefined) });
+    const pending = postJson({
+      provider: 'Test',
+      url: 'https://never.test',
+      headers: {},
+      body: {},
+      signal: controller.signal,
+      fetch: () => new Promise<never>(() => undefined),
+    });
     setTimeout(() => controller.abort(), 10);
     expect(RequestCancelledError.isInstance(await rejectionOf<PlannavError>(pending))).toBe(true);
   });

@@ -15,11 +15,18 @@ interface Sent {
 function recordingFetch(sent: Sent[]) {
   return async (url: string, init: RequestInit): Promise<Response> => {
     sent.push({ url, headers: init.headers as Record<string, string>, body: JSON.parse(init.body as string) as Record<string, unknown> });
-    return new Response(JSON.stringify({ choices: [{ message: { content: 'ok' }, finish_reason: 'stop' }], content: [{ type: 'text', text: 'ok' }], candidates: [] }), { status: 200 });
+    return new Response(
+      JSON.stringify({ choices: [{ message: { content: 'ok' }, finish_reason: 'stop' }], content: [{ type: 'text', text: 'ok' }], candidates: [] }),
+      { status: 200 },
+    );
   };
 }
 
-async function firstRequest(spec: string, env: Record<string, string>, options: { baseURL?: string } = {}): Promise<{ sent: Sent; provider: string; model: string }> {
+async function firstRequest(
+  spec: string,
+  env: Record<string, string>,
+  options: { baseURL?: string } = {},
+): Promise<{ sent: Sent; provider: string; model: string }> {
   const sent: Sent[] = [];
   const llm = createLLM(spec, { env, fetch: recordingFetch(sent), ...options });
   await llm.generate({ messages: [{ role: 'user', content: 'Hi' }] });
@@ -31,14 +38,78 @@ async function firstRequest(spec: string, env: Record<string, string>, options: 
 describe('createLLM', () => {
   it.each([
     ['openai:gpt-4.1-mini', { OPENAI_API_KEY: 'sk-o' }, 'https://api.openai.com/v1/chat/completions', 'authorization', 'Bearer sk-o', 'openai', 'gpt-4.1-mini'],
-    ['anthropic:claude-sonnet-4-5', { ANTHROPIC_API_KEY: 'sk-a' }, 'https://api.anthropic.com/v1/messages', 'x-api-key', 'sk-a', 'anthropic', 'claude-sonnet-4-5'],
-    ['gemini:gemini-2.5-flash', { GEMINI_API_KEY: 'g' }, 'https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-flash:generateContent', 'x-goog-api-key', 'g', 'gemini', 'gemini-2.5-flash'],
-    ['google:gemini-2.5-pro', { GOOGLE_API_KEY: 'g2' }, 'https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-pro:generateContent', 'x-goog-api-key', 'g2', 'gemini', 'gemini-2.5-pro'],
-    ['groq:llama-3.3-70b-versatile', { GROQ_API_KEY: 'gq' }, 'https://api.groq.com/openai/v1/chat/completions', 'authorization', 'Bearer gq', 'groq', 'llama-3.3-70b-versatile'],
-    ['deepseek:deepseek-chat', { DEEPSEEK_API_KEY: 'ds' }, 'https://api.deepseek.com/v1/chat/completions', 'authorization', 'Bearer ds', 'deepseek', 'deepseek-chat'],
-    ['openrouter:anthropic/claude-sonnet-4.5', { OPENROUTER_API_KEY: 'or' }, 'https://openrouter.ai/api/v1/chat/completions', 'authorization', 'Bearer or', 'openrouter', 'anthropic/claude-sonnet-4.5'],
-    ['together:meta-llama/Llama-3.3-70B', { TOGETHER_API_KEY: 'tg' }, 'https://api.together.xyz/v1/chat/completions', 'authorization', 'Bearer tg', 'together', 'meta-llama/Llama-3.3-70B'],
-    ['mistral:mistral-large-latest', { MISTRAL_API_KEY: 'ms' }, 'https://api.mistral.ai/v1/chat/completions', 'authorization', 'Bearer ms', 'mistral', 'mistral-large-latest'],
+    [
+      'anthropic:claude-sonnet-4-5',
+      { ANTHROPIC_API_KEY: 'sk-a' },
+      'https://api.anthropic.com/v1/messages',
+      'x-api-key',
+      'sk-a',
+      'anthropic',
+      'claude-sonnet-4-5',
+    ],
+    [
+      'gemini:gemini-2.5-flash',
+      { GEMINI_API_KEY: 'g' },
+      'https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-flash:generateContent',
+      'x-goog-api-key',
+      'g',
+      'gemini',
+      'gemini-2.5-flash',
+    ],
+    [
+      'google:gemini-2.5-pro',
+      { GOOGLE_API_KEY: 'g2' },
+      'https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-pro:generateContent',
+      'x-goog-api-key',
+      'g2',
+      'gemini',
+      'gemini-2.5-pro',
+    ],
+    [
+      'groq:llama-3.3-70b-versatile',
+      { GROQ_API_KEY: 'gq' },
+      'https://api.groq.com/openai/v1/chat/completions',
+      'authorization',
+      'Bearer gq',
+      'groq',
+      'llama-3.3-70b-versatile',
+    ],
+    [
+      'deepseek:deepseek-chat',
+      { DEEPSEEK_API_KEY: 'ds' },
+      'https://api.deepseek.com/v1/chat/completions',
+      'authorization',
+      'Bearer ds',
+      'deepseek',
+      'deepseek-chat',
+    ],
+    [
+      'openrouter:anthropic/claude-sonnet-4.5',
+      { OPENROUTER_API_KEY: 'or' },
+      'https://openrouter.ai/api/v1/chat/completions',
+      'authorization',
+      'Bearer or',
+      'openrouter',
+      'anthropic/claude-sonnet-4.5',
+    ],
+    [
+      'together:meta-llama/Llama-3.3-70B',
+      { TOGETHER_API_KEY: 'tg' },
+      'https://api.together.xyz/v1/chat/completions',
+      'authorization',
+      'Bearer tg',
+      'together',
+      'meta-llama/Llama-3.3-70B',
+    ],
+    [
+      'mistral:mistral-large-latest',
+      { MISTRAL_API_KEY: 'ms' },
+      'https://api.mistral.ai/v1/chat/completions',
+      'authorization',
+      'Bearer ms',
+      'mistral',
+      'mistral-large-latest',
+    ],
   ] as const)('%s reads its key and calls its API', async (spec, env, url, header, value, provider, model) => {
     const { sent, ...client } = await firstRequest(spec, env);
     expect(sent.url).toBe(url);
@@ -59,7 +130,9 @@ describe('createLLM', () => {
     expect((await firstRequest('vllm:Qwen/Qwen2.5-7B', {})).sent.url).toBe('http://localhost:8000/v1/chat/completions');
     expect((await firstRequest('lmstudio:qwen', {})).sent.url).toBe('http://localhost:1234/v1/chat/completions');
     expect((await firstRequest('vllm:m', { VLLM_BASE_URL: 'http://gpu-box:9000/v1', VLLM_API_KEY: 'v' })).sent.headers.authorization).toBe('Bearer v');
-    expect((await firstRequest('openai:gpt-4o', { OPENAI_API_KEY: 'k', OPENAI_BASE_URL: 'https://proxy.test/v1' })).sent.url).toBe('https://proxy.test/v1/chat/completions');
+    expect((await firstRequest('openai:gpt-4o', { OPENAI_API_KEY: 'k', OPENAI_BASE_URL: 'https://proxy.test/v1' })).sent.url).toBe(
+      'https://proxy.test/v1/chat/completions',
+    );
   });
 
   it('takes ANTHROPIC_BASE_URL with or without /v1, as Anthropic\u2019s own SDKs read it', async () => {

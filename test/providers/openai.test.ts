@@ -11,7 +11,10 @@ import { rejectionOf } from '../helpers/rejection';
 
 const closedSchema = {
   type: 'object',
-  properties: { answer: { type: 'string' }, tags: { type: 'array', items: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'], additionalProperties: false } } },
+  properties: {
+    answer: { type: 'string' },
+    tags: { type: 'array', items: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'], additionalProperties: false } },
+  },
   required: ['answer', 'tags'],
   additionalProperties: false,
 };
@@ -189,7 +192,9 @@ describe('responses', () => {
   });
 
   it('reports a refusal as content-filter with its text', async () => {
-    server.enqueue({ json: { id: 'x', choices: [{ index: 0, message: { role: 'assistant', content: null, refusal: 'I cannot help with that.' }, finish_reason: 'stop' }] } });
+    server.enqueue({
+      json: { id: 'x', choices: [{ index: 0, message: { role: 'assistant', content: null, refusal: 'I cannot help with that.' }, finish_reason: 'stop' }] },
+    });
     const result = await openai({ model: 'gpt-4o', apiKey: 'k', baseURL: server.url }).generate(request);
     expect(result.finishReason).toBe('content-filter');
     expect(result.text).toBe('I cannot help with that.');

@@ -46,7 +46,9 @@ describe('outputSchema types result.data', () => {
   it('keeps the type for follow-up tasks, and takes any zod schema', () => {
     const executor = new Executor({ task: 'x', llm, browser, outputSchema: z.array(z.number()) });
     executor.addFollowUpTask('y');
-    expectTypeOf(executor.execute({ timeout: 1000 })).resolves.toHaveProperty('data').toEqualTypeOf<number[] | undefined>();
+    expectTypeOf(executor.execute({ timeout: 1000 }))
+      .resolves.toHaveProperty('data')
+      .toEqualTypeOf<number[] | undefined>();
     const union = new Executor({ task: 'x', llm, browser, outputSchema: z.union([z.literal('yes'), z.literal('no')]) });
     expectTypeOf(union.execute()).resolves.toHaveProperty('data').toEqualTypeOf<'yes' | 'no' | undefined>();
   });

@@ -138,11 +138,7 @@ describe('ask_human action', () => {
 
   it('asks the question and reports the answer', async () => {
     const questions: string[] = [];
-    const result = await registry.run(
-      'ask_human',
-      { question: 'Which size?' },
-      actionContext({ questions, answer: { answer: 'Large', timedOut: false } }),
-    );
+    const result = await registry.run('ask_human', { question: 'Which size?' }, actionContext({ questions, answer: { answer: 'Large', timedOut: false } }));
     expect(questions).toEqual(['Which size?']);
     expect(result).toEqual({ extractedContent: 'The user answered "Which size?": Large', includeInMemory: true });
   });

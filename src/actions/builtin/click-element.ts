@@ -43,10 +43,16 @@ export const clickElementAction = defineAction({
     if (target.status === 'stale') throw staleElementError(action, ref, target.reason);
     if (target.kind === 'select') {
       const answer = await readDropdown(context, action, ref);
-      return { extractedContent: `Did not click: clicking a select does not choose an option. ${describeDropdown(index, answer, false)}`, includeInMemory: true };
+      return {
+        extractedContent: `Did not click: clicking a select does not choose an option. ${describeDropdown(index, answer, false)}`,
+        includeInMemory: true,
+      };
     }
     if (target.kind === 'file') {
-      throw new ActionError(action, `Element ${index} (${target.description}) opens a file chooser, which cannot be used here. Use upload_file with index ${index} and the path of the file.`);
+      throw new ActionError(
+        action,
+        `Element ${index} (${target.description}) opens a file chooser, which cannot be used here. Use upload_file with index ${index} and the path of the file.`,
+      );
     }
     const before = await whereabouts(context);
     const clicked = await context.driver.click(ref, { signal: context.signal });

@@ -81,7 +81,10 @@ async function openDropdown(context: ActionContext, action: string, ref: Element
     answer = await readDropdown(context, action, ref, { register, anyVisible: true });
   }
   if (answer.kind === 'closed') {
-    throw new ActionError(action, `Clicked element ${ref.index} (${answer.description}) but no list of options appeared within ${openWaitMs / 1000} s. Read the page again: the options may show as elements to click.`);
+    throw new ActionError(
+      action,
+      `Clicked element ${ref.index} (${answer.description}) but no list of options appeared within ${openWaitMs / 1000} s. Read the page again: the options may show as elements to click.`,
+    );
   }
   return answer;
 }
@@ -151,9 +154,16 @@ function resolveOptions(action: string, index: number, answer: OpenAnswer, wante
   const positions: number[] = [];
   for (const text of wanted) {
     const match = matchOption(answer.options, text);
-    if (!match) throw new ActionError(action, `Element ${index} (${answer.description}) has no option ${quoted(text)}. Available options: ${availableOptions(answer.options)}.`);
+    if (!match)
+      throw new ActionError(
+        action,
+        `Element ${index} (${answer.description}) has no option ${quoted(text)}. Available options: ${availableOptions(answer.options)}.`,
+      );
     if ('ambiguous' in match) {
-      throw new ActionError(action, `Several options of element ${index} contain ${quoted(text)}: ${match.ambiguous.map((option) => quoted(option)).join(', ')}. Give the exact text of one.`);
+      throw new ActionError(
+        action,
+        `Several options of element ${index} contain ${quoted(text)}: ${match.ambiguous.map((option) => quoted(option)).join(', ')}. Give the exact text of one.`,
+      );
     }
     const option = answer.options[match.index];
     if (option?.disabled) throw new ActionError(action, `Option ${quoted(option.text)} of element ${index} is disabled and cannot be selected.`);
@@ -180,7 +190,10 @@ export const getDropdownOptionsAction = defineAction({
       opened = true;
     }
     if (answer.kind === 'none') {
-      throw new ActionError(action, `Element ${index} (${answer.description}) is not a dropdown (no select, listbox, menu or combobox). Click it, or read the page for the options.`);
+      throw new ActionError(
+        action,
+        `Element ${index} (${answer.description}) is not a dropdown (no select, listbox, menu or combobox). Click it, or read the page for the options.`,
+      );
     }
     return { extractedContent: describeDropdown(index, answer, opened), includeInMemory: true };
   },
@@ -204,10 +217,16 @@ export const selectDropdownOptionAction = defineAction({
     let answer = await readDropdown(context, action, ref, { register: true });
     if (answer.kind === 'closed') answer = await openDropdown(context, action, ref, true);
     if (answer.kind === 'none') {
-      throw new ActionError(action, `Element ${index} (${answer.description}) is not a dropdown (no select, listbox, menu or combobox). Click the option you want instead.`);
+      throw new ActionError(
+        action,
+        `Element ${index} (${answer.description}) is not a dropdown (no select, listbox, menu or combobox). Click the option you want instead.`,
+      );
     }
     if (answer.kind === 'datalist') {
-      throw new ActionError(action, `Element ${index} (${answer.description}) is a text field with suggestions: type the value with input_text index ${index}.`);
+      throw new ActionError(
+        action,
+        `Element ${index} (${answer.description}) is a text field with suggestions: type the value with input_text index ${index}.`,
+      );
     }
     const positions = resolveOptions(action, index, answer, wanted);
     const chosen = positions.map((position) => answer.options[position]?.text ?? '');
@@ -251,7 +270,11 @@ export const selectDropdownOptionAction = defineAction({
       } catch (error) {
         // The page replaced the dropdown after the click (a re-render): the choice was made, its result cannot be read here.
         if (!ActionError.isInstance(error)) throw error;
-        return { extractedContent: `${selected}; the page then replaced the dropdown: read the page to see the result.`, includeInMemory: true, stopSequence: true };
+        return {
+          extractedContent: `${selected}; the page then replaced the dropdown: read the page to see the result.`,
+          includeInMemory: true,
+          stopSequence: true,
+        };
       }
     }
     const selectedNow = current.kind === 'aria' ? current.options.filter((option) => option.selected).map((option) => option.text) : [];

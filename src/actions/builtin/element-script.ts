@@ -28,7 +28,10 @@ export function elementArgument(ref: ElementRef): ElementArgument {
 /** The recoverable error for an element the model saw that has gone since. */
 export function staleElementError(action: string, ref: ElementRef, reason?: string): ActionError {
   const why = reason ? ` (${reason})` : '';
-  return new ActionError(action, `Element ${ref.index} is no longer on the page${why}: the page changed since you read it. Read the page again and use the new index.`);
+  return new ActionError(
+    action,
+    `Element ${ref.index} is no longer on the page${why}: the page changed since you read it. Read the page again and use the new index.`,
+  );
 }
 
 /**
@@ -67,7 +70,9 @@ export function describeMove(before: PageBaseline, after: PageBaseline): { reado
   if (after.tabId !== before.tabId) {
     const opened = !before.tabIds.includes(after.tabId);
     return {
-      text: opened ? ` It opened a new tab (${after.tabId}, ${after.url}), which is now the active tab.` : ` The active tab is now ${after.tabId} (${after.url}).`,
+      text: opened
+        ? ` It opened a new tab (${after.tabId}, ${after.url}), which is now the active tab.`
+        : ` The active tab is now ${after.tabId} (${after.url}).`,
       moved: true,
     };
   }
@@ -75,7 +80,10 @@ export function describeMove(before: PageBaseline, after: PageBaseline): { reado
   const opened = after.tabIds.filter((id) => !before.tabIds.includes(id));
   if (after.url !== before.url) {
     const sameDocument = after.url.split('#')[0] === before.url.split('#')[0];
-    return { text: sameDocument ? ` The URL is now ${after.url} (same page).` : ` The page navigated to ${after.url}.`, moved: !sameDocument || opened.length + closed.length > 0 };
+    return {
+      text: sameDocument ? ` The URL is now ${after.url} (same page).` : ` The page navigated to ${after.url}.`,
+      moved: !sameDocument || opened.length + closed.length > 0,
+    };
   }
   if (opened.length > 0) return { text: ` A new tab opened in the background (${opened.join(', ')}).`, moved: true };
   if (closed.length > 0) return { text: ` Tab ${closed.join(', ')} closed.`, moved: true };

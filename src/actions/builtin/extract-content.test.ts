@@ -222,7 +222,9 @@ describe('extract_content: long pages', () => {
     expect(resume).toBeGreaterThan(0);
 
     await registry.run('extract_content', { goal: 'prices', start_from_char: resume }, contextFor(driver, llm));
-    const body = pageTextOf(llm.requests[1] as ScriptedRequest).split('\n').slice(3);
+    const body = pageTextOf(llm.requests[1] as ScriptedRequest)
+      .split('\n')
+      .slice(3);
     expect(body.slice(0, 3)).toEqual(['| Name | Price |', '| --- | --- |', expect.stringMatching(/^\| Mug \d+ \| \$\d+ \|$/)]);
     expect(pageTextOf(llm.requests[1] as ScriptedRequest)).toContain(`Part 1: characters ${resume}-`);
   });
@@ -293,7 +295,12 @@ describe('extract_content: structured results', () => {
     const llm = new ScriptedLLM({ responses: ['{"data": ["Mug A", "Mug B"]}'] });
     const schema = { type: 'array', items: { type: 'string' } };
     const result = await registry.run('extract_content', { goal: 'names', schema }, contextFor(driverFor('<p>Mug A, Mug B</p>'), llm));
-    expect((llm.requests[0] as ScriptedRequest).output?.schema).toEqual({ type: 'object', properties: { data: schema }, required: ['data'], additionalProperties: false });
+    expect((llm.requests[0] as ScriptedRequest).output?.schema).toEqual({
+      type: 'object',
+      properties: { data: schema },
+      required: ['data'],
+      additionalProperties: false,
+    });
     expect(result.data).toEqual(['Mug A', 'Mug B']);
   });
 
@@ -335,7 +342,9 @@ describe('extract_content: structured results', () => {
     const llm = new ScriptedLLM({ responses: ['{"price": "four"}', '{"price": "still four"}'] });
     const result = await typed.run('extract_content', { goal: 'price' }, contextFor(driverFor('<p>$4</p>'), llm));
     expect(llm.callCount).toBe(2);
-    expect(result.error).toMatch(/^The extraction model failed: The scripted-model model returned unusable output\. .*price: .*\. Try again, or with a narrower goal\.$/s);
+    expect(result.error).toMatch(
+      /^The extraction model failed: The scripted-model model returned unusable output\. .*price: .*\. Try again, or with a narrower goal\.$/s,
+    );
     expect(result.includeInMemory).toBe(true);
   });
 });

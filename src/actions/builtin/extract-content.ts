@@ -88,7 +88,9 @@ interface Target {
 
 const textTarget: Target = (() => {
   const schema = z.object({
-    extracted: z.string().describe('What the page says for the goal, complete, with names, numbers and URLs exactly as written; or that the page does not say it.'),
+    extracted: z
+      .string()
+      .describe('What the page says for the goal, complete, with names, numbers and URLs exactly as written; or that the page does not say it.'),
   });
   return { structured: false, jsonSchema: toModelJsonSchema(schema), validate: schema, unwrap: (object) => (object as { extracted: string }).extracted };
 })();
@@ -113,7 +115,10 @@ function modelTarget(schema: Record<string, unknown>, actionName: string): Targe
   const type = schema['type'];
   const types = Array.isArray(type) ? type : type === undefined ? [] : [type];
   if (types.some((entry) => typeof entry !== 'string' || !jsonTypes.has(entry))) {
-    throw new ActionError(actionName, `The schema's "type" must be a JSON type (object, array, string, number, integer, boolean or null), got ${JSON.stringify(type)}.`);
+    throw new ActionError(
+      actionName,
+      `The schema's "type" must be a JSON type (object, array, string, number, integer, boolean or null), got ${JSON.stringify(type)}.`,
+    );
   }
   let size: number;
   try {
@@ -223,9 +228,7 @@ function chunkMessages(goal: string, page: PageText, chunk: MarkdownChunk, label
 }
 
 function mergeMessages(goal: string, parts: readonly { label: string; answer: unknown }[], target: Target): ChatMessage[] {
-  const body = parts
-    .map(({ label, answer }) => `${label}:\n${typeof answer === 'string' ? answer : JSON.stringify(answer)}`)
-    .join('\n\n');
+  const body = parts.map(({ label, answer }) => `${label}:\n${typeof answer === 'string' ? answer : JSON.stringify(answer)}`).join('\n\n');
   return [
     { role: 'system', content: mergePrompt },
     { role: 'user', content: `Goal: ${neutralizeOurTags(goal)}\n\n${wrapUntrustedContent(body)}\n\n${answerInstruction(target)}` },
@@ -251,7 +254,9 @@ const parameters = {
 const modelSchemaParameter = z
   .record(z.string(), z.unknown())
   .optional()
-  .describe('A JSON Schema of the result for structured data, such as {"type":"object","properties":{"items":{"type":"array","items":{"type":"string"}}}}; omit for a text answer');
+  .describe(
+    'A JSON Schema of the result for structured data, such as {"type":"object","properties":{"items":{"type":"array","items":{"type":"string"}}}}; omit for a text answer',
+  );
 
 /** The action's settings, after defaults. */
 interface Settings {
@@ -340,7 +345,9 @@ async function mergeAnswers(request: ExtractionRequest, answers: readonly PartAn
   } catch (error) {
     if (isFatalError(error)) throw error;
     if (target.structured) {
-      throw new ActionError(settings.name, `The extraction model could not merge the page parts: ${describeError(error)} Try again, or with a narrower goal.`, { cause: error });
+      throw new ActionError(settings.name, `The extraction model could not merge the page parts: ${describeError(error)} Try again, or with a narrower goal.`, {
+        cause: error,
+      });
     }
     return answers.map(({ label, answer }) => `${label}:\n${String(answer)}`).join('\n\n');
   }

@@ -44,7 +44,9 @@ class TypingDriver extends FakeBrowserDriver {
 }
 
 async function contextOn(driver: FakeBrowserDriver, signal?: AbortSignal): Promise<ActionContext> {
-  const state = await new PageStateReader(driver, { viewportExpansion: -1, includeAttributes: [...defaultIncludeAttributes], maxTextLength: 100 }).capture({ screenshot: false });
+  const state = await new PageStateReader(driver, { viewportExpansion: -1, includeAttributes: [...defaultIncludeAttributes], maxTextLength: 100 }).capture({
+    screenshot: false,
+  });
   return testActionContext({ driver, state, ...(signal ? { signal } : {}) });
 }
 

@@ -77,7 +77,13 @@ async function typeAndAwaitReaction(context: ActionContext, target: ElementRef, 
   await context.driver.fill(target, value, call);
   const filledAt = Date.now();
   await bestEffort(context, () =>
-    callRuntime(context.driver, target.frameId, 'awaitReaction', { ...elementArgument(target), ...reactionWait }, { ...call, timeout: reactionWait.maxMs + reactionCallMarginMs }),
+    callRuntime(
+      context.driver,
+      target.frameId,
+      'awaitReaction',
+      { ...elementArgument(target), ...reactionWait },
+      { ...call, timeout: reactionWait.maxMs + reactionCallMarginMs },
+    ),
   );
   return filledAt;
 }
@@ -92,7 +98,12 @@ async function suggestionSignature(context: ActionContext, ref: ElementRef): Pro
  * Waits (until `deadline`, cancellable) for a suggestion list that was not there before typing;
  * returns its option texts and count, or undefined when none appeared.
  */
-async function waitForSuggestions(context: ActionContext, ref: ElementRef, before: string, deadline: number): Promise<{ texts: string; total: number } | undefined> {
+async function waitForSuggestions(
+  context: ActionContext,
+  ref: ElementRef,
+  before: string,
+  deadline: number,
+): Promise<{ texts: string; total: number } | undefined> {
   // Bounded by the deadline; the pass cap only guards against a clock that stands still.
   for (let pass = 0; pass <= suggestionWaitMs / pollMs; pass++) {
     const answer = await readDropdown(context, action, ref, { anyVisible: true });
@@ -137,7 +148,10 @@ export const inputTextAction = defineAction({
         throw new ActionError(action, `Element ${index} is a file input: use upload_file with index ${index} and the path of the file.`);
       case 'button':
       case 'none':
-        throw new ActionError(action, `${subject} does not take text. Choose an input, a textarea or an editable element; a field that appears after a click needs that click first.`);
+        throw new ActionError(
+          action,
+          `${subject} does not take text. Choose an input, a textarea or an editable element; a field that appears after a click needs that click first.`,
+        );
       default:
         break;
     }
@@ -162,7 +176,8 @@ export const inputTextAction = defineAction({
     const parts: string[] = [];
     if (field.password) {
       parts.push(`Typed ${text.length} characters into ${name}.`);
-      if (kept.length !== value.length) parts.push(`The field holds ${kept.length} characters, not ${value.length}${differenceReason(field.type, field.maxLength, value, kept.length)}.`);
+      if (kept.length !== value.length)
+        parts.push(`The field holds ${kept.length} characters, not ${value.length}${differenceReason(field.type, field.maxLength, value, kept.length)}.`);
     } else {
       parts.push(value === '' ? `Cleared ${name}.` : `Typed ${quoted(text, 300)} into ${name}${value !== text ? ` as ${quoted(value)}` : ''}.`);
       const keptValue = kept.value ?? '';
@@ -180,13 +195,17 @@ export const inputTextAction = defineAction({
       if (datalist.kind === 'datalist') {
         const exact = datalist.options.some((option) => option.text === kept.value);
         if (datalist.total > 0 && !exact) {
-          parts.push(`The field suggests ${datalist.total} value${datalist.total === 1 ? '' : 's'}:\n${formatOptions(datalist.options.slice(0, 20), datalist.total)}\nType one of them exactly with input_text if one is meant.`);
+          parts.push(
+            `The field suggests ${datalist.total} value${datalist.total === 1 ? '' : 's'}:\n${formatOptions(datalist.options.slice(0, 20), datalist.total)}\nType one of them exactly with input_text if one is meant.`,
+          );
           stopSequence = true;
         }
       } else {
         const appeared = await waitForSuggestions(context, target, before, filledAt + suggestionWaitMs);
         if (appeared) {
-          parts.push(`${appeared.total} suggestion${appeared.total === 1 ? '' : 's'} appeared:\n${appeared.texts}\nClick one (read the page for their indices) if the field needs a choice from the list.`);
+          parts.push(
+            `${appeared.total} suggestion${appeared.total === 1 ? '' : 's'} appeared:\n${appeared.texts}\nClick one (read the page for their indices) if the field needs a choice from the list.`,
+          );
           stopSequence = true;
         }
       }

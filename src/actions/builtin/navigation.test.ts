@@ -31,7 +31,12 @@ function recordingDriver(fake: FakeBrowserDriver, signal: AbortSignal): { driver
 }
 
 function context(driver: BrowserDriver, options: { deny?: (url: string) => boolean; checked?: string[]; signal?: AbortSignal } = {}): ActionContext {
-  return testActionContext({ driver, ...(options.deny ? { denyUrl: options.deny } : {}), ...(options.checked ? { checkedUrls: options.checked } : {}), ...(options.signal ? { signal: options.signal } : {}) });
+  return testActionContext({
+    driver,
+    ...(options.deny ? { denyUrl: options.deny } : {}),
+    ...(options.checked ? { checkedUrls: options.checked } : {}),
+    ...(options.signal ? { signal: options.signal } : {}),
+  });
 }
 
 function setup(options: { deny?: (url: string) => boolean; startUrl?: string } = {}) {
@@ -61,7 +66,10 @@ describe('searchUrl', () => {
 describe('normalizeUrl', () => {
   it('keeps full URLs and completes bare hosts, saying so', () => {
     expect(normalizeUrl('go_to_url', ' https://example.com/a?b=1 ')).toEqual({ url: 'https://example.com/a?b=1', note: '' });
-    expect(normalizeUrl('go_to_url', 'example.com/path')).toEqual({ url: 'https://example.com/path', note: 'The URL had no scheme; loaded https://example.com/path.' });
+    expect(normalizeUrl('go_to_url', 'example.com/path')).toEqual({
+      url: 'https://example.com/path',
+      note: 'The URL had no scheme; loaded https://example.com/path.',
+    });
     expect(normalizeUrl('go_to_url', 'example.com:8443/x').url).toBe('https://example.com:8443/x');
     expect(normalizeUrl('go_to_url', 'localhost:3000/app').url).toBe('http://localhost:3000/app');
     expect(normalizeUrl('go_to_url', '127.0.0.1:8080').url).toBe('http://127.0.0.1:8080/');
@@ -85,14 +93,19 @@ describe('normalizeUrl', () => {
 
 describe('loadFailure', () => {
   it('says "site unavailable" for unreachable sites and stops the sequence', () => {
-    const refused = loadFailure('http://127.0.0.1:9/', new BrowserError('Could not load http://127.0.0.1:9/: page.goto: net::ERR_CONNECTION_REFUSED at http://127.0.0.1:9/'));
+    const refused = loadFailure(
+      'http://127.0.0.1:9/',
+      new BrowserError('Could not load http://127.0.0.1:9/: page.goto: net::ERR_CONNECTION_REFUSED at http://127.0.0.1:9/'),
+    );
     expect(refused).toEqual({
       error: 'Could not load http://127.0.0.1:9/: site unavailable (net::ERR_CONNECTION_REFUSED). Check the address, try again later, or try another site.',
       includeInMemory: true,
       stopSequence: true,
     });
     expect(loadFailure('https://nowhere.test/', new Error('net::ERR_NAME_NOT_RESOLVED')).error).toContain('site unavailable (net::ERR_NAME_NOT_RESOLVED)');
-    expect(loadFailure('https://slow.test/', new Error('page.goto: Timeout 30000ms exceeded.')).error).toContain('site unavailable (it did not answer in time)');
+    expect(loadFailure('https://slow.test/', new Error('page.goto: Timeout 30000ms exceeded.')).error).toContain(
+      'site unavailable (it did not answer in time)',
+    );
     expect(loadFailure('https://ads.test/', new Error('net::ERR_BLOCKED_BY_CLIENT')).error).toContain('the browser blocked it');
     expect(loadFailure('https://odd.test/', new Error('net::ERR_ABORTED')).error).toContain('the browser could not load it (net::ERR_ABORTED)');
     expect(loadFailure('https://odd.test/', new BrowserError('The driver is closed: open a new one.')).error).toBe('The driver is closed: open a new one.');
@@ -192,11 +205,17 @@ describe('tab actions', () => {
     const { fake, unsignalled, checked, context } = setup();
     const opened = await registry.run('open_tab', { url: 'https://shop.test/mugs' }, context);
     expect(checked).toEqual(['https://shop.test/mugs']);
-    expect(opened).toEqual({ extractedContent: 'Opened tab tab-2 with "Mugs" (https://shop.test/mugs); it is now the current tab.', includeInMemory: true, stopSequence: true });
+    expect(opened).toEqual({
+      extractedContent: 'Opened tab tab-2 with "Mugs" (https://shop.test/mugs); it is now the current tab.',
+      includeInMemory: true,
+      stopSequence: true,
+    });
     const switched = await registry.run('switch_tab', { tab_id: 1 }, context);
     expect(switched).toEqual({ extractedContent: 'Switched to tab tab-1: "Shop" (https://shop.test/).', includeInMemory: true, stopSequence: true });
     const closed = await registry.run('close_tab', { tab_id: 'tab-1' }, context);
-    expect(closed.extractedContent).toBe('Closed tab tab-1 "Shop" (https://shop.test/). The current tab is now the tab tab-2: "Mugs" (https://shop.test/mugs).');
+    expect(closed.extractedContent).toBe(
+      'Closed tab tab-1 "Shop" (https://shop.test/). The current tab is now the tab tab-2: "Mugs" (https://shop.test/mugs).',
+    );
     const last = await registry.run('close_tab', { tab_id: 'tab-2' }, context);
     expect(last.extractedContent).toBe('Closed tab tab-2 "Mugs" (https://shop.test/mugs). The current tab is now the new blank tab tab-3: about:blank.');
     expect((await fake.tabs()).map((tab) => tab.id)).toEqual(['tab-3']);

@@ -169,7 +169,9 @@ async function scrollByPage(action: string, context: ActionContext, index: numbe
     return result(`${target.note}Already at the bottom of ${target.name}: ${position(target)}. Nothing moved.`);
   }
   const after = await move(action, context, target, { deltaY: direction * target.viewport });
-  return result(`${target.note}Scrolled ${target.name} ${direction > 0 ? 'down' : 'up'} one page (${Math.round(target.viewport)} px): now at ${position(after)}.`);
+  return result(
+    `${target.note}Scrolled ${target.name} ${direction > 0 ? 'down' : 'up'} one page (${Math.round(target.viewport)} px): now at ${position(after)}.`,
+  );
 }
 
 /** Scrolls the page, or the scroll area of an element, to a percentage of its height. */

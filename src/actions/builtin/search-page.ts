@@ -55,7 +55,7 @@ export function catastrophicRegexReason(source: string): string | undefined {
       group.atBranchStart = false;
     }
   };
-  for (let position = 0; position < source.length; ) {
+  for (let position = 0; position < source.length;) {
     const character = source[position] as string;
     if (inClass) {
       if (character === '\\') position += 2;
@@ -150,7 +150,8 @@ export function textPattern(action: string, pattern: string, options: { regex: b
     if (!source) throw new ActionError(action, 'The text to find is empty: give some visible text.');
     return { source, flags };
   }
-  if (pattern.length > maxPatternLength) throw new ActionError(action, `The regular expression is too long (${pattern.length} characters, at most ${maxPatternLength}).`);
+  if (pattern.length > maxPatternLength)
+    throw new ActionError(action, `The regular expression is too long (${pattern.length} characters, at most ${maxPatternLength}).`);
   try {
     new RegExp(pattern, flags);
   } catch (error) {

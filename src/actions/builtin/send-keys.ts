@@ -11,30 +11,63 @@ import { chordParts } from '../../util/chords';
 
 /** Modifier names as written (lower case, without spaces, dashes or underscores) and as pressed. */
 const modifierNames: Readonly<Record<string, string>> = {
-  ctrl: 'Control', control: 'Control', ctl: 'Control',
-  cmd: 'Meta', command: 'Meta', meta: 'Meta', win: 'Meta', windows: 'Meta', super: 'Meta',
-  alt: 'Alt', option: 'Alt', opt: 'Alt',
+  ctrl: 'Control',
+  control: 'Control',
+  ctl: 'Control',
+  cmd: 'Meta',
+  command: 'Meta',
+  meta: 'Meta',
+  win: 'Meta',
+  windows: 'Meta',
+  super: 'Meta',
+  alt: 'Alt',
+  option: 'Alt',
+  opt: 'Alt',
   shift: 'Shift',
-  controlormeta: 'ControlOrMeta', mod: 'ControlOrMeta',
+  controlormeta: 'ControlOrMeta',
+  mod: 'ControlOrMeta',
 };
 
 /** Other key names as written and as pressed. */
 const keyNames: Readonly<Record<string, string>> = {
-  enter: 'Enter', return: 'Enter',
-  esc: 'Escape', escape: 'Escape',
+  enter: 'Enter',
+  return: 'Enter',
+  esc: 'Escape',
+  escape: 'Escape',
   tab: 'Tab',
-  space: 'Space', spacebar: 'Space',
-  backspace: 'Backspace', bksp: 'Backspace',
-  del: 'Delete', delete: 'Delete',
-  ins: 'Insert', insert: 'Insert',
-  home: 'Home', end: 'End',
-  pageup: 'PageUp', pgup: 'PageUp', pagedown: 'PageDown', pgdn: 'PageDown', pgdown: 'PageDown',
-  up: 'ArrowUp', arrowup: 'ArrowUp', uparrow: 'ArrowUp',
-  down: 'ArrowDown', arrowdown: 'ArrowDown', downarrow: 'ArrowDown',
-  left: 'ArrowLeft', arrowleft: 'ArrowLeft', leftarrow: 'ArrowLeft',
-  right: 'ArrowRight', arrowright: 'ArrowRight', rightarrow: 'ArrowRight',
-  capslock: 'CapsLock', numlock: 'NumLock', scrolllock: 'ScrollLock', pause: 'Pause',
-  contextmenu: 'ContextMenu', menu: 'ContextMenu',
+  space: 'Space',
+  spacebar: 'Space',
+  backspace: 'Backspace',
+  bksp: 'Backspace',
+  del: 'Delete',
+  delete: 'Delete',
+  ins: 'Insert',
+  insert: 'Insert',
+  home: 'Home',
+  end: 'End',
+  pageup: 'PageUp',
+  pgup: 'PageUp',
+  pagedown: 'PageDown',
+  pgdn: 'PageDown',
+  pgdown: 'PageDown',
+  up: 'ArrowUp',
+  arrowup: 'ArrowUp',
+  uparrow: 'ArrowUp',
+  down: 'ArrowDown',
+  arrowdown: 'ArrowDown',
+  downarrow: 'ArrowDown',
+  left: 'ArrowLeft',
+  arrowleft: 'ArrowLeft',
+  leftarrow: 'ArrowLeft',
+  right: 'ArrowRight',
+  arrowright: 'ArrowRight',
+  rightarrow: 'ArrowRight',
+  capslock: 'CapsLock',
+  numlock: 'NumLock',
+  scrolllock: 'ScrollLock',
+  pause: 'Pause',
+  contextmenu: 'ContextMenu',
+  menu: 'ContextMenu',
 };
 
 const maxChords = 20;
@@ -53,7 +86,11 @@ function keyName(written: string): string | undefined {
   const functionKey = /^f([1-9]|1\d|2[0-4])$/.exec(bare);
   if (functionKey) return `F${functionKey[1]}`;
   const code = /^(key[a-z]|digit\d|numpad\d)$/.exec(bare);
-  if (code?.[1]) return code[1].replace(/^(key|digit|numpad)(.)$/, (_, prefix: string, rest: string) => `${prefix[0]?.toUpperCase()}${prefix.slice(1)}${rest.toUpperCase()}`);
+  if (code?.[1])
+    return code[1].replace(
+      /^(key|digit|numpad)(.)$/,
+      (_, prefix: string, rest: string) => `${prefix[0]?.toUpperCase()}${prefix.slice(1)}${rest.toUpperCase()}`,
+    );
   return undefined;
 }
 

@@ -54,7 +54,11 @@ export const openTabAction = defineAction({
       });
       return { ...failure, error: `${failure.error ?? ''}${active ? ` The current tab is ${active.id} ${describeTab(active)}.` : ''}` };
     }
-    return { extractedContent: `${prefix}Opened tab ${tab.id} with ${describeTab(tab)}; it is now the current tab.`, includeInMemory: true, stopSequence: true };
+    return {
+      extractedContent: `${prefix}Opened tab ${tab.id} with ${describeTab(tab)}; it is now the current tab.`,
+      includeInMemory: true,
+      stopSequence: true,
+    };
   },
 });
 
@@ -82,7 +86,10 @@ export const closeTabAction = defineAction({
     const { tabs, active } = await tabsAndActive(context);
     const tab = findTab(tabs, tabId);
     if (!tab) {
-      return { extractedContent: `Tab ${JSON.stringify(String(tabId))} is already closed (or never existed). Open tabs: ${listTabs(tabs)}.`, includeInMemory: true };
+      return {
+        extractedContent: `Tab ${JSON.stringify(String(tabId))} is already closed (or never existed). Open tabs: ${listTabs(tabs)}.`,
+        includeInMemory: true,
+      };
     }
     try {
       await context.driver.closeTab(tab.id, { signal: context.signal });

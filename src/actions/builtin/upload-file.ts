@@ -29,8 +29,7 @@ export const fileNamesAnswerSchema: z.ZodType<FileNamesAnswer> = z.discriminated
 
 /** An absolute path, with `.` and `..` collapsed, and the key it is compared by. */
 export type NormalisedPath =
-  | { readonly ok: true; readonly path: string; readonly windows: boolean; readonly key: string }
-  | { readonly ok: false; readonly reason: string };
+  { readonly ok: true; readonly path: string; readonly windows: boolean; readonly key: string } | { readonly ok: false; readonly reason: string };
 
 /**
  * Normalises an absolute path as text: collapses `.`, `..` and repeated separators; refuses
@@ -86,7 +85,10 @@ export function normaliseAbsolutePath(path: string): NormalisedPath {
  * folder (`/uploads` allows `/uploads/a.pdf` but not `/uploads-old/a.pdf`). Returns the normalised
  * path to send, so the browser reads exactly the file that was checked.
  */
-export function checkUploadPath(path: string, allowed: readonly string[]): { readonly ok: true; readonly path: string } | { readonly ok: false; readonly reason: string } {
+export function checkUploadPath(
+  path: string,
+  allowed: readonly string[],
+): { readonly ok: true; readonly path: string } | { readonly ok: false; readonly reason: string } {
   const requested = normaliseAbsolutePath(path.trim());
   if (!requested.ok) return requested;
   for (const entry of allowed) {
@@ -106,7 +108,10 @@ function fileName(path: string): string {
 
 /** Whether a file name fits an `accept` attribute by extension (MIME types other than wildcards are not checked). */
 function accepted(name: string, accept: string): boolean {
-  const rules = accept.split(',').map((rule) => rule.trim().toLowerCase()).filter(Boolean);
+  const rules = accept
+    .split(',')
+    .map((rule) => rule.trim().toLowerCase())
+    .filter(Boolean);
   if (rules.length === 0) return true;
   const lower = name.toLowerCase();
   const extensions = rules.filter((rule) => rule.startsWith('.'));
@@ -143,7 +148,10 @@ export const uploadFileAction = defineAction({
     const input = await runElementScript(context, ref.frameId, 'findFileInput', elementArgument(ref), fileInputAnswerSchema);
     if (input.status === 'stale') throw staleElementError(action, ref, input.reason);
     if (input.status === 'none') {
-      throw new ActionError(action, `Element ${index} (${input.description}) is no file input and has none inside or around it. Choose the upload field or its button.`);
+      throw new ActionError(
+        action,
+        `Element ${index} (${input.description}) is no file input and has none inside or around it. Choose the upload field or its button.`,
+      );
     }
     if (paths.length > 1 && !input.multiple) {
       throw new ActionError(action, `The file input of element ${index} takes one file; upload one path.`);

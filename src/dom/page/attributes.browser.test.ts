@@ -97,7 +97,9 @@ describe('selectorOf', () => {
 
 describe('attributesOf', () => {
   it('keeps only whitelisted attributes with a value, folded and cut to the text limit', () => {
-    const { button } = place(`<button id="button" class="primary" data-track="x" title="  Save\n your  work " aria-label="" name="${'n'.repeat(50)}">Save</button>`);
+    const { button } = place(
+      `<button id="button" class="primary" data-track="x" title="  Save\n your  work " aria-label="" name="${'n'.repeat(50)}">Save</button>`,
+    );
     expect(attributes(button!, defaults, 20)).toEqual({ title: 'Save your work', name: `${'n'.repeat(20)}…` });
   });
 
@@ -152,7 +154,9 @@ describe('attributesOf', () => {
   });
 
   it('shows the caption of a submit button even when value is not asked for, and the bounds of a range or number', () => {
-    const { submit, range, count } = place('<input id="submit" type="submit" value="Send"><input id="range" type="range" min="0" max="10"><input id="count" type="number" max="99">');
+    const { submit, range, count } = place(
+      '<input id="submit" type="submit" value="Send"><input id="range" type="range" min="0" max="10"><input id="count" type="number" max="99">',
+    );
     expect(attributes(submit!, new Set())).toEqual({ value: 'Send' });
     expect(attributes(range!, new Set())).toEqual({ min: '0', max: '10' });
     expect(attributes(count!, new Set())).toEqual({ max: '99' });

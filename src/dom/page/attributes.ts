@@ -21,11 +21,12 @@ export function hrefOf(element: Element): string | undefined {
   const absolute = typeof property === 'string' ? property || raw : resolved(raw);
   const origin = location.origin;
   const here = location.href.split('#')[0] ?? '';
-  const relative = here && absolute.startsWith(`${here}#`)
-    ? absolute.slice(here.length)
-    : origin && origin !== 'null' && absolute.startsWith(`${origin}/`)
-      ? absolute.slice(origin.length)
-      : absolute;
+  const relative =
+    here && absolute.startsWith(`${here}#`)
+      ? absolute.slice(here.length)
+      : origin && origin !== 'null' && absolute.startsWith(`${origin}/`)
+        ? absolute.slice(origin.length)
+        : absolute;
   return cap(collapse(relative), maxHrefLength);
 }
 

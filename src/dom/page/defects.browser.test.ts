@@ -32,7 +32,9 @@ afterEach(() => {
 
 describe('walker.ts', () => {
   it('DEFECT: lists no control of a transparent (opacity: 0) layer, even one the hit-test grid lands on', () => {
-    const snapshot = snapshotOf('<div style="position: fixed; inset: 0; opacity: 0; z-index: 5;"><button style="width: 100%; height: 100%;">Invisible</button></div>');
+    const snapshot = snapshotOf(
+      '<div style="position: fixed; inset: 0; opacity: 0; z-index: 5;"><button style="width: 100%; height: 100%;">Invisible</button></div>',
+    );
     expect(listedTexts(snapshot)).not.toContain('Invisible');
   });
 
@@ -53,7 +55,9 @@ describe('walker.ts', () => {
   });
 
   it('DEFECT: lists nothing inside content-visibility: hidden (or hidden="until-found"), which the browser does not render', () => {
-    const snapshot = snapshotOf('<div style="content-visibility: hidden;"><button>Skipped</button></div><div hidden="until-found"><button>Found later</button></div><button>Shown</button>');
+    const snapshot = snapshotOf(
+      '<div style="content-visibility: hidden;"><button>Skipped</button></div><div hidden="until-found"><button>Found later</button></div><button>Shown</button>',
+    );
     expect(document.querySelector('button')!.checkVisibility()).toBe(false);
     expect(listedTexts(snapshot)).toEqual(['Shown']);
   });

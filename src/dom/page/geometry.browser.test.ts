@@ -27,8 +27,7 @@ describe('boxOf', () => {
 
   it('includes borders and padding, and the whole transformed extent', () => {
     const { padded, scaled } = layout(
-      at('padded', 0, 0, 40, 40, 'padding: 5px; border: 2px solid black;') +
-        at('scaled', 200, 200, 40, 20, 'transform: scale(2); transform-origin: 0 0;'),
+      at('padded', 0, 0, 40, 40, 'padding: 5px; border: 2px solid black;') + at('scaled', 200, 200, 40, 20, 'transform: scale(2); transform-origin: 0 0;'),
     );
     expect(padded).toEqual({ top: 0, bottom: 54, left: 0, right: 54 });
     expect(scaled).toEqual({ top: 200, bottom: 240, left: 200, right: 280 });

@@ -10,7 +10,8 @@ const noise = /^(fa|icon|btn|button|js|is|has|active|ui|sm|lg|xs|md|[a-z]\d*|\d+
 export function iconHint(element: Element): string {
   const named = element.querySelector('[aria-label],[title],img[alt],svg title');
   if (named) {
-    const label = named.getAttribute('aria-label') || named.getAttribute('title') || named.getAttribute('alt') || (named.localName === 'title' ? named.textContent : '');
+    const label =
+      named.getAttribute('aria-label') || named.getAttribute('title') || named.getAttribute('alt') || (named.localName === 'title' ? named.textContent : '');
     if (label && label.trim()) return cap(collapse(label), 40);
   }
   const words: string[] = [];
@@ -30,7 +31,15 @@ export function iconHint(element: Element): string {
     if (source) {
       // A sprite's fragment names its symbol; otherwise the file name, without query string (cache busting) or extension.
       const [path = '', fragment] = source.split('#');
-      take(fragment || path.split('?')[0]?.split('/').filter(Boolean).pop()?.replace(/\.\w+$/, ''));
+      take(
+        fragment ||
+          path
+            .split('?')[0]
+            ?.split('/')
+            .filter(Boolean)
+            .pop()
+            ?.replace(/\.\w+$/, ''),
+      );
     }
     take(child.getAttribute('data-icon'));
   }

@@ -14,7 +14,12 @@ function place(html: string): Record<string, HTMLElement> {
 
 /** The element's interactivity, read with its own and its parent's computed style as the walk reads them. */
 const interactivity = (element: Element) =>
-  interactivityOf(element, element.localName, window.getComputedStyle(element), element.parentElement ? window.getComputedStyle(element.parentElement) : undefined);
+  interactivityOf(
+    element,
+    element.localName,
+    window.getComputedStyle(element),
+    element.parentElement ? window.getComputedStyle(element.parentElement) : undefined,
+  );
 
 const strong = { level: 2, weak: false };
 const none = { level: 0, weak: false };
@@ -168,7 +173,9 @@ describe('isDisabled', () => {
   });
 
   it('is true for aria-disabled="true" on any element, false for aria-disabled="false"', () => {
-    const { custom, enabled } = place('<div id="custom" role="button" aria-disabled="true">Go</div><div id="enabled" role="button" aria-disabled="false">Go</div>');
+    const { custom, enabled } = place(
+      '<div id="custom" role="button" aria-disabled="true">Go</div><div id="enabled" role="button" aria-disabled="false">Go</div>',
+    );
     expect(isDisabled(custom!, 'div')).toBe(true);
     expect(isDisabled(enabled!, 'div')).toBe(false);
   });
@@ -203,7 +210,13 @@ describe('isDelegationRoot', () => {
   });
 
   it('counts controls with the selector of what is a control by itself', () => {
-    const { box } = place('<div id="box"><input type="hidden"><a>no href</a><a href="#">link</a><div contenteditable="true"></div><div role="slider"></div></div>');
-    expect([...box!.querySelectorAll(controlSelector)].map((element) => element.localName + (element.getAttribute('role') ?? ''))).toEqual(['a', 'div', 'divslider']);
+    const { box } = place(
+      '<div id="box"><input type="hidden"><a>no href</a><a href="#">link</a><div contenteditable="true"></div><div role="slider"></div></div>',
+    );
+    expect([...box!.querySelectorAll(controlSelector)].map((element) => element.localName + (element.getAttribute('role') ?? ''))).toEqual([
+      'a',
+      'div',
+      'divslider',
+    ]);
   });
 });

@@ -8,15 +8,33 @@ const nativeTags = new Set(['a', 'button', 'input', 'select', 'textarea', 'summa
 
 /** ARIA roles of widgets a person operates (a control on its own). */
 export const widgetRoles = new Set([
-  'button', 'link', 'checkbox', 'radio', 'switch', 'tab', 'menuitem', 'menuitemcheckbox', 'menuitemradio', 'option',
-  'combobox', 'textbox', 'searchbox', 'slider', 'spinbutton', 'treeitem', 'gridcell', 'row', 'columnheader',
+  'button',
+  'link',
+  'checkbox',
+  'radio',
+  'switch',
+  'tab',
+  'menuitem',
+  'menuitemcheckbox',
+  'menuitemradio',
+  'option',
+  'combobox',
+  'textbox',
+  'searchbox',
+  'slider',
+  'spinbutton',
+  'treeitem',
+  'gridcell',
+  'row',
+  'columnheader',
 ]);
 
 /** ARIA roles of composite widgets: their items are the controls, so they gather no text of their own. */
 export const containerRoles = new Set(['listbox', 'menu', 'menubar', 'tree', 'tablist', 'grid', 'radiogroup', 'toolbar', 'dialog', 'tabpanel']);
 
 /** Selector of what is a control by itself, for counting the controls inside an element. */
-export const controlSelector = 'a[href],button,input:not([type=hidden]),select,textarea,summary,[contenteditable=""],[contenteditable=true],' +
+export const controlSelector =
+  'a[href],button,input:not([type=hidden]),select,textarea,summary,[contenteditable=""],[contenteditable=true],' +
   [...widgetRoles].map((role) => `[role=${role}]`).join(',');
 
 /**
@@ -102,7 +120,13 @@ export function isDisabled(element: Element, tag: string): boolean {
  * document's roots, a wrapper that covers the whole viewport, or one holding several controls
  * (event delegation). It is never indexed, and its controls keep their own indices.
  */
-export function isDelegationRoot(element: Element, tag: string, box: { top: number; bottom: number; left: number; right: number }, viewportWidth: number, viewportHeight: number): boolean {
+export function isDelegationRoot(
+  element: Element,
+  tag: string,
+  box: { top: number; bottom: number; left: number; right: number },
+  viewportWidth: number,
+  viewportHeight: number,
+): boolean {
   if (tag === 'html' || tag === 'body' || element === document.scrollingElement) return true;
   if (box.left <= 1 && box.top <= 1 && box.right >= viewportWidth - 1 && box.bottom >= viewportHeight - 1) return true;
   const controls = element.querySelectorAll(controlSelector);

@@ -30,7 +30,9 @@ describe('accessibleName', () => {
   });
 
   it('falls back to aria-label, then title, then placeholder', () => {
-    const { aria, titled, placeheld } = place('<input id="aria" aria-label="Search site" title="T"><input id="titled" title="Quantity"><input id="placeheld" placeholder="Your city">');
+    const { aria, titled, placeheld } = place(
+      '<input id="aria" aria-label="Search site" title="T"><input id="titled" title="Quantity"><input id="placeheld" placeholder="Your city">',
+    );
     expect(accessibleName(aria!)).toBe('Search site');
     expect(accessibleName(titled!)).toBe('Quantity');
     expect(accessibleName(placeheld!)).toBe('Your city');
@@ -47,7 +49,9 @@ describe('accessibleName', () => {
   });
 
   it('names a field with no other name by its placeholder, or an ARIA widget by aria-placeholder', () => {
-    const { field, area, combo } = place('<input id="field" placeholder="  Find\n a product "><textarea id="area" placeholder="Comment"></textarea><div id="combo" role="combobox" aria-placeholder="Pick a date"></div>');
+    const { field, area, combo } = place(
+      '<input id="field" placeholder="  Find\n a product "><textarea id="area" placeholder="Comment"></textarea><div id="combo" role="combobox" aria-placeholder="Pick a date"></div>',
+    );
     expect(accessibleName(field!)).toBe('Find a product');
     expect(accessibleName(area!)).toBe('Comment');
     expect(accessibleName(combo!)).toBe('Pick a date');

@@ -19,7 +19,12 @@ export function isTopMost(element: Element, box: Box, clip: Box, viewport: Box, 
   const hitTester = typeof root.elementFromPoint === 'function' ? root : document;
   const points: [number, number][] = [[visible.left + width / 2, visible.top + height / 2]];
   if (width > 8 && height > 8) {
-    points.push([visible.left + 4, visible.top + 4], [visible.right - 4, visible.bottom - 4], [visible.left + 4, visible.bottom - 4], [visible.right - 4, visible.top + 4]);
+    points.push(
+      [visible.left + 4, visible.top + 4],
+      [visible.right - 4, visible.bottom - 4],
+      [visible.left + 4, visible.bottom - 4],
+      [visible.right - 4, visible.top + 4],
+    );
   }
   const coversAll = (occluder: Occluder): boolean =>
     occluder.box.top <= visible.top && occluder.box.bottom >= visible.bottom && occluder.box.left <= visible.left && occluder.box.right >= visible.right;

@@ -21,12 +21,15 @@ let installed: RecorderState | undefined;
 function recorderState(): RecorderState | undefined {
   if (installed) return installed;
   const value: unknown = (window as unknown as Record<string, unknown>)[recorderKey];
-  const valid = typeof value === 'object' && value !== null && (value as RecorderState).listeners instanceof WeakMap && (value as RecorderState).closedRoots instanceof WeakMap;
+  const valid =
+    typeof value === 'object' &&
+    value !== null &&
+    (value as RecorderState).listeners instanceof WeakMap &&
+    (value as RecorderState).closedRoots instanceof WeakMap;
   return valid ? (value as RecorderState) : undefined;
 }
 
-const captureOf = (options: boolean | EventListenerOptions | undefined): boolean =>
-  typeof options === 'boolean' ? options : Boolean(options?.capture);
+const captureOf = (options: boolean | EventListenerOptions | undefined): boolean => (typeof options === 'boolean' ? options : Boolean(options?.capture));
 
 /**
  * Patches `addEventListener`, `removeEventListener` and `attachShadow` of this document once.
@@ -112,5 +115,5 @@ export function shadowRootOf(element: Element): ShadowRoot | null {
 
 /** The element's parent across shadow boundaries (a shadow root's host). */
 export function composedParent(node: Element): Element | null {
-  return node.parentElement ?? ((node.parentNode as ShadowRoot | null)?.host ?? null);
+  return node.parentElement ?? (node.parentNode as ShadowRoot | null)?.host ?? null;
 }

@@ -69,8 +69,30 @@ describe('the installed runtime', () => {
   });
 
   it('offers the element methods for drivers with handles, and the JSON methods by name', () => {
-    expect(Object.keys(runtime().elements).sort()).toEqual(['chooseOption', 'clickTarget', 'dispatchClick', 'fillField', 'findOption', 'frameBoxes', 'scroll', 'setFormattedValue']);
-    for (const method of ['snapshot', 'changes', 'domQuiet', 'clickPoint', 'fill', 'select', 'highlight', 'removeHighlight', 'pressKeys', 'goBack', 'pageText', 'extractHtml']) {
+    expect(Object.keys(runtime().elements).sort()).toEqual([
+      'chooseOption',
+      'clickTarget',
+      'dispatchClick',
+      'fillField',
+      'findOption',
+      'frameBoxes',
+      'scroll',
+      'setFormattedValue',
+    ]);
+    for (const method of [
+      'snapshot',
+      'changes',
+      'domQuiet',
+      'clickPoint',
+      'fill',
+      'select',
+      'highlight',
+      'removeHighlight',
+      'pressKeys',
+      'goBack',
+      'pageText',
+      'extractHtml',
+    ]) {
       expect(typeof (runtimeMethods as Record<string, unknown>)[method], method).toBe('function');
     }
   });

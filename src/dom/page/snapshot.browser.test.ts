@@ -34,9 +34,11 @@ function elementWith(snapshot: FrameSnapshot, text: string): SnapshotElement {
   return found;
 }
 
-const onClick = (selector: string): (() => void) => () => {
-  for (const element of document.querySelectorAll(selector)) element.addEventListener('click', () => {});
-};
+const onClick =
+  (selector: string): (() => void) =>
+  () => {
+    for (const element of document.querySelectorAll(selector)) element.addEventListener('click', () => {});
+  };
 
 beforeAll(() => {
   installRecorder();
@@ -78,7 +80,8 @@ describe('what the snapshot lists as visible', () => {
 
   it('leaves out what lies outside the viewport, lists more with viewportExpansion, and all of the page with -1', () => {
     const height = window.innerHeight;
-    const html = `<button>Top</button><div style="position: absolute; top: ${height + 100}px;"><button>Near</button></div>` +
+    const html =
+      `<button>Top</button><div style="position: absolute; top: ${height + 100}px;"><button>Near</button></div>` +
       `<div style="position: absolute; top: ${height * 3}px;"><button>Far</button></div>`;
     expect(view(snapshotOf(html))).toEqual(['[button] Top']);
     expect(view(snapshotOf(html, undefined, { viewportExpansion: 300 }))).toEqual(['[button] Top', '[button] Near']);
@@ -164,7 +167,9 @@ describe('element ids', () => {
   });
 
   it('gives a selector that names the element when it has an id, a unique name or a test id', () => {
-    const snapshot = snapshotOf('<button id="save">Save</button><input name="q" placeholder="Search"><button data-testid="close">Close</button><button>Plain</button>');
+    const snapshot = snapshotOf(
+      '<button id="save">Save</button><input name="q" placeholder="Search"><button data-testid="close">Close</button><button>Plain</button>',
+    );
     expect(elementsOf(snapshot).map((item) => item.selector)).toEqual(['button[id="save"]', 'input[name="q"]', 'button[data-testid="close"]', undefined]);
   });
 });
@@ -210,9 +215,7 @@ describe('listeners, cursors and delegation', () => {
   });
 
   it('lists every item of a roving-tabindex menu, those with tabindex="-1" too', () => {
-    const snapshot = snapshotOf(
-      '<div role="menu"><div role="none" tabindex="0">Cut</div><div tabindex="-1">Copy</div><div tabindex="-1">Paste</div></div>',
-    );
+    const snapshot = snapshotOf('<div role="menu"><div role="none" tabindex="0">Cut</div><div tabindex="-1">Copy</div><div tabindex="-1">Paste</div></div>');
     expect(elementsOf(snapshot).map((item) => item.text)).toEqual(['Cut', 'Copy', 'Paste']);
   });
 
@@ -264,8 +267,7 @@ describe('text', () => {
 describe('names', () => {
   it('gives a control without text of its own its accessible name: label for, wrapping label, aria-labelledby', () => {
     const snapshot = snapshotOf(
-      '<label for="email">E-mail</label><input id="email"><label>Name <input></label>' +
-        '<span id="hint">Postcode</span><input aria-labelledby="hint">',
+      '<label for="email">E-mail</label><input id="email"><label>Name <input></label>' + '<span id="hint">Postcode</span><input aria-labelledby="hint">',
     );
     expect(elementsOf(snapshot).map((item) => item.text)).toEqual(['E-mail', 'Name', 'Postcode']);
     // The label's words stand on the control's line, not again as page text beside it.
@@ -273,13 +275,17 @@ describe('names', () => {
   });
 
   it('never uses hidden text as a name: a button whose only text is indented away or of zero size has none', () => {
-    const snapshot = snapshotOf('<button style="text-indent: -9999px;">Indented secret</button><button><span style="font-size: 0;">Tiny secret</span></button>');
+    const snapshot = snapshotOf(
+      '<button style="text-indent: -9999px;">Indented secret</button><button><span style="font-size: 0;">Tiny secret</span></button>',
+    );
     expect(elementsOf(snapshot).map((item) => item.text)).toEqual(['', '']);
     expect(JSON.stringify(snapshot)).not.toContain('secret');
   });
 
   it('makes a field’s name its text, placeholder as the last resort, and drops an attribute that says the same', () => {
-    const snapshot = snapshotOf('<button title="Save">Save</button><input placeholder="Search" aria-label="Search"><input placeholder="Your city" title="City">');
+    const snapshot = snapshotOf(
+      '<button title="Save">Save</button><input placeholder="Search" aria-label="Search"><input placeholder="Your city" title="City">',
+    );
     expect(elementsOf(snapshot).map((item) => [item.text, item.attributes])).toEqual([
       ['Save', {}],
       ['Search', {}],
@@ -298,15 +304,20 @@ describe('names', () => {
 
 describe('values and state', () => {
   it('never shows a password field’s value or title, and names it by its visible label', () => {
-    const snapshot = snapshotOf('<label for="pw">Password</label><input id="pw" type="password" title="hunter2" aria-valuetext="hunter2" data-value="hunter2">', () => {
-      (document.getElementById('pw') as HTMLInputElement).value = 'hunter2';
-    });
+    const snapshot = snapshotOf(
+      '<label for="pw">Password</label><input id="pw" type="password" title="hunter2" aria-valuetext="hunter2" data-value="hunter2">',
+      () => {
+        (document.getElementById('pw') as HTMLInputElement).value = 'hunter2';
+      },
+    );
     expect(view(snapshot)).toEqual(['[input] Password']);
     expect(JSON.stringify(snapshot)).not.toContain('hunter2');
   });
 
   it('shows a select’s options and the selected one, named by its label', () => {
-    const snapshot = snapshotOf('<label for="size">Size</label><select id="size"><option>Small</option><option selected>Medium</option><option>Large</option></select>');
+    const snapshot = snapshotOf(
+      '<label for="size">Size</label><select id="size"><option>Small</option><option selected>Medium</option><option>Large</option></select>',
+    );
     const select = elementsOf(snapshot)[0]!;
     expect(select.tagName).toBe('select');
     expect(select.text).toBe('Size');
@@ -337,8 +348,10 @@ describe('values and state', () => {
 });
 
 describe('scroll boxes', () => {
-  const box = '<div id="box" style="height: 100px; overflow-y: auto;">' +
-    Array.from({ length: 10 }, (_, index) => `<button style="display: block; height: 50px;">Item ${index}</button>`).join('') + '</div>';
+  const box =
+    '<div id="box" style="height: 100px; overflow-y: auto;">' +
+    Array.from({ length: 10 }, (_, index) => `<button style="display: block; height: 50px;">Item ${index}</button>`).join('') +
+    '</div>';
 
   it('lists a scroll box with the pixels it hides above and below, and only the content it shows', () => {
     const snapshot = snapshotOf(box);

@@ -108,7 +108,16 @@ export function takeSnapshot(options: SnapshotScriptOptions): FrameSnapshot {
     const { text, named: isNamed } = textOf(draft, lines, maxText);
     const single = collapse(text);
     for (const name of namingAttributes) if (attributes[name] !== undefined && collapse(attributes[name]) === single) delete attributes[name];
-    if (!text && draft.collects && !textless.has(draft.tag) && !attributes['aria-label'] && !attributes.title && !attributes.alt && !attributes.placeholder && !attributes.value) {
+    if (
+      !text &&
+      draft.collects &&
+      !textless.has(draft.tag) &&
+      !attributes['aria-label'] &&
+      !attributes.title &&
+      !attributes.alt &&
+      !attributes.placeholder &&
+      !attributes.value
+    ) {
       const hint = iconHint(draft.element);
       if (hint) attributes.hint = hint;
     }
@@ -154,5 +163,7 @@ export function listedElements(options: SnapshotScriptOptions): Element[] {
   const walk = new Walk(options);
   walk.run();
   const maxText = Math.max(8, options.maxTextLength);
-  return walk.drafts.filter((draft) => draft.fate === 'kept' && !isEmptyWrapper(draft, draft.collects ? draft.lines.take(maxText) : [])).map((draft) => draft.element);
+  return walk.drafts
+    .filter((draft) => draft.fate === 'kept' && !isEmptyWrapper(draft, draft.collects ? draft.lines.take(maxText) : []))
+    .map((draft) => draft.element);
 }

@@ -92,7 +92,9 @@ describe('text and layers hidden by colour, filters and transforms', () => {
     expect(textHiddenBy(styled('color: transparent'), rect)).toBe(true);
     expect(textHiddenBy(styled('color: rgba(0, 0, 0, 0)'), rect)).toBe(true);
     expect(textHiddenBy(styled('color: rgba(0, 0, 0, 0.5)'), rect)).toBe(false);
-    expect(textHiddenBy(styled('color: transparent; background: linear-gradient(red, blue); -webkit-background-clip: text; background-clip: text'), rect)).toBe(false);
+    expect(textHiddenBy(styled('color: transparent; background: linear-gradient(red, blue); -webkit-background-clip: text; background-clip: text'), rect)).toBe(
+      false,
+    );
     expect(textHiddenBy(styled('color: transparent; text-shadow: 0 0 2px black'), rect)).toBe(false);
     host.remove();
   });

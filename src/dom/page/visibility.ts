@@ -41,7 +41,8 @@ export function textHiddenBy(style: CSSStyleDeclaration, rect: DOMRectReadOnly):
   if (parseFloat(style.fontSize) === 0) return true;
   // Gradient headings draw their text through the background (background-clip: text): it shows.
   const clippedToText = style.backgroundClip === 'text' || style.getPropertyValue('-webkit-background-clip') === 'text';
-  if (invisibleColour(style.color) && !clippedToText && style.textShadow === 'none' && !(parseFloat(style.getPropertyValue('-webkit-text-stroke-width')) > 0)) return true;
+  if (invisibleColour(style.color) && !clippedToText && style.textShadow === 'none' && !(parseFloat(style.getPropertyValue('-webkit-text-stroke-width')) > 0))
+    return true;
   const indent = style.textIndent;
   const amount = parseFloat(indent);
   if (!Number.isFinite(amount) || amount >= 0) return false;

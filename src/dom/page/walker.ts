@@ -31,7 +31,8 @@ export interface Draft {
 }
 
 /** One entry of the walk's result, in document order. */
-export type WalkEntry = { readonly kind: 'element'; readonly draft: Draft } | { readonly kind: 'text'; readonly text: string; readonly owner: Draft | undefined };
+export type WalkEntry =
+  { readonly kind: 'element'; readonly draft: Draft } | { readonly kind: 'text'; readonly text: string; readonly owner: Draft | undefined };
 
 /** What an element passes to its children during the walk. */
 interface Context {
@@ -52,9 +53,48 @@ interface Context {
 const skipTags = new Set(['script', 'style', 'noscript', 'template', 'head', 'meta', 'link', 'title', 'iframe', 'frame', 'object', 'embed', 'wbr']);
 /** Tags that start a new line of text whatever their style says (most are display:block anyway). */
 const blockTags = new Set([
-  'div', 'p', 'li', 'ul', 'ol', 'dl', 'dt', 'dd', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'section', 'article', 'aside', 'header',
-  'footer', 'nav', 'main', 'form', 'fieldset', 'legend', 'table', 'tr', 'caption', 'thead', 'tbody', 'tfoot',
-  'blockquote', 'pre', 'figure', 'figcaption', 'details', 'summary', 'address', 'hr', 'body', 'dialog', 'menu', 'option',
+  'div',
+  'p',
+  'li',
+  'ul',
+  'ol',
+  'dl',
+  'dt',
+  'dd',
+  'h1',
+  'h2',
+  'h3',
+  'h4',
+  'h5',
+  'h6',
+  'section',
+  'article',
+  'aside',
+  'header',
+  'footer',
+  'nav',
+  'main',
+  'form',
+  'fieldset',
+  'legend',
+  'table',
+  'tr',
+  'caption',
+  'thead',
+  'tbody',
+  'tfoot',
+  'blockquote',
+  'pre',
+  'figure',
+  'figcaption',
+  'details',
+  'summary',
+  'address',
+  'hr',
+  'body',
+  'dialog',
+  'menu',
+  'option',
 ]);
 const inlineDisplays = new Set(['inline', 'inline-block', 'inline-flex', 'inline-grid', 'inline-table', 'contents', 'table-cell', 'ruby', 'ruby-text']);
 /** Elements whose children are not text the page shows as such. */
@@ -136,7 +176,7 @@ export class Walk {
       let hit: Element | null = document.elementFromPoint(x, y);
       while (hit && !this.mustVisit.has(hit)) {
         this.mustVisit.add(hit);
-        hit = hit.parentElement ?? ((hit.parentNode as ShadowRoot | null)?.host ?? null);
+        hit = hit.parentElement ?? (hit.parentNode as ShadowRoot | null)?.host ?? null;
       }
     }
   }

@@ -9,7 +9,9 @@ afterEach(() => {
 
 describe('clickTarget', () => {
   it('names an element by its text, and a control by its label without the options inside the label', () => {
-    const { buy, size } = place('<button id="buy">Buy   now</button><label>Size <select id="size"><option>Small</option><option>Large</option></select></label>');
+    const { buy, size } = place(
+      '<button id="buy">Buy   now</button><label>Size <select id="size"><option>Small</option><option>Large</option></select></label>',
+    );
     expect(clickTarget(locate(buy))).toEqual({ status: 'ok', kind: 'other', description: '<button> "Buy now"' });
     expect(clickTarget(locate(size))).toEqual({ status: 'ok', kind: 'select', description: '<select> "Size"' });
   });

@@ -12,7 +12,12 @@ type Open = Extract<DropdownAnswer, { status: 'ok' }>;
 
 /** Reads the element as a dropdown; fails on a stale answer. */
 function read(element: Element | undefined, options: { register?: boolean; anyVisible?: boolean; filter?: string | null } = {}): Open {
-  const answer = readDropdown({ ...locate(element), register: options.register ?? false, anyVisible: options.anyVisible ?? false, filter: options.filter ?? null });
+  const answer = readDropdown({
+    ...locate(element),
+    register: options.register ?? false,
+    anyVisible: options.anyVisible ?? false,
+    filter: options.filter ?? null,
+  });
   if (answer.status !== 'ok') throw new Error(`stale: ${answer.reason}`);
   return answer;
 }
@@ -36,7 +41,9 @@ describe('readDropdown, native selects and datalists', () => {
   });
 
   it('lists the datalist suggestions that hold what the field holds, leaving disabled ones out', () => {
-    const { city } = place('<input id="city" list="cities" value="Par" placeholder="City"><datalist id="cities"><option value="Paris"><option value="Parma"><option value="Lyon"><option value="Parnu" disabled></datalist>');
+    const { city } = place(
+      '<input id="city" list="cities" value="Par" placeholder="City"><datalist id="cities"><option value="Paris"><option value="Parma"><option value="Lyon"><option value="Parnu" disabled></datalist>',
+    );
     const answer = read(city, { filter: 'par' });
     expect(answer).toMatchObject({ kind: 'datalist', total: 2, display: 'Par', description: '<input> "City"' });
     expect(texts(answer)).toEqual(['Paris', 'Parma']);
@@ -125,7 +132,10 @@ describe('readDropdown, ARIA lists', () => {
   });
 
   it('answers stale for an element that is gone', () => {
-    expect(readDropdown({ ...otherDocument, register: false, anyVisible: false, filter: null })).toEqual({ status: 'stale', reason: 'the page has loaded a new document since' });
+    expect(readDropdown({ ...otherDocument, register: false, anyVisible: false, filter: null })).toEqual({
+      status: 'stale',
+      reason: 'the page has loaded a new document since',
+    });
   });
 });
 

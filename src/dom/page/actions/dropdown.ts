@@ -125,7 +125,10 @@ function readSelect(element: HTMLSelectElement, description: string): DropdownAn
       elementId: null,
     };
   });
-  const display = all.filter((option) => option.selected).map((option) => collapse(option.label || option.text)).join(', ');
+  const display = all
+    .filter((option) => option.selected)
+    .map((option) => collapse(option.label || option.text))
+    .join(', ');
   return { status: 'ok', kind: 'native', multiple: element.multiple, options, total: all.length, display: cap(display, 1000), description, within: false };
 }
 
@@ -161,7 +164,11 @@ function candidateLists(element: Element, request: DropdownRequest, trigger: boo
   add(element.querySelector(popupSelector)); // a widget that holds its list
   if (trigger && !declared) {
     // A trigger beside its list without naming it (a button and a listbox in one wrapper).
-    for (let container = element.parentElement, level = 0; container && container !== document.body && level < 2; container = container.parentElement, level++) {
+    for (
+      let container = element.parentElement, level = 0;
+      container && container !== document.body && level < 2;
+      container = container.parentElement, level++
+    ) {
       const lists = container.querySelectorAll(popupSelector);
       if (lists.length === 1) {
         add(lists[0]);

@@ -23,18 +23,25 @@ function htmlOf(html: string): string {
 
 /** Waits (bounded) until the page's images have loaded or failed: until then they have no size. */
 async function imagesSettled(): Promise<void> {
-  for (let attempt = 0; attempt < 100 && [...document.images].some((image) => !image.complete); attempt++) await new Promise((resolve) => setTimeout(resolve, 20));
+  for (let attempt = 0; attempt < 100 && [...document.images].some((image) => !image.complete); attempt++)
+    await new Promise((resolve) => setTimeout(resolve, 20));
 }
 
 describe('extractHtml', () => {
   it('writes headings, paragraphs, lists and emphasis in a small vocabulary', () => {
-    expect(htmlOf('<h2>Mugs</h2><p>Blue <b>mug</b> <i>now</i> <kbd>$12</kbd></p><ol start="3"><li>one</li></ol><ul><li>two</li></ul><dl><dt>Term</dt><dd>Meaning</dd></dl>')).toBe(
+    expect(
+      htmlOf(
+        '<h2>Mugs</h2><p>Blue <b>mug</b> <i>now</i> <kbd>$12</kbd></p><ol start="3"><li>one</li></ol><ul><li>two</li></ul><dl><dt>Term</dt><dd>Meaning</dd></dl>',
+      ),
+    ).toBe(
       '<h2>Mugs</h2><p>Blue <strong>mug</strong> <em>now</em> <code>$12</code></p><ol start="3"><li>one</li></ol><ul><li>two</li></ul><div><p><strong>Term</strong></p><p>Meaning</p></div>',
     );
   });
 
   it('keeps links and images with absolute URLs, and drops script links and jumps within the page', async () => {
-    place('<a href="/docs">Docs</a> <a href="javascript:void 0">Run</a> <a href="#top">Top</a> <a>Bare</a> <img alt="Logo" src="/logo.png"> <img alt="Inline" src="data:image/png;base64,AA==">');
+    place(
+      '<a href="/docs">Docs</a> <a href="javascript:void 0">Run</a> <a href="#top">Top</a> <a>Bare</a> <img alt="Logo" src="/logo.png"> <img alt="Inline" src="data:image/png;base64,AA==">',
+    );
     await imagesSettled();
     const html = bodyHtml();
     expect(html).toContain(`<a href="${new URL('/docs', document.baseURI).href}">Docs</a>`);
@@ -53,7 +60,8 @@ describe('extractHtml', () => {
     (document.querySelector('textarea') as HTMLTextAreaElement).value = 'Note';
     await imagesSettled();
     const html = extractHtml(limits).html;
-    for (const part of ['(selected: Large; options: Small / Large)', '(field: Note)', '(checked)', '(not checked)', ' Send ', ' Go ', '(field: typed)']) expect(html).toContain(part);
+    for (const part of ['(selected: Large; options: Small / Large)', '(field: Note)', '(checked)', '(not checked)', ' Send ', ' Go ', '(field: typed)'])
+      expect(html).toContain(part);
     for (const part of ['secret', '"h"', 'file']) expect(html).not.toContain(part);
   });
 
@@ -66,7 +74,8 @@ describe('extractHtml', () => {
     );
     expect(html).toContain('<p>Shown</p>');
     expect(html).toContain('<p><strong>Summary</strong></p>');
-    for (const hidden of ['None', 'Transparent', 'Aria', 'Clipped', 'Tiny', 'Offscreen', 'Indented', 'Invisible', 'Drawing', 'Details body', 'Zero']) expect(html).not.toContain(hidden);
+    for (const hidden of ['None', 'Transparent', 'Aria', 'Clipped', 'Tiny', 'Offscreen', 'Indented', 'Invisible', 'Drawing', 'Details body', 'Zero'])
+      expect(html).not.toContain(hidden);
   });
 
   it('keeps preformatted text as it is and flattens tables into one line per cell', () => {
@@ -74,7 +83,9 @@ describe('extractHtml', () => {
     expect(htmlOf('<table><tr><th colspan="2">Head</th></tr><tr><td><p>One</p><p>Two</p></td><td><ul><li>x</li><li>y</li></ul><hr></td></tr></table>')).toBe(
       '<table><tbody><tr><th colspan="2">Head</th></tr><tr><td>One<br>Two</td><td>• x<br>• y</td></tr></tbody></table>',
     );
-    expect(htmlOf('<table><tr><td><table><tr><td>inner</td><td>cell</td></tr></table></td></tr></table>')).toBe('<table><tbody><tr><td>inner cell</td></tr></tbody></table>');
+    expect(htmlOf('<table><tr><td><table><tr><td>inner</td><td>cell</td></tr></table></td></tr></table>')).toBe(
+      '<table><tbody><tr><td>inner cell</td></tr></tbody></table>',
+    );
   });
 
   it('walks open and closed shadow roots and what their slots show', () => {

@@ -29,23 +29,97 @@ export interface ExtractHtmlResult {
 }
 
 const skipTags = new Set([
-  'script', 'style', 'noscript', 'template', 'svg', 'math', 'canvas', 'iframe', 'frame', 'frameset', 'object', 'embed',
-  'video', 'audio', 'source', 'track', 'head', 'meta', 'link', 'title', 'base', 'map', 'area', 'wbr',
+  'script',
+  'style',
+  'noscript',
+  'template',
+  'svg',
+  'math',
+  'canvas',
+  'iframe',
+  'frame',
+  'frameset',
+  'object',
+  'embed',
+  'video',
+  'audio',
+  'source',
+  'track',
+  'head',
+  'meta',
+  'link',
+  'title',
+  'base',
+  'map',
+  'area',
+  'wbr',
 ]);
 /** Tags written as they are. */
 const sameTags = new Set([
-  'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'p', 'blockquote', 'pre', 'ul', 'ol', 'li', 'table', 'caption', 'thead', 'tbody',
-  'tfoot', 'tr', 'th', 'td', 'strong', 'em', 'code', 'del',
+  'h1',
+  'h2',
+  'h3',
+  'h4',
+  'h5',
+  'h6',
+  'p',
+  'blockquote',
+  'pre',
+  'ul',
+  'ol',
+  'li',
+  'table',
+  'caption',
+  'thead',
+  'tbody',
+  'tfoot',
+  'tr',
+  'th',
+  'td',
+  'strong',
+  'em',
+  'code',
+  'del',
 ]);
 /** Tags written as another one. */
 const renamed: Readonly<Record<string, string>> = {
-  b: 'strong', i: 'em', s: 'del', strike: 'del', kbd: 'code', samp: 'code', tt: 'code', var: 'em', dd: 'p', figcaption: 'p',
-  address: 'p', menu: 'ul', dir: 'ul',
+  b: 'strong',
+  i: 'em',
+  s: 'del',
+  strike: 'del',
+  kbd: 'code',
+  samp: 'code',
+  tt: 'code',
+  var: 'em',
+  dd: 'p',
+  figcaption: 'p',
+  address: 'p',
+  menu: 'ul',
+  dir: 'ul',
 };
 /** Blocks whose text is a caption for what follows: written as a bold paragraph. */
 const boldBlocks = new Set(['dt', 'summary', 'legend']);
 /** Inside a table cell (one markdown line) these end with a line break… */
-const blockInCell = new Set(['p', 'div', 'li', 'tr', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'blockquote', 'pre', 'dt', 'dd', 'summary', 'legend', 'caption', 'figcaption']);
+const blockInCell = new Set([
+  'p',
+  'div',
+  'li',
+  'tr',
+  'h1',
+  'h2',
+  'h3',
+  'h4',
+  'h5',
+  'h6',
+  'blockquote',
+  'pre',
+  'dt',
+  'dd',
+  'summary',
+  'legend',
+  'caption',
+  'figcaption',
+]);
 /** …and these vanish. */
 const wrapperInCell = new Set(['table', 'thead', 'tbody', 'tfoot', 'ul', 'ol', 'dl', 'menu', 'dir', 'figure', 'details', 'fieldset']);
 const linkSchemes = new Set(['http:', 'https:', 'mailto:', 'tel:', 'ftp:']);
@@ -127,7 +201,10 @@ class HtmlWriter {
     if (tag === 'select') {
       const select = element as HTMLSelectElement;
       const chosen = Array.from(select.selectedOptions, (option) => fieldText(option.text)).filter(Boolean);
-      const all = Array.from(select.options).slice(0, 50).map((option) => fieldText(option.text)).filter(Boolean);
+      const all = Array.from(select.options)
+        .slice(0, 50)
+        .map((option) => fieldText(option.text))
+        .filter(Boolean);
       const more = select.options.length > 50 ? ` / … ${select.options.length} in all` : '';
       this.emit(` (selected: ${chosen.join(', ') || 'none'}; options: ${all.join(' / ')}${more}) `);
       return;

@@ -29,7 +29,23 @@ describe('canGoBack', () => {
 describe('actionMethods', () => {
   it('offers every action method by name', () => {
     expect(Object.keys(actionMethods).sort()).toEqual(
-      ['awaitReaction', 'canGoBack', 'clickTarget', 'extractHtml', 'fieldValue', 'fileNames', 'findFileInput', 'hasFocus', 'inspectField', 'pageText', 'readDropdown', 'scrollFrameIntoView', 'scrollTarget', 'selectNative', 'watchTyping'].sort(),
+      [
+        'awaitReaction',
+        'canGoBack',
+        'clickTarget',
+        'extractHtml',
+        'fieldValue',
+        'fileNames',
+        'findFileInput',
+        'hasFocus',
+        'inspectField',
+        'pageText',
+        'readDropdown',
+        'scrollFrameIntoView',
+        'scrollTarget',
+        'selectNative',
+        'watchTyping',
+      ].sort(),
     );
   });
 });

@@ -22,7 +22,17 @@ describe('inspectField', () => {
         '<input id="check" type="checkbox"><input id="upload" type="file"><input id="send" type="submit"><div id="plain"></div><input id="when" type="date">',
     );
     const kinds = Object.fromEntries(Object.entries(elements).map(([id, element]) => [id, field(element).kind]));
-    expect(kinds).toEqual({ text: 'value', area: 'value', editor: 'content', choice: 'select', check: 'toggle', upload: 'file', send: 'button', plain: 'none', when: 'value' });
+    expect(kinds).toEqual({
+      text: 'value',
+      area: 'value',
+      editor: 'content',
+      choice: 'select',
+      check: 'toggle',
+      upload: 'file',
+      send: 'button',
+      plain: 'none',
+      when: 'value',
+    });
     expect(field(elements.when)).toMatchObject({ type: 'date', tagName: 'input' });
     expect(field(elements.area)).toMatchObject({ type: 'textarea', tagName: 'textarea', description: '<textarea>' });
   });
@@ -50,8 +60,20 @@ describe('inspectField', () => {
         '<input id="owns" aria-owns="holder"><div id="holder"><div role="listbox"></div></div>' +
         '<input id="elsewhere" aria-controls="panel"><div id="panel"></div><input id="plain">',
     );
-    const offered = Object.fromEntries(['listed', 'autocomplete', 'both', 'combo', 'popup', 'controls', 'owns', 'elsewhere', 'plain'].map((id) => [id, field(elements[id]).suggestions]));
-    expect(offered).toEqual({ listed: true, autocomplete: true, both: true, combo: true, popup: true, controls: true, owns: true, elsewhere: false, plain: false });
+    const offered = Object.fromEntries(
+      ['listed', 'autocomplete', 'both', 'combo', 'popup', 'controls', 'owns', 'elsewhere', 'plain'].map((id) => [id, field(elements[id]).suggestions]),
+    );
+    expect(offered).toEqual({
+      listed: true,
+      autocomplete: true,
+      both: true,
+      combo: true,
+      popup: true,
+      controls: true,
+      owns: true,
+      elsewhere: false,
+      plain: false,
+    });
   });
 
   it('reports passwords, read-only and disabled fields and the maxlength', () => {
@@ -88,7 +110,9 @@ describe('inspectField', () => {
 
 describe('fieldValue', () => {
   it('reads a value, the text of an editable element, and a password only as its length', () => {
-    const { text, area, editor, secret } = place('<input id="text"><textarea id="area"></textarea><div id="editor" contenteditable="true"></div><input id="secret" type="password">');
+    const { text, area, editor, secret } = place(
+      '<input id="text"><textarea id="area"></textarea><div id="editor" contenteditable="true"></div><input id="secret" type="password">',
+    );
     (text as HTMLInputElement).value = 'mug';
     (area as HTMLTextAreaElement).value = 'two\nlines';
     editor!.textContent = 'Hello';

@@ -35,10 +35,30 @@ export type FieldAnswer =
 export type FieldValueAnswer = StaleAnswer | { readonly status: 'ok'; readonly value: string | null; readonly length: number };
 
 /** Input types that take typed text. */
-const textTypes = new Set(['', 'text', 'search', 'email', 'url', 'tel', 'password', 'number', 'date', 'time', 'datetime-local', 'month', 'week', 'range', 'color']);
+const textTypes = new Set([
+  '',
+  'text',
+  'search',
+  'email',
+  'url',
+  'tel',
+  'password',
+  'number',
+  'date',
+  'time',
+  'datetime-local',
+  'month',
+  'week',
+  'range',
+  'color',
+]);
 
 function editable(target: Element): boolean {
-  return (target instanceof HTMLInputElement && textTypes.has(target.type)) || target instanceof HTMLTextAreaElement || (target as Partial<HTMLElement>).isContentEditable === true;
+  return (
+    (target instanceof HTMLInputElement && textTypes.has(target.type)) ||
+    target instanceof HTMLTextAreaElement ||
+    (target as Partial<HTMLElement>).isContentEditable === true
+  );
 }
 
 /** The field the element stands for: a label's control, or the only field inside a wrapper (a combobox around its input). */
@@ -87,7 +107,12 @@ export function inspectField(locator: ElementLocator): FieldAnswer {
   else if (input || field instanceof HTMLTextAreaElement) kind = 'value';
   else if ((field as HTMLElement).isContentEditable) kind = 'content';
   const name =
-    field.getAttribute('aria-label') || firstLabelText(field) || field.getAttribute('placeholder') || field.getAttribute('name') || field.getAttribute('title') || '';
+    field.getAttribute('aria-label') ||
+    firstLabelText(field) ||
+    field.getAttribute('placeholder') ||
+    field.getAttribute('name') ||
+    field.getAttribute('title') ||
+    '';
   const textField = input ?? (field instanceof HTMLTextAreaElement ? field : null);
   return {
     status: 'ok',
@@ -109,7 +134,9 @@ export function fieldValue(locator: ElementLocator): FieldValueAnswer {
   const element = findElement(locator);
   if (isStale(element)) return element;
   const value =
-    element instanceof HTMLInputElement || element instanceof HTMLTextAreaElement ? element.value : ((element as HTMLElement).innerText ?? element.textContent ?? '');
+    element instanceof HTMLInputElement || element instanceof HTMLTextAreaElement
+      ? element.value
+      : ((element as HTMLElement).innerText ?? element.textContent ?? '');
   const secret = element instanceof HTMLInputElement && element.type === 'password';
   return { status: 'ok', value: secret ? null : value.slice(0, 100_000), length: value.length };
 }

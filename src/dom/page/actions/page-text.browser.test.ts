@@ -9,7 +9,16 @@ afterEach(() => {
   window.scrollTo({ top: 0, behavior: 'instant' });
 });
 
-const search: PageTextRequest = { source: 'mug', flags: 'gim', mode: 'search', nth: 0, contextChars: 20, maxResults: 25, maxTextChars: 300_000, timeBudgetMs: 1500 };
+const search: PageTextRequest = {
+  source: 'mug',
+  flags: 'gim',
+  mode: 'search',
+  nth: 0,
+  contextChars: 20,
+  maxResults: 25,
+  maxTextChars: 300_000,
+  timeBudgetMs: 1500,
+};
 
 /** The page's text as the search reads it: every character, by matching all of it. */
 function readText(): string {
@@ -52,10 +61,12 @@ describe('pageText, matching', () => {
     place('<p>A blue mug for tea.</p><p>Another MUG, red.</p><p>Mugs galore</p>');
     const answer = pageText({ ...search, maxResults: 2, contextChars: 6 });
     expect(answer.total).toBe(3);
-    expect(answer.matches).toEqual([
-      { text: 'mug', before: ' blue ', after: ' for t' },
-      { text: 'MUG', before: 'nother ', after: ', red.' },
-    ].map((match) => ({ ...match, before: match.before.slice(-6) })));
+    expect(answer.matches).toEqual(
+      [
+        { text: 'mug', before: ' blue ', after: ' for t' },
+        { text: 'MUG', before: 'nother ', after: ', red.' },
+      ].map((match) => ({ ...match, before: match.before.slice(-6) })),
+    );
     expect(answer.scrolledTo).toBeNull();
   });
 

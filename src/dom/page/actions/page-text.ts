@@ -45,7 +45,23 @@ export interface PageTextAnswer {
 }
 
 /** Elements whose content is not page text (form fields show values, not text). */
-const skipped = new Set(['script', 'style', 'noscript', 'template', 'head', 'title', 'iframe', 'frame', 'object', 'embed', 'select', 'textarea', 'input', 'option', 'datalist']);
+const skipped = new Set([
+  'script',
+  'style',
+  'noscript',
+  'template',
+  'head',
+  'title',
+  'iframe',
+  'frame',
+  'object',
+  'embed',
+  'select',
+  'textarea',
+  'input',
+  'option',
+  'datalist',
+]);
 /** Matches counted at most. */
 const countCap = 10000;
 /** Nodes the walk enters at most (each is entered and left once). */
@@ -160,7 +176,10 @@ class TextReader {
 }
 
 /** The matches of the pattern in the text: listed (mode `search`) or the one to scroll to (mode `scroll`). */
-function findMatches(text: string, request: PageTextRequest): { total: number; matches: PageTextMatch[]; incomplete: boolean; target: { index: number; length: number } | undefined } {
+function findMatches(
+  text: string,
+  request: PageTextRequest,
+): { total: number; matches: PageTextMatch[]; incomplete: boolean; target: { index: number; length: number } | undefined } {
   const flags = request.flags.includes('g') ? request.flags : `${request.flags}g`;
   const pattern = new RegExp(request.source, flags);
   const matches: PageTextMatch[] = [];

@@ -13,7 +13,14 @@ const list = '<div id="list" class="panel wide" style="height: 100px; overflow: 
 describe('scrollTarget', () => {
   it('measures an element that scrolls, and the scroll area around an element inside it', () => {
     const { list: box, item } = place(list);
-    expect(scrollTarget({ ...locate(box), scroll: null })).toEqual({ status: 'ok', kind: 'element', top: 0, scrollHeight: 500, viewport: 100, label: '<div#list>' });
+    expect(scrollTarget({ ...locate(box), scroll: null })).toEqual({
+      status: 'ok',
+      kind: 'element',
+      top: 0,
+      scrollHeight: 500,
+      viewport: 100,
+      label: '<div#list>',
+    });
     box!.removeAttribute('id');
     expect(scrollTarget({ ...locate(item), scroll: null })).toMatchObject({ kind: 'ancestor', label: '<div.panel>' });
   });
@@ -47,7 +54,10 @@ describe('scrollTarget', () => {
   });
 
   it('answers stale for an element that is gone', () => {
-    expect(scrollTarget({ elementId: otherDocument.elementId, selector: null, scroll: null })).toEqual({ status: 'stale', reason: 'the page has loaded a new document since' });
+    expect(scrollTarget({ elementId: otherDocument.elementId, selector: null, scroll: null })).toEqual({
+      status: 'stale',
+      reason: 'the page has loaded a new document since',
+    });
   });
 });
 

@@ -20,7 +20,14 @@ function inputOf(answer: FileInputAnswer, element: Element | undefined): Element
 describe('findFileInput', () => {
   it('takes the file input itself, with its multiple and accept', () => {
     const { photo } = place('<input id="photo" type="file" multiple accept="image/*" aria-label="Photos">');
-    expect(findFileInput(locate(photo))).toEqual({ status: 'ok', targetId: null, via: 'self', multiple: true, accept: 'image/*', description: '<input> "Photos"' });
+    expect(findFileInput(locate(photo))).toEqual({
+      status: 'ok',
+      targetId: null,
+      via: 'self',
+      multiple: true,
+      accept: 'image/*',
+      description: '<input> "Photos"',
+    });
   });
 
   it('finds the input of a label, inside the element, and beside it, giving it an id of its own', () => {

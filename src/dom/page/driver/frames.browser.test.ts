@@ -21,7 +21,9 @@ afterEach(() => {
 
 describe('frameContentBoxes', () => {
   it('gives the content box of a visible frame, inside its border and padding', () => {
-    const { plain, framed } = place(frame('plain', 10, 20, 200, 100) + frame('framed', 10, 200, 200, 100, 'border: 5px solid black; padding: 10px 4px 6px 8px;'));
+    const { plain, framed } = place(
+      frame('plain', 10, 20, 200, 100) + frame('framed', 10, 200, 200, 100, 'border: 5px solid black; padding: 10px 4px 6px 8px;'),
+    );
     expect(frameContentBoxes([plain!, framed!])).toEqual([
       { x: 10, y: 20, width: 200, height: 100 },
       { x: 10 + 5 + 8, y: 200 + 5 + 10, width: 200, height: 100 },
@@ -29,7 +31,9 @@ describe('frameContentBoxes', () => {
   });
 
   it('gives null for a frame that is not rendered, of no size, hidden, or detached', () => {
-    const { none, empty, hidden } = place(frame('none', 0, 0, 100, 100, 'display: none;') + frame('empty', 0, 0, 0, 100) + frame('hidden', 0, 0, 100, 100, 'visibility: hidden;'));
+    const { none, empty, hidden } = place(
+      frame('none', 0, 0, 100, 100, 'display: none;') + frame('empty', 0, 0, 0, 100) + frame('hidden', 0, 0, 100, 100, 'visibility: hidden;'),
+    );
     const detached = document.createElement('iframe');
     expect(frameContentBoxes([none!, empty!, hidden!, detached])).toEqual([null, null, null, null]);
   });
@@ -41,7 +45,9 @@ describe('frameContentBoxes', () => {
 
   it('gives null for a frame under an overlay, and keeps one the overlay leaves free', () => {
     const { under, beside } = place(
-      frame('under', 0, 0, 100, 100) + frame('beside', 0, 300, 100, 100) + '<div style="position: fixed; left: 0; top: 0; width: 200px; height: 200px; z-index: 3; background: white;"></div>',
+      frame('under', 0, 0, 100, 100) +
+        frame('beside', 0, 300, 100, 100) +
+        '<div style="position: fixed; left: 0; top: 0; width: 200px; height: 200px; z-index: 3; background: white;"></div>',
     );
     expect(frameContentBoxes([under!, beside!])).toEqual([null, { x: 0, y: 300, width: 100, height: 100 }]);
   });

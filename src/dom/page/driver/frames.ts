@@ -14,7 +14,7 @@ export function frameContentBoxes(nodes: Node[]): ({ x: number; y: number; width
     // an engine without :modal
   }
   const transparent = (element: Element): boolean => {
-    for (let current: Element | null = element; current; current = current.parentElement ?? ((current.parentNode as ShadowRoot | null)?.host ?? null)) {
+    for (let current: Element | null = element; current; current = current.parentElement ?? (current.parentNode as ShadowRoot | null)?.host ?? null) {
       if (window.getComputedStyle(current).opacity === '0') return true;
     }
     return false;
@@ -52,4 +52,3 @@ export function frameContentBoxes(nodes: Node[]): ({ x: number; y: number; width
     };
   });
 }
-

@@ -29,7 +29,14 @@ describe('drawHighlights', () => {
       '<button id="save" style="position: fixed; left: 10px; top: 20px; width: 100px; height: 40px;">Save</button>' +
         '<a id="help" href="#h" style="position: fixed; left: 150px; top: 20px; width: 60px; height: 40px; display: block;">Help</a>',
     );
-    expect(drawHighlights({ targets: [{ elementId: ids.save!, index: 0 }, { elementId: ids.help!, index: 7 }] })).toBe(2);
+    expect(
+      drawHighlights({
+        targets: [
+          { elementId: ids.save!, index: 0 },
+          { elementId: ids.help!, index: 7 },
+        ],
+      }),
+    ).toBe(2);
     const style = window.getComputedStyle(layer()!);
     expect([style.position, style.pointerEvents, style.zIndex]).toEqual(['fixed', 'none', '2147483647']);
     expect(outlines().map((outline) => outline.textContent)).toEqual(['0', '7']);
@@ -53,8 +60,15 @@ describe('drawHighlights', () => {
   });
 
   it('colours outlines by index, and puts the label above an element too short to hold it', () => {
-    const ids = listed('<a id="short" href="#s" style="display: block; width: 80px; height: 12px;"></a><a id="tall" href="#t" style="display: block; width: 80px; height: 40px;"></a>');
-    drawHighlights({ targets: [{ elementId: ids.short!, index: 1 }, { elementId: ids.tall!, index: 9 }] });
+    const ids = listed(
+      '<a id="short" href="#s" style="display: block; width: 80px; height: 12px;"></a><a id="tall" href="#t" style="display: block; width: 80px; height: 40px;"></a>',
+    );
+    drawHighlights({
+      targets: [
+        { elementId: ids.short!, index: 1 },
+        { elementId: ids.tall!, index: 9 },
+      ],
+    });
     const [short, tall] = outlines();
     expect(short!.style.borderColor).toBe(tall!.style.borderColor); // eight colours: index 9 takes the colour of 1
     expect((short!.firstElementChild as HTMLElement).style.top).toBe('-16px');

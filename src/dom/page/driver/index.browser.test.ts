@@ -33,7 +33,9 @@ describe('driverMethods', () => {
   });
 
   it('gives the click point in this frame’s viewport: the padding-box point moved by the box and its border', () => {
-    const { save } = listed('<button id="save" style="position: fixed; left: 10px; top: 20px; width: 100px; height: 40px; border: 3px solid; box-sizing: border-box; padding: 0;">Save</button>');
+    const { save } = listed(
+      '<button id="save" style="position: fixed; left: 10px; top: 20px; width: 100px; height: 40px; border: 3px solid; box-sizing: border-box; padding: 0;">Save</button>',
+    );
     expect(driverMethods.clickPoint(save!)).toEqual({ kind: 'centre', x: 60, y: 40, coveredBy: null });
   });
 
@@ -69,7 +71,9 @@ describe('driverMethods', () => {
   });
 
   it('scrolls the page without a locator and an element with one', () => {
-    const { box } = listed(`<div id="box" style="height: 100px; overflow: auto;"><div style="height: 500px;"></div></div><div style="height: ${window.innerHeight * 3}px;"></div>`);
+    const { box } = listed(
+      `<div id="box" style="height: 100px; overflow: auto;"><div style="height: 500px;"></div></div><div style="height: ${window.innerHeight * 3}px;"></div>`,
+    );
     expect(driverMethods.scroll({ locator: null, deltaY: 150, toPercent: null })).toEqual({ top: 150 });
     expect(window.scrollY).toBe(150);
     expect(driverMethods.scroll({ locator: box!, deltaY: null, toPercent: 100 })).toEqual({ top: 400 });

@@ -31,7 +31,9 @@ const located = <T>(locator: ElementLocator, use: (element: Element) => T): T | 
 };
 
 /** A click point in this frame's viewport, with the box it was measured against. */
-export type ClickPoint = ClickTarget & { readonly box?: { readonly left: number; readonly top: number; readonly borderLeft: number; readonly borderTop: number } };
+export type ClickPoint = ClickTarget & {
+  readonly box?: { readonly left: number; readonly top: number; readonly borderLeft: number; readonly borderTop: number };
+};
 
 /** The same methods by snapshot id, with JSON arguments, for drivers that only evaluate scripts. */
 export const driverMethods = {

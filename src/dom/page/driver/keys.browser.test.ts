@@ -133,20 +133,22 @@ describe('pressKeys', () => {
   });
 
   it('moves the focus with Tab and Shift+Tab in document order, past disabled and unrendered controls, wrapping at the ends', () => {
-    place('<input id="first"><button disabled>Off</button><button style="display: none;">Hidden</button><a id="second" href="#s">Second</a><div id="third" tabindex="0">Third</div>');
+    place(
+      '<input id="first"><button disabled>Off</button><button style="display: none;">Hidden</button><a id="second" href="#s">Second</a><div id="third" tabindex="0">Third</div>',
+    );
     document.getElementById('first')!.focus();
     const focusedAfter = (keys: string): string => {
       pressKeys({ keys });
       return document.activeElement?.id ?? '';
     };
-    expect([focusedAfter('Tab'), focusedAfter('Tab'), focusedAfter('Tab'), focusedAfter('Shift+Tab'), focusedAfter('Shift+Tab'), focusedAfter('Shift+Tab')]).toEqual([
-      'second',
-      'third',
-      'first',
-      'third',
-      'second',
-      'first',
-    ]);
+    expect([
+      focusedAfter('Tab'),
+      focusedAfter('Tab'),
+      focusedAfter('Tab'),
+      focusedAfter('Shift+Tab'),
+      focusedAfter('Shift+Tab'),
+      focusedAfter('Shift+Tab'),
+    ]).toEqual(['second', 'third', 'first', 'third', 'second', 'first']);
   });
 });
 

@@ -18,7 +18,8 @@ function parseChord(chord: string): Chord {
 }
 
 const editable = (element: Element | null): element is HTMLInputElement | HTMLTextAreaElement =>
-  element instanceof HTMLTextAreaElement || (element instanceof HTMLInputElement && !['checkbox', 'radio', 'submit', 'button', 'reset', 'file', 'image'].includes(element.type));
+  element instanceof HTMLTextAreaElement ||
+  (element instanceof HTMLInputElement && !['checkbox', 'radio', 'submit', 'button', 'reset', 'file', 'image'].includes(element.type));
 
 /** The elements Tab moves through, in document order (tabindex order is not modelled). */
 function focusable(): HTMLElement[] {

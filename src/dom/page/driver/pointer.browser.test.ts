@@ -32,13 +32,17 @@ describe('clickTarget', () => {
   });
 
   it('answers disabled for a disabled control, and unseen for one that is not rendered', () => {
-    const { disabled, hidden } = place(`<button id="disabled" disabled style="${fixed(0, 0, 50, 20)}">Off</button><button id="hidden" style="display: none;">Gone</button>`);
+    const { disabled, hidden } = place(
+      `<button id="disabled" disabled style="${fixed(0, 0, 50, 20)}">Off</button><button id="hidden" style="display: none;">Gone</button>`,
+    );
     expect(clickTarget(disabled!)).toEqual({ kind: 'disabled' });
     expect(clickTarget(hidden!)).toEqual({ kind: 'unseen' });
   });
 
   it('scrolls an element below the fold into view first', () => {
-    const { far } = place(`<div style="height: ${window.innerHeight * 3}px;"></div><button id="far" style="display: block; width: 80px; height: 30px;">Far</button>`);
+    const { far } = place(
+      `<div style="height: ${window.innerHeight * 3}px;"></div><button id="far" style="display: block; width: 80px; height: 30px;">Far</button>`,
+    );
     const target = clickTarget(far!);
     expect(target.kind).toBe('centre');
     expect(window.scrollY).toBeGreaterThan(0);
@@ -48,7 +52,9 @@ describe('clickTarget', () => {
   });
 
   it('gives a visible point beside a covered centre, naming what covers the centre', () => {
-    const { button } = place(`<button id="button" style="${fixed(0, 0, 200, 40, 'padding: 0; border: 0;')}"></button><div id="badge" style="${fixed(80, 0, 40, 40, 'z-index: 1;')}"></div>`);
+    const { button } = place(
+      `<button id="button" style="${fixed(0, 0, 200, 40, 'padding: 0; border: 0;')}"></button><div id="badge" style="${fixed(80, 0, 40, 40, 'z-index: 1;')}"></div>`,
+    );
     const target = clickTarget(button!);
     expect(target.kind).toBe('offset');
     if (target.kind !== 'offset') return;
@@ -62,12 +68,16 @@ describe('clickTarget', () => {
         '<div class="cookie-banner consent dark" style="position: fixed; inset: 0; z-index: 5;"><p style="margin: 0; height: 100%;">We use cookies</p></div>',
     );
     expect(clickTarget(button!)).toEqual({ kind: 'covered', coveredBy: 'div.cookie-banner.consent' });
-    const { other } = place(`<button id="other" style="${fixed(10, 10, 100, 40)}"></button><div id="wall" class="modal open" style="${fixed(0, 0, 300, 300, 'z-index: 5;')}"></div>`);
+    const { other } = place(
+      `<button id="other" style="${fixed(10, 10, 100, 40)}"></button><div id="wall" class="modal open" style="${fixed(0, 0, 300, 300, 'z-index: 5;')}"></div>`,
+    );
     expect(clickTarget(other!)).toEqual({ kind: 'covered', coveredBy: 'div#wall.modal' });
   });
 
   it('counts a click on the element’s own label as reaching it (a styled checkbox under its label)', () => {
-    const { box } = place(`<input id="box" type="checkbox" style="${fixed(10, 10, 20, 20)}"><label for="box" style="${fixed(0, 0, 100, 40, 'z-index: 1;')}">Agree</label>`);
+    const { box } = place(
+      `<input id="box" type="checkbox" style="${fixed(10, 10, 20, 20)}"><label for="box" style="${fixed(0, 0, 100, 40, 'z-index: 1;')}">Agree</label>`,
+    );
     expect(document.elementFromPoint(20, 20)?.localName).toBe('label');
     expect(clickTarget(box!).kind).toBe('centre');
   });
@@ -115,7 +125,9 @@ describe('dispatchClick', () => {
   it('holds the modifiers named for a left click', () => {
     const { link } = place('<a id="link">Open</a>');
     const events = eventsDuring(link!, ['click'], () => dispatchClick(link!, { button: 'left', modifiers: ['Control', 'Shift'] }));
-    expect(events.map((event) => [event.type, event.ctrlKey, event.shiftKey, event.altKey, event.metaKey, event.bubbles])).toEqual([['click', true, true, false, false, true]]);
+    expect(events.map((event) => [event.type, event.ctrlKey, event.shiftKey, event.altKey, event.metaKey, event.bubbles])).toEqual([
+      ['click', true, true, false, false, true],
+    ]);
   });
 
   it('sends contextmenu for the right button and auxclick for the middle one', () => {

@@ -20,7 +20,9 @@ export function clickTarget(element: Element): ClickTarget {
   if (element.matches(':disabled')) return { kind: 'disabled' };
   const parentOf = composedParent;
   const visibleRects = (): DOMRect[] =>
-    [...element.getClientRects()].filter((rect) => rect.width >= 1 && rect.height >= 1 && rect.right > 0 && rect.bottom > 0 && rect.left < window.innerWidth && rect.top < window.innerHeight);
+    [...element.getClientRects()].filter(
+      (rect) => rect.width >= 1 && rect.height >= 1 && rect.right > 0 && rect.bottom > 0 && rect.left < window.innerWidth && rect.top < window.innerHeight,
+    );
   let rects = visibleRects();
   if (rects.length === 0) {
     element.scrollIntoView({ block: 'center', inline: 'center', behavior: 'instant' });
@@ -53,9 +55,17 @@ export function clickTarget(element: Element): ClickTarget {
   const describe = (hit: Element | null): string | null => {
     if (!hit) return null;
     let layer = hit;
-    for (let parent = parentOf(layer); parent && parent !== document.body && parent !== document.documentElement && !contains(parent, element); parent = parentOf(parent)) layer = parent;
+    for (
+      let parent = parentOf(layer);
+      parent && parent !== document.body && parent !== document.documentElement && !contains(parent, element);
+      parent = parentOf(parent)
+    )
+      layer = parent;
     const id = layer.id ? `#${layer.id}` : '';
-    const classes = [...layer.classList].slice(0, id ? 1 : 2).map((name) => `.${name}`).join('');
+    const classes = [...layer.classList]
+      .slice(0, id ? 1 : 2)
+      .map((name) => `.${name}`)
+      .join('');
     return `${layer.localName}${id}${classes}`.slice(0, 80);
   };
   const box = element.getBoundingClientRect();
@@ -106,4 +116,3 @@ export function dispatchClick(element: Element, { button, modifiers }: { button:
   else if (modifiers.length === 0 && element instanceof HTMLElement) element.click();
   else element.dispatchEvent(new MouseEvent('click', init));
 }
-

@@ -1,10 +1,7 @@
 // The page side of a driver's scroll: the page or one element, by pixels or to a percentage. Runs in the page.
 
 /** Scrolls the page, or an element, by pixels or to a percentage; returns the new scroll top. */
-export function scrollInPage(
-  element: Element | null,
-  { deltaY, toPercent }: { deltaY: number | null; toPercent: number | null },
-): number {
+export function scrollInPage(element: Element | null, { deltaY, toPercent }: { deltaY: number | null; toPercent: number | null }): number {
   const target = element ?? document.scrollingElement ?? document.documentElement;
   const viewport = element ? element.clientHeight : window.innerHeight;
   const range = Math.max(0, target.scrollHeight - viewport);
@@ -13,4 +10,3 @@ export function scrollInPage(
   else window.scrollTo({ top, behavior: 'instant' });
   return target.scrollTop;
 }
-

@@ -14,7 +14,9 @@ function place(html: string): Record<string, HTMLElement> {
 function eventsDuring(element: Element, act: () => unknown): string[] {
   const seen: string[] = [];
   const record = (event: Event): void => {
-    seen.push(`${event.type}${event.bubbles ? '' : ' (not bubbling)'}${event instanceof InputEvent && event.inputType ? ` ${event.inputType} ${event.data}` : ''}`);
+    seen.push(
+      `${event.type}${event.bubbles ? '' : ' (not bubbling)'}${event instanceof InputEvent && event.inputType ? ` ${event.inputType} ${event.data}` : ''}`,
+    );
   };
   document.addEventListener('input', record);
   document.addEventListener('change', record);
@@ -52,7 +54,8 @@ afterEach(() => {
 });
 
 describe('findOption', () => {
-  const select = '<select id="select"><option value="r">Red wine</option><option value="red">Red</option><option value="gb" label="Great Britain">UK</option><option value="de">  Germany </option></select>';
+  const select =
+    '<select id="select"><option value="r">Red wine</option><option value="red">Red</option><option value="gb" label="Great Britain">UK</option><option value="de">  Germany </option></select>';
 
   it('prefers the exact label over a label that only contains the words', () => {
     const { select: element } = place(select);
@@ -99,7 +102,9 @@ describe('setFormattedValue', () => {
   });
 
   it('handles time, month, week and datetime-local', () => {
-    const { time, month, week, local } = place('<input id="time" type="time"><input id="month" type="month"><input id="week" type="week"><input id="local" type="datetime-local">');
+    const { time, month, week, local } = place(
+      '<input id="time" type="time"><input id="month" type="month"><input id="week" type="week"><input id="local" type="datetime-local">',
+    );
     expect(setFormattedValue(time!, '09:30')).toBe('09:30');
     expect(setFormattedValue(month!, '2024-02')).toBe('2024-02');
     expect(setFormattedValue(week!, '2024-W07')).toBe('2024-W07');
@@ -160,7 +165,9 @@ describe('chooseOption', () => {
   });
 
   it('leaves only that option selected in a multiple select', () => {
-    const { select } = place('<select id="select" multiple><option value="a" selected>A</option><option value="b" selected>B</option><option value="c">C</option></select>');
+    const { select } = place(
+      '<select id="select" multiple><option value="a" selected>A</option><option value="b" selected>B</option><option value="c">C</option></select>',
+    );
     expect(chooseOption(select!, 2)).toEqual(['c']);
   });
 

@@ -31,7 +31,6 @@ export function setFormattedValue(element: Element, value: string): string | nul
   return element.value;
 }
 
-
 /**
  * Replaces the text of a field as typing would leave it, for drivers without a keyboard: through
  * the value setter of the element's prototype (React and other frameworks track it), or the text
