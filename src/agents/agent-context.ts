@@ -8,7 +8,7 @@ import type { PageStateReader } from '../dom/page-state-reader';
 import type { BlockedNavigation, ResolvedBrowserDriver } from '../browser/types';
 import type { UrlPolicy } from '../security/url-policy';
 import type { EventBase, ExecutorEventMap, ExecutorEventName } from '../events';
-import type { ModelCallObserver, ModelRetryOptions } from '../llm/generate-object';
+import type { GenerateObjectArgs, ModelCallObserver, ModelRetryOptions } from '../llm/generate-object';
 import { toErrorInfo } from '../history/error-info';
 import type { LLMClient } from '../llm/types';
 import { toCallError } from '../llm/model-errors';
@@ -77,6 +77,22 @@ export interface AgentContext {
   checkpoint(): Promise<boolean>;
   /** Asks the user a question (the `ask_human` action). */
   askHuman(question: string): Promise<HumanAnswer>;
+}
+
+/**
+ * What every agent's structured model call shares: the task's signal, the retry policy and
+ * deadline, the fallback model, the token budget of a repair request, and the model-call events.
+ */
+export function agentCallOptions(context: AgentContext, actor: 'planner' | 'navigator' | 'validator', llm: LLMClient) {
+  return {
+    signal: context.signal,
+    retry: context.settings.modelRetry,
+    timeout: context.settings.modelTimeoutMs,
+    fallback: context.settings.fallbackLLM,
+    maxInputTokens: context.messages.maxInputTokens,
+    temperature: context.settings.temperature,
+    observer: modelCallObserver(context, actor, llm),
+  } satisfies Partial<GenerateObjectArgs<unknown>>;
 }
 
 /** Model-call events for one agent, as a generateObject observer. */

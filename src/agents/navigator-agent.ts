@@ -16,7 +16,7 @@ import { toModelJsonSchema, type JSONSchema } from '../llm/json-schema';
 import { buildStateMessage, resultText } from '../prompts/state-message';
 import { withDeadline } from '../util/deadline';
 import type { AgentContext } from './agent-context';
-import { modelCallObserver, observedExtractionClient } from './agent-context';
+import { agentCallOptions, observedExtractionClient } from './agent-context';
 
 const text = z.preprocess((value) => (value === null || value === undefined ? '' : value), z.string());
 
@@ -188,13 +188,7 @@ export class NavigatorAgent {
         description: 'The Navigator evaluation, memory, next goal and actions',
         schema: navigatorOutputSchema,
         jsonSchema: this.jsonSchemaFor(offered),
-        signal: context.signal,
-        retry: context.settings.modelRetry,
-        timeout: context.settings.modelTimeoutMs,
-        fallback: context.settings.fallbackLLM,
-        maxInputTokens: context.messages.maxInputTokens,
-        temperature: context.settings.temperature,
-        observer: modelCallObserver(context, 'navigator', llm),
+        ...agentCallOptions(context, 'navigator', llm),
       });
     } finally {
       // The state message is transient: the next step (or a retry) adds a fresh one.

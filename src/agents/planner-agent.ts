@@ -7,7 +7,7 @@ import { generateObject } from '../llm/generate-object';
 import { hasImages, withoutImages } from '../llm/images';
 import { toModelJsonSchema } from '../llm/json-schema';
 import { plannerSystemPrompt } from '../prompts/planner-system';
-import { modelCallObserver, type AgentContext } from './agent-context';
+import { agentCallOptions, type AgentContext } from './agent-context';
 
 /** Models write booleans as strings at times: accept "true"/"false" in any case. */
 const lenientBoolean = z.preprocess((value) => {
@@ -94,13 +94,7 @@ export class PlannerAgent {
       description: 'The Planner decision',
       schema: plannerOutputSchema,
       jsonSchema: plannerJsonSchema,
-      signal: context.signal,
-      retry: context.settings.modelRetry,
-      timeout: context.settings.modelTimeoutMs,
-      fallback: context.settings.fallbackLLM,
-      maxInputTokens: context.messages.maxInputTokens,
-      temperature: context.settings.temperature,
-      observer: modelCallObserver(context, 'planner', llm),
+      ...agentCallOptions(context, 'planner', llm),
     });
     context.messages.addPlan(JSON.stringify(result.object));
     return { plan: toPlanInfo(result.object), output: result.object };

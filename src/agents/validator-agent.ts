@@ -8,7 +8,7 @@ import { withoutImages } from '../llm/images';
 import { toModelJsonSchema } from '../llm/json-schema';
 import type { LLMClient } from '../llm/types';
 import { validatorSystemPrompt } from '../prompts/validator-system';
-import { modelCallObserver, type AgentContext } from './agent-context';
+import { agentCallOptions, type AgentContext } from './agent-context';
 
 const validatorOutputSchema = z.object({
   is_valid: z.preprocess((value) => (typeof value === 'string' ? value.trim().toLowerCase() === 'true' : value), z.boolean()),
@@ -52,13 +52,7 @@ export class ValidatorAgent {
       description: 'Whether the proposed final answer completes the task',
       schema: validatorOutputSchema,
       jsonSchema: validatorJsonSchema,
-      signal: context.signal,
-      retry: context.settings.modelRetry,
-      timeout: context.settings.modelTimeoutMs,
-      fallback: context.settings.fallbackLLM,
-      maxInputTokens: context.messages.maxInputTokens,
-      temperature: context.settings.temperature,
-      observer: modelCallObserver(context, 'validator', llm),
+      ...agentCallOptions(context, 'validator', llm),
     });
     return { valid: result.object.is_valid, reason: result.object.reason };
   }
