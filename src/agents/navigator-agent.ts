@@ -282,7 +282,28 @@ export class NavigatorAgent {
       const [name, params] = firstEntry(items[position] as Record<string, unknown>);
       context.emit('action-start', 'navigator', { action: name, params, actionIndex: position });
       const started = Date.now();
-      let outcome = await context.registry.runWithOutcome(name, params, actionContext, { timeoutMs: context.settings.browserTimeouts.action });
+      let outcome: ActionOutcome;
+      try {
+        outcome = await context.registry.runWithOutcome(name, params, actionContext, { timeoutMs: context.settings.browserTimeouts.action });
+      } catch (error) {
+        // A cancel or a fatal error (a browser gone) ends the task, but the action still ends in
+        // the events and the history, like every other.
+        const info = toErrorInfo(context.signal.aborted ? context.signal.reason : error);
+        const durationMs = Date.now() - started;
+        context.emit('action-end', 'navigator', { action: name, params, actionIndex: position, result: undefined, error: info, durationMs });
+        recorder.addAction({
+          name,
+          params,
+          result: undefined,
+          error: info,
+          includeInMemory: false,
+          isDone: false,
+          success: undefined,
+          element: elementOf(params, context),
+          durationMs,
+        });
+        throw error;
+      }
       const rest = items.slice(position + 1).map((item) => firstEntry(item)[0]);
       // What the page did after the action: navigations the policy stopped, and whether the
       // remaining actions still apply to the page the model saw.

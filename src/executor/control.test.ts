@@ -184,6 +184,20 @@ describe('Executor: pause, resume and cancel', () => {
     expect(result.status).toBe('cancelled');
   });
 
+  it('ends a cancelled action in the events and the history too', async () => {
+    const { action, state } = hangingAction();
+    const llm = new ScriptedLLM({ responses: [scriptedPlan(), scriptedActions([{ slow_job: {} }])] });
+    const executor = new Executor({ task: 'x', llm, browser: shopBrowser(), actions: [action] });
+    const ends: { action: string; code: string | undefined }[] = [];
+    executor.on('action-end', (event) => ends.push({ action: event.action, code: event.error?.code }));
+    const running = executor.execute();
+    await waitFor(() => state.started);
+    executor.cancel('stop now');
+    const result = await running;
+    expect(ends).toEqual([{ action: 'slow_job', code: 'REQUEST_CANCELLED' }]);
+    expect(result.history.steps.at(-1)?.actions).toMatchObject([{ name: 'slow_job', error: { code: 'REQUEST_CANCELLED', message: 'stop now' } }]);
+  });
+
   it('cancels a running action through its signal', async () => {
     const { action, state } = hangingAction();
     const llm = new ScriptedLLM({ responses: [scriptedPlan(), scriptedActions([{ slow_job: {} }])] });
