@@ -396,13 +396,15 @@ describe('Executor: failures', () => {
     expect(executor.history.tasks[0]?.status).toBe('failed');
   });
 
-  it('counts driver failures while reading the page as failed steps', async () => {
+  it('ends at once, after one failed step, on a browser that is gone', async () => {
     const browser = new FakeBrowserDriver();
     await browser.close();
     const llm = new ScriptedLLM({ respond: () => scriptedPlan() });
-    const result = await new Executor({ task: 'x', llm, browser, maxFailures: 2 }).execute();
-    expect(MaxFailuresReachedError.isInstance(result.error)).toBe(true);
+    const result = await new Executor({ task: 'x', llm, browser, maxFailures: 3 }).execute();
+    expect(result.status).toBe('failed');
+    expect(result.error?.code).toBe('BROWSER_DISCONNECTED');
     expect(result.error?.message).toContain('The browser is closed');
+    expect(result.history.steps.filter((step) => step.error !== undefined)).toHaveLength(1);
   });
 });
 

@@ -16,7 +16,7 @@ import type {
 } from '../browser/types';
 import { runtimeScriptId } from '../dom/page-runtime';
 import type { FrameSnapshot, SnapshotItem } from '../dom/types';
-import { BrowserError, URLNotAllowedError } from '../errors';
+import { BrowserDisconnectedError, BrowserError, URLNotAllowedError } from '../errors';
 import { raceAbort } from '../util/abort';
 import { fakePageScripts, scrollDocument, type LoadedDocument, type LoadedElement } from './fake-page-scripts';
 
@@ -342,7 +342,7 @@ export class FakeBrowserDriver implements BrowserDriver {
   }
 
   private async enter(method: string, args: unknown[], options: CallOptions | undefined): Promise<void> {
-    if (this.closed) throw new BrowserError(`The browser is closed: ${method}() cannot run.`);
+    if (this.closed) throw new BrowserDisconnectedError(`The browser is closed: ${method}() cannot run.`);
     this.calls.push({ method, args });
     if (options?.signal?.aborted) throw new BrowserError(`${method}() was aborted.`, { cause: options.signal.reason });
     if (this.latencyMs > 0) await raceAbort(new Promise((resolve) => setTimeout(resolve, this.latencyMs)), options?.signal);
