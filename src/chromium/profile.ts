@@ -64,11 +64,18 @@ export function removeProfile(userDataDir: string): void {
  * and reports its failure.
  */
 export function removeProfileWhenGone(userDataDir: string, whenGone: (listener: () => void) => void): void {
-  whenGone(() => {
-    try {
-      removeProfile(userDataDir);
-    } catch {
-      // close() tries again and reports it
-    }
-  });
+  whenGone(() => removeSoon(userDataDir, 20));
+}
+
+/**
+ * Removes the profile, and tries again a little later while it fails: the helper processes of a
+ * killed browser can go on writing into it for a moment after the browser is reported gone. The
+ * timer never keeps the process alive; what is still left at the end is left for `close()`.
+ */
+function removeSoon(userDataDir: string, triesLeft: number): void {
+  try {
+    removeProfile(userDataDir);
+  } catch {
+    if (triesLeft > 1) setTimeout(() => removeSoon(userDataDir, triesLeft - 1), 250).unref();
+  }
 }

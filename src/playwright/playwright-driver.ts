@@ -231,6 +231,7 @@ export class PlaywrightDriver implements BrowserDriver {
   /** Opens a tab, makes it active, loads `url` and waits until it has settled. */
   async openTab(url: string, options?: CallOptions): Promise<TabInfo> {
     return this.guarded(`openTab(${url})`, options, async (timeout, deadline) => {
+      this.navigationsStarted++;
       this.navigationGuard?.assertAllowed(url, undefined);
       const page = await this.context.newPage();
       this.tabTracker.adopt(page, true);
@@ -271,6 +272,7 @@ export class PlaywrightDriver implements BrowserDriver {
    */
   async goto(url: string, options?: CallOptions): Promise<void> {
     return this.guarded(`goto(${url})`, options, async (timeout, deadline) => {
+      this.navigationsStarted++;
       const page = this.tabTracker.livePages().length > 0 ? this.active() : await this.openBlankTab();
       await this.navigate(page, url, timeout, options?.signal, deadline);
     });
@@ -279,6 +281,7 @@ export class PlaywrightDriver implements BrowserDriver {
   /** Goes back in the active tab's history and waits until the page has settled; a load that does not answer in time is stopped, as with `goto`. */
   async goBack(options?: CallOptions): Promise<void> {
     return this.guarded('goBack()', options, async (timeout, deadline) => {
+      this.navigationsStarted++;
       const page = this.active();
       try {
         await page.goBack({ waitUntil: 'commit', timeout: loadBudget(timeout) });
@@ -565,6 +568,9 @@ export class PlaywrightDriver implements BrowserDriver {
     if (startUrl && startUrl !== 'about:blank') await this.navigate(this.active(), startUrl, this.defaultTimeout, undefined, Date.now() + this.defaultTimeout);
   }
 
+  /** Loads the driver started so far (goto, goBack, openTab): a stop issued for an abandoned call must not hit a later one. */
+  private navigationsStarted = 0;
+
   /**
    * Runs a call under its `{ signal, timeout }`: a closed driver or a gone browser rejects it with a
    * `BrowserDisconnectedError`, and a call its caller stops waiting for (its time ran out, its
@@ -602,17 +608,24 @@ export class PlaywrightDriver implements BrowserDriver {
   private async stopStuckLoad(): Promise<string | undefined> {
     const page = this.tabTracker.activePage;
     if (!page || page.isClosed() || this.connection.lost) return undefined;
-    const url = await this.settler.pendingNavigation(page)?.stop(() => this.stopLoading(page));
+    // After a cancel this runs behind the caller, who may start the next load (a new goto) at
+    // once: that load is not the one given up on, and must not be stopped.
+    const loads = this.navigationsStarted;
+    const url = await this.settler.pendingNavigation(page)?.stop(() => this.stopLoading(page, loads));
     if (url !== undefined) return stoppedLoadNote(url, page.url());
     // A load begun just before the caller gave up may not be reported yet: stop whatever the tab loads all the same.
-    await this.stopLoading(page).catch(() => undefined);
+    await this.stopLoading(page, loads).catch(() => undefined);
     return undefined;
   }
 
-  /** CDP's Page.stopLoading, which the browser process handles even while the tab answers no script. */
-  private async stopLoading(page: Page): Promise<void> {
+  /**
+   * CDP's Page.stopLoading, which the browser process handles even while the tab answers no
+   * script; with `unlessLoadsSince`, not when the driver has started a load since that count.
+   */
+  private async stopLoading(page: Page, unlessLoadsSince?: number): Promise<void> {
     const session = await this.context.newCDPSession(page);
     try {
+      if (unlessLoadsSince !== undefined && this.navigationsStarted !== unlessLoadsSince) return;
       await session.send('Page.stopLoading');
     } finally {
       void session.detach().catch(() => undefined);
