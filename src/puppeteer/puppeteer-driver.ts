@@ -367,7 +367,7 @@ export class PuppeteerDriver implements BrowserDriver {
       const element = await this.locate(ref);
       const button = options?.button ?? 'left';
       const modifiers = options?.modifiers ? [...options.modifiers] : [];
-      let result: ClickResult;
+      let result: ClickResult = { method: 'pointer' };
       try {
         const target: ClickTarget = await onElement(element, 'clickTarget', undefined).catch((error: unknown) => {
           throw staleElement(ref, `the page changed (${firstLine(error)})`);
@@ -389,10 +389,14 @@ export class PuppeteerDriver implements BrowserDriver {
           }
         }
         if (result.method === 'dom') await onElement(element, 'dispatchClick', { button, modifiers });
+      } catch (error) {
+        // The click made the page close its own tab (window.close()): it happened, and did what the page does.
+        if (!page.isClosed()) throw error;
       } finally {
         void element.dispose().catch(() => undefined);
       }
-      await this.settle(this.tabTracker.activePage ?? page, timeout, options?.signal, deadline);
+      const settleOn = this.tabTracker.activePage ?? (page.isClosed() ? undefined : page);
+      if (settleOn) await this.settle(settleOn, timeout, options?.signal, deadline);
       return result;
     });
   }
