@@ -134,6 +134,32 @@ async function within(promise: Promise<unknown>, ms: number): Promise<void> {
 }
 
 /** How long before a call's end a driver gives up on a load: enough to stop it and answer before the call's own timer fires. */
+/** What {@link stopStuckLoad} needs of a driver's active tab. */
+export interface StuckLoadTab {
+  /** The load the tab waits for, as the driver's settler follows it, if any. */
+  readonly pending: Pick<PendingNavigation<NavigationRequest>, 'stop'> | undefined;
+  /** The tab's URL now. */
+  url(): string;
+  /** Page.stopLoading for the tab, sent only while `stillWanted()` holds when it is about to go. */
+  stopLoading(stillWanted: () => boolean): Promise<void>;
+}
+
+/**
+ * Stops the document a tab still waits for after its caller gave up on a call, and says what it
+ * did. After a cancel this runs behind the caller, who may start the next load (a new goto) at
+ * once: `loadsStarted()` counts the loads the driver started, and a load begun since is not the
+ * one given up on, so it is left alone.
+ */
+export async function stopStuckLoad(tab: StuckLoadTab, loadsStarted: () => number): Promise<string | undefined> {
+  const loads = loadsStarted();
+  const stop = (): Promise<void> => tab.stopLoading(() => loadsStarted() === loads);
+  const url = await tab.pending?.stop(stop);
+  if (url !== undefined) return stoppedLoadNote(url, tab.url());
+  // A load begun just before the caller gave up may not be reported yet: stop whatever the tab loads all the same.
+  await stop().catch(() => undefined);
+  return undefined;
+}
+
 export function stopMargin(timeout: number): number {
   return Math.min(1000, Math.round(timeout / 5));
 }

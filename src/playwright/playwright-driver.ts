@@ -23,7 +23,7 @@ import { findChromium } from '../chromium/find-chromium';
 import { chromiumLaunchArgs } from '../chromium/launch-args';
 import { createProfile, removeProfileWhenGone } from '../chromium/profile';
 import { resolveSettleOptions } from '../chromium/settle-options';
-import { abandonedActionLoadMessage, abandonedLoadMessage, loadBudget, stopMargin, stoppedLoadNote } from '../chromium/pending-navigation';
+import { abandonedActionLoadMessage, abandonedLoadMessage, loadBudget, stopMargin, stopStuckLoad } from '../chromium/pending-navigation';
 import { FrameRegistry } from './frames';
 import { NavigationGuardEnforcer } from './navigation-guard';
 import type { PlaywrightConnectOptions, PlaywrightDriverOptions, PlaywrightLaunchOptions } from './options';
@@ -572,7 +572,7 @@ export class PlaywrightDriver implements BrowserDriver {
     if (startUrl && startUrl !== 'about:blank') await this.navigate(this.active(), startUrl, this.defaultTimeout, undefined, Date.now() + this.defaultTimeout);
   }
 
-  /** Loads the driver started so far (goto, goBack, openTab): a stop issued for an abandoned call must not hit a later one. */
+  /** Loads the driver started so far (goto, goBack, openTab): the stop for an abandoned call must not hit a later one. */
   private navigationsStarted = 0;
 
   /**
@@ -612,24 +612,22 @@ export class PlaywrightDriver implements BrowserDriver {
   private async stopStuckLoad(): Promise<string | undefined> {
     const page = this.tabTracker.activePage;
     if (!page || page.isClosed() || this.connection.lost) return undefined;
-    // After a cancel this runs behind the caller, who may start the next load (a new goto) at
-    // once: that load is not the one given up on, and must not be stopped.
-    const loads = this.navigationsStarted;
-    const url = await this.settler.pendingNavigation(page)?.stop(() => this.stopLoading(page, loads));
-    if (url !== undefined) return stoppedLoadNote(url, page.url());
-    // A load begun just before the caller gave up may not be reported yet: stop whatever the tab loads all the same.
-    await this.stopLoading(page, loads).catch(() => undefined);
-    return undefined;
+    const tab = {
+      pending: this.settler.pendingNavigation(page),
+      url: () => page.url(),
+      stopLoading: (stillWanted: () => boolean) => this.stopLoading(page, stillWanted),
+    };
+    return stopStuckLoad(tab, () => this.navigationsStarted);
   }
 
   /**
    * CDP's Page.stopLoading, which the browser process handles even while the tab answers no
-   * script; with `unlessLoadsSince`, not when the driver has started a load since that count.
+   * script; not when `stillWanted()` no longer holds once the session is open.
    */
-  private async stopLoading(page: Page, unlessLoadsSince?: number): Promise<void> {
+  private async stopLoading(page: Page, stillWanted: () => boolean = () => true): Promise<void> {
     const session = await this.context.newCDPSession(page);
     try {
-      if (unlessLoadsSince !== undefined && this.navigationsStarted !== unlessLoadsSince) return;
+      if (!stillWanted()) return;
       await session.send('Page.stopLoading');
     } finally {
       void session.detach().catch(() => undefined);
