@@ -4,6 +4,7 @@
 import { actionMethods } from './actions/index';
 import { probeChanges } from './changes';
 import { driverMethods, elementMethods } from './driver/index';
+import { fingerprints } from './fingerprint';
 import { installRecorder } from './recorder';
 import { elementIdOf, resolveElement, type ElementLocator, type LookupFailure } from './registry';
 import { startTimerProbe, timerProbeFired, waitForDomQuiet } from './settle';
@@ -19,6 +20,7 @@ export const runtimeMethods = {
   domQuiet: waitForDomQuiet,
   timerProbe: startTimerProbe,
   timerProbeFired,
+  fingerprints,
   ...driverMethods,
   ...actionMethods,
 };
