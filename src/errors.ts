@@ -30,6 +30,8 @@ export type PlannavErrorCode =
   | 'BROWSER_DISCONNECTED'
   | 'BROWSER_TIMEOUT'
   | 'CONFIG_ERROR'
+  | 'CASSETTE_ERROR'
+  | 'CASSETTE_MISMATCH'
   | 'UNEXPECTED_ERROR';
 
 /** Options shared by the constructors of every {@link PlannavError}. @public */
@@ -312,10 +314,65 @@ export class ActionError extends PlannavError {
   }
 }
 
+/** Details of a {@link CassetteError}. @public */
+export interface CassetteErrorOptions extends PlannavErrorOptions {
+  /** The cassette file at fault. */
+  readonly file: string;
+}
+
+/**
+ * A model cassette (`recordModelCalls`, `replayModelCalls` of `plannav/testing`) could not be
+ * used: its file is missing, unreadable, malformed or of a newer version, or could not be written.
+ * Never retryable; it ends a task at once.
+ * @public
+ */
+export class CassetteError extends PlannavError {
+  /** The stable name of this error class; also the `name` of its instances. */
+  static override readonly errorName: string = 'CassetteError';
+  /** The cassette file at fault. */
+  readonly file: string;
+  /** Creates the error for `options.file`; `options.code` gives a more specific code than `CASSETTE_ERROR`. */
+  constructor(message: string, options: CassetteErrorOptions & { readonly code?: PlannavErrorCode }) {
+    super(options.code ?? 'CASSETTE_ERROR', message, { ...options, retryable: false });
+    this.file = options.file;
+  }
+}
+
+/** Details of a {@link CassetteMismatchError}. @public */
+export interface CassetteMismatchErrorOptions extends CassetteErrorOptions {
+  /** The position in the cassette of the recorded call closest to the request, if there is any. */
+  readonly closestCall?: number | undefined;
+  /** Where the request first differs from that call, as the message shows it. */
+  readonly difference?: string | undefined;
+}
+
+/**
+ * A replayed model call found no answer in its cassette: the request differs from every
+ * recorded one, or was made more often than recorded. The message shows the closest recorded
+ * call and the first difference. Never retryable; it ends a task at once. Record the cassette
+ * again, or find what made the request change.
+ * @public
+ */
+export class CassetteMismatchError extends CassetteError {
+  /** The stable name of this error class; also the `name` of its instances. */
+  static override readonly errorName: string = 'CassetteMismatchError';
+  /** The position in the cassette (from 0) of the recorded call closest to the request, if there is any. */
+  readonly closestCall: number | undefined;
+  /** Where the request first differs from the closest recorded call. */
+  readonly difference: string | undefined;
+  /** Creates the error; it is never retryable. */
+  constructor(message: string, options: CassetteMismatchErrorOptions) {
+    super(message, { ...options, code: 'CASSETTE_MISMATCH' });
+    this.closestCall = options.closestCall;
+    this.difference = options.difference;
+  }
+}
+
 /**
  * Whether no retry and no other action can fix `error`: a cancel, a browser that is gone, or a
  * model call refused for its credentials (401), permissions (403) or request (400/422, context
- * length included). Such errors end a task at once.
+ * length included), or a model cassette that cannot answer (`CassetteError`). Such errors end
+ * a task at once.
  * @public
  */
 export function isFatalError(error: unknown): boolean {
@@ -324,7 +381,8 @@ export function isFatalError(error: unknown): boolean {
     BrowserDisconnectedError.isInstance(error) ||
     ChatModelAuthError.isInstance(error) ||
     ChatModelBadRequestError.isInstance(error) ||
-    ChatModelForbiddenError.isInstance(error)
+    ChatModelForbiddenError.isInstance(error) ||
+    CassetteError.isInstance(error)
   );
 }
 

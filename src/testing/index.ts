@@ -12,3 +12,7 @@ export type { ModelClientConformanceOptions, ModelClientSettings } from './model
 export type { ModelWireFormat } from './model-conformance-wire';
 export { driverConformance } from './driver-conformance';
 export type { DriverConformanceOptions } from './driver-conformance';
+export { recordModelCalls, replayModelCalls } from './cassette';
+export type { RecordModelCallsOptions, ReplayModelCallsOptions } from './cassette';
+export { CassetteError, CassetteMismatchError } from '../errors';
+export type { CassetteErrorOptions, CassetteMismatchErrorOptions } from '../errors';
