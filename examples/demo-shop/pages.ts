@@ -2,6 +2,7 @@
 // cart. Plain server-rendered pages with a little inline CSS; no state lives here.
 
 import { categories, colours, formatPrice, type Product } from './catalogue';
+import type { ShopLook } from './variants';
 
 /** One line of the cart: a product and how many of it. */
 export interface CartLine {
@@ -15,6 +16,8 @@ export interface PageFrame {
   readonly cartCount: number;
   /** Whether the visitor has answered the cookie banner; until then it covers the lower part of the page. */
   readonly consented: boolean;
+  /** How this variant of the shop differs from the original (variants.ts). */
+  readonly look: ShopLook;
 }
 
 function escapeHtml(text: string): string {
@@ -32,9 +35,18 @@ const style = `
   ul.products { list-style: none; padding: 0; }
   ul.products li { display: flex; gap: 24px; padding: 10px 0; border-bottom: 1px solid #ddd; }
   ul.products li > :first-child { width: 220px; }
+  .promo { display: flex; gap: 16px; align-items: center; padding: 8px 24px; background: #ffd166; }
   #cookie-banner { position: fixed; left: 0; right: 0; bottom: 0; height: 55vh; padding: 24px;
     background: #fff; box-shadow: 0 -4px 24px rgba(0, 0, 0, 0.3); }
 `;
+
+// The redesign's banner (variants.ts, change 4): a link of its own, and a button that only hides it.
+const promotionBanner = `
+  <div class="promo" id="promo-banner" role="region" aria-label="Promotion">
+    <strong>Garden week:</strong> new garden products are in store.
+    <a href="/category/garden" id="promo-link">Visit the garden</a>
+    <button type="button" onclick="document.getElementById('promo-banner').remove()">Dismiss</button>
+  </div>`;
 
 // Accepting only sets a cookie and removes the banner: no navigation, as on most real shops.
 const cookieBanner = `
@@ -48,13 +60,13 @@ function layout(title: string, frame: PageFrame, body: string): string {
   return `<!doctype html>
 <html lang="en">
 <head><meta charset="utf-8"><title>${escapeHtml(title)} - Demo Shop</title><style>${style}</style></head>
-<body>
+<body>${frame.look.promotion ? promotionBanner : ''}
   <header>
-    <a href="/">Demo Shop</a>
+    <a href="/" id="${frame.look.ids.homeLink}">Demo Shop</a>
     <form method="get" action="/search" role="search">
-      <input type="search" name="q" placeholder="Search products" aria-label="Search products">
+      <input type="search" name="q" id="${frame.look.ids.searchField}" placeholder="Search products" aria-label="Search products">
     </form>
-    <a href="/cart">Cart (${frame.cartCount})</a>
+    <a href="/cart" id="${frame.look.ids.cartLink}">Cart (${frame.cartCount})</a>
   </header>
   <main>${body}</main>
   ${frame.consented ? '' : cookieBanner}
@@ -95,32 +107,38 @@ export function listingPage(listing: Listing, frame: PageFrame): string {
     )
     .join('');
   const count = listing.products.length === 1 ? '1 product' : `${listing.products.length} products`;
+  const { ids } = frame.look;
   return layout(
     listing.heading,
     frame,
     `<h1>${escapeHtml(listing.heading)}</h1>
-    <form class="filters" method="get" action="${listing.action}">${hidden}
-      <label>Colour <select name="colour">${options}</select></label>
-      <label>Max price ($) <input type="number" name="max_price" min="0" step="0.01" placeholder="Any price" value="${escapeHtml(listing.maxPrice)}"></label>
-      <button type="submit">Apply filters</button>
+    <form class="filters" id="${ids.filterForm}" method="get" action="${listing.action}">${hidden}
+      <label>Colour <select name="colour" id="${ids.colourSelect}">${options}</select></label>
+      <label>Max price ($) <input type="number" name="max_price" id="${ids.maxPriceField}" min="0" step="0.01" placeholder="Any price" value="${escapeHtml(listing.maxPrice)}"></label>
+      <button type="submit" id="${ids.applyButton}">${frame.look.applyLabel}</button>
     </form>
     <p>${count}</p>
     <ul class="products">${rows}</ul>`,
   );
 }
 
-/** One product, with its "Add to cart" form. */
+/** One product, with its "Add to cart" form (in the broken variant, a "Buy now" box above its name instead). */
 export function productPage(product: Product, frame: PageFrame): string {
   const section = categories.find(({ id }) => id === product.category);
+  const { ids, buyNowInsteadOfAddToCart } = frame.look;
+  const toCart = (button: string): string => `<form method="post" action="/cart"><input type="hidden" name="product" value="${product.id}">${button}</form>`;
+  const quickBuy = `<section class="quick-buy" aria-label="Quick buy"><p>In stock, ships tomorrow.</p>${toCart('<button type="submit" id="buy-now">Buy now</button>')}</section>`;
+  const addToCart = toCart(`<button type="submit" id="${ids.addToCartButton}">Add to cart</button>`);
   return layout(
     product.name,
     frame,
-    `<p><a href="/category/${product.category}">Back to ${escapeHtml(section?.name ?? product.category)}</a></p>
+    `<p><a href="/category/${product.category}" id="${ids.backLink}">Back to ${escapeHtml(section?.name ?? product.category)}</a></p>
+    ${buyNowInsteadOfAddToCart ? quickBuy : ''}
     <h1>${escapeHtml(product.name)}</h1>
     <p>Colour: ${product.colour}</p>
     <p>Price: ${formatPrice(product.priceCents)}</p>
     <p>${escapeHtml(product.description)}</p>
-    <form method="post" action="/cart"><input type="hidden" name="product" value="${product.id}"><button type="submit">Add to cart</button></form>`,
+    ${buyNowInsteadOfAddToCart ? '' : addToCart}`,
   );
 }
 

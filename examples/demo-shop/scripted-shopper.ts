@@ -93,8 +93,8 @@ function navigate(request: ScriptedRequest): string {
     return scriptedActions([{ done: { text, success: true } }], { evaluation: 'Success - the item is in the cart', nextGoal: 'Report the cart' });
   }
 
-  // A product page: add it only if it is what the task asks for.
-  const addToCart = button(/add to cart/i);
+  // A product page: add it only if it is what the task asks for ("Buy now" is how the shop's broken variant says it).
+  const addToCart = button(/add to (?:cart|basket)|buy now/i);
   const colour = /^\s*Colour: (\w+)$/m.exec(state)?.[1] ?? '';
   const price = Number(/^\s*Price: \$([\d.]+)$/m.exec(state)?.[1]);
   if (addToCart && sameWords(colour, goal.colour) && price < goal.maxPrice) {

@@ -5,11 +5,20 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { catalogue, categories, colours, type Product } from './catalogue';
 import { cartPage, homePage, listingPage, notFoundPage, productPage, type CartLine, type PageFrame } from './pages';
+import { shopLook, shopVariants, type ShopVariant } from './variants';
 
 /** Options of {@link startDemoShop}. */
 export interface DemoShopOptions {
   /** Shuffle each section's order and deal its prices out anew; the same seed gives the same shop. @defaultValue the fixed catalogue */
   readonly seed?: number | undefined;
+  /**
+   * Which look to serve: `changed` is the shop after a redesign (ids renamed, listings reordered, a
+   * button reworded, a promotional banner), `broken` that and a product page whose "Add to cart" is
+   * replaced by a "Buy now" elsewhere on it. Products, prices, URLs and the cart stay the same; the
+   * list of changes is at the top of variants.ts. For replay tests.
+   * @defaultValue 'original'
+   */
+  readonly variant?: ShopVariant | undefined;
 }
 
 /** A running demo shop. */
@@ -49,7 +58,10 @@ function filtered(products: readonly Product[], query: URLSearchParams): { produ
 
 /** Starts the shop on 127.0.0.1 and a free port. */
 export async function startDemoShop(options: DemoShopOptions = {}): Promise<DemoShop> {
-  const products = catalogue(options.seed);
+  const variant = options.variant ?? 'original';
+  if (!shopVariants.includes(variant)) throw new Error(`Option \`variant\` must be one of ${shopVariants.join(', ')}, got ${JSON.stringify(variant)}.`);
+  const look = shopLook(variant);
+  const products = look.reversedListings ? catalogue(options.seed).reverse() : catalogue(options.seed);
   const cart = new Map<string, number>();
   const cartLines = (): CartLine[] => [...cart].map(([id, quantity]) => ({ product: products.find((product) => product.id === id) as Product, quantity }));
 
@@ -58,6 +70,7 @@ export async function startDemoShop(options: DemoShopOptions = {}): Promise<Demo
     const frame: PageFrame = {
       cartCount: [...cart.values()].reduce((sum, quantity) => sum + quantity, 0),
       consented: /(?:^|;\s*)consent=yes(?:;|$)/.test(request.headers.cookie ?? ''),
+      look,
     };
     const send = (status: number, html: string): void => {
       response.writeHead(status, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' }).end(html);
