@@ -1,0 +1,572 @@
+// Turns a recorded run into a standalone Playwright Test file, for a run worth keeping as a plain
+// test in CI. Pure string building: no browser, no node: module, and recorded text only ever enters
+// the script through JSON string literals and line comments, never through template interpolation.
+
+import { z } from 'zod';
+import { normalizeUrl, searchUrl, type SearchEngine } from '../actions/builtin/navigation';
+import { parseKeys } from '../actions/builtin/send-keys';
+import { ConfigError, HistoryFormatError } from '../errors';
+import type { ActionRecord, ElementFingerprint, RunHistory, StepBrowser, StepRecord } from '../history/types';
+
+/** Options of {@link exportPlaywrightScript}. @public */
+export interface ExportPlaywrightOptions {
+  /**
+   * The module `test` and `expect` are imported from.
+   * @defaultValue '@playwright/test'
+   * @example `{ importFrom: 'playwright/test' }` with only the `playwright` package installed
+   */
+  readonly importFrom?: string | undefined;
+  /**
+   * The title of the test.
+   * @defaultValue the first task's text
+   * @example `{ testName: 'buys the cheapest blue mug' }`
+   */
+  readonly testName?: string | undefined;
+  /**
+   * Recorded input to read from the environment when the script runs, as environment variable
+   * name → the text typed in the run. Every `input_text` whose text contains that value types
+   * `process.env[name]` there instead. The recorded value is not written into the script (a
+   * password typed in the run stays out of a file that gets committed); the script throws,
+   * naming the variable, when it is not set.
+   * @defaultValue no variables: the recorded text is typed as it was
+   * @example `{ variables: { SHOP_EMAIL: 'ada@example.com' } }`
+   */
+  readonly variables?: Readonly<Record<string, string>> | undefined;
+  /**
+   * The test's timeout, in milliseconds (`test.setTimeout`).
+   * @defaultValue Playwright's (30 seconds, or the config's `timeout`)
+   * @example `{ timeoutMs: 120_000 }`
+   */
+  readonly timeoutMs?: number | undefined;
+  /**
+   * The address the recorded pages were under. URLs under it are written as paths (`/cart`), which
+   * Playwright completes with the config's `use.baseURL`, so the script runs against another
+   * server (a staging host, a test server on another port).
+   * @defaultValue every URL as recorded
+   * @example `{ baseURL: 'http://127.0.0.1:41234/' }`
+   */
+  readonly baseURL?: string | undefined;
+}
+
+const optionsSchema = z
+  .object({
+    importFrom: z.string().trim().min(1, 'must be a module name such as "@playwright/test"').optional(),
+    testName: z.string().optional(),
+    variables: z
+      .record(
+        z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must map environment variable names (letters, digits, _) to texts'),
+        z.string().min(1, 'must map names to non-empty recorded texts'),
+      )
+      .optional(),
+    timeoutMs: z.number().int('must be a whole number of milliseconds').positive('must be a positive number of milliseconds').optional(),
+    baseURL: z
+      .string()
+      .refine((value) => URL.canParse(value) && /^https?:$/.test(new URL(value).protocol), 'must be an absolute http or https URL')
+      .optional(),
+  })
+  .strict();
+
+type Options = z.output<typeof optionsSchema>;
+
+/** A JavaScript string literal of any text: JSON's escapes, and the two line separators JSON leaves raw. */
+function literal(text: string): string {
+  return JSON.stringify(text)
+    .replace(/\u2028/g, '\\u2028')
+    .replace(/\u2029/g, '\\u2029');
+}
+
+/** A CSS string (inside a selector) of any text. */
+function cssString(text: string): string {
+  return `"${text.replace(/["\\]/g, '\\$&').replace(/[\n\r\f]/g, (character) => `\\${character.charCodeAt(0).toString(16)} `)}"`;
+}
+
+/** Line comments of any text: each line of it its own `//` line, so no recorded text can end the comment. */
+function commentLines(text: string): string[] {
+  return text.split(/\r\n|[\n\r\u2028\u2029]/).map((line) => `// ${line}`.trimEnd());
+}
+
+/** A value for a comment: strings as they are, anything else as JSON, long ones cut. */
+function shown(value: unknown, max = 200): string {
+  const text = typeof value === 'string' ? value : (JSON.stringify(value) ?? String(value));
+  return text.length > max ? `${text.slice(0, max)}…` : text;
+}
+
+const whitespace = (text: string): string => text.replace(/\s+/g, ' ').trim();
+
+/** The script's lines, with the indentation of the block being written. */
+class ScriptWriter {
+  private readonly lines: string[] = [];
+  private depth = 0;
+
+  line(text: string): void {
+    this.lines.push(text === '' ? '' : `${'  '.repeat(this.depth)}${text}`);
+  }
+
+  comment(text: string): void {
+    for (const line of commentLines(text)) this.line(line);
+  }
+
+  block(opening: string, closing: string, body: () => void): void {
+    this.line(opening);
+    this.depth++;
+    body();
+    this.depth--;
+    this.line(closing);
+  }
+
+  toString(): string {
+    return `${this.lines.join('\n')}\n`;
+  }
+}
+
+/** The parameters of an action as a record; the model wrote them, so every read checks its type. */
+function paramsOf(action: ActionRecord): Record<string, unknown> {
+  return typeof action.params === 'object' && action.params !== null && !Array.isArray(action.params) ? (action.params as Record<string, unknown>) : {};
+}
+
+const stringParam = (params: Record<string, unknown>, key: string): string | undefined => (typeof params[key] === 'string' ? params[key] : undefined);
+const numberParam = (params: Record<string, unknown>, key: string): number | undefined =>
+  typeof params[key] === 'number' && Number.isFinite(params[key]) ? params[key] : undefined;
+
+/** Test id attributes, Playwright's own (`getByTestId`) first. */
+const testIdAttributes = ['data-testid', 'data-test-id', 'data-test', 'data-qa', 'data-cy'];
+
+/** Roles that name nothing a user sees: never a locator. */
+const unnamedRoles = new Set(['generic', 'none', 'presentation']);
+
+/** Tags and roles of the repeated items (rows, cards, list entries) in which alike elements sit. */
+const itemTags = new Set(['li', 'tr', 'article']);
+const itemRoles = new Set(['listitem', 'row', 'article']);
+
+const fieldTags = new Set(['input', 'textarea', 'select']);
+
+/**
+ * A recorded name or text as a matcher: exact, or, when the recorder capped it (a trailing `…`),
+ * its start, which Playwright matches as a case-insensitive substring.
+ */
+function matcher(recorded: string): { readonly text: string; readonly exact: boolean } {
+  const text = whitespace(recorded);
+  return text.endsWith('…') ? { text: text.slice(0, -1).trimEnd(), exact: false } : { text, exact: true };
+}
+
+/** `{ name: "…", exact: true }` or `{ name: "…" }`, for getByRole. */
+function nameOption(recorded: string): string {
+  const { text, exact } = matcher(recorded);
+  return `{ name: ${literal(text)}${exact ? ', exact: true' : ''} }`;
+}
+
+/** `"…", { exact: true }` or `"…"`, for getByText, getByLabel and getByPlaceholder. */
+function textArguments(recorded: string): string {
+  const { text, exact } = matcher(recorded);
+  return `${literal(text)}${exact ? ', { exact: true }' : ''}`;
+}
+
+/**
+ * The repeated item (list entry, row, card) the element sits in, as a locator to scope it by
+ * (`locator('li').filter({ hasText: 'Blue mug' })`), when the item's recorded name is what tells
+ * it apart from alike elements of other items: an "Add to cart" in a product's card. An element
+ * whose own name opens its item's name (the product's link, the item's title) tells itself apart
+ * and is not scoped, so a change elsewhere in the item (its price) does not break its locator.
+ */
+function itemScope(fingerprint: ElementFingerprint): string | undefined {
+  const item = fingerprint.ancestors.find((ancestor) => itemTags.has(ancestor.tagName) || (ancestor.role !== undefined && itemRoles.has(ancestor.role)));
+  if (!item) return undefined;
+  const itemName = matcher(item.name ?? '').text;
+  const elementName = matcher(fingerprint.name || fingerprint.text).text;
+  if (!itemName || itemName.toLowerCase().startsWith(elementName.toLowerCase())) return undefined;
+  const items = itemTags.has(item.tagName) ? `locator(${literal(item.tagName)})` : `getByRole(${literal(item.role ?? '')})`;
+  return `${items}.filter({ hasText: ${literal(itemName)} })`;
+}
+
+/** A locator chain below the page or frame, most robust first, and the note the script should carry. */
+function elementChain(fingerprint: ElementFingerprint): { chain: string; scopable: boolean; note?: string } {
+  const { role, attributes, tagName } = fingerprint;
+  const name = whitespace(fingerprint.name);
+  const text = whitespace(fingerprint.text);
+  if (role && !unnamedRoles.has(role) && name) return { chain: `getByRole(${literal(role)}, ${nameOption(name)})`, scopable: true };
+  for (const attribute of testIdAttributes) {
+    const value = attributes[attribute];
+    if (!value) continue;
+    const chain = attribute === 'data-testid' ? `getByTestId(${literal(value)})` : `locator(${literal(`[${attribute}=${cssString(value)}]`)})`;
+    return { chain, scopable: true };
+  }
+  const isField = fieldTags.has(tagName);
+  if (isField && name) return { chain: `getByLabel(${textArguments(name)})`, scopable: true };
+  const placeholder = attributes.placeholder;
+  if (isField && placeholder) return { chain: `getByPlaceholder(${textArguments(placeholder)})`, scopable: true };
+  if (text) return { chain: `getByText(${textArguments(text)})`, scopable: true };
+  if (fingerprint.cssPath) return { chain: `locator(${literal(fingerprint.cssPath)})`, scopable: false };
+  if (fingerprint.xpath) return { chain: `locator(${literal(`xpath=${fingerprint.xpath}`)})`, scopable: false };
+  return {
+    chain: `locator(${literal(tagName || '*')}).first()`,
+    scopable: false,
+    note: 'Nothing but its tag was recorded for this element: the first one is taken.',
+  };
+}
+
+/** The frame an element was in, when it was not the page's own document (best effort: found by the iframe's `src`). */
+function frameRoot(frameUrl: string, pageUrl: string | undefined): { root: string; note?: string } {
+  if (!frameUrl || pageUrl === undefined || frameUrl === pageUrl) return { root: 'page' };
+  const parsed = URL.canParse(frameUrl) ? new URL(frameUrl) : undefined;
+  const file = parsed?.pathname.split('/').filter(Boolean).pop() ?? '';
+  const selector = parsed && /^https?:$/.test(parsed.protocol) ? `iframe[src*=${cssString(file || parsed.host)}]` : 'iframe';
+  return {
+    root: `page.frameLocator(${literal(selector)})${selector === 'iframe' ? '.first()' : ''}`,
+    note: `In the frame ${frameUrl} (best effort: the iframe is found by its src).`,
+  };
+}
+
+/** The step an action belongs to, and where the browser was after it. */
+interface Position {
+  readonly step: StepRecord;
+  /** The next step that saw the browser, for where an action left it. */
+  readonly next: StepBrowser | undefined;
+}
+
+/** What writing the script needs besides the history. */
+interface Context {
+  readonly options: Options;
+  readonly writer: ScriptWriter;
+  /** Whether the recorded input used a variable, so the script needs its `variable()` helper. */
+  usedVariables: boolean;
+}
+
+/** A URL as the script writes it: relative to `baseURL` when it is under it. */
+function urlLiteral(url: string, options: Options): string {
+  const base = options.baseURL;
+  if (base === undefined) return literal(url);
+  const prefix = base.endsWith('/') ? base : `${base}/`;
+  if (url !== base && !url.startsWith(prefix)) return literal(url);
+  const rest = url === base ? '' : url.slice(prefix.length);
+  return literal(new URL(prefix).pathname === '/' ? `/${rest}` : `./${rest}`);
+}
+
+/** The text an `input_text` types: recorded text, with each variable's value read from the environment instead. */
+function typedText(text: string, context: Context): string {
+  const variables = Object.entries(context.options.variables ?? {}).sort(([, a], [, b]) => b.length - a.length);
+  let parts: (string | { readonly variable: string })[] = [text];
+  for (const [name, value] of variables) {
+    parts = parts.flatMap((part) =>
+      typeof part === 'string' ? part.split(value).flatMap((piece, index) => (index === 0 ? [piece] : [{ variable: name }, piece])) : [part],
+    );
+  }
+  const pieces = parts.filter((part) => part !== '');
+  if (pieces.some((part) => typeof part !== 'string')) context.usedVariables = true;
+  if (pieces.length === 0) return literal('');
+  return pieces.map((part) => (typeof part === 'string' ? literal(part) : `variable(${literal(part.variable)})`)).join(' + ');
+}
+
+/** The position of a recorded tab in the browser's tab list: what `context.pages()` holds in the same order. */
+function tabPosition(browser: StepBrowser | undefined, requested: unknown): number | undefined {
+  const tabs = browser?.tabList ?? [];
+  const wanted = typeof requested === 'number' || typeof requested === 'string' ? String(requested).trim() : '';
+  if (!wanted) return undefined;
+  const exact = tabs.findIndex((tab) => tab.id === wanted);
+  if (exact >= 0 || !/^\d+$/.test(wanted)) return exact >= 0 ? exact : undefined;
+  const numbered = tabs.flatMap((tab, index) => (/(\d+)$/.exec(tab.id)?.[1] === wanted ? [index] : []));
+  return numbered.length === 1 ? numbered[0] : undefined;
+}
+
+const navigatingActions = new Set(['go_to_url', 'search', 'go_back', 'open_tab', 'switch_tab', 'close_tab']);
+const tabActions = new Set(['open_tab', 'switch_tab', 'close_tab']);
+/** Actions that read the page or the conversation and change nothing a script must redo. */
+const readingActions = new Set(['get_dropdown_options', 'extract_content', 'search_page', 'cache_content']);
+
+/** The locator of the element an action acted on, or `undefined` (with a comment written) when none was recorded. */
+function locatorOf(action: ActionRecord, position: Position, context: Context): string | undefined {
+  const { writer } = context;
+  const fingerprint = action.fingerprint;
+  if (!fingerprint) {
+    const selector = action.element?.selector;
+    if (selector) {
+      writer.comment('No fingerprint was recorded for this element: it is found by its CSS selector.');
+      return `page.locator(${literal(selector)})`;
+    }
+    const index = action.element?.index ?? numberParam(paramsOf(action), 'index');
+    writer.comment(`${action.name} on element ${index ?? '?'}: the run recorded nothing to find the element by, so this step is not in the script.`);
+    return undefined;
+  }
+  const frame = frameRoot(fingerprint.frameUrl, position.step.browser?.url);
+  const element = elementChain(fingerprint);
+  const scope = element.scopable ? itemScope(fingerprint) : undefined;
+  if (frame.note) writer.comment(frame.note);
+  if (element.note) writer.comment(element.note);
+  return [frame.root, scope, element.chain].filter((part) => part !== undefined).join('.');
+}
+
+/** Writes one successful action as Playwright code. */
+function writeAction(action: ActionRecord, position: Position, context: Context): void {
+  const { writer } = context;
+  const params = paramsOf(action);
+  const unreadable = (): void => writer.comment(`${action.name}: recorded with parameters this export cannot read (${shown(action.params)}).`);
+  switch (action.name) {
+    case 'go_to_url':
+    case 'open_tab': {
+      const url = stringParam(params, 'url');
+      if (url === undefined) return unreadable();
+      let target = url;
+      try {
+        target = normalizeUrl(action.name, url).url;
+      } catch {
+        // The action refused it too; the recorded text is the best guess.
+      }
+      if (action.name === 'open_tab') writer.line('page = await context.newPage();');
+      writer.line(`await page.goto(${urlLiteral(target, context.options)});`);
+      return;
+    }
+    case 'search': {
+      const query = stringParam(params, 'query');
+      if (query === undefined) return unreadable();
+      const engine = stringParam(params, 'engine');
+      const known: SearchEngine = engine === 'google' || engine === 'bing' ? engine : 'duckduckgo';
+      writer.line(`await page.goto(${literal(searchUrl(query, known))});`);
+      return;
+    }
+    case 'go_back':
+      writer.line('await page.goBack();');
+      return;
+    case 'wait': {
+      const seconds = numberParam(params, 'seconds') ?? 3;
+      writer.line(`await page.waitForTimeout(${Math.round(seconds * 1000)});`);
+      return;
+    }
+    case 'click_element': {
+      const locator = locatorOf(action, position, context);
+      if (locator) writer.line(`await ${locator}.click();`);
+      return;
+    }
+    case 'input_text': {
+      const text = stringParam(params, 'text');
+      if (text === undefined) return unreadable();
+      const locator = locatorOf(action, position, context);
+      if (locator) writer.line(`await ${locator}.fill(${typedText(text, context)});`);
+      return;
+    }
+    case 'select_dropdown_option': {
+      const raw = params.text;
+      const texts = typeof raw === 'string' ? [raw] : Array.isArray(raw) && raw.every((item) => typeof item === 'string') ? raw : undefined;
+      if (!texts || texts.length === 0) return unreadable();
+      const locator = locatorOf(action, position, context);
+      if (!locator) return;
+      if (action.fingerprint?.tagName === 'select' || (!action.fingerprint && action.element?.tagName === 'select')) {
+        const labels = texts.map((text) => `{ label: ${literal(text)} }`);
+        writer.line(`await ${locator}.selectOption(${labels.length === 1 ? labels[0] : `[${labels.join(', ')}]`});`);
+        return;
+      }
+      writer.comment('A dropdown that is not a <select>: opened, then its option clicked.');
+      writer.line(`await ${locator}.click();`);
+      for (const text of texts) writer.line(`await page.getByRole("option", { name: ${literal(text)}, exact: true }).click();`);
+      return;
+    }
+    case 'upload_file': {
+      const raw = params.path;
+      const paths = typeof raw === 'string' ? [raw] : Array.isArray(raw) && raw.every((item) => typeof item === 'string') ? raw : undefined;
+      if (!paths) return unreadable();
+      const locator = locatorOf(action, position, context);
+      if (locator) writer.line(`await ${locator}.setInputFiles(${paths.length === 1 ? literal(paths[0] ?? '') : `[${paths.map(literal).join(', ')}]`});`);
+      return;
+    }
+    case 'send_keys': {
+      const keys = stringParam(params, 'keys');
+      if (keys === undefined) return unreadable();
+      let chords: string[];
+      try {
+        chords = parseKeys(keys);
+      } catch {
+        writer.comment(`send_keys ${shown(keys)}: keys this export does not know.`);
+        return;
+      }
+      for (const chord of chords) writer.line(`await page.keyboard.press(${literal(chord)});`);
+      return;
+    }
+    case 'switch_tab':
+    case 'close_tab': {
+      const index = tabPosition(position.step.browser, params.tab_id);
+      if (index === undefined) {
+        writer.comment(
+          `${action.name} ${shown(params.tab_id)}: the recording does not say which of the open tabs that was, so this step is not in the script.`,
+        );
+        return;
+      }
+      if (action.name === 'switch_tab') {
+        writer.line(`page = context.pages()[${index}];`);
+        writer.line('await page.bringToFront();');
+        return;
+      }
+      writer.line(`await context.pages()[${index}].close();`);
+      const active = position.next ? position.next.tabList.findIndex((tab) => tab.id === position.next?.activeTabId) : -1;
+      if (active >= 0) writer.line(`page = context.pages()[${active}];`);
+      return;
+    }
+    case 'scroll_to_percent':
+    case 'scroll_to_top':
+    case 'scroll_to_bottom': {
+      const percent = action.name === 'scroll_to_top' ? 0 : action.name === 'scroll_to_bottom' ? 100 : numberParam(params, 'percent');
+      if (percent === undefined) return unreadable();
+      if (numberParam(params, 'index') !== undefined) writer.comment('Recorded in the scroll area of an element; the page is scrolled here.');
+      writer.line(
+        `await page.evaluate((percent) => window.scrollTo(0, ((document.documentElement.scrollHeight - window.innerHeight) * percent) / 100), ${percent});`,
+      );
+      return;
+    }
+    case 'next_page':
+    case 'previous_page': {
+      if (numberParam(params, 'index') !== undefined) {
+        // The wheel scrolls whatever is under the mouse: the element's scroll area.
+        const locator = locatorOf(action, position, context);
+        if (locator) writer.line(`await ${locator}.hover();`);
+      }
+      writer.line(`await page.mouse.wheel(0, ${action.name === 'previous_page' ? '-' : ''}(page.viewportSize()?.height ?? 720));`);
+      return;
+    }
+    case 'scroll_to_text': {
+      const text = stringParam(params, 'text');
+      if (text === undefined) return unreadable();
+      const nth = Math.max(1, Math.trunc(numberParam(params, 'nth') ?? 1));
+      writer.line(`await page.getByText(${literal(text)}).nth(${nth - 1}).scrollIntoViewIfNeeded();`);
+      return;
+    }
+    case 'done': {
+      const success = action.success === false ? 'failure' : 'success';
+      writer.comment(`done (${success}): ${shown(stringParam(params, 'text') ?? '', 2000)}`);
+      return;
+    }
+    case 'ask_human':
+      writer.comment(`ask_human: ${shown(stringParam(params, 'question') ?? action.params)}`);
+      if (action.result) writer.comment(`  answered: ${shown(action.result)}`);
+      return;
+    default:
+      if (readingActions.has(action.name)) {
+        writer.comment(`${action.name} ${shown(action.params)}: reads the page, nothing to replay.`);
+        return;
+      }
+      writer.comment(`${action.name} ${shown(action.params)}: an action Playwright has no counterpart for; not in the script.`);
+  }
+}
+
+/** The first step after `index` that saw the browser. */
+function nextBrowser(steps: readonly StepRecord[], index: number): StepBrowser | undefined {
+  return steps.slice(index + 1).find((step) => step.browser !== undefined)?.browser;
+}
+
+/** Writes a task's Navigator steps; `allSteps` are the session's, for where the browser went after the last of them. */
+function writeSteps(steps: readonly StepRecord[], allSteps: readonly StepRecord[], context: Context): void {
+  const { writer } = context;
+  for (const step of steps) {
+    if (step.actor !== 'navigator' || step.actions.length === 0) continue;
+    const position: Position = { step, next: nextBrowser(allSteps, allSteps.indexOf(step)) };
+    writer.line('');
+    writer.comment(`Step ${step.step}`);
+    let lastWritten: ActionRecord | undefined;
+    for (const action of step.actions) {
+      if (action.error) {
+        writer.comment(`Left out: ${action.name} ${shown(action.params)} failed when recorded: ${shown(action.error.message)}`);
+        continue;
+      }
+      writeAction(action, position, context);
+      lastWritten = action;
+    }
+    // Where the recording says the browser ended, after an action that went somewhere.
+    const url = position.next?.url;
+    const moved = url !== undefined && url !== step.browser?.url;
+    if (url && /^(?:https?|file):/.test(url) && (moved || (lastWritten && navigatingActions.has(lastWritten.name)))) {
+      writer.line(`await expect(page).toHaveURL(${urlLiteral(url, context.options)});`);
+    }
+  }
+}
+
+function checkHistory(history: RunHistory): void {
+  const candidate = history as Partial<RunHistory> | undefined;
+  if (typeof candidate !== 'object' || candidate === null || candidate.schemaVersion !== 2) {
+    throw new HistoryFormatError(
+      `exportPlaywrightScript() takes a version 2 history (a run's \`history\`, or a saved file read back with its loader, which migrates older ones); got schemaVersion ${shown((candidate as { schemaVersion?: unknown } | undefined)?.schemaVersion)}.`,
+      { field: 'schemaVersion' },
+    );
+  }
+  if (!Array.isArray(candidate.steps) || !Array.isArray(candidate.tasks)) {
+    throw new HistoryFormatError('exportPlaywrightScript() needs a history with `tasks` and `steps` arrays.', {
+      field: Array.isArray(candidate.steps) ? 'tasks' : 'steps',
+    });
+  }
+}
+
+function checkOptions(input: ExportPlaywrightOptions | undefined): Options {
+  const parsed = optionsSchema.safeParse(input ?? {});
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  if (issue?.code === 'unrecognized_keys') {
+    throw new ConfigError(`Unknown option \`${issue.keys[0] ?? ''}\` of exportPlaywrightScript(). Check its spelling.`, { field: issue.keys[0] });
+  }
+  const field = issue?.path.map(String).join('.') ?? '';
+  // A bad key of `variables` carries the key's own message one level down.
+  const message = issue?.code === 'invalid_key' ? (issue.issues[0]?.message ?? issue.message) : (issue?.message ?? 'is invalid');
+  throw new ConfigError(`Option \`${field}\` of exportPlaywrightScript() ${message}.`, { field });
+}
+
+/**
+ * Writes a recorded run as a standalone Playwright Test file: one test, the session's tasks in
+ * order (each a `test.step` when there are several, since a follow-up starts where the task before
+ * it left the browser). Each action becomes Playwright code; the element it acted on is found by
+ * its recorded fingerprint, most robust first (role and accessible name, test id, label,
+ * placeholder, text, then the recorded CSS path), scoped to its list item when the item's name
+ * tells alike elements apart. After an action that moved the browser the script expects the URL
+ * the recording saw next. Failed actions are left out, and reading actions, `done` and the final
+ * answer become comments.
+ *
+ * @param history - The run's history (`ExecutionResult.history`, schema version 2).
+ * @param options - The import, the test's title and timeout, variables and a base URL.
+ * @returns The script's source text, for a file such as `recorded.spec.ts`.
+ * @throws `HistoryFormatError` when `history` is not a version 2 history; `ConfigError` for an invalid option.
+ * @example
+ * ```ts
+ * const result = await executor.execute();
+ * const script = exportPlaywrightScript(result.history, { importFrom: '@playwright/test', timeoutMs: 60_000 });
+ * await writeFile('tests/recorded.spec.ts', script);
+ * ```
+ * @public
+ */
+export function exportPlaywrightScript(history: RunHistory, options?: ExportPlaywrightOptions): string {
+  checkHistory(history);
+  const resolved = checkOptions(options);
+  const body = new ScriptWriter();
+  const context: Context = { options: resolved, writer: body, usedVariables: false };
+  const exported = history.steps.filter((step) => step.actor === 'navigator').flatMap((step) => step.actions);
+  const usesTabs = exported.some((action) => !action.error && tabActions.has(action.name));
+  const tasks = history.tasks.length > 0 ? history.tasks : [{ taskId: '', task: 'Recorded run', finalAnswer: undefined, status: undefined, error: undefined }];
+  const title = resolved.testName ?? tasks[0]?.task ?? 'Recorded run';
+
+  const parameters = usesTabs ? '{ page: firstPage, context }' : '{ page }';
+  body.block(`test(${literal(title)}, async (${parameters}) => {`, '});', () => {
+    if (resolved.timeoutMs !== undefined) body.line(`test.setTimeout(${resolved.timeoutMs});`);
+    if (usesTabs) body.line('let page = firstPage;');
+    for (const task of tasks) {
+      const steps = history.tasks.length > 0 ? history.steps.filter((step) => step.taskId === task.taskId) : history.steps;
+      const writeTask = (): void => {
+        writeSteps(steps, history.steps, context);
+        body.line('');
+        if (task.finalAnswer !== undefined) body.comment(`Final answer: ${task.finalAnswer}`);
+        else if (task.status !== undefined) body.comment(`The task ended ${task.status}${task.error ? `: ${task.error.message}` : ''}.`);
+      };
+      if (tasks.length > 1) body.block(`await test.step(${literal(task.task)}, async () => {`, '});', writeTask);
+      else writeTask();
+    }
+  });
+
+  const header = new ScriptWriter();
+  header.comment(`Written by plannav's exportPlaywrightScript() from a recorded run of ${tasks.length === 1 ? '1 task' : `${tasks.length} tasks`}.`);
+  if (resolved.baseURL !== undefined) {
+    header.comment(`Pages under ${resolved.baseURL} are written as paths: set \`use.baseURL\` in the Playwright config.`);
+  }
+  header.line(`import { test, expect } from ${literal(resolved.importFrom ?? '@playwright/test')};`);
+  if (context.usedVariables) {
+    header.line('');
+    header.comment('Recorded input read from the environment (the export option `variables`).');
+    header.block('function variable(name: string): string {', '}', () => {
+      header.line('const value = process.env[name];');
+      header.line('if (value === undefined) throw new Error("Set the environment variable " + name + ": the recorded run typed it.");');
+      header.line('return value;');
+    });
+  }
+  header.line('');
+  return `${header.toString()}${body.toString()}`;
+}
