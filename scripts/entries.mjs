@@ -51,6 +51,12 @@ export const entries = [
     src: 'src/puppeteer/index.ts',
     summary: 'The Puppeteer driver (Node, Chromium); needs the optional peer dependency `puppeteer-core`.',
   },
+  {
+    name: 'node',
+    subpath: './node',
+    src: 'src/node/index.ts',
+    summary: 'Runs on disk (Node only): history files and journals, and a run as a GIF or an HTML report.',
+  },
 ];
 
 /**

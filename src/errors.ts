@@ -32,6 +32,8 @@ export type PlannavErrorCode =
   | 'CONFIG_ERROR'
   | 'CASSETTE_ERROR'
   | 'CASSETTE_MISMATCH'
+  | 'HISTORY_INVALID'
+  | 'HISTORY_VERSION'
   | 'UNEXPECTED_ERROR';
 
 /** Options shared by the constructors of every {@link PlannavError}. @public */
@@ -396,5 +398,33 @@ export class ConfigError extends PlannavError {
   constructor(message: string, options: PlannavErrorOptions & { readonly field?: string | undefined } = {}) {
     super('CONFIG_ERROR', message, options);
     this.field = options.field;
+  }
+}
+
+/**
+ * A saved history (or journal) could not be read: code `HISTORY_VERSION` when a newer release of
+ * plannav wrote it (upgrade plannav to read it), `HISTORY_INVALID` when a field is missing or of
+ * the wrong type (`field` names it, such as `steps[3].actions[0].name`). Never retryable.
+ * @public
+ */
+export class HistoryFormatError extends PlannavError {
+  /** The stable name of this error class; also the `name` of its instances. */
+  static override readonly errorName: string = 'HistoryFormatError';
+  /** The path of the field at fault, such as `steps[3].actions[0].name`, when one is. */
+  readonly field: string | undefined;
+  /** The schema version the file declared, when it declared one. */
+  readonly schemaVersion: number | undefined;
+  /** Creates the error; `options.code` is `HISTORY_VERSION` for a file of a newer schema. */
+  constructor(
+    message: string,
+    options: PlannavErrorOptions & {
+      readonly code?: 'HISTORY_INVALID' | 'HISTORY_VERSION' | undefined;
+      readonly field?: string | undefined;
+      readonly schemaVersion?: number | undefined;
+    } = {},
+  ) {
+    super(options.code ?? 'HISTORY_INVALID', message, { ...options, retryable: false });
+    this.field = options.field;
+    this.schemaVersion = options.schemaVersion;
   }
 }

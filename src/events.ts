@@ -188,6 +188,39 @@ export interface ExecutorEventMap {
   };
   /** Something the host should know that does not stop the task; `code` is stable, `message` is for people. */
   warning: EventBase & { readonly code: string; readonly message: string };
+  /** A replay (`replayHistory`) ended one recorded action: how it found the element and how it went. Only replays send it. */
+  'replay-step': EventBase & { readonly report: ReplayStepReport };
+}
+
+/**
+ * How a replay did one recorded action: `exact` (the recorded element found by its stable
+ * attributes, or an action on no element), `healed` (found by a scored match, or done by the model
+ * with `onStepFailure: 'ask-model'`), `failed` (`reason` says why) or `skipped`.
+ * @public
+ */
+export interface ReplayStepReport {
+  /** The id of the recorded task the action belongs to. */
+  readonly taskId: string;
+  /** The recorded Navigator step. */
+  readonly step: number;
+  /** The action's position in its recorded step, from 0. */
+  readonly actionIndex: number;
+  /** The action's name. */
+  readonly action: string;
+  /** How it went. */
+  readonly status: 'exact' | 'healed' | 'failed' | 'skipped';
+  /** Why it failed or was skipped; for a step the model healed, why the recorded way failed. */
+  readonly reason?: string | undefined;
+  /** For a scored match: its score, from 0 to 1. */
+  readonly score?: number | undefined;
+  /** For a healed step: what differed from the recording, in words. */
+  readonly differences?: readonly string[] | undefined;
+  /** Who healed it: the fingerprint match, or the model (`ask-model`). */
+  readonly healedBy?: 'match' | 'model' | undefined;
+  /** The index the element had on the replayed page, for an action on an element that was found. */
+  readonly index?: number | undefined;
+  /** How long it took, in milliseconds. */
+  readonly durationMs: number;
 }
 
 /** The name of an Executor event. @public */

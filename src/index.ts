@@ -54,14 +54,42 @@ export { withRetries } from './llm/retry';
 export type { WithRetriesOptions } from './llm/retry';
 export type { HttpFailure } from './llm/model-errors';
 
-export type { ActionRecord, ModelFallbackRecord, RunHistory, StepRecord, TaskRecord } from './history/types';
+export {
+  historySchemaVersion,
+  type ActionRecord,
+  type ElementFingerprint,
+  type FingerprintAncestor,
+  type FingerprintBox,
+  type ModelCallRecord,
+  type ModelFallbackRecord,
+  type RunHistory,
+  type ScreenshotRef,
+  type StepBrowser,
+  type StepRecord,
+  type TabRecord,
+  type TaskRecord,
+} from './history/types';
+export { elementFingerprintSchema, parseHistory, runHistorySchema } from './history/schema';
 
-export type { Actor, ErrorInfo, EventBase, ExecutorEvent, ExecutorEventMap, ExecutorEventName, ExecutorListener, PlanInfo, TaskStatus } from './events';
+export type {
+  Actor,
+  ErrorInfo,
+  EventBase,
+  ExecutorEvent,
+  ExecutorEventMap,
+  ExecutorEventName,
+  ExecutorListener,
+  PlanInfo,
+  ReplayStepReport,
+  TaskStatus,
+} from './events';
 
 export {
   ActionError,
   BrowserDisconnectedError,
   BrowserError,
+  CassetteError,
+  CassetteMismatchError,
   ChatModelAuthError,
   ChatModelBadRequestError,
   ChatModelContextLengthError,
@@ -70,6 +98,7 @@ export {
   ChatModelOutputError,
   ChatModelRateLimitError,
   ConfigError,
+  HistoryFormatError,
   MaxFailuresReachedError,
   MaxStepsReachedError,
   PlannavError,
@@ -78,7 +107,7 @@ export {
   URLNotAllowedError,
   isFatalError,
 } from './errors';
-export type { ChatModelErrorOptions, PlannavErrorCode, PlannavErrorOptions } from './errors';
+export type { CassetteErrorOptions, CassetteMismatchErrorOptions, ChatModelErrorOptions, PlannavErrorCode, PlannavErrorOptions } from './errors';
 
 // Without the loop: the Navigator's pieces on any BrowserDriver (src/standalone/).
 export { observe } from './standalone/observe';

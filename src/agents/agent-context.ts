@@ -23,6 +23,8 @@ export interface AgentSettings {
   readonly maxActionsPerStep: number;
   readonly useVision: boolean;
   readonly useVisionForPlanner: boolean;
+  /** Take a screenshot with each state for the history, even when the model does not see it. */
+  readonly recordScreenshots: boolean;
   readonly modelRetry: ModelRetryOptions;
   readonly modelTimeoutMs: number | undefined;
   /** The model that takes over an agent's call when its own keeps failing. */

@@ -6,10 +6,12 @@ import type { ActionOutcome } from '../actions/registry';
 import { createActionContext } from '../actions/action-context';
 import type { Action, ActionContext, ActionResult } from '../actions/types';
 import type { BlockedNavigation } from '../browser/types';
+import { readFingerprints } from '../dom/fingerprint';
 import { describePageChange, type PageBaseline } from '../dom/page-changes';
 import { BrowserError, URLNotAllowedError } from '../errors';
 import { toErrorInfo } from '../history/error-info';
 import type { StepRecorder } from '../history/step-recorder';
+import type { ElementFingerprint } from '../history/types';
 import { generateObject } from '../llm/generate-object';
 import { hasImages, withoutImages } from '../llm/images';
 import { toModelJsonSchema, type JSONSchema } from '../llm/json-schema';
@@ -148,7 +150,7 @@ export class NavigatorAgent {
       pageState,
       context.signal,
       () => pageStateTimeout(pageState),
-      (signal) => context.pageReader.capture({ screenshot: context.settings.useVision, signal }),
+      (signal) => context.pageReader.capture({ screenshot: context.settings.useVision || context.settings.recordScreenshots, signal }),
     );
     context.currentState = state;
     context.messages.addStateMessage(
@@ -282,6 +284,8 @@ export class NavigatorAgent {
       const [name, params] = firstEntry(items[position] as Record<string, unknown>);
       context.emit('action-start', 'navigator', { action: name, params, actionIndex: position });
       const started = Date.now();
+      // Read before the action runs: a click may remove the element or leave the page.
+      const fingerprint = await this.fingerprintOf(params);
       let outcome: ActionOutcome;
       try {
         outcome = await context.registry.runWithOutcome(name, params, actionContext, { timeoutMs: context.settings.browserTimeouts.action });
@@ -300,6 +304,8 @@ export class NavigatorAgent {
           isDone: false,
           success: undefined,
           element: elementOf(params, context),
+          fingerprint,
+          startedAt: started,
           durationMs,
         });
         throw error;
@@ -334,6 +340,8 @@ export class NavigatorAgent {
         success: result.success,
         data: result.data,
         element: elementOf(params, context),
+        fingerprint,
+        startedAt: started,
         durationMs,
       });
       results.push(result);
@@ -348,6 +356,30 @@ export class NavigatorAgent {
       }
     }
     return { results, failed };
+  }
+
+  /**
+   * The fingerprint of the element an action names (`params.index`), for replay; undefined for an
+   * action on no element, and when the page cannot be read in time (the action runs anyway).
+   */
+  private async fingerprintOf(params: unknown): Promise<ElementFingerprint | undefined> {
+    const { context } = this;
+    const index = (params as { index?: unknown } | null)?.index;
+    const ref = typeof index === 'number' ? context.currentState?.elements.get(index) : undefined;
+    if (!ref) return undefined;
+    const { pageState } = context.settings.browserTimeouts;
+    try {
+      const [fingerprint] = await withDeadline(
+        pageState,
+        context.signal,
+        () => pageStateTimeout(pageState),
+        (signal) => readFingerprints(context.driver, [ref], { signal }),
+      );
+      return fingerprint;
+    } catch (error) {
+      if (context.signal.aborted) throw error;
+      return undefined;
+    }
   }
 
   /** Compares the page with `baseline`, within the page-state deadline. */

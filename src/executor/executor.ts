@@ -1,7 +1,6 @@
 // The Executor: runs the Planner/Navigator loop for a task and its follow-ups, with pause,
 // resume, cancel, human input, typed events and a history that survives any ending.
 
-import { EventEmitter } from 'eventemitter3';
 import { ActionRegistry } from '../actions/registry';
 import { builtinActions } from '../actions/builtin/index';
 import type { ActionResult, HumanAnswer } from '../actions/types';
@@ -24,7 +23,8 @@ import {
 import type { Actor, EventBase, ExecutorEvent, ExecutorEventMap, ExecutorEventName, ExecutorListener, TaskStatus } from '../events';
 import { toErrorInfo } from '../history/error-info';
 import { StepRecorder } from '../history/step-recorder';
-import type { RunHistory, StepRecord, TaskRecord } from '../history/types';
+import { historySchemaVersion, type RunHistory, type StepRecord, type TaskRecord } from '../history/types';
+import { base64ToBytes } from '../util/base64';
 import { addUsage, emptyUsage, type TokenUsage } from '../llm/usage';
 import { MessageManager } from '../messages/message-manager';
 import { navigatorSystemPrompt } from '../prompts/navigator-system';
@@ -47,6 +47,7 @@ import { ProgressMonitor, type StallNotice } from '../agents/progress-monitor';
 import { ValidatorAgent } from '../agents/validator-agent';
 import { withDeadline } from '../util/deadline';
 import { describeThrown } from '../util/describe-thrown';
+import { EventHub, type AnyListener } from '../util/event-hub';
 
 /**
  * How one `execute()` ended. `TData` is the output type of the Executor's `outputSchema`.
@@ -80,9 +81,6 @@ export interface ExecutionResult<TData = unknown> {
   /** How long the task ran, in milliseconds. */
   readonly durationMs: number;
 }
-
-/** A listener as the untyped emitter stores it; the public methods keep the types. */
-type AnyListener = (event: unknown) => unknown;
 
 /** Options of {@link Executor.events}. @public */
 export interface EventStreamOptions {
@@ -118,9 +116,11 @@ function newTaskId(): string {
  */
 export class Executor<TData = unknown> {
   private readonly options: ResolvedExecutorOptions;
-  private readonly emitter = new EventEmitter<string>();
-  /** The wrapper registered for each user listener, which keeps one listener's exception from the others. */
-  private readonly guarded = new Map<(event: never) => unknown, AnyListener>();
+  /** The listeners; one's exception reaches no other listener and not the loop, but a `LISTENER_ERROR` warning. */
+  private readonly hub = new EventHub((error, event) => {
+    if ((event as { code?: unknown }).code === 'LISTENER_ERROR') return;
+    this.emit('warning', 'system', { code: 'LISTENER_ERROR', message: `An event listener threw: ${describeThrown(error)}` });
+  });
   private readonly control = new TaskControl();
   private readonly human: HumanInputBroker;
   private readonly messages: MessageManager;
@@ -133,6 +133,10 @@ export class Executor<TData = unknown> {
   private blockedNavigations: BlockedNavigation[] = [];
   private readonly tasks: TaskRecord[] = [];
   private readonly steps: StepRecord[] = [];
+  /** The steps' screenshots by part name, with `recordScreenshots` or `useVision`. */
+  private readonly screenshots = new Map<string, Uint8Array>();
+  /** The last screenshot kept, so a Planner and a Navigator step that read the same state share one part. */
+  private lastScreenshot: { readonly data: string; readonly part: string } | undefined;
   private carriedResults: ActionResult[] = [];
   private nextTaskIndex = 0;
   private running = false;
@@ -190,20 +194,19 @@ export class Executor<TData = unknown> {
    * wait for it, and its exception or rejection becomes a `LISTENER_ERROR` warning.
    */
   on<K extends ExecutorEventName>(name: K, listener: ExecutorListener<K>): this {
-    this.emitter.on(name, this.guard(listener));
+    this.hub.on(name, listener);
     return this;
   }
 
   /** Listens to the next occurrence of an event only. */
   once<K extends ExecutorEventName>(name: K, listener: ExecutorListener<K>): this {
-    this.emitter.once(name, this.guard(listener));
+    this.hub.once(name, listener);
     return this;
   }
 
   /** Stops listening. */
   off<K extends ExecutorEventName>(name: K, listener: ExecutorListener<K>): this {
-    const wrapper = this.guarded.get(listener);
-    if (wrapper) this.emitter.off(name, wrapper);
+    this.hub.off(name, listener);
     return this;
   }
 
@@ -232,8 +235,7 @@ export class Executor<TData = unknown> {
           listener({ type, ...(event as object) } as ExecutorEvent);
           if (scope === 'task' && type === 'task-end' && (event as EventBase).taskId === taskId) end();
         };
-        this.emitter.on(type, handler);
-        return () => this.emitter.off(type, handler);
+        return this.hub.subscribe(type, handler);
       });
       if (scope === 'session') this.sessionStreams.add(end);
       return () => {
@@ -259,7 +261,12 @@ export class Executor<TData = unknown> {
 
   /** The session's history: every task and step so far, as versioned JSON-ready data. */
   get history(): RunHistory {
-    return { version: 1, tasks: this.tasks.map((task) => ({ ...task })), steps: [...this.steps] };
+    return {
+      schemaVersion: historySchemaVersion,
+      tasks: this.tasks.map((task) => ({ ...task })),
+      steps: [...this.steps],
+      screenshots: new Map(this.screenshots),
+    };
   }
 
   /** Whether a task is running. */
@@ -390,7 +397,14 @@ export class Executor<TData = unknown> {
       this.running = false;
     }
     const endedAt = Date.now();
-    this.tasks[taskIndex] = { ...this.tasks[taskIndex], endedAt, status, finalAnswer };
+    this.tasks[taskIndex] = {
+      ...this.tasks[taskIndex],
+      endedAt,
+      status,
+      finalAnswer,
+      error: error ? toErrorInfo(error) : undefined,
+      ...(data === undefined ? {} : { data }),
+    };
     const usage = this.taskUsage;
     this.emit('task-end', 'system', {
       status,
@@ -555,7 +569,7 @@ export class Executor<TData = unknown> {
     } else if (!fatal) {
       failures.count++;
     }
-    this.steps.push(recorder.finish(failure));
+    this.steps.push(recorder.finish(failure, this.keepScreenshot(recorder.screenshot)));
     this.emit('step-end', actor, {
       durationMs: Date.now() - started,
       usage: recorder.tokenUsage,
@@ -565,6 +579,17 @@ export class Executor<TData = unknown> {
     if (fatal) throw failure;
     if (failures.count >= this.options.maxFailures) throw new MaxFailuresReachedError(failures.count, failure);
     return failure === undefined ? result : undefined;
+  }
+
+  /** Keeps a step's screenshot as a binary part of the history; returns the part's reference. */
+  private keepScreenshot(data: string | undefined): StepRecord['screenshot'] {
+    if (data === undefined) return undefined;
+    if (this.lastScreenshot?.data !== data) {
+      const part = `step-${String(this.steps.length + 1).padStart(4, '0')}.jpg`;
+      this.screenshots.set(part, base64ToBytes(data));
+      this.lastScreenshot = { data, part };
+    }
+    return { part: this.lastScreenshot.part, mediaType: 'image/jpeg' };
   }
 
   /**
@@ -609,6 +634,7 @@ export class Executor<TData = unknown> {
       maxActionsPerStep: options.maxActionsPerStep,
       useVision: options.useVision,
       useVisionForPlanner: options.useVisionForPlanner,
+      recordScreenshots: options.recordScreenshots,
       modelRetry: options.modelRetry,
       modelTimeoutMs: options.modelTimeoutMs,
       browserTimeouts: options.browserTimeouts,
@@ -687,42 +713,15 @@ export class Executor<TData = unknown> {
       this.stepRecorder?.addFallback({ from: `${from.provider}:${from.model}`, to: `${to.provider}:${to.model}`, error });
     }
     if (name === 'model-call-end') {
-      const { usage } = event as ExecutorEventMap['model-call-end'];
+      const { usage, provider, model, attempt, durationMs, error } = event as ExecutorEventMap['model-call-end'];
       this.taskUsage = addUsage(this.taskUsage, usage);
       this.stepRecorder?.addUsage(usage);
+      if (actor === 'planner' || actor === 'navigator' || actor === 'validator') {
+        this.stepRecorder?.addModelCall({ actor, provider, model, attempt, usage, durationMs, error });
+      }
     }
-    this.emitter.emit(name, event);
+    this.hub.emit(name, event);
   }
-
-  /**
-   * Wraps a user listener so its exception reaches no other listener and not the loop: it is
-   * reported as a `warning` event (unless a warning listener itself threw) and the task goes on.
-   */
-  private guard(listener: (event: never) => unknown): AnyListener {
-    let wrapper = this.guarded.get(listener);
-    if (!wrapper) {
-      const report = (event: unknown, error: unknown): void => {
-        if ((event as { code?: unknown }).code === 'LISTENER_ERROR') return;
-        const message = describeThrown(error);
-        this.emit('warning', 'system', { code: 'LISTENER_ERROR', message: `An event listener threw: ${message}` });
-      };
-      wrapper = (event) => {
-        try {
-          const returned = (listener as AnyListener)(event);
-          // An async listener's rejection is reported like a throw, never left unhandled.
-          if (isThenable(returned)) Promise.resolve(returned).then(undefined, (error: unknown) => report(event, error));
-        } catch (error) {
-          report(event, error);
-        }
-      };
-      this.guarded.set(listener, wrapper);
-    }
-    return wrapper;
-  }
-}
-
-function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function';
 }
 
 /** How a task that ended with `error` ended. */
@@ -754,6 +753,7 @@ const eventNames: Record<ExecutorEventName, true> = {
   'human-answer': true,
   'url-blocked': true,
   warning: true,
+  'replay-step': true,
 };
 
 function toPlannavError(error: unknown): PlannavError {

@@ -92,6 +92,12 @@ export interface ExecutorOptions<TData = unknown> {
   readonly useVision?: boolean | undefined;
   /** With `useVision`, let the Planner see the screenshot too. @defaultValue true */
   readonly useVisionForPlanner?: boolean | undefined;
+  /**
+   * Keep a screenshot of each step's page in the history (`RunHistory.screenshots`), for the run's
+   * GIF and report, whether or not the model sees it (`useVision`). With `useVision` on, the
+   * screenshots the model saw are kept anyway. @defaultValue false
+   */
+  readonly recordScreenshots?: boolean | undefined;
   /** Token budget of the conversation sent to a model; older turns are compacted beyond it. @defaultValue 128000 */
   readonly maxInputTokens?: number | undefined;
   /** How transient model failures (429, 5xx, network, timeouts) are retried. */
@@ -246,6 +252,7 @@ const optionsSchema = z
     maxActionsPerStep: positiveInteger.default(10),
     useVision: z.boolean({ error: 'must be a boolean' }).default(false),
     useVisionForPlanner: z.boolean({ error: 'must be a boolean' }).default(true),
+    recordScreenshots: z.boolean({ error: 'must be a boolean' }).default(false),
     maxInputTokens: z.number().int('must be an integer').min(1000, 'must be at least 1000').default(128_000),
     modelRetry: z
       .object({

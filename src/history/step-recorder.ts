@@ -5,7 +5,7 @@ import type { PageState } from '../browser/page-state';
 import type { PlanInfo } from '../events';
 import { addUsage, emptyUsage, type TokenUsage } from '../llm/usage';
 import { toErrorInfo } from './error-info';
-import type { ActionRecord, ModelFallbackRecord, StepRecord } from './types';
+import type { ActionRecord, ModelCallRecord, ModelFallbackRecord, StepRecord } from './types';
 
 /** Collects a step's facts as they happen. */
 export class StepRecorder {
@@ -16,6 +16,9 @@ export class StepRecorder {
   private readonly actions: ActionRecord[] = [];
   private usage: TokenUsage = emptyUsage;
   private readonly fallbacks: ModelFallbackRecord[] = [];
+  private readonly modelCalls: ModelCallRecord[] = [];
+  /** The base64 JPEG of the state the step read, when one was taken. */
+  private screenshotData: string | undefined;
 
   constructor(
     private readonly taskId: string,
@@ -25,7 +28,25 @@ export class StepRecorder {
   ) {}
 
   setState(state: PageState | undefined): void {
-    if (state) this.browser = { url: state.url, title: state.title, tabs: state.tabs.length };
+    if (!state) return;
+    this.browser = {
+      url: state.url,
+      title: state.title,
+      tabs: state.tabs.length,
+      tabList: state.tabs.map(({ id, url, title }) => ({ id, url, title })),
+      activeTabId: state.activeTabId,
+    };
+    this.screenshotData = state.screenshot;
+  }
+
+  /** The screenshot of the state the step read (base64 JPEG), when one was taken. */
+  get screenshot(): string | undefined {
+    return this.screenshotData;
+  }
+
+  /** Adds one model call, as its `model-call-end` event reported it. */
+  addModelCall(record: ModelCallRecord): void {
+    this.modelCalls.push(record);
   }
 
   setModelOutput(output: unknown): void {
@@ -55,8 +76,8 @@ export class StepRecorder {
     return this.usage;
   }
 
-  /** The finished record; `error` when the step failed. */
-  finish(error?: unknown): StepRecord {
+  /** The finished record; `error` when the step failed; `screenshot` names its screenshot's part. */
+  finish(error?: unknown, screenshot?: StepRecord['screenshot']): StepRecord {
     const endedAt = Date.now();
     return {
       taskId: this.taskId,
@@ -72,7 +93,9 @@ export class StepRecorder {
       actions: [...this.actions],
       error: error === undefined ? undefined : toErrorInfo(error),
       usage: this.usage,
+      modelCalls: [...this.modelCalls],
       ...(this.fallbacks.length > 0 ? { fallbacks: [...this.fallbacks] } : {}),
+      ...(screenshot ? { screenshot } : {}),
     };
   }
 }

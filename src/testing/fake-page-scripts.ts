@@ -442,6 +442,41 @@ function extractHtml(frame: FakeFrame, options: ExtractHtmlOptions): ExtractHtml
 
 type Answer = (frame: FakeFrame, argument: never) => unknown;
 
+/** The implicit ARIA roles of the tags fake pages use. */
+const implicitRoles: Readonly<Record<string, string>> = { a: 'link', button: 'button', select: 'combobox', textarea: 'textbox', h1: 'heading', h2: 'heading' };
+
+/** An element's fingerprint as the page runtime's `fingerprints` gives it: from its tag, text and attributes, its place among the items, its box. */
+function fingerprintOf(document: LoadedDocument, loaded: LoadedElement): unknown {
+  const { element } = loaded;
+  const attributes = Object.fromEntries(
+    Object.entries(element.attributes ?? {}).filter(([name]) =>
+      ['id', 'name', 'type', 'href', 'placeholder', 'aria-label', 'title', 'alt', 'role', 'for', 'data-testid'].includes(name),
+    ),
+  );
+  if (element.href !== undefined) attributes.href = element.href;
+  const type = inputType(element);
+  const role =
+    attribute(element, 'role') ??
+    (element.tag === 'input' ? (type === 'checkbox' ? 'checkbox' : type === 'submit' ? 'button' : 'textbox') : implicitRoles[element.tag]);
+  const elements = loadedElements(document);
+  const sameTag = elements.filter((item) => item.element.tag === element.tag);
+  const position = sameTag.indexOf(loaded) + 1;
+  const index = document.items.indexOf(loaded);
+  const step = (fakeViewportHeight + document.scrollY + document.pixelsBelow) / Math.max(1, document.items.length);
+  const text = cap(collapse(shownText(loaded)), 200);
+  return {
+    tagName: element.tag,
+    ...(role ? { role } : {}),
+    name: cap(collapse(attribute(element, 'aria-label') ?? (element.text || attribute(element, 'placeholder') || '')), 200),
+    text,
+    attributes,
+    xpath: `/html/body/${element.tag}${sameTag.length > 1 ? `[${position}]` : ''}`,
+    cssPath: attributes.id ? `#${attributes.id}` : `body > ${element.tag}:nth-of-type(${position})`,
+    ancestors: [{ tagName: 'body' }],
+    box: { x: 8, y: Math.round(index * step), width: 200, height: 20 },
+  };
+}
+
 /**
  * A method the fake cannot act out: it answers with an error naming the method, never with an
  * answer a real page would not give.
@@ -472,6 +507,11 @@ const actionAnswers: { readonly [M in RuntimeMethodName]?: Answer } = {
   extractHtml: (frame, argument: ExtractHtmlOptions) => extractHtml(frame, argument),
   canGoBack: (frame) => frame.canGoBack,
   hasFocus: unsupported('hasFocus', 'fake pages have no keyboard focus'),
+  fingerprints: (frame, argument: { readonly elements: readonly { readonly elementId: string }[] }) =>
+    argument.elements.map(({ elementId }) => {
+      const found = findElement(frame.document, elementId);
+      return typeof found === 'string' ? null : fingerprintOf(frame.document, found);
+    }),
 };
 
 /** The answer to each action method of the page runtime, by the id of the script that calls it. */

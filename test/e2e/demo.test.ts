@@ -43,7 +43,7 @@ describe('npm run demo', () => {
     expect(run.result.finalAnswer).toContain('Blue bowl');
 
     const history = JSON.parse(await readFile(run.historyFile, 'utf8')) as RunHistory;
-    expect(history.version).toBe(1);
+    expect(history.schemaVersion).toBe(2);
     expect(history.tasks).toHaveLength(1);
     const actions = history.steps.flatMap((step) => step.actions.map((action) => action.name));
     expect(actions).toEqual(expect.arrayContaining(['go_to_url', 'click_element', 'select_dropdown_option', 'input_text', 'cache_content', 'done']));

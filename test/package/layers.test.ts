@@ -16,10 +16,11 @@ const BASE = ['errors', 'events', 'util']; // usable by every layer
 const BOTTOM = ['llm', 'browser', 'dom', 'history', 'security'];
 const MIDDLE = ['messages', 'prompts', 'actions'];
 const LAYERS: Record<string, string[]> = {
-  index: ['executor', 'agents', 'standalone', ...MIDDLE, ...BOTTOM, ...BASE], // src/index.ts, the public face
+  index: ['executor', 'agents', 'standalone', 'replay', ...MIDDLE, ...BOTTOM, ...BASE], // src/index.ts, the public face
   executor: ['agents', ...MIDDLE, ...BOTTOM, ...BASE], // nothing imports executor but index.ts
   agents: [...MIDDLE, ...BOTTOM, ...BASE],
   standalone: [...MIDDLE, ...BOTTOM, ...BASE], // observe, act, extract: the Navigator's pieces without the loop
+  replay: ['agents', ...MIDDLE, ...BOTTOM, ...BASE], // a recorded run again without a model; the Navigator only to heal a step
   messages: [...MIDDLE, ...BOTTOM, ...BASE],
   prompts: [...MIDDLE, ...BOTTOM, ...BASE],
   actions: [...MIDDLE, ...BOTTOM, ...BASE],
@@ -42,13 +43,14 @@ const LAYERS: Record<string, string[]> = {
   chromium: ['browser', 'dom', ...BASE], // Node-only code the Playwright and Puppeteer drivers share
   playwright: ['browser', 'dom', 'chromium', ...BASE],
   puppeteer: ['browser', 'dom', 'chromium', ...BASE],
+  node: ['history', 'llm', 'browser', ...BASE], // plannav/node: history files, journals, GIF and report (Node only)
 };
 
 /** Folders of src/ that are not core: not checked here, and no core file may import them. */
 const NOT_CORE = ['testing'];
 
 /** Layers that may import Node builtins: the Playwright and Puppeteer drivers, and the code they share, run in Node only. */
-const NODE_ONLY = ['chromium', 'playwright', 'puppeteer'];
+const NODE_ONLY = ['chromium', 'playwright', 'puppeteer', 'node'];
 
 /** The page runtime (src/dom/page/) is bundled into the script pages run: it may import only itself, the DOM types and these packages. */
 const PAGE_RUNTIME = join('src', 'dom', 'page');

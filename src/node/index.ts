@@ -1,0 +1,5 @@
+// plannav/node: what needs Node's file system. Runs kept on disk (history files and journals),
+// and a run as a GIF or an HTML report. The core (`plannav`) imports none of it.
+
+export { loadHistory, saveHistory, screenshotFolder } from './history-files';
+export { recordRun, type RecordableRun, type RunRecording } from './journal';

@@ -1,0 +1,137 @@
+// The journal of a run as it happens: one JSON line per task and per finished step, appended the
+// moment it ends, so a process killed in the middle of a run leaves every finished step on disk.
+
+import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { HistoryFormatError } from '../errors';
+import type { ExecutorEventMap } from '../events';
+import { historySchemaVersion, type RunHistory, type StepRecord, type TaskRecord } from '../history/types';
+
+/** The journal's own version, in its first line. */
+const journalVersion = 1;
+
+/**
+ * What {@link recordRun} records: an `Executor`, or anything with its events and history (a
+ * replay does too).
+ * @public
+ */
+export interface RecordableRun {
+  on(name: 'task-start' | 'step-end' | 'task-end', listener: (event: ExecutorEventMap['task-start' | 'step-end' | 'task-end']) => unknown): unknown;
+  off(name: 'task-start' | 'step-end' | 'task-end', listener: (event: ExecutorEventMap['task-start' | 'step-end' | 'task-end']) => unknown): unknown;
+  /** The session's history so far. */
+  readonly history: RunHistory;
+}
+
+/** A journal being written. @public */
+export interface RunRecording {
+  /** The journal file, `<dir>/journal.jsonl`; `loadHistory` reads it (or `dir`). */
+  readonly path: string;
+  /** The folder of its screenshots, `<dir>/journal.screenshots/`. */
+  readonly screenshotDir: string;
+  /** Stops recording; what was written stays. Idempotent. */
+  stop(): void;
+}
+
+/** One line of the journal. */
+type JournalLine =
+  | { readonly type: 'journal'; readonly journalVersion: number; readonly schemaVersion: number }
+  | { readonly type: 'task'; readonly task: TaskRecord }
+  | { readonly type: 'step'; readonly step: StepRecord };
+
+/**
+ * Records a run into `dir` as it goes: `journal.jsonl` gets a line when each task starts and ends
+ * and when each step ends (written synchronously, in the event itself), and each screenshot a
+ * file of `journal.screenshots/`. Load it with `loadHistory(dir)`, also while the run goes on or
+ * after its process died: a last line cut off mid-write is left out.
+ * @example
+ * ```ts
+ * const recording = recordRun(executor, 'runs/today');
+ * await executor.execute();
+ * recording.stop();
+ * const history = await loadHistory('runs/today');
+ * ```
+ * @public
+ */
+export function recordRun(run: RecordableRun, dir: string): RunRecording {
+  const path = join(dir, 'journal.jsonl');
+  const screenshotDir = join(dir, 'journal.screenshots');
+  mkdirSync(screenshotDir, { recursive: true });
+  const write = (line: JournalLine): void => appendFileSync(path, `${JSON.stringify(line)}\n`);
+  write({ type: 'journal', journalVersion, schemaVersion: historySchemaVersion });
+  let written = 0;
+  const savedParts = new Set<string>();
+  const task = (event: { readonly taskId: string }): void => {
+    const record = run.history.tasks.find((item) => item.taskId === event.taskId);
+    if (record) write({ type: 'task', task: record });
+  };
+  const steps = (): void => {
+    const history = run.history;
+    for (const step of history.steps.slice(written)) {
+      const part = step.screenshot?.part;
+      const bytes = part === undefined ? undefined : history.screenshots.get(part);
+      if (part !== undefined && bytes && !savedParts.has(part)) {
+        writeFileSync(join(screenshotDir, part), bytes);
+        savedParts.add(part);
+      }
+      write({ type: 'step', step });
+    }
+    written = history.steps.length;
+  };
+  const onTask = (event: { readonly taskId: string }): void => task(event);
+  run.on('task-start', onTask);
+  run.on('step-end', steps);
+  run.on('task-end', onTask);
+  let stopped = false;
+  return {
+    path,
+    screenshotDir,
+    stop: () => {
+      if (stopped) return;
+      stopped = true;
+      run.off('task-start', onTask);
+      run.off('step-end', steps);
+      run.off('task-end', onTask);
+    },
+  };
+}
+
+/**
+ * The history a journal holds, as JSON for `parseHistory`: the last line of each task wins, steps
+ * in order. A last line without its newline (the process died while writing it) is left out.
+ */
+export function readJournal(text: string, file: string): unknown {
+  const lines = text.split('\n');
+  if (!text.endsWith('\n')) lines.pop();
+  const tasks = new Map<string, unknown>();
+  const steps: unknown[] = [];
+  let schemaVersion: unknown;
+  for (const [index, line] of lines.entries()) {
+    if (!line.trim()) continue;
+    let entry: { type?: unknown; task?: { taskId?: unknown }; step?: unknown; schemaVersion?: unknown; journalVersion?: unknown };
+    try {
+      entry = JSON.parse(line) as typeof entry;
+    } catch (error) {
+      throw new HistoryFormatError(`Line ${index + 1} of the journal ${file} is not JSON: ${(error as Error).message}.`, { field: `line ${index + 1}` });
+    }
+    if (entry.type === 'journal') {
+      if (typeof entry.journalVersion === 'number' && entry.journalVersion > journalVersion) {
+        throw new HistoryFormatError(
+          `The journal ${file} has journal version ${entry.journalVersion}, newer than this release of plannav reads: upgrade plannav.`,
+          {
+            code: 'HISTORY_VERSION',
+            field: 'journalVersion',
+          },
+        );
+      }
+      schemaVersion = entry.schemaVersion;
+    } else if (entry.type === 'task' && typeof entry.task?.taskId === 'string') {
+      tasks.set(entry.task.taskId, entry.task);
+    } else if (entry.type === 'step') {
+      steps.push(entry.step);
+    } else {
+      throw new HistoryFormatError(`Line ${index + 1} of the journal ${file} is not a journal entry.`, { field: `line ${index + 1}` });
+    }
+  }
+  if (schemaVersion === undefined) throw new HistoryFormatError(`${file} is not a plannav journal: its first line is no journal header.`, { field: 'line 1' });
+  return { schemaVersion, tasks: [...tasks.values()], steps };
+}
