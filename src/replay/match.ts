@@ -1,0 +1,543 @@
+// Finds a recorded element again among the elements of a page that changed since: an exact match
+// on a stable identifying attribute first, else a weighted similarity score. Pure: no browser, no I/O.
+
+// The generated-id heuristic and the test-id list are the page runtime's, so that the CSS path the
+// page writes and the keys matched here agree on which ids are stable (both are plain string code).
+import { looksGeneratedId, testIdAttributes } from '../dom/page/fingerprint';
+import { ConfigError } from '../errors';
+import type { ElementFingerprint, FingerprintAncestor } from '../history/types';
+
+/** An element of the page replay reads now, with the index the snapshot gave it. @public */
+export interface MatchCandidate {
+  /** The element's index in the current snapshot. */
+  readonly index: number;
+  /** Its fingerprint, read from the page now. */
+  readonly fingerprint: ElementFingerprint;
+}
+
+/** Options of {@link matchElement}. @public */
+export interface MatchOptions {
+  /**
+   * The lowest score, from 0 to 1, at which the most similar element is taken for the recorded
+   * one. Lower heals more changes and risks the wrong element; higher sends more steps back to the model.
+   * @defaultValue 0.6
+   * @example
+   * ```ts
+   * matchElement(recorded, candidates, { threshold: 0.75 });
+   * ```
+   */
+  readonly threshold?: number | undefined;
+  /**
+   * How close, from 0 to 1, the two best scores may be before the match is ambiguous, unless the
+   * elements' names, text, attributes or context tell them apart.
+   * @defaultValue 0.05
+   */
+  readonly margin?: number | undefined;
+}
+
+/** A candidate as the matcher scored it. @public */
+export interface ScoredMatch {
+  /** The candidate's index. */
+  readonly index: number;
+  /** Its similarity to the recorded element, from 0 to 1. */
+  readonly score: number;
+  /** What differs from the recorded element, in words (`id changed from add-3 to buy-3`, `moved 120px`). */
+  readonly differences: readonly string[];
+}
+
+/**
+ * Where the recorded element is on the page now. `exact`: a stable identifying attribute (a test
+ * id, a written id, a field's name, a link's target) finds one element, which agrees on tag, name
+ * and context. `healed`: no such attribute did, but one element is similar enough and clearly the
+ * most similar. `none`: no element is; `reason` says why, and `best` is the closest one, if any.
+ * @public
+ */
+export type ElementMatch =
+  | { readonly kind: 'exact'; readonly index: number }
+  | ({ readonly kind: 'healed' } & ScoredMatch)
+  | { readonly kind: 'none'; readonly reason: string; readonly best?: ScoredMatch | undefined };
+
+const defaultThreshold = 0.6;
+const defaultMargin = 0.05;
+
+/**
+ * The weight of each feature in the score. Features the recorded element lacks (no name, no box)
+ * are left out and the rest keep their proportions. What the element is (tag, role, name) and
+ * where it sits in the page's content (its named ancestors) weigh most; its exact position least,
+ * as positions are what a changed page changes first.
+ */
+const weights = {
+  tagName: 0.1,
+  role: 0.05,
+  name: 0.25,
+  text: 0.08,
+  attributes: 0.12,
+  ancestors: 0.28,
+  xpath: 0.05,
+  cssPath: 0.03,
+  box: 0.04,
+} as const;
+type Feature = keyof typeof weights;
+
+/** The features that say what the element is and shows, not where it is: what tells two close scores apart. */
+const evidenceFeatures: readonly Feature[] = ['name', 'text', 'attributes', 'ancestors'];
+
+/** The features that say where the element is. */
+const positionFeatures: readonly Feature[] = ['xpath', 'cssPath', 'box'];
+/** How much closer in position one of two close scores must be to be told apart by it: the same place, against another one. */
+const positionMargin = 0.2;
+
+/** How similar two names must be for elements to look alike, or for a name to agree. */
+const alikeSimilarity = 0.8;
+/** How similar a context (a named ancestor) must be to count as the same one. */
+const contextSimilarity = 0.5;
+
+/** The tags whose `name` attribute names a form field. */
+const fieldTags = new Set(['input', 'select', 'textarea', 'button']);
+
+/**
+ * Finds the recorded element among `candidates` (the elements of the page now, fingerprinted).
+ *
+ * 1. Exact: a stable attribute of the recorded element (a test id, then an id that does not look
+ *    generated, a form field's `name` with its tag, a link's `href`) is carried by exactly one
+ *    candidate, and that candidate has the same tag, a name or text that agrees, and the same
+ *    context (its nearest named ancestor, such as the product card's heading), so an id a list
+ *    gives by position is not taken for the element now in that position.
+ * 2. Scored: each candidate gets a weighted similarity in [0, 1] over tag, role, accessible name
+ *    and text (word and edit-distance similarity), identifying attributes, ancestors (their names
+ *    most), XPath, CSS path and distance. When several candidates look like the element itself
+ *    (same tag, a similar name: the "Add to cart" of every card), its context decides: a candidate
+ *    in another context is not taken.
+ * 3. The best scores at least `threshold` and leads the next by more than `margin`, or is told
+ *    apart by its name, text, attributes or context, or is clearly nearer the recorded place
+ *    (same path and box against another): `healed`. Otherwise `none`, with the reason.
+ * @throws `ConfigError` when `threshold` or `margin` is not a number from 0 to 1.
+ * @public
+ */
+export function matchElement(recorded: ElementFingerprint, candidates: readonly MatchCandidate[], options: MatchOptions = {}): ElementMatch {
+  const threshold = fraction(options.threshold, defaultThreshold, 'threshold');
+  const margin = fraction(options.margin, defaultMargin, 'margin');
+  if (candidates.length === 0) return { kind: 'none', reason: 'the page has no elements to match' };
+
+  const recordedContext = contextNames(recorded);
+  const exact = exactMatch(recorded, recordedContext, candidates);
+  if (exact) return { kind: 'exact', index: exact.index };
+
+  const scored = candidates.map((candidate) => compare(recorded, recordedContext, candidate)).sort((a, b) => b.score - a.score);
+  const [best] = scored;
+  if (!best) return { kind: 'none', reason: 'the page has no elements to match' };
+  const describe = (entry: Comparison): ScoredMatch => ({
+    index: entry.candidate.index,
+    score: rounded(entry.score),
+    differences: differencesOf(recorded, recordedContext, entry.candidate.fingerprint),
+  });
+
+  // When the element's own features do not single it out, its context has to.
+  const alike = scored.filter((entry) => entry.alike).length;
+  const nearest = recordedContext[0];
+  const eligible = alike >= 2 && nearest ? scored.filter((entry) => entry.context >= contextSimilarity) : scored;
+  const [first, second] = eligible;
+  if (!first || first.score < threshold) {
+    if (nearest && alike >= 2 && best.score >= threshold) {
+      return {
+        kind: 'none',
+        reason: `its context ${shown(nearest.name)} is not on the page: ${alike} elements look like it, none inside it`,
+        best: describe(best),
+      };
+    }
+    return {
+      kind: 'none',
+      reason: `no element is similar enough: the closest, element ${best.candidate.index}, scores ${rounded(best.score)}, below the threshold ${threshold}`,
+      best: describe(best),
+    };
+  }
+  const close = second !== undefined && second.score >= threshold && first.score - second.score <= margin;
+  if (close && first.evidence - second.evidence <= margin && first.position - second.position <= positionMargin) {
+    return {
+      kind: 'none',
+      reason: `ambiguous: elements ${first.candidate.index} and ${second.candidate.index} score ${rounded(first.score)} and ${rounded(second.score)}, and neither their names, text, attributes, context nor place tell them apart`,
+      best: describe(first),
+    };
+  }
+  return { kind: 'healed', ...describe(first) };
+}
+
+function fraction(value: number | undefined, fallback: number, field: string): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || value > 1) {
+    throw new ConfigError(`Option \`${field}\` of matchElement must be a number from 0 to 1, got ${String(value)}.`, { field });
+  }
+  return value;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Exact match
+
+/** The stable keys of an element, strongest first, as (attribute, value, tags it applies to). */
+function stableKeys(print: ElementFingerprint): { readonly attribute: string; readonly value: string; readonly sameTag: boolean }[] {
+  const keys: { attribute: string; value: string; sameTag: boolean }[] = [];
+  const { attributes, tagName } = print;
+  for (const attribute of testIdAttributes) {
+    const value = attributes[attribute];
+    if (value) keys.push({ attribute, value, sameTag: false });
+  }
+  if (attributes.id && !looksGeneratedId(attributes.id)) keys.push({ attribute: 'id', value: attributes.id, sameTag: false });
+  if (attributes.name && fieldTags.has(tagName)) keys.push({ attribute: 'name', value: attributes.name, sameTag: true });
+  if (attributes.href && (tagName === 'a' || tagName === 'area')) keys.push({ attribute: 'href', value: attributes.href, sameTag: true });
+  return keys;
+}
+
+function exactMatch(
+  recorded: ElementFingerprint,
+  recordedContext: readonly NamedAncestor[],
+  candidates: readonly MatchCandidate[],
+): MatchCandidate | undefined {
+  for (const key of stableKeys(recorded)) {
+    const found = candidates.filter(
+      ({ fingerprint }) => fingerprint.attributes[key.attribute] === key.value && (!key.sameTag || fingerprint.tagName === recorded.tagName),
+    );
+    if (found.length !== 1) continue;
+    const [only] = found;
+    if (only && agrees(recorded, recordedContext, only.fingerprint)) return only;
+  }
+  return undefined;
+}
+
+/** Same tag, a name or text that agrees, and the same context (when the recorded element had one). */
+function agrees(recorded: ElementFingerprint, recordedContext: readonly NamedAncestor[], candidate: ElementFingerprint): boolean {
+  if (candidate.tagName !== recorded.tagName) return false;
+  const named = similarity(recorded.name, candidate.name) >= alikeSimilarity || similarity(recorded.text, candidate.text) >= alikeSimilarity;
+  if (!named) return false;
+  return contextAgreement(recordedContext, contextNames(candidate)) >= contextSimilarity;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Scoring
+
+interface Comparison {
+  readonly candidate: MatchCandidate;
+  /** The weighted similarity over every feature. */
+  readonly score: number;
+  /** The weighted similarity over the evidence features only. */
+  readonly evidence: number;
+  /** The weighted similarity over the position features only. */
+  readonly position: number;
+  /** How well the candidate's context matches the recorded element's nearest one; 1 when it had none. */
+  readonly context: number;
+  /** Whether the candidate looks like the recorded element by itself: same tag, a similar name. */
+  readonly alike: boolean;
+}
+
+function compare(recorded: ElementFingerprint, recordedContext: readonly NamedAncestor[], candidate: MatchCandidate): Comparison {
+  const print = candidate.fingerprint;
+  const candidateContext = contextNames(print);
+  const features: Partial<Record<Feature, number>> = {
+    tagName: recorded.tagName === print.tagName ? 1 : 0,
+    role: (recorded.role ?? '') === (print.role ?? '') ? 1 : 0,
+    xpath: pathSimilarity(recorded.xpath.split('/'), print.xpath.split('/'), (segment) => segment.replace(/\[\d+\]$/, '')),
+  };
+  if (recorded.name || print.name) features.name = similarity(recorded.name, print.name);
+  if (recorded.text || print.text) features.text = similarity(recorded.text, print.text);
+  const attributes = attributeSimilarity(recorded.attributes, print.attributes);
+  if (attributes !== undefined) features.attributes = attributes;
+  if (recorded.ancestors.length > 0 || print.ancestors.length > 0) features.ancestors = ancestorSimilarity(recorded, recordedContext, print, candidateContext);
+  if (recorded.cssPath) {
+    features.cssPath = pathSimilarity(recorded.cssPath.split(' > '), print.cssPath.split(' > '), (segment) => segment.replace(/:nth-of-type\(\d+\)$/, ''));
+  }
+  if (recorded.box && print.box) features.box = boxSimilarity(recorded.box, print.box);
+  return {
+    candidate,
+    score: weighted(features, Object.keys(weights) as Feature[]),
+    evidence: weighted(features, evidenceFeatures),
+    position: weighted(features, positionFeatures),
+    context: contextAgreement(recordedContext, candidateContext),
+    alike: recorded.tagName === print.tagName && similarity(recorded.name || recorded.text, print.name || print.text) >= alikeSimilarity,
+  };
+}
+
+/** The weighted mean of the features present among `which`; 0 when none is. */
+function weighted(features: Partial<Record<Feature, number>>, which: readonly Feature[]): number {
+  let total = 0;
+  let weight = 0;
+  for (const feature of which) {
+    const value = features[feature];
+    if (value === undefined) continue;
+    total += value * weights[feature];
+    weight += weights[feature];
+  }
+  return weight === 0 ? 0 : total / weight;
+}
+
+/** The attributes that identify across loads: a generated-looking id is left out, it changes every time. */
+function stableAttributes(attributes: Readonly<Record<string, string>>): Map<string, string> {
+  const stable = new Map(Object.entries(attributes));
+  const id = stable.get('id');
+  if (id !== undefined && looksGeneratedId(id)) stable.delete('id');
+  return stable;
+}
+
+/** Equal values count 1, changed values half their similarity, an attribute on one side only 0; `undefined` when neither has any. */
+function attributeSimilarity(recorded: Readonly<Record<string, string>>, candidate: Readonly<Record<string, string>>): number | undefined {
+  const before = stableAttributes(recorded);
+  const after = stableAttributes(candidate);
+  const keys = new Set([...before.keys(), ...after.keys()]);
+  if (keys.size === 0) return undefined;
+  let total = 0;
+  for (const key of keys) {
+    const value = before.get(key);
+    const now = after.get(key);
+    if (value === undefined || now === undefined) continue;
+    total += value === now ? 1 : similarity(value, now) / 2;
+  }
+  return total / keys.size;
+}
+
+/** An ancestor whose name says where the element is (a card's heading, a form's label), with its depth. */
+interface NamedAncestor {
+  /** Its name, as the page gave it. */
+  readonly name: string;
+  /** Its name for comparing: normalized, the element's own words taken out. */
+  readonly key: string;
+  readonly depth: number;
+}
+
+/**
+ * The ancestors' names that give the element a context, nearest first. A container named by its
+ * text holds the element's own words too (`Blue mug $9 Add to cart`): they are taken out, as they
+ * are the same in every card; an ancestor left with nothing (a wrapper around the button) says nothing.
+ */
+function contextNames(print: ElementFingerprint): NamedAncestor[] {
+  const own = [...new Set([normalized(print.name), normalized(print.text)])].filter(Boolean).sort((a, b) => b.length - a.length);
+  const named: NamedAncestor[] = [];
+  print.ancestors.forEach((ancestor, depth) => {
+    let key = normalized(ancestor.name ?? '');
+    for (const words of own) key = key.split(words).join(' ');
+    key = key.replace(/\s+/g, ' ').trim();
+    if (key) named.push({ name: ancestor.name ?? '', key, depth });
+  });
+  return named;
+}
+
+/** How well the most similar of the candidate's context names matches one recorded context name. */
+function bestAgreement(recorded: NamedAncestor, candidate: readonly NamedAncestor[]): number {
+  let best = 0;
+  for (const entry of candidate) best = Math.max(best, similarity(recorded.key, entry.key));
+  return best;
+}
+
+/** How many containers the page may have added between the element and its context. */
+const maxAddedContexts = 2;
+
+/**
+ * How well the candidate sits in the recorded element's nearest context. The candidate's contexts
+ * are read nearest first, passing over containers the recorded element did not have (a wrapper
+ * the page added), up to the first it had: an outer container that holds every card (the list,
+ * whose text names them all) must not put every card in the recorded one's context.
+ */
+function contextAgreement(recordedContext: readonly NamedAncestor[], candidate: readonly NamedAncestor[]): number {
+  const [nearest] = recordedContext;
+  if (!nearest) return 1;
+  let best = 0;
+  for (const entry of candidate.slice(0, maxAddedContexts + 1)) {
+    best = Math.max(best, similarity(nearest.key, entry.key));
+    if (recordedContext.some((known) => similarity(known.key, entry.key) >= contextSimilarity)) break;
+  }
+  return best;
+}
+
+/**
+ * Ancestors: their names (each recorded context name against the candidate's best, the nearest
+ * counting most), their tags and roles in order (a wrapper added or removed costs one step), and
+ * their written ids.
+ */
+function ancestorSimilarity(
+  recorded: ElementFingerprint,
+  recordedContext: readonly NamedAncestor[],
+  candidate: ElementFingerprint,
+  candidateContext: readonly NamedAncestor[],
+): number {
+  const signature = (ancestor: FingerprintAncestor): string => `${ancestor.tagName}/${ancestor.role ?? ''}`;
+  const parts: [number, number][] = [[0.25, pathSimilarity(recorded.ancestors.map(signature), candidate.ancestors.map(signature), (segment) => segment)]];
+  const stableIds = (print: ElementFingerprint): string[] =>
+    print.ancestors.flatMap((ancestor) => (ancestor.id && !looksGeneratedId(ancestor.id) ? [ancestor.id] : []));
+  const recordedIds = stableIds(recorded);
+  if (recordedIds.length > 0) {
+    const candidateIds = new Set(stableIds(candidate));
+    parts.push([0.15, recordedIds.filter((id) => candidateIds.has(id)).length / recordedIds.length]);
+  }
+  if (recordedContext.length > 0) {
+    let total = 0;
+    let weight = 0;
+    recordedContext.forEach((entry, order) => {
+      // The nearest context (the card, the row, the dialog) counts twice: it is what tells apart
+      // the same control repeated across a list.
+      const entryWeight = (order === 0 ? 2 : 1) / (entry.depth + 1);
+      total += entryWeight * bestAgreement(entry, candidateContext);
+      weight += entryWeight;
+    });
+    parts.push([0.6, total / weight]);
+  } else if (candidateContext.length > 0) {
+    parts.push([0.6, 0.5]); // the page gave it a context it did not have: neither for it nor against it
+  }
+  const weight = parts.reduce((sum, [partWeight]) => sum + partWeight, 0);
+  return parts.reduce((sum, [partWeight, value]) => sum + partWeight * value, 0) / weight;
+}
+
+/**
+ * 1 minus the edit distance between two paths over their length: a step with the same tag at
+ * another index (`div[2]` and `div[3]`) costs half, another tag or a step added or removed costs one.
+ */
+function pathSimilarity(before: readonly string[], after: readonly string[], tagOf: (segment: string) => string): number {
+  const a = before.filter(Boolean);
+  const b = after.filter(Boolean);
+  const longest = Math.max(a.length, b.length);
+  if (longest === 0) return 1;
+  let previous = Array.from({ length: b.length + 1 }, (_, column) => column);
+  for (let row = 1; row <= a.length; row++) {
+    const current = [row];
+    for (let column = 1; column <= b.length; column++) {
+      const left = a[row - 1] ?? '';
+      const right = b[column - 1] ?? '';
+      const substitution = left === right ? 0 : tagOf(left) === tagOf(right) ? 0.5 : 1;
+      current.push(Math.min((previous[column] ?? 0) + 1, (current[column - 1] ?? 0) + 1, (previous[column - 1] ?? 0) + substitution));
+    }
+    previous = current;
+  }
+  return 1 - (previous[b.length] ?? longest) / longest;
+}
+
+/** Near and the same size is 1; the score halves about every 170 pixels the centre moved. */
+function boxSimilarity(before: NonNullable<ElementFingerprint['box']>, after: NonNullable<ElementFingerprint['box']>): number {
+  const distance = centreDistance(before, after);
+  const ratio = (x: number, y: number): number => (Math.max(x, y) === 0 ? 1 : Math.min(x, y) / Math.max(x, y));
+  const size = (ratio(before.width, after.width) + ratio(before.height, after.height)) / 2;
+  return 0.7 * Math.exp(-distance / 250) + 0.3 * size;
+}
+
+function centreDistance(before: NonNullable<ElementFingerprint['box']>, after: NonNullable<ElementFingerprint['box']>): number {
+  const dx = before.x + before.width / 2 - (after.x + after.width / 2);
+  const dy = before.y + before.height / 2 - (after.y + after.height / 2);
+  return Math.hypot(dx, dy);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Text similarity
+
+/** Lower case, whitespace folded, the page's cut mark dropped. */
+function normalized(value: string): string {
+  return value.replace(/…$/, '').replace(/\s+/g, ' ').trim().toLowerCase();
+}
+
+/** How long a string the edit distance looks at, so that scoring many candidates stays cheap. */
+const maxCompared = 100;
+const maxTokens = 30;
+
+/**
+ * How alike two texts are, from 0 to 1: the mean of their edit-distance similarity and of their
+ * word overlap, where a word counts when it is nearly the same (`filters` and `filter`). Two empty texts are alike.
+ */
+export function similarity(a: string, b: string): number {
+  const left = normalized(a);
+  const right = normalized(b);
+  if (left === right) return 1;
+  if (!left || !right) return 0;
+  return (editSimilarity(left.slice(0, maxCompared), right.slice(0, maxCompared)) + wordSimilarity(words(left), words(right))) / 2;
+}
+
+function words(value: string): string[] {
+  return value
+    .split(/[^\p{L}\p{N}]+/u)
+    .filter(Boolean)
+    .slice(0, maxTokens);
+}
+
+/** The Dice overlap of two word lists, each word matched once to its most similar word (if at least 75% alike). */
+function wordSimilarity(a: readonly string[], b: readonly string[]): number {
+  if (a.length === 0 && b.length === 0) return 1;
+  if (a.length === 0 || b.length === 0) return 0;
+  const unused = new Set(b.map((_, position) => position));
+  let matched = 0;
+  for (const word of a) {
+    let bestPosition = -1;
+    let bestScore = 0;
+    for (const position of unused) {
+      const score = editSimilarity(word, b[position] ?? '');
+      if (score > bestScore) {
+        bestScore = score;
+        bestPosition = position;
+      }
+    }
+    if (bestPosition >= 0 && bestScore >= 0.75) {
+      unused.delete(bestPosition);
+      matched += bestScore;
+    }
+  }
+  return (2 * matched) / (a.length + b.length);
+}
+
+/** 1 minus the Levenshtein distance over the longer length. */
+function editSimilarity(a: string, b: string): number {
+  if (a === b) return 1;
+  const longest = Math.max(a.length, b.length);
+  if (longest === 0) return 1;
+  let previous = Array.from({ length: b.length + 1 }, (_, column) => column);
+  for (let row = 1; row <= a.length; row++) {
+    const current = [row];
+    for (let column = 1; column <= b.length; column++) {
+      const cost = a[row - 1] === b[column - 1] ? 0 : 1;
+      current.push(Math.min((previous[column] ?? 0) + 1, (current[column - 1] ?? 0) + 1, (previous[column - 1] ?? 0) + cost));
+    }
+    previous = current;
+  }
+  return 1 - (previous[b.length] ?? longest) / longest;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Differences, in words
+
+function differencesOf(recorded: ElementFingerprint, recordedContext: readonly NamedAncestor[], candidate: ElementFingerprint): string[] {
+  const differences: string[] = [];
+  if (recorded.tagName !== candidate.tagName) differences.push(`tag changed from ${recorded.tagName} to ${candidate.tagName}`);
+  if ((recorded.role ?? '') !== (candidate.role ?? '')) differences.push(`role changed from ${recorded.role ?? 'none'} to ${candidate.role ?? 'none'}`);
+  const nameChanged = normalized(recorded.name) !== normalized(candidate.name);
+  if (nameChanged) differences.push(`name changed from ${shown(recorded.name)} to ${shown(candidate.name)}`);
+  const textIsName = normalized(recorded.text) === normalized(recorded.name) && normalized(candidate.text) === normalized(candidate.name);
+  if (normalized(recorded.text) !== normalized(candidate.text) && !(nameChanged && textIsName)) {
+    differences.push(`text changed from ${shown(recorded.text)} to ${shown(candidate.text)}`);
+  }
+  const before = stableAttributes(recorded.attributes);
+  const after = stableAttributes(candidate.attributes);
+  for (const key of new Set([...before.keys(), ...after.keys()])) {
+    const value = before.get(key);
+    const now = after.get(key);
+    if (value === now) continue;
+    if (value === undefined) differences.push(`${key} ${shown(now ?? '')} added`);
+    else if (now === undefined) differences.push(`${key} ${shown(value)} removed`);
+    else differences.push(`${key} changed from ${shown(value)} to ${shown(now)}`);
+  }
+  const nearest = recordedContext[0];
+  if (nearest) {
+    const context = contextNames(candidate);
+    if (contextAgreement(recordedContext, context) < 1) {
+      const [closest] = context;
+      differences.push(closest ? `context changed from ${shown(nearest.name)} to ${shown(closest.name)}` : `context ${shown(nearest.name)} gone`);
+    }
+  }
+  if (recorded.xpath !== candidate.xpath) differences.push(`path changed from ${recorded.xpath} to ${candidate.xpath}`);
+  if (recorded.box && candidate.box) {
+    const distance = Math.round(centreDistance(recorded.box, candidate.box));
+    if (distance >= 1) differences.push(`moved ${distance}px`);
+  }
+  return differences;
+}
+
+/** A value in a difference: as it is when it is one short word, else quoted and cut. */
+function shown(value: string): string {
+  if (/^[^\s"]{1,60}$/.test(value)) return value;
+  const short = value.length > 60 ? `${value.slice(0, 60)}…` : value;
+  return JSON.stringify(short);
+}
+
+function rounded(score: number): number {
+  return Math.round(score * 1000) / 1000;
+}
