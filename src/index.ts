@@ -70,6 +70,8 @@ export {
   type TaskRecord,
 } from './history/types';
 export { elementFingerprintSchema, parseHistory, runHistorySchema } from './history/schema';
+export { HistoryReplay, replayHistory, type ReplayOptions, type ReplayResult } from './replay/replay';
+export { exportPlaywrightScript, type ExportPlaywrightOptions } from './replay/export-playwright';
 
 export type {
   Actor,

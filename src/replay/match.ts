@@ -132,13 +132,15 @@ export function matchElement(recorded: ElementFingerprint, candidates: readonly 
     differences: differencesOf(recorded, recordedContext, entry.candidate.fingerprint),
   });
 
-  // When the element's own features do not single it out, its context has to.
+  // An element that looks like the recorded one (same tag, a similar name) is that element only in
+  // its recorded context: the "Add to cart" of another card is another product's, even when the
+  // recorded card is gone and only one other is left.
   const alike = scored.filter((entry) => entry.alike).length;
   const nearest = recordedContext[0];
-  const eligible = alike >= 2 && nearest ? scored.filter((entry) => entry.context >= contextSimilarity) : scored;
+  const eligible = alike >= 1 && nearest ? scored.filter((entry) => entry.context >= contextSimilarity) : scored;
   const [first, second] = eligible;
   if (!first || first.score < threshold) {
-    if (nearest && alike >= 2 && best.score >= threshold) {
+    if (nearest && alike >= 1 && best.score >= threshold) {
       return {
         kind: 'none',
         reason: `its context ${shown(nearest.name)} is not on the page: ${alike} elements look like it, none inside it`,

@@ -1,0 +1,183 @@
+import { describe, expect, it } from 'vitest';
+import { conversationText, indexOf } from '../../test/helpers/loop';
+import { ConfigError, HistoryFormatError } from '../errors';
+import type { ExecutorEvent } from '../events';
+import { Executor } from '../executor/executor';
+import type { RunHistory } from '../history/types';
+import { FakeBrowserDriver, type FakeElement, type FakePage } from '../testing/fake-browser-driver';
+import { ScriptedLLM, scriptedActions, scriptedPlan } from '../testing/scripted-llm';
+import { HistoryReplay, replayHistory } from './replay';
+
+/** A small shop of fake pages; `variant` changes it the way sites change between a recording and a replay. */
+function shop(variant: 'original' | 'changed' | 'broken' = 'original'): { browser: FakeBrowserDriver; cart: string[]; emails: string[] } {
+  const cart: string[] = [];
+  const emails: string[] = [];
+  const changed = variant !== 'original';
+  const add = (name: string): FakeElement => ({
+    tag: 'button',
+    text: changed ? `Add ${name} to basket` : `Add ${name}`,
+    attributes: { id: changed ? `buy-${name.replace(/\s/g, '-')}` : `add-${name.replace(/\s/g, '-')}` },
+    onClick: () => void cart.push(name),
+  });
+  const mugs: (FakeElement | string)[] = ['Blue mug $12', add('blue mug'), 'Red mug $9', add('red mug')];
+  const pages: Record<string, FakePage> = {
+    'https://shop.test/': {
+      title: 'Shop',
+      content: [
+        ...(changed ? [{ tag: 'a', text: 'Winter sale: 20% off', href: 'https://shop.test/sale' } satisfies FakeElement] : []),
+        'Welcome to the shop',
+        { tag: 'input', attributes: { id: changed ? 'newsletter-mail' : 'email', name: 'email', type: 'email', placeholder: 'Email' } },
+        {
+          tag: 'button',
+          text: 'Subscribe',
+          onClick: (driver) => {
+            emails.push(driver.valueOf('email') ?? '');
+          },
+        },
+        { tag: 'a', text: 'Mugs', href: 'https://shop.test/mugs', attributes: { id: changed ? 'nav-2' : 'nav-mugs' } },
+      ],
+    },
+    'https://shop.test/mugs': {
+      title: 'Mugs',
+      // Reordered in the changed shop; in the broken one, nothing can be added any more.
+      content: variant === 'broken' ? ['Blue mug $12 (sold out)', 'Red mug $9'] : changed ? [...mugs.slice(2), ...mugs.slice(0, 2)] : mugs,
+    },
+  };
+  return { browser: new FakeBrowserDriver({ startUrl: 'https://shop.test/', pages }), cart, emails };
+}
+
+/** Records the run: subscribe with an email, open the mugs, add the blue one, finish. */
+async function record(): Promise<RunHistory> {
+  const { browser, cart } = shop();
+  const llm = new ScriptedLLM({
+    respond: (request) => {
+      const text = request.lastUserText;
+      if (request.agent === 'planner') return cart.length > 0 ? scriptedPlan({ done: true, finalAnswer: 'Added the blue mug.' }) : scriptedPlan();
+      if (cart.length > 0) return scriptedActions([{ done: { text: 'Added the blue mug', success: true } }]);
+      if (text.includes('placeholder="Email"> />')) {
+        return scriptedActions([
+          { input_text: { index: Number(/\[(\d+)\]<input[^>]*name="email"/.exec(text)?.[1]), text: 'a@example.com' } },
+          { click_element: { index: indexOf(text, 'Subscribe') } },
+        ]);
+      }
+      const mugs = indexOf(text, 'Mugs');
+      if (mugs !== undefined) return scriptedActions([{ click_element: { index: mugs } }]);
+      return scriptedActions([{ click_element: { index: indexOf(text, 'Add blue mug') } }]);
+    },
+  });
+  const result = await new Executor({
+    task: 'Subscribe with a@example.com and add the blue mug to the cart',
+    llm,
+    browser,
+    maxSteps: 8,
+    planningInterval: 10,
+  }).execute();
+  expect(result.status).toBe('ok');
+  expect(cart).toEqual(['blue mug']);
+  return result.history;
+}
+
+describe('replayHistory', () => {
+  it('replays a recording exactly on the page it was recorded on, without a model', async () => {
+    const history = await record();
+    const clicks = history.steps.flatMap((step) => step.actions).filter((action) => action.name === 'click_element');
+    expect(clicks.every((action) => action.fingerprint?.tagName !== undefined)).toBe(true);
+
+    const { browser, cart, emails } = shop();
+    const replay = await replayHistory(history, { browser });
+    expect(replay.steps.map((step) => [step.action, step.status])).toEqual([
+      ['input_text', 'exact'],
+      ['click_element', 'exact'],
+      ['click_element', 'exact'],
+      ['click_element', 'exact'],
+      ['done', 'exact'],
+    ]);
+    expect(replay.status).toBe('ok');
+    expect(cart).toEqual(['blue mug']);
+    expect(emails).toEqual(['a@example.com']);
+    expect(replay.finalAnswer).toBe('Added the blue mug');
+    expect(replay.usage.calls).toBe(0);
+    expect(await browser.currentUrl()).toBe('https://shop.test/mugs');
+  });
+
+  it('heals on a changed page: renamed ids, reordered items, changed text and a new banner', async () => {
+    const history = await record();
+    const { browser, cart } = shop('changed');
+    const replay = await replayHistory(history, { browser });
+    expect(replay.status).toBe('ok');
+    expect(replay.steps.every((step) => step.status === 'exact' || step.status === 'healed')).toBe(true);
+    const healed = replay.steps.filter((step) => step.status === 'healed');
+    expect(healed.length).toBeGreaterThan(0);
+    expect(healed.every((step) => step.healedBy === 'match' && (step.score ?? 0) > 0 && (step.differences?.length ?? 0) > 0)).toBe(true);
+    // The blue mug, not the first "Add … to basket" button of the reordered list.
+    expect(cart).toEqual(['blue mug']);
+  });
+
+  it('substitutes variables into what the run typed', async () => {
+    const history = await record();
+    const { browser, emails } = shop();
+    const replay = await replayHistory(history, { browser, variables: { email: 'b@example.com' } });
+    expect(replay.status).toBe('ok');
+    expect(emails).toEqual(['b@example.com']);
+  });
+
+  it('fails a step it cannot do with the reason, stops, and skips the rest', async () => {
+    const history = await record();
+    const { browser, cart } = shop('broken');
+    const replay = await replayHistory(history, { browser });
+    expect(replay.status).toBe('failed');
+    const failed = replay.steps.find((step) => step.status === 'failed');
+    expect(failed?.action).toBe('click_element');
+    expect(failed?.reason).toMatch(/not found/);
+    expect(replay.steps.slice(replay.steps.indexOf(failed!) + 1).every((step) => step.status === 'skipped')).toBe(true);
+    expect(cart).toEqual([]);
+  });
+
+  it('with ask-model, hands the failed step to the Navigator, and counts its usage', async () => {
+    const history = await record();
+    const { browser } = shop('broken');
+    // On the broken page the Navigator scrolls instead (a step the page allows): that heals the step.
+    const llm = new ScriptedLLM({ respond: () => scriptedActions([{ scroll_to_bottom: {} }]) });
+    const replay = await replayHistory(history, { browser, onStepFailure: 'ask-model', llm });
+    const healed = replay.steps.find((step) => step.healedBy === 'model');
+    expect(healed).toMatchObject({ action: 'click_element', status: 'healed' });
+    expect(healed?.reason).toMatch(/not found/);
+    expect(replay.usage.calls).toBe(llm.callCount);
+    expect(llm.callCount).toBeGreaterThan(0);
+    // The model was told which recorded action could not be done, and why.
+    const told = conversationText(llm.requests[0]!);
+    expect(told).toContain('could not be done the recorded way: click_element on the button "Add blue mug"');
+    expect(told).toMatch(/Why: the recorded button "Add blue mug" was not found/);
+  });
+
+  it('sends the run\u2019s events and a replay-step per recorded action, and keeps its own history', async () => {
+    const history = await record();
+    const { browser } = shop();
+    const events: ExecutorEvent['type'][] = [];
+    const replay = new HistoryReplay(history, { browser });
+    for (const name of ['task-start', 'step-start', 'action-end', 'replay-step', 'task-end'] as const) replay.on(name, () => events.push(name));
+    const result = await replay.run();
+    expect(events[0]).toBe('task-start');
+    expect(events.at(-1)).toBe('task-end');
+    expect(events.filter((name) => name === 'replay-step')).toHaveLength(result.steps.length);
+    expect(events.filter((name) => name === 'action-end')).toHaveLength(5);
+    expect(result.history.steps.flatMap((step) => step.actions).map((action) => action.name)).toEqual([
+      'input_text',
+      'click_element',
+      'click_element',
+      'click_element',
+      'done',
+    ]);
+    // The replay's own history replays too.
+    expect((await replayHistory(result.history, { browser: shop().browser })).status).toBe('ok');
+  });
+
+  it('refuses bad options and histories it cannot read', async () => {
+    const history = await record();
+    const { browser } = shop();
+    expect(() => new HistoryReplay(history, { browser, onStepFailure: 'ask-model' })).toThrow(ConfigError);
+    expect(() => new HistoryReplay(history, { browser, delayBetweenActions: -1 })).toThrow(/delayBetweenActions/);
+    const newer = { ...history, schemaVersion: 3 } as unknown as RunHistory;
+    expect(() => new HistoryReplay(newer, { browser })).toThrow(HistoryFormatError);
+  });
+});

@@ -1,0 +1,779 @@
+// Replay without a model: each recorded action again, on the page as it is now. An action on an
+// element finds it by its fingerprint (exactly by stable attributes, else by a scored match),
+// acts, and checks where the browser ended against the recording. A step that cannot be done the
+// recorded way stops the replay, is skipped, or is handed to the Navigator for that step only.
+
+import { z } from 'zod';
+import { createActionContext } from '../actions/action-context';
+import { builtinActions } from '../actions/builtin/index';
+import { ActionRegistry, type ActionOutcome } from '../actions/registry';
+import type { Action, ActionContext, HumanAnswer } from '../actions/types';
+import type { AgentContext, AgentSettings, EventPayload } from '../agents/agent-context';
+import { NavigatorAgent } from '../agents/navigator-agent';
+import type { PageState } from '../browser/page-state';
+import type { BlockedNavigation, BrowserDriver, NavigationGuard, ResolvedBrowserDriver } from '../browser/types';
+import { resolveDriver } from '../dom/driver-defaults';
+import { readFingerprints } from '../dom/fingerprint';
+import { defaultIncludeAttributes, PageStateReader } from '../dom/page-state-reader';
+import { ConfigError, isFatalError, PlannavError, RequestCancelledError } from '../errors';
+import type { Actor, EventBase, ExecutorEventMap, ExecutorEventName, ExecutorListener, ReplayStepReport } from '../events';
+import { toErrorInfo } from '../history/error-info';
+import { parseHistory } from '../history/schema';
+import { StepRecorder } from '../history/step-recorder';
+import { historySchemaVersion, type ActionRecord, type ElementFingerprint, type RunHistory, type StepRecord, type TaskRecord } from '../history/types';
+import type { LLMClient } from '../llm/types';
+import { addUsage, emptyUsage, type PriceTable, type TokenUsage } from '../llm/usage';
+import { MessageManager } from '../messages/message-manager';
+import { navigatorSystemPrompt } from '../prompts/navigator-system';
+import { UrlPolicy, type UrlPolicyOptions } from '../security/url-policy';
+import { sleep } from '../util/abort';
+import { base64ToBytes } from '../util/base64';
+import { withDeadline } from '../util/deadline';
+import { describeThrown } from '../util/describe-thrown';
+import { EventHub } from '../util/event-hub';
+import { matchElement } from './match';
+
+/**
+ * Options of {@link replayHistory}.
+ * @public
+ */
+export interface ReplayOptions {
+  /** The browser to replay in. It runs one replay or task at a time. */
+  readonly browser: BrowserDriver;
+  /**
+   * Values for the recorded inputs, so one recording serves many inputs. A key names the field
+   * the run typed into (its `name`, `id`, `type`, label, placeholder or `aria-label`, any case:
+   * `{ email: 'b@example.com' }` where the run typed into an email field), or a `{{key}}`
+   * placeholder in any recorded parameter.
+   * @defaultValue none: what the run typed is typed again
+   */
+  readonly variables?: Readonly<Record<string, string>> | undefined;
+  /**
+   * What a recorded action that cannot be done the recorded way does: `stop` the replay (the rest
+   * is `skipped`), `skip` it and go on, or `ask-model`: hand that one step to the Navigator with
+   * `llm` (its calls count in `usage`); the step is `healed` when its actions succeed.
+   * @defaultValue 'stop'
+   */
+  readonly onStepFailure?: 'stop' | 'skip' | 'ask-model' | undefined;
+  /** The model for `ask-model`, and for recorded actions that need one (`extract_content`); without it those are `skipped`. */
+  readonly llm?: LLMClient | undefined;
+  /** Milliseconds to wait between two actions, for pages that need a human pace. @defaultValue 0 */
+  readonly delayBetweenActions?: number | undefined;
+  /** Cancels the replay: it ends `cancelled` at once. */
+  readonly signal?: AbortSignal | undefined;
+  /** The lowest score (0 to 1) a scored match may have to be used. @defaultValue the matcher's, 0.6 */
+  readonly matchThreshold?: number | undefined;
+  /** Whether the URL and tab count after each recorded step must be those of the recording (the title is only compared). @defaultValue true */
+  readonly checkOutcome?: boolean | undefined;
+  /** The actions of your own the recording used (as the Executor's `actions` option). */
+  readonly actions?: readonly Action[] | undefined;
+  /** Which URLs the replay may load, as the Executor's `urlPolicy`. @defaultValue every http(s) URL */
+  readonly urlPolicy?: UrlPolicyOptions | undefined;
+  /** Keep a screenshot of each replayed step in the replay's history. @defaultValue false */
+  readonly recordScreenshots?: boolean | undefined;
+  /** Milliseconds one recorded action may take. @defaultValue 180000 */
+  readonly actionTimeoutMs?: number | undefined;
+  /** Prices of the models, for the cost of `ask-model` calls. */
+  readonly prices?: PriceTable | undefined;
+  /** Absolute paths `upload_file` may send, as the Executor's `uploadPaths`. */
+  readonly uploadPaths?: readonly string[] | undefined;
+}
+
+/**
+ * How a replay ended.
+ * @public
+ */
+export interface ReplayResult {
+  /** `ok` when every recorded action was done (`exact` or `healed`) or skipped by choice; `failed` when one failed; `cancelled`. */
+  readonly status: 'ok' | 'failed' | 'cancelled';
+  /** One report per recorded action, in order. */
+  readonly steps: readonly ReplayStepReport[];
+  /** The replay's own history: what it did, with fresh fingerprints (it can be replayed and exported too). */
+  readonly history: RunHistory;
+  /** Tokens of the model calls (`ask-model`, `extract_content`). */
+  readonly usage: TokenUsage;
+  /** The final answer the recording's `done` gave, when the replay reached it. */
+  readonly finalAnswer: string | undefined;
+  /** Why the replay did not end `ok`. */
+  readonly error: PlannavError | undefined;
+  /** How long it took, in milliseconds. */
+  readonly durationMs: number;
+}
+
+const positive = z.number().int('must be an integer').positive('must be positive');
+const optionsSchema = z
+  .object({
+    browser: z.custom<BrowserDriver>(
+      (value) => typeof value === 'object' && value !== null && (value as BrowserDriver).specificationVersion === 'v1',
+      'must be a BrowserDriver (specificationVersion "v1")',
+    ),
+    variables: z.record(z.string(), z.string({ error: 'must map names to strings' })).default({}),
+    onStepFailure: z.enum(['stop', 'skip', 'ask-model'], { error: 'must be "stop", "skip" or "ask-model"' }).default('stop'),
+    llm: z
+      .custom<LLMClient>(
+        (value) => typeof value === 'object' && value !== null && typeof (value as LLMClient).generate === 'function',
+        'must be an LLMClient (a generate() method)',
+      )
+      .optional(),
+    delayBetweenActions: z.number().int('must be an integer').nonnegative('must be 0 or more').default(0),
+    signal: z.custom<AbortSignal>((value) => value instanceof AbortSignal, 'must be an AbortSignal').optional(),
+    matchThreshold: z.number().min(0, 'must be between 0 and 1').max(1, 'must be between 0 and 1').optional(),
+    checkOutcome: z.boolean({ error: 'must be a boolean' }).default(true),
+    actions: z
+      .array(z.custom<Action>((value) => typeof (value as Action | null)?.handler === 'function', 'must be an action made with defineAction()'))
+      .default([]),
+    urlPolicy: z
+      .object({ allow: z.array(z.string()).optional(), deny: z.array(z.string()).optional() })
+      .strict()
+      .default({}),
+    recordScreenshots: z.boolean({ error: 'must be a boolean' }).default(false),
+    actionTimeoutMs: positive.default(180_000),
+    prices: z.record(z.string(), z.object({ input: z.number(), cachedInput: z.number().optional(), output: z.number() })).optional(),
+    uploadPaths: z.array(z.string()).default([]),
+  })
+  .strict();
+
+type ResolvedOptions = z.output<typeof optionsSchema>;
+
+/** The recorded element, found on the page now. */
+interface FoundElement {
+  readonly index: number;
+  readonly status: 'exact' | 'healed';
+  readonly score?: number | undefined;
+  readonly differences?: readonly string[] | undefined;
+  readonly fingerprint: ElementFingerprint | undefined;
+}
+
+/** How one recorded action went, and what the rest of the replay needs from it. */
+interface ActionReplay {
+  readonly report: ReplayStepReport;
+  /** A variable changed what was typed (or where the browser went), now or before. */
+  readonly substituted: boolean;
+  /** The answer of a recorded `done`. */
+  readonly finalAnswer?: string | undefined;
+}
+
+/** Recorded actions that need a person: a replay cannot answer for one. */
+const needsPerson = new Set(['ask_human']);
+/** Recorded actions that need a model. */
+const needsModel = new Set(['extract_content']);
+/** Deadlines of the replay's own browser reads, in milliseconds. */
+const pageStateTimeoutMs = 30_000;
+const settleTimeoutMs = 15_000;
+
+/** One recorded action, with where it sits in the recording and what the browser looked like after its step. */
+interface RecordedAction {
+  readonly task: TaskRecord;
+  readonly step: StepRecord;
+  readonly action: ActionRecord;
+  readonly actionIndex: number;
+  /** The browser the recording found after this action's step, for its last action. */
+  readonly expected: StepRecord['browser'];
+}
+
+/** The recorded actions of each task, in order. */
+function recordedActions(history: RunHistory): { task: TaskRecord; actions: RecordedAction[] }[] {
+  return history.tasks.map((task) => {
+    const steps = history.steps.filter((step) => step.taskId === task.taskId);
+    const actions = steps.flatMap((step, position) => {
+      if (step.actor !== 'navigator') return [];
+      const after = steps.slice(position + 1).find((next) => next.browser !== undefined)?.browser;
+      return step.actions.map((action, actionIndex) => ({
+        task,
+        step,
+        action,
+        actionIndex,
+        expected: actionIndex === step.actions.length - 1 ? after : undefined,
+      }));
+    });
+    return { task, actions };
+  });
+}
+
+/** Lower case, letters and digits only: how variable names and field names are compared. */
+const fieldKey = (text: string): string => text.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, '');
+
+/** Replaces `{{name}}` placeholders in every string of `value`. */
+function withPlaceholders(value: unknown, variables: Readonly<Record<string, string>>): unknown {
+  if (typeof value === 'string') return value.replace(/\{\{\s*([\w.-]+)\s*\}\}/g, (whole, name: string) => variables[name] ?? whole);
+  if (Array.isArray(value)) return value.map((item) => withPlaceholders(item, variables));
+  if (typeof value === 'object' && value !== null) {
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, withPlaceholders(item, variables)]));
+  }
+  return value;
+}
+
+/** The variable a recorded input field takes its value from: one whose name is the field's name, id, type, label or placeholder. */
+function variableFor(fingerprint: ElementFingerprint | undefined, variables: Readonly<Record<string, string>>): string | undefined {
+  if (!fingerprint) return undefined;
+  const { attributes } = fingerprint;
+  const names = [attributes.name, attributes.id, attributes.type, attributes['aria-label'], attributes.placeholder, fingerprint.name]
+    .filter((name): name is string => typeof name === 'string' && name.length > 0)
+    .map(fieldKey);
+  const key = Object.keys(variables).find((candidate) => names.includes(fieldKey(candidate)));
+  return key === undefined ? undefined : variables[key];
+}
+
+/** The recorded parameters with the variables in: placeholders everywhere, and a typed field's value. Returns whether any changed. */
+function substitute(recorded: RecordedAction, variables: Readonly<Record<string, string>>): { params: unknown; changed: boolean } {
+  let params = withPlaceholders(recorded.action.params, variables);
+  const typed = recorded.action.name === 'input_text' ? variableFor(recorded.action.fingerprint, variables) : undefined;
+  if (typed !== undefined && typeof params === 'object' && params !== null) params = { ...params, text: typed };
+  return { params, changed: JSON.stringify(params) !== JSON.stringify(recorded.action.params) };
+}
+
+/** An URL without its fragment and with its query sorted, for comparing where the browser is. */
+function comparable(url: string, withQuery: boolean): string {
+  try {
+    const parsed = new URL(url);
+    parsed.hash = '';
+    if (!withQuery) parsed.search = '';
+    parsed.searchParams.sort();
+    return parsed.href;
+  } catch {
+    return url;
+  }
+}
+
+/** The index of an action's `index` parameter, when it has one. */
+function indexParam(params: unknown): number | undefined {
+  const index = (params as { index?: unknown } | null)?.index;
+  return typeof index === 'number' ? index : undefined;
+}
+
+/** Describes a recorded action for the model, from its fingerprint and parameters. */
+function describeRecorded(recorded: RecordedAction): string {
+  const { action } = recorded;
+  const element = action.fingerprint;
+  const target = element
+    ? ` on the ${element.role ?? element.tagName} ${JSON.stringify(element.name || element.text)}${
+        element.ancestors.find((ancestor) => ancestor.name)?.name
+          ? ` (inside ${JSON.stringify(element.ancestors.find((ancestor) => ancestor.name)?.name)})`
+          : ''
+      }`
+    : '';
+  const params = { ...(typeof action.params === 'object' && action.params !== null ? action.params : {}) } as Record<string, unknown>;
+  delete params.index;
+  const rest = Object.keys(params).length > 0 ? ` with ${JSON.stringify(params)}` : '';
+  return `${action.name}${target}${rest}`;
+}
+
+const unanswered = (): Promise<HumanAnswer> => Promise.resolve({ answer: undefined, timedOut: false });
+
+/** The model a recorded action that needs one gets when the replay has none. */
+const noModel: LLMClient = {
+  specificationVersion: 'v1',
+  provider: 'none',
+  model: 'none',
+  generate: () => Promise.reject(new ConfigError('This replayed action needs a model: pass `llm` in the options of replayHistory().', { field: 'llm' })),
+};
+
+/**
+ * A recorded run, replayed: listen to its events with `on` (the Executor's, plus `replay-step`
+ * after each recorded action), then `run()` it. {@link replayHistory} does both in one call.
+ * @public
+ */
+export class HistoryReplay {
+  private readonly options: ResolvedOptions;
+  private readonly recording: RunHistory;
+  private readonly driver: ResolvedBrowserDriver;
+  private readonly registry: ActionRegistry;
+  private readonly reader: PageStateReader;
+  private readonly urlPolicy: UrlPolicy;
+  private readonly hub = new EventHub((error, event) => {
+    if ((event as { code?: unknown }).code === 'LISTENER_ERROR') return;
+    this.emit('warning', 'system', { code: 'LISTENER_ERROR', message: `An event listener threw: ${describeThrown(error)}` });
+  });
+  private readonly controller = new AbortController();
+  private readonly tasks: TaskRecord[] = [];
+  private readonly steps: StepRecord[] = [];
+  private readonly screenshots = new Map<string, Uint8Array>();
+  private readonly blocked: BlockedNavigation[] = [];
+  private current = { taskId: '', step: 0 };
+  private recorder: StepRecorder | undefined;
+  private usage = emptyUsage;
+  private started = false;
+
+  /**
+   * Checks the history and the options; nothing runs until `run()`.
+   * @throws `ConfigError` for a bad option (`ask-model` without `llm`); `HistoryFormatError` for a history that is not valid.
+   */
+  constructor(history: RunHistory, options: ReplayOptions) {
+    const parsed = optionsSchema.safeParse(options);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      const field = issue?.path.join('.') ?? '';
+      throw new ConfigError(`Option \`${field}\` of replayHistory() ${issue?.message ?? 'is invalid'}.`, { field });
+    }
+    this.options = parsed.data;
+    if (this.options.onStepFailure === 'ask-model' && !this.options.llm) {
+      throw new ConfigError('Option `onStepFailure: "ask-model"` of replayHistory() needs a model: pass `llm`.', { field: 'llm' });
+    }
+    // The same checks as a loaded file: a history built by hand or changed on the way is read as one.
+    const { screenshots, ...json } = history as Partial<RunHistory>;
+    this.recording = parseHistory(json, screenshots instanceof Map ? screenshots : new Map());
+    this.driver = resolveDriver(this.options.browser);
+    const own = this.options.actions;
+    this.registry = new ActionRegistry([...builtinActions().filter((action) => !own.some((mine) => mine.name === action.name)), ...own]);
+    this.reader = new PageStateReader(this.driver, { viewportExpansion: 0, includeAttributes: defaultIncludeAttributes, maxTextLength: 100 });
+    this.urlPolicy = new UrlPolicy(this.options.urlPolicy);
+    const external = this.options.signal;
+    if (external) {
+      if (external.aborted) this.cancel('Cancelled by the signal given to replayHistory().');
+      else external.addEventListener('abort', () => this.cancel('Cancelled by the signal given to replayHistory().'), { once: true });
+    }
+  }
+
+  /** Listens to an event, as `Executor.on`. */
+  on<K extends ExecutorEventName>(name: K, listener: ExecutorListener<K>): this {
+    this.hub.on(name, listener);
+    return this;
+  }
+
+  /** Stops listening. */
+  off<K extends ExecutorEventName>(name: K, listener: ExecutorListener<K>): this {
+    this.hub.off(name, listener);
+    return this;
+  }
+
+  /** Cancels the replay: `run()` resolves `cancelled`. */
+  cancel(reason = 'Cancelled by the caller.'): void {
+    if (!this.controller.signal.aborted) this.controller.abort(new RequestCancelledError(reason));
+  }
+
+  /** The replay's own history so far. */
+  get history(): RunHistory {
+    return {
+      schemaVersion: historySchemaVersion,
+      tasks: this.tasks.map((task) => ({ ...task })),
+      steps: [...this.steps],
+      screenshots: new Map(this.screenshots),
+    };
+  }
+
+  /**
+   * Replays every recorded task in order. Never rejects for what happens on the pages: the result
+   * says how each recorded action went.
+   * @throws `ConfigError` when called twice.
+   */
+  async run(): Promise<ReplayResult> {
+    if (this.started) throw new ConfigError('This replay has run already: create another with replayHistory() or new HistoryReplay().');
+    this.started = true;
+    const startedAt = Date.now();
+    const reports: ReplayStepReport[] = [];
+    let error: PlannavError | undefined;
+    let finalAnswer: string | undefined;
+    const guarded = await this.installGuard();
+    try {
+      for (const { task, actions } of recordedActions(this.recording)) {
+        const outcome = await this.replayTask(task, actions, reports);
+        finalAnswer = outcome.finalAnswer ?? finalAnswer;
+        if (outcome.error) {
+          error = outcome.error;
+          break;
+        }
+      }
+    } finally {
+      if (guarded) await this.options.browser.setNavigationGuard?.(undefined).catch(() => undefined);
+    }
+    const status = RequestCancelledError.isInstance(error) ? 'cancelled' : error || reports.some((report) => report.status === 'failed') ? 'failed' : 'ok';
+    return { status, steps: reports, history: this.history, usage: this.usage, finalAnswer, error, durationMs: Date.now() - startedAt };
+  }
+
+  /** Replays one recorded task; returns its answer, or the error that ends the replay. */
+  private async replayTask(
+    task: TaskRecord,
+    actions: readonly RecordedAction[],
+    reports: ReplayStepReport[],
+  ): Promise<{ finalAnswer?: string | undefined; error?: PlannavError | undefined }> {
+    const taskIndex = this.tasks.length;
+    const startedAt = Date.now();
+    const started: TaskRecord = { taskId: task.taskId, task: task.task, startedAt, endedAt: undefined, status: undefined, finalAnswer: undefined };
+    this.tasks.push(started);
+    this.current = { taskId: task.taskId, step: 0 };
+    this.emit('task-start', 'system', { task: task.task, taskIndex });
+    const taskUsage = this.usage;
+    let finalAnswer: string | undefined;
+    let error: PlannavError | undefined;
+    let stopped: string | undefined;
+    let substituted = false;
+    let stepStart: { record: StepRecord; started: number } | undefined;
+    for (const recorded of actions) {
+      // One replay step per recorded Navigator step, as the recording had them.
+      if (stepStart?.record !== recorded.step) {
+        this.endStep(stepStart);
+        stepStart = { record: recorded.step, started: Date.now() };
+        this.current = { taskId: task.taskId, step: recorded.step.step };
+        this.recorder = new StepRecorder(task.taskId, taskIndex, recorded.step.step, 'navigator');
+        this.emit('step-start', 'navigator', {});
+      }
+      const report: ActionReplay = stopped
+        ? this.skipped(recorded, stopped)
+        : await this.replayAction(recorded, substituted).catch((caught: unknown) => {
+            error = this.controller.signal.aborted ? (this.controller.signal.reason as PlannavError) : toError(caught);
+            return this.failedReport(recorded, error.message, 0);
+          });
+      substituted ||= report.substituted;
+      reports.push(report.report);
+      this.emit('replay-step', 'system', { report: report.report });
+      if (report.finalAnswer !== undefined) finalAnswer = report.finalAnswer;
+      if (error) break;
+      if (report.report.status === 'failed' && this.options.onStepFailure !== 'skip') {
+        stopped = `the replay stopped at step ${recorded.step.step} (${recorded.action.name}), which failed`;
+      }
+      if (this.options.delayBetweenActions > 0) await sleep(this.options.delayBetweenActions, this.controller.signal).catch(() => undefined);
+    }
+    this.endStep(stepStart, error);
+    const failed = reports.some((report) => report.taskId === task.taskId && report.status === 'failed');
+    const status = error ? (RequestCancelledError.isInstance(error) ? 'cancelled' : 'failed') : failed ? 'failed' : 'ok';
+    const endedAt = Date.now();
+    this.tasks[taskIndex] = { ...started, endedAt, status, finalAnswer, error: error ? toErrorInfo(error) : undefined };
+    const usage = subtractCalls(this.usage, taskUsage);
+    this.emit('task-end', 'system', {
+      status,
+      success: status === 'ok',
+      finalAnswer,
+      error: error ? toErrorInfo(error) : undefined,
+      usage,
+      durationMs: endedAt - startedAt,
+    });
+    return { finalAnswer, error };
+  }
+
+  private endStep(step: { record: StepRecord; started: number } | undefined, error?: unknown): void {
+    if (!step || !this.recorder) return;
+    const record = this.recorder.finish(error, this.keepScreenshot(this.recorder.screenshot));
+    this.steps.push(record);
+    this.emit('step-end', 'navigator', {
+      durationMs: Date.now() - step.started,
+      usage: record.usage,
+      error: record.error,
+      consecutiveFailures: record.actions.some((action) => action.error) ? 1 : 0,
+    });
+    this.recorder = undefined;
+  }
+
+  private keepScreenshot(data: string | undefined): StepRecord['screenshot'] {
+    if (data === undefined) return undefined;
+    const part = `step-${String(this.steps.length + 1).padStart(4, '0')}.jpg`;
+    this.screenshots.set(part, base64ToBytes(data));
+    return { part, mediaType: 'image/jpeg' };
+  }
+
+  private skipped(recorded: RecordedAction, reason: string): ActionReplay {
+    return { report: this.report(recorded, { status: 'skipped', reason, durationMs: 0 }), substituted: false };
+  }
+
+  private failedReport(recorded: RecordedAction, reason: string, durationMs: number): ActionReplay {
+    return { report: this.report(recorded, { status: 'failed', reason, durationMs }), substituted: false };
+  }
+
+  private report(recorded: RecordedAction, fields: Omit<ReplayStepReport, 'taskId' | 'step' | 'actionIndex' | 'action'>): ReplayStepReport {
+    return { taskId: recorded.task.taskId, step: recorded.step.step, actionIndex: recorded.actionIndex, action: recorded.action.name, ...fields };
+  }
+
+  /** Replays one recorded action: finds its element, acts, checks the outcome; on failure, what `onStepFailure` says. */
+  private async replayAction(recorded: RecordedAction, substitutedBefore: boolean): Promise<ActionReplay> {
+    const started = Date.now();
+    const { action } = recorded;
+    if (action.error) return this.skipped(recorded, `it failed when recorded: ${action.error.message}`);
+    if (needsPerson.has(action.name)) return this.skipped(recorded, `${action.name} needs a person; a replay cannot answer for one`);
+    if (needsModel.has(action.name) && !this.options.llm) return this.skipped(recorded, `${action.name} needs a model: pass \`llm\` to replay it`);
+    const { params: substitutedParams, changed } = substitute(recorded, this.options.variables);
+    const substituted = substitutedBefore || changed;
+    const state = await this.readPage();
+    this.recorder?.setState(state);
+
+    let params = substitutedParams;
+    let match: FoundElement | undefined;
+    let failure: string | undefined;
+    if (indexParam(action.params) !== undefined) {
+      const found = await this.findElement(action.fingerprint, state);
+      if ('reason' in found) failure = found.reason;
+      else {
+        match = found;
+        params = { ...(params as Record<string, unknown>), index: found.index };
+      }
+    }
+    let outcome: ActionOutcome | undefined;
+    let fingerprint: ElementFingerprint | undefined;
+    if (!failure) {
+      fingerprint = match?.fingerprint;
+      outcome = await this.runAction(action.name, params, state, recorded.actionIndex);
+      this.recordAction(action.name, params, outcome, fingerprint, started, state);
+      failure = outcome.error ? `the action failed: ${outcome.error.message}` : await this.checkOutcome(recorded, substituted);
+    }
+    const finalAnswer = outcome?.result.isDone ? outcome.result.extractedContent : undefined;
+    if (!failure) {
+      const differences = match?.differences && match.differences.length > 0 ? match.differences : undefined;
+      // A scored match that differs in nothing is the recorded element, exactly.
+      const status = match?.status === 'healed' && differences ? 'healed' : 'exact';
+      return {
+        report: this.report(recorded, {
+          status,
+          ...(status === 'healed' ? { healedBy: 'match' as const, score: match?.score, differences } : {}),
+          ...(match ? { index: match.index } : {}),
+          durationMs: Date.now() - started,
+        }),
+        substituted,
+        finalAnswer,
+      };
+    }
+    if (this.options.onStepFailure === 'ask-model' && this.options.llm) {
+      const why = await this.askModel(recorded, failure, this.options.llm);
+      const elsewhere = why === undefined ? await this.checkOutcome(recorded, substituted) : undefined;
+      if (why === undefined && elsewhere === undefined) {
+        return {
+          report: this.report(recorded, { status: 'healed', healedBy: 'model', reason: failure, durationMs: Date.now() - started }),
+          substituted,
+          finalAnswer,
+        };
+      }
+      failure = `${failure}; the model could not do it either: ${why ?? elsewhere ?? ''}`;
+    }
+    return { ...this.failedReport(recorded, failure, Date.now() - started), substituted };
+  }
+
+  /** The recorded element on the page now, or why it cannot be found. */
+  private async findElement(fingerprint: ElementFingerprint | undefined, state: PageState): Promise<FoundElement | { reason: string }> {
+    if (!fingerprint) return { reason: 'the recording has no fingerprint of the element (a history of version 1, or the page could not be read then)' };
+    const refs = [...state.elements.values()];
+    const prints = await readFingerprints(this.driver, refs, { signal: this.controller.signal });
+    const candidates = refs.flatMap((ref, position) => {
+      const print = prints[position];
+      return print ? [{ index: ref.index, fingerprint: print }] : [];
+    });
+    const found = matchElement(fingerprint, candidates, { threshold: this.options.matchThreshold });
+    const printOf = (index: number): ElementFingerprint | undefined => candidates.find((candidate) => candidate.index === index)?.fingerprint;
+    if (found.kind === 'exact') return { index: found.index, status: 'exact', fingerprint: printOf(found.index) };
+    if (found.kind === 'healed') {
+      return { index: found.index, status: 'healed', score: found.score, differences: found.differences, fingerprint: printOf(found.index) };
+    }
+    const best = found.best ? ` (the closest, element ${found.best.index}, scored ${found.best.score.toFixed(2)}: ${found.best.differences.join('; ')})` : '';
+    return {
+      reason: `the recorded ${fingerprint.role ?? fingerprint.tagName} ${JSON.stringify(fingerprint.name || fingerprint.text)} was not found: ${found.reason}${best}`,
+    };
+  }
+
+  /** Runs an action on `state`, bounded by the action timeout. */
+  private async runAction(name: string, params: unknown, state: PageState, actionIndex: number): Promise<ActionOutcome> {
+    this.emit('action-start', 'navigator', { action: name, params, actionIndex });
+    const started = Date.now();
+    let outcome: ActionOutcome;
+    try {
+      outcome = await this.registry.runWithOutcome(name, params, this.actionContext(state), { timeoutMs: this.options.actionTimeoutMs });
+    } catch (error) {
+      const info = toErrorInfo(this.controller.signal.aborted ? this.controller.signal.reason : error);
+      this.emit('action-end', 'navigator', { action: name, params, actionIndex, result: undefined, error: info, durationMs: Date.now() - started });
+      throw error;
+    }
+    this.emit('action-end', 'navigator', {
+      action: name,
+      params,
+      actionIndex,
+      result: outcome.result.extractedContent,
+      error: outcome.error,
+      durationMs: Date.now() - started,
+    });
+    return outcome;
+  }
+
+  private recordAction(
+    name: string,
+    params: unknown,
+    outcome: ActionOutcome,
+    fingerprint: ElementFingerprint | undefined,
+    started: number,
+    state: PageState,
+  ): void {
+    const index = indexParam(params);
+    const ref = index === undefined ? undefined : state.elements.get(index);
+    this.recorder?.addAction({
+      name,
+      params,
+      result: outcome.result.extractedContent,
+      error: outcome.error,
+      includeInMemory: outcome.result.includeInMemory ?? false,
+      isDone: outcome.result.isDone ?? false,
+      success: outcome.result.success,
+      data: outcome.result.data,
+      element: ref && index !== undefined ? { index, tagName: ref.tagName, selector: ref.selector } : undefined,
+      fingerprint,
+      startedAt: started,
+      durationMs: Date.now() - started,
+    });
+  }
+
+  private actionContext(state: PageState | undefined): ActionContext {
+    return createActionContext({
+      driver: this.driver,
+      state,
+      signal: this.controller.signal,
+      extractionLLM: this.options.llm ?? noModel,
+      taskId: this.current.taskId,
+      step: this.current.step,
+      uploadPaths: this.options.uploadPaths,
+      urlPolicy: this.urlPolicy,
+      askHuman: unanswered,
+      onUrlBlocked: (url, reason) => this.emit('url-blocked', 'navigator', { url, reason, kind: 'action' }),
+    });
+  }
+
+  /** Why the browser is not where the recording was after this step, or undefined when it is (or there is nothing to compare). */
+  private async checkOutcome(recorded: RecordedAction, substituted: boolean): Promise<string | undefined> {
+    const expected = recorded.expected;
+    if (!this.options.checkOutcome || !expected) return undefined;
+    const [tabs, active] = await Promise.all([this.driver.tabs({ signal: this.controller.signal }), this.driver.activeTab({ signal: this.controller.signal })]);
+    // Typed values that changed change the URLs of GET forms: then only the path must match.
+    const withQuery = !substituted;
+    if (comparable(active.url, withQuery) !== comparable(expected.url, withQuery)) {
+      return `the browser is at ${active.url}, where the recording was at ${expected.url}`;
+    }
+    if (tabs.length !== expected.tabs) return `${tabs.length} tab(s) are open, where the recording had ${expected.tabs}`;
+    return undefined;
+  }
+
+  /**
+   * Hands one recorded step to the Navigator: it reads the page and acts once. Returns undefined
+   * when its actions succeeded, else why not.
+   */
+  private async askModel(recorded: RecordedAction, failure: string, llm: LLMClient): Promise<string | undefined> {
+    const goal = (recorded.step.modelOutput as { current_state?: { next_goal?: unknown } } | undefined)?.current_state?.next_goal;
+    const task = [
+      `You are replaying a recorded browser task: ${JSON.stringify(recorded.task.task)}.`,
+      `One recorded action could not be done the recorded way: ${describeRecorded(recorded)}${typeof goal === 'string' && goal ? ` (its goal: ${goal})` : ''}.`,
+      `Why: ${failure}.`,
+      'Do what that action was for on the current page, with as few actions as needed, then stop. Do not call done.',
+    ].join('\n');
+    const messages = new MessageManager({ maxInputTokens: 128_000 });
+    const offered = this.registry.list().filter((action) => action.name !== 'done' && !needsPerson.has(action.name));
+    messages.initTask(navigatorSystemPrompt({ maxActionsPerStep: 3, actionList: this.registry.describe() }), task);
+    const settings: AgentSettings = {
+      maxSteps: 1,
+      maxActionsPerStep: 3,
+      useVision: false,
+      useVisionForPlanner: false,
+      recordScreenshots: this.options.recordScreenshots,
+      modelRetry: {},
+      modelTimeoutMs: 120_000,
+      fallbackLLM: undefined,
+      browserTimeouts: { pageState: pageStateTimeoutMs, action: this.options.actionTimeoutMs, settle: settleTimeoutMs },
+      temperature: undefined,
+      prices: this.options.prices,
+      uploadPaths: this.options.uploadPaths,
+      endTaskOnBlockedUrl: false,
+    };
+    const context: AgentContext = {
+      taskId: this.current.taskId,
+      settings,
+      messages,
+      driver: this.driver,
+      pageReader: this.reader,
+      registry: this.registry,
+      navigatorLLM: llm,
+      plannerLLM: llm,
+      extractionLLM: llm,
+      urlPolicy: this.urlPolicy,
+      driverGuarded: false,
+      takeBlockedNavigations: () => this.blocked.splice(0),
+      signal: this.controller.signal,
+      nSteps: recorded.step.step,
+      actionResults: [],
+      currentState: undefined,
+      emit: (name, actor, payload) => this.emit(name, actor, payload),
+      checkpoint: () => (this.controller.signal.aborted ? Promise.reject(this.controller.signal.reason as Error) : Promise.resolve(false)),
+      askHuman: unanswered,
+    };
+    const recorder = new StepRecorder(this.current.taskId, this.tasks.length - 1, recorded.step.step, 'navigator');
+    try {
+      const result = await new NavigatorAgent(context).step(recorder, { only: offered.map((action) => action.name) });
+      const record = recorder.finish();
+      for (const action of record.actions) this.recorder?.addAction(action);
+      const errors = result.results.filter((item) => item.error !== undefined);
+      if (result.results.length === 0) return 'it chose no action';
+      return errors.length > 0 ? errors.map((item) => item.error).join(' ') : undefined;
+    } catch (error) {
+      if (this.controller.signal.aborted || isFatalError(error)) throw error;
+      return describeThrown(error);
+    } finally {
+      const usage = recorder.tokenUsage;
+      this.recorder?.addUsage(usage);
+    }
+  }
+
+  /** Reads the page once it settled, within the replay's deadlines. */
+  private async readPage(): Promise<PageState> {
+    const signal = this.controller.signal;
+    const unsettled = (): PlannavError => new PlannavError('BROWSER_TIMEOUT', 'The page did not settle in time.', { retryable: true });
+    await withDeadline(settleTimeoutMs, signal, unsettled, (bounded) => this.driver.waitForSettled({ signal: bounded })).catch((error: unknown) => {
+      if (signal.aborted || isFatalError(error)) throw error;
+    });
+    const slow = (): PlannavError => new PlannavError('BROWSER_TIMEOUT', `Reading the page took longer than ${pageStateTimeoutMs} ms.`, { retryable: true });
+    return withDeadline(pageStateTimeoutMs, signal, slow, (bounded) => this.reader.capture({ screenshot: this.options.recordScreenshots, signal: bounded }));
+  }
+
+  private async installGuard(): Promise<boolean> {
+    const browser = this.options.browser;
+    if (!this.urlPolicy.restrictive || typeof browser.setNavigationGuard !== 'function') return false;
+    const guard: NavigationGuard = {
+      check: (url) => this.urlPolicy.check(url),
+      blocked: (navigation) => {
+        this.blocked.push(navigation);
+        this.emit('url-blocked', 'system', { url: navigation.url, reason: navigation.reason, kind: navigation.kind });
+      },
+    };
+    try {
+      await browser.setNavigationGuard(guard);
+      return true;
+    } catch (error) {
+      this.emit('warning', 'system', { code: 'URL_POLICY_GUARD_FAILED', message: `The driver could not install the URL policy: ${describeThrown(error)}` });
+      return false;
+    }
+  }
+
+  private emit<K extends ExecutorEventName>(name: K, actor: Actor, payload: EventPayload<K>): void {
+    const base: EventBase = { taskId: this.current.taskId, step: this.current.step, actor, timestamp: Date.now() };
+    const event = { ...base, ...payload } as ExecutorEventMap[K];
+    if (name === 'model-call-end') {
+      const { usage, provider, model, attempt, durationMs, error } = event as ExecutorEventMap['model-call-end'];
+      this.usage = addUsage(this.usage, usage);
+      this.recorder?.addModelCall({ actor: 'navigator', provider, model, attempt, usage, durationMs, error });
+    }
+    this.hub.emit(name, event);
+  }
+}
+
+/** The usage of the calls made since `before` (the later sum minus the earlier one). */
+function subtractCalls(after: TokenUsage, before: TokenUsage): TokenUsage {
+  return {
+    inputTokens: after.inputTokens - before.inputTokens,
+    outputTokens: after.outputTokens - before.outputTokens,
+    cachedInputTokens: after.cachedInputTokens - before.cachedInputTokens,
+    reasoningTokens: after.reasoningTokens - before.reasoningTokens,
+    totalTokens: after.totalTokens - before.totalTokens,
+    calls: after.calls - before.calls,
+    costUsd: after.costUsd === undefined || before.costUsd === undefined ? undefined : after.costUsd - before.costUsd,
+  };
+}
+
+function toError(error: unknown): PlannavError {
+  return PlannavError.isInstance(error)
+    ? error
+    : new PlannavError('UNEXPECTED_ERROR', `The replay failed unexpectedly: ${describeThrown(error)}`, { cause: error });
+}
+
+/**
+ * Replays a recorded run without a model: each recorded action again, its element found by
+ * fingerprint, its outcome checked against the recording. See {@link ReplayOptions}.
+ * @example
+ * ```ts
+ * const history = await loadHistory('runs/checkout.json');
+ * const replay = await replayHistory(history, { browser, variables: { email: 'b@example.com' } });
+ * for (const step of replay.steps) console.log(step.step, step.action, step.status, step.reason ?? '');
+ * ```
+ * @throws `ConfigError` for a bad option; `HistoryFormatError` for a history that is not valid.
+ * @public
+ */
+export function replayHistory(history: RunHistory, options: ReplayOptions): Promise<ReplayResult> {
+  return new HistoryReplay(history, options).run();
+}
