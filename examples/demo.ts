@@ -5,13 +5,15 @@
 // as a model would, and picks the cheapest blue item from the prices on the page. With
 // OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY or PLANNAV_MODEL (such as
 // `anthropic:claude-sonnet-4-5`, any spec createLLM takes) set, that real model does the task.
+// The run is kept: its history with a screenshot per step, a GIF and an HTML report, in one
+// folder under the OS temp folder.
 
-import { writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Executor, type ExecutionResult, type LLMClient } from 'plannav';
 import { createLLM, providerEnvironment } from 'plannav/models';
+import { createRunGif, createRunReport, saveHistory } from 'plannav/node';
 import { PlaywrightDriver } from 'plannav/playwright';
 import type { Product } from './demo-shop/catalogue';
 import type { CartLine } from './demo-shop/pages';
@@ -35,15 +37,19 @@ export interface DemoOptions {
 /** What a demo run leaves behind. */
 export interface DemoRun {
   readonly result: ExecutionResult;
-  /** The JSON file the run's history was saved to. */
+  /** The JSON file the run's history was saved to (its screenshots in the folder `screenshotFolder` names beside it). */
   readonly historyFile: string;
+  /** The run as an animated GIF, beside the history. */
+  readonly gifFile: string;
+  /** The run as a self-contained HTML page, beside the history. */
+  readonly reportFile: string;
   /** The cart as the shop's server holds it at the end. */
   readonly cart: readonly CartLine[];
   /** The products the shop sold, in the order its pages listed them. */
   readonly products: readonly Product[];
 }
 
-/** Starts the shop and the browser, runs the task, prints each step and saves the history. */
+/** Starts the shop and the browser, runs the task, prints each step and saves the history, a GIF and a report of the run. */
 export async function runDemo(options: DemoOptions = {}): Promise<DemoRun> {
   const log = options.log ?? ((line: string) => console.log(line));
   const maxPrice = options.maxPrice ?? 25;
@@ -60,7 +66,8 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoRun> {
   try {
     const task = `Find the cheapest blue item under $${maxPrice} in the Kitchen section of the shop at ${shop.url} and add it to the cart.`;
     // The URL policy keeps the agent (a real model too) on the shop: other sites are refused.
-    const executor = new Executor({ task, llm, browser, maxSteps: 20, urlPolicy: { allow: [new URL(shop.url).hostname] } });
+    // recordScreenshots keeps a screenshot of each step in the history, for the GIF and the report.
+    const executor = new Executor({ task, llm, browser, maxSteps: 20, recordScreenshots: true, urlPolicy: { allow: [new URL(shop.url).hostname] } });
 
     executor.on('task-start', (event) => log(`Task: ${event.task}`));
     executor.on('plan-end', ({ plan: decision }) => log(`plan      ${decision.done ? `done: ${decision.finalAnswer}` : `next: ${decision.nextSteps}`}`));
@@ -72,8 +79,11 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoRun> {
     );
 
     const result = await executor.execute();
-    const historyFile = join(tmpdir(), `plannav-demo-${result.taskId}.json`);
-    await writeFile(historyFile, JSON.stringify(result.history, null, 2));
+    const folder = join(tmpdir(), `plannav-demo-${result.taskId}`);
+    const historyFile = join(folder, 'history.json');
+    await saveHistory(historyFile, result.history);
+    const { path: gifFile } = await createRunGif(result.history, join(folder, 'run.gif'));
+    const { path: reportFile } = await createRunReport(result.history, join(folder, 'report.html'));
     log(
       `\nStatus: ${result.status}, success: ${result.success}, ${result.steps} steps, ${result.usage.calls} model calls, ${(result.durationMs / 1000).toFixed(1)} s`,
     );
@@ -87,7 +97,9 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoRun> {
       }`,
     );
     log(`History: ${historyFile}`);
-    return { result, historyFile, cart: shop.cart(), products: shop.products };
+    log(`GIF: ${gifFile}`);
+    log(`Report: ${reportFile}`);
+    return { result, historyFile, gifFile, reportFile, cart: shop.cart(), products: shop.products };
   } finally {
     await browser.close();
     await shop.close();

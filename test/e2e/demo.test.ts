@@ -1,20 +1,22 @@
 // The quick-start demo end to end: the shop, headless Chromium, the Executor and the scripted model.
 // What was bought is read from the shop's server, never from what the demo printed.
+import { existsSync } from 'node:fs';
 import { readFile, rm } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { dirname } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { RunHistory } from '../../src/index';
+import { loadHistory } from '../../src/node/index';
 import { runDemo as runDemoOnce, type DemoOptions, type DemoRun } from '../../examples/demo';
 import { catalogue, type Product } from '../../examples/demo-shop/catalogue';
 
-const historyFiles: string[] = [];
-afterAll(() => Promise.all(historyFiles.map((file) => rm(file, { force: true }))));
+const runFolders: string[] = [];
+afterAll(() => Promise.all(runFolders.map((folder) => rm(folder, { recursive: true, force: true }))));
 
-/** Runs the demo and remembers its history file, to remove it afterwards. */
+/** Runs the demo and remembers the folder of its files, to remove it afterwards. */
 async function runDemo(options: DemoOptions): Promise<DemoRun> {
   const run = await runDemoOnce(options);
-  historyFiles.push(run.historyFile);
+  runFolders.push(dirname(run.historyFile));
   return run;
 }
 
@@ -33,7 +35,7 @@ function expectBought(run: DemoRun, product: Product): void {
 }
 
 describe('npm run demo', () => {
-  it('buys the cheapest blue item under $25 in the kitchen, prints each step and saves the history', { timeout: 60_000 }, async () => {
+  it('buys the cheapest blue item under $25 in the kitchen, prints each step and saves the history, a GIF and a report', { timeout: 60_000 }, async () => {
     const lines: string[] = [];
     const run = await runDemo({ env: {}, log: (line) => lines.push(line) });
 
@@ -42,16 +44,27 @@ describe('npm run demo', () => {
     expectBought(run, expected);
     expect(run.result.finalAnswer).toContain('Blue bowl');
 
-    const history = JSON.parse(await readFile(run.historyFile, 'utf8')) as RunHistory;
+    for (const file of [run.historyFile, run.gifFile, run.reportFile]) expect(existsSync(file), file).toBe(true);
+    expect(new Set([run.historyFile, run.gifFile, run.reportFile].map((file) => dirname(file))).size).toBe(1);
+    const history = await loadHistory(run.historyFile);
     expect(history.schemaVersion).toBe(2);
+    expect(history.screenshots.size).toBeGreaterThan(0);
     expect(history.tasks).toHaveLength(1);
     const actions = history.steps.flatMap((step) => step.actions.map((action) => action.name));
     expect(actions).toEqual(expect.arrayContaining(['go_to_url', 'click_element', 'select_dropdown_option', 'input_text', 'cache_content', 'done']));
     expect(history.steps.flatMap((step) => step.actions).every((action) => action.error === undefined)).toBe(true);
 
+    const gif = await readFile(run.gifFile);
+    expect(gif.subarray(0, 6).toString('latin1')).toBe('GIF89a');
+    // One card per step of the history: createRunReport writes each as <article class="step <actor>" …>.
+    const report = await readFile(run.reportFile, 'utf8');
+    expect(report.split('<article class="step').length - 1).toBe(history.steps.length);
+
     expect(lines[0]).toMatch(/^Model: scripted/);
     expect(lines).toContain('step 1    Open the shop');
-    expect(lines.some((line) => line.includes(`History: ${run.historyFile}`))).toBe(true);
+    expect(lines).toContain(`History: ${run.historyFile}`);
+    expect(lines).toContain(`GIF: ${run.gifFile}`);
+    expect(lines).toContain(`Report: ${run.reportFile}`);
   });
 
   it('decides from the page it reads: a shuffled shop with other prices gets the right item', { timeout: 90_000 }, async () => {
