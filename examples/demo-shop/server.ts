@@ -9,6 +9,8 @@ import { shopLook, shopVariants, type ShopVariant } from './variants';
 
 /** Options of {@link startDemoShop}. */
 export interface DemoShopOptions {
+  /** The port on 127.0.0.1; a replay test serves a changed shop where the recorded one was. @defaultValue a free one */
+  readonly port?: number | undefined;
   /** Shuffle each section's order and deal its prices out anew; the same seed gives the same shop. @defaultValue the fixed catalogue */
   readonly seed?: number | undefined;
   /**
@@ -118,7 +120,7 @@ export async function startDemoShop(options: DemoShopOptions = {}): Promise<Demo
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(0, '127.0.0.1', resolve);
+    server.listen(options.port ?? 0, '127.0.0.1', resolve);
   });
   const { port } = server.address() as AddressInfo;
   let closing: Promise<void> | undefined;

@@ -549,7 +549,7 @@ export class HistoryReplay {
     if (found.kind === 'healed') {
       return { index: found.index, status: 'healed', score: found.score, differences: found.differences, fingerprint: printOf(found.index) };
     }
-    const best = found.best ? ` (the closest, element ${found.best.index}, scored ${found.best.score.toFixed(2)}: ${found.best.differences.join('; ')})` : '';
+    const best = found.best && found.best.differences.length > 0 ? ` (what differs on element ${found.best.index}: ${found.best.differences.join('; ')})` : '';
     return {
       reason: `the recorded ${fingerprint.role ?? fingerprint.tagName} ${JSON.stringify(fingerprint.name || fingerprint.text)} was not found: ${found.reason}${best}`,
     };
