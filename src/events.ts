@@ -213,7 +213,7 @@ export interface ReplayStepReport {
   readonly reason?: string | undefined;
   /** For a scored match: its score, from 0 to 1. */
   readonly score?: number | undefined;
-  /** For a healed step: what differed from the recording, in words. */
+  /** What differed from the recording, in words: the element (for a scored match), and the page's title after the step. */
   readonly differences?: readonly string[] | undefined;
   /** Who healed it: the fingerprint match, or the model (`ask-model`). */
   readonly healedBy?: 'match' | 'model' | undefined;

@@ -9,10 +9,10 @@ import { ScriptedLLM, scriptedActions, scriptedPlan } from '../testing/scripted-
 import { HistoryReplay, replayHistory } from './replay';
 
 /** A small shop of fake pages; `variant` changes it the way sites change between a recording and a replay. */
-function shop(variant: 'original' | 'changed' | 'broken' = 'original'): { browser: FakeBrowserDriver; cart: string[]; emails: string[] } {
+function shop(variant: 'original' | 'changed' | 'broken' | 'moved' = 'original'): { browser: FakeBrowserDriver; cart: string[]; emails: string[] } {
   const cart: string[] = [];
   const emails: string[] = [];
-  const changed = variant !== 'original';
+  const changed = variant !== 'original' && variant !== 'moved';
   const add = (name: string): FakeElement => ({
     tag: 'button',
     text: changed ? `Add ${name} to basket` : `Add ${name}`,
@@ -34,11 +34,18 @@ function shop(variant: 'original' | 'changed' | 'broken' = 'original'): { browse
             emails.push(driver.valueOf('email') ?? '');
           },
         },
-        { tag: 'a', text: 'Mugs', href: 'https://shop.test/mugs', attributes: { id: changed ? 'nav-2' : 'nav-mugs' } },
+        // Moved: the same link leads elsewhere now.
+        {
+          tag: 'a',
+          text: 'Mugs',
+          href: variant === 'moved' ? 'https://shop.test/cups' : 'https://shop.test/mugs',
+          attributes: { id: changed ? 'nav-2' : 'nav-mugs' },
+        },
       ],
     },
+    'https://shop.test/cups': { title: 'Cups', content: mugs },
     'https://shop.test/mugs': {
-      title: 'Mugs',
+      title: changed ? 'Mugs | Shop' : 'Mugs',
       // Reordered in the changed shop; in the broken one, nothing can be added any more.
       content: variant === 'broken' ? ['Blue mug $12 (sold out)', 'Red mug $9'] : changed ? [...mugs.slice(2), ...mugs.slice(0, 2)] : mugs,
     },
@@ -111,6 +118,46 @@ describe('replayHistory', () => {
     expect(healed.every((step) => step.healedBy === 'match' && (step.score ?? 0) > 0 && (step.differences?.length ?? 0) > 0)).toBe(true);
     // The blue mug, not the first "Add … to basket" button of the reordered list.
     expect(cart).toEqual(['blue mug']);
+    // A title that changed is said, and fails nothing.
+    const mugs = replay.steps.find((step) => step.differences?.some((text) => text.includes('title')));
+    expect(mugs?.differences).toContain('the page\u2019s title is "Mugs | Shop", where the recording had "Mugs"'.replace('\u2019', "'"));
+  });
+
+  it('fails a step that leaves the browser elsewhere than the recording, and with skip goes on', async () => {
+    const history = await record();
+    const stopped = await replayHistory(history, { browser: shop('moved').browser });
+    const failed = stopped.steps.find((step) => step.status === 'failed');
+    expect(failed?.reason).toBe('the browser is at https://shop.test/cups, where the recording was at https://shop.test/mugs');
+    expect(stopped.steps.at(-1)?.status).toBe('skipped');
+
+    const { browser, cart } = shop('moved');
+    const skipping = await replayHistory(history, { browser, onStepFailure: 'skip' });
+    expect(skipping.status).toBe('failed');
+    // Nothing is skipped: the steps after the failed one still ran (the cups page has the same
+    // buttons), each failing its own check while the browser is off the recorded path.
+    expect(skipping.steps.map((step) => step.status)).not.toContain('skipped');
+    expect(skipping.steps.find((step) => step.status === 'failed')?.reason).toMatch(/cups/);
+    expect(cart).toEqual(['blue mug']);
+
+    const unchecked = await replayHistory(history, { browser: shop('moved').browser, checkOutcome: false });
+    expect(unchecked.status).toBe('ok');
+  });
+
+  it('ends cancelled when its signal aborts, and waits between actions when asked', async () => {
+    const history = await record();
+    const controller = new AbortController();
+    const replay = new HistoryReplay(history, { browser: shop().browser, signal: controller.signal, delayBetweenActions: 50 });
+    replay.on('action-end', () => controller.abort());
+    const started = Date.now();
+    const result = await replay.run();
+    expect(result.status).toBe('cancelled');
+    expect(result.error?.code).toBe('REQUEST_CANCELLED');
+    expect(result.steps.filter((step) => step.status === 'exact')).toHaveLength(1);
+    expect(Date.now() - started).toBeLessThan(5_000);
+
+    const paced = Date.now();
+    await replayHistory(history, { browser: shop().browser, delayBetweenActions: 60 });
+    expect(Date.now() - paced).toBeGreaterThanOrEqual(4 * 60);
   });
 
   it('substitutes variables into what the run typed', async () => {

@@ -497,21 +497,25 @@ export class HistoryReplay {
     }
     let outcome: ActionOutcome | undefined;
     let fingerprint: ElementFingerprint | undefined;
+    let note: string | undefined;
     if (!failure) {
       fingerprint = match?.fingerprint;
       outcome = await this.runAction(action.name, params, state, recorded.actionIndex);
       this.recordAction(action.name, params, outcome, fingerprint, started, state);
-      failure = outcome.error ? `the action failed: ${outcome.error.message}` : await this.checkOutcome(recorded, substituted);
+      if (outcome.error) failure = `the action failed: ${outcome.error.message}`;
+      else ({ failure, note } = await this.checkOutcome(recorded, substituted));
     }
     const finalAnswer = outcome?.result.isDone ? outcome.result.extractedContent : undefined;
     if (!failure) {
-      const differences = match?.differences && match.differences.length > 0 ? match.differences : undefined;
+      const found = match?.differences ?? [];
       // A scored match that differs in nothing is the recorded element, exactly.
-      const status = match?.status === 'healed' && differences ? 'healed' : 'exact';
+      const status = match?.status === 'healed' && found.length > 0 ? 'healed' : 'exact';
+      const differences = [...found, ...(note ? [note] : [])];
       return {
         report: this.report(recorded, {
           status,
-          ...(status === 'healed' ? { healedBy: 'match' as const, score: match?.score, differences } : {}),
+          ...(status === 'healed' ? { healedBy: 'match' as const, score: match?.score } : {}),
+          ...(differences.length > 0 ? { differences } : {}),
           ...(match ? { index: match.index } : {}),
           durationMs: Date.now() - started,
         }),
@@ -521,7 +525,7 @@ export class HistoryReplay {
     }
     if (this.options.onStepFailure === 'ask-model' && this.options.llm) {
       const why = await this.askModel(recorded, failure, this.options.llm);
-      const elsewhere = why === undefined ? await this.checkOutcome(recorded, substituted) : undefined;
+      const elsewhere = why === undefined ? (await this.checkOutcome(recorded, substituted)).failure : undefined;
       if (why === undefined && elsewhere === undefined) {
         return {
           report: this.report(recorded, { status: 'healed', healedBy: 'model', reason: failure, durationMs: Date.now() - started }),
@@ -619,18 +623,24 @@ export class HistoryReplay {
     });
   }
 
-  /** Why the browser is not where the recording was after this step, or undefined when it is (or there is nothing to compare). */
-  private async checkOutcome(recorded: RecordedAction, substituted: boolean): Promise<string | undefined> {
+  /**
+   * Whether the browser is where the recording was after this step: `failure` says why not (another
+   * URL or number of tabs), `note` that only the title differs. Nothing to say when there is
+   * nothing to compare.
+   */
+  private async checkOutcome(recorded: RecordedAction, substituted: boolean): Promise<{ failure?: string | undefined; note?: string | undefined }> {
     const expected = recorded.expected;
-    if (!this.options.checkOutcome || !expected) return undefined;
+    if (!this.options.checkOutcome || !expected) return {};
     const [tabs, active] = await Promise.all([this.driver.tabs({ signal: this.controller.signal }), this.driver.activeTab({ signal: this.controller.signal })]);
     // Typed values that changed change the URLs of GET forms: then only the path must match.
     const withQuery = !substituted;
     if (comparable(active.url, withQuery) !== comparable(expected.url, withQuery)) {
-      return `the browser is at ${active.url}, where the recording was at ${expected.url}`;
+      return { failure: `the browser is at ${active.url}, where the recording was at ${expected.url}` };
     }
-    if (tabs.length !== expected.tabs) return `${tabs.length} tab(s) are open, where the recording had ${expected.tabs}`;
-    return undefined;
+    if (tabs.length !== expected.tabs) return { failure: `${tabs.length} tab(s) are open, where the recording had ${expected.tabs}` };
+    const title = active.title.replace(/\s+/g, ' ').trim();
+    const recordedTitle = expected.title.replace(/\s+/g, ' ').trim();
+    return title === recordedTitle ? {} : { note: `the page's title is ${JSON.stringify(title)}, where the recording had ${JSON.stringify(recordedTitle)}` };
   }
 
   /**
