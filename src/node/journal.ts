@@ -16,7 +16,9 @@ const journalVersion = 1;
  * @public
  */
 export interface RecordableRun {
+  /** Listens to an event, as `Executor.on`. */
   on(name: 'task-start' | 'step-end' | 'task-end', listener: (event: ExecutorEventMap['task-start' | 'step-end' | 'task-end']) => unknown): unknown;
+  /** Stops listening, as `Executor.off`. */
   off(name: 'task-start' | 'step-end' | 'task-end', listener: (event: ExecutorEventMap['task-start' | 'step-end' | 'task-end']) => unknown): unknown;
   /** The session's history so far. */
   readonly history: RunHistory;

@@ -12,7 +12,7 @@ import type { ActionRecord, ElementFingerprint, RunHistory, StepBrowser, StepRec
 export interface ExportPlaywrightOptions {
   /**
    * The module `test` and `expect` are imported from.
-   * @defaultValue '@playwright/test'
+   * @defaultValue `'@playwright/test'`
    * @example `{ importFrom: 'playwright/test' }` with only the `playwright` package installed
    */
   readonly importFrom?: string | undefined;
