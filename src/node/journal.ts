@@ -1,9 +1,9 @@
 // The journal of a run as it happens: one JSON line per task and per finished step, appended the
 // moment it ends, so a process killed in the middle of a run leaves every finished step on disk.
 
-import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { HistoryFormatError } from '../errors';
+import { ConfigError, HistoryFormatError } from '../errors';
 import type { ExecutorEventMap } from '../events';
 import { historySchemaVersion, type RunHistory, type StepRecord, type TaskRecord } from '../history/types';
 
@@ -45,6 +45,7 @@ type JournalLine =
  * and when each step ends (written synchronously, in the event itself), and each screenshot a
  * file of `journal.screenshots/`. Load it with `loadHistory(dir)`, also while the run goes on or
  * after its process died: a last line cut off mid-write is left out.
+ * @throws `ConfigError` (field `dir`) when `dir` already holds a journal: each run gets a folder of its own.
  * @example
  * ```ts
  * const recording = recordRun(executor, 'runs/today');
@@ -57,6 +58,12 @@ type JournalLine =
 export function recordRun(run: RecordableRun, dir: string): RunRecording {
   const path = join(dir, 'journal.jsonl');
   const screenshotDir = join(dir, 'journal.screenshots');
+  // Another run's journal is never appended to nor replaced: its steps would mix with this run's.
+  if (existsSync(path)) {
+    throw new ConfigError(`${dir} already holds a journal (journal.jsonl): record each run into a folder of its own, or remove that one first.`, {
+      field: 'dir',
+    });
+  }
   mkdirSync(screenshotDir, { recursive: true });
   const write = (line: JournalLine): void => appendFileSync(path, `${JSON.stringify(line)}\n`);
   write({ type: 'journal', journalVersion, schemaVersion: historySchemaVersion });

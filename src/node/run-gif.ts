@@ -736,8 +736,8 @@ function runSummary(history: RunHistory): string {
  *
  * @remarks
  * Node only. Needs the optional peer dependencies `@resvg/resvg-js` (renders each frame),
- * `gifenc` (encodes) and `@expo-google-fonts/noto-sans-sc` (the font, so the GIF looks the same on
- * every machine); without them it throws a `ConfigError` naming the `npm install` command. The
+ * `gifenc` (encodes), `@expo-google-fonts/noto-sans` and `@expo-google-fonts/noto-sans-sc` (the
+ * fonts, so the GIF looks the same on every machine); without them it throws a `ConfigError` naming the `npm install` command. The
  * bundled font draws Latin, Cyrillic, Greek, Chinese and Japanese; add fonts with
  * {@link RunGifOptions.fonts} for Korean, Arabic, Hebrew, Devanagari or emoji (they are shaped, and
  * right-to-left lines are set from the right). The GIF is written to a temporary file and renamed,

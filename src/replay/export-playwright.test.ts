@@ -402,8 +402,8 @@ describe('exportPlaywrightScript', () => {
       ]);
     });
 
-    it('variables: the recorded values are read from the environment and never written into the script', () => {
-      const script = exported(steps(), { variables: { SHOP_EMAIL: 'ada@example.com', PIN: '1234' } });
+    it('env: the recorded values are read from the environment and never written into the script', () => {
+      const script = exported(steps(), { env: { SHOP_EMAIL: 'ada@example.com', PIN: '1234' } });
       expect(script).not.toContain('ada@example.com');
       expect(script).not.toContain('1234');
       expect(lineWith(script, 'name: "Email"')).toBe('await page.getByRole("textbox", { name: "Email", exact: true }).fill(variable("SHOP_EMAIL"));');
@@ -437,7 +437,7 @@ describe('exportPlaywrightScript', () => {
       const attempt = (options: unknown): unknown => exportPlaywrightScript(history(steps()), options as ExportPlaywrightOptions);
       expect(() => attempt({ timeoutMs: 0 })).toThrow(ConfigError);
       expect(() => attempt({ timeoutMs: 0 })).toThrow('Option `timeoutMs` of exportPlaywrightScript() must be a positive number of milliseconds.');
-      expect(() => attempt({ variables: { 'not a name': 'x' } })).toThrow(/Option `variables.not a name` .* environment variable names/);
+      expect(() => attempt({ env: { 'not a name': 'x' } })).toThrow(/Option `env.not a name` .* environment variable names/);
       expect(() => attempt({ baseURL: 'ftp://x/' })).toThrow('Option `baseURL` of exportPlaywrightScript() must be an absolute http or https URL.');
       expect(() => attempt({ importfrom: 'x' })).toThrow('Unknown option `importfrom` of exportPlaywrightScript(). Check its spelling.');
     });

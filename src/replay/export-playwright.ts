@@ -28,10 +28,10 @@ export interface ExportPlaywrightOptions {
    * `process.env[name]` there instead. The recorded value is not written into the script (a
    * password typed in the run stays out of a file that gets committed); the script throws,
    * naming the variable, when it is not set.
-   * @defaultValue no variables: the recorded text is typed as it was
-   * @example `{ variables: { SHOP_EMAIL: 'ada@example.com' } }`
+   * @defaultValue none: the recorded text is typed as it was
+   * @example `{ env: { SHOP_EMAIL: 'ada@example.com' } }`
    */
-  readonly variables?: Readonly<Record<string, string>> | undefined;
+  readonly env?: Readonly<Record<string, string>> | undefined;
   /**
    * The test's timeout, in milliseconds (`test.setTimeout`).
    * @defaultValue Playwright's (30 seconds, or the config's `timeout`)
@@ -52,7 +52,7 @@ const optionsSchema = z
   .object({
     importFrom: z.string().trim().min(1, 'must be a module name such as "@playwright/test"').optional(),
     testName: z.string().optional(),
-    variables: z
+    env: z
       .record(
         z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must map environment variable names (letters, digits, _) to texts'),
         z.string().min(1, 'must map names to non-empty recorded texts'),
@@ -243,7 +243,7 @@ function urlLiteral(url: string, options: Options): string {
 
 /** The text an `input_text` types: recorded text, with each variable's value read from the environment instead. */
 function typedText(text: string, context: Context): string {
-  const variables = Object.entries(context.options.variables ?? {}).sort(([, a], [, b]) => b.length - a.length);
+  const variables = Object.entries(context.options.env ?? {}).sort(([, a], [, b]) => b.length - a.length);
   let parts: (string | { readonly variable: string })[] = [text];
   for (const [name, value] of variables) {
     parts = parts.flatMap((part) =>
@@ -498,7 +498,7 @@ function checkOptions(input: ExportPlaywrightOptions | undefined): Options {
     throw new ConfigError(`Unknown option \`${issue.keys[0] ?? ''}\` of exportPlaywrightScript(). Check its spelling.`, { field: issue.keys[0] });
   }
   const field = issue?.path.map(String).join('.') ?? '';
-  // A bad key of `variables` carries the key's own message one level down.
+  // A bad key of `env` carries the key's own message one level down.
   const message = issue?.code === 'invalid_key' ? (issue.issues[0]?.message ?? issue.message) : (issue?.message ?? 'is invalid');
   throw new ConfigError(`Option \`${field}\` of exportPlaywrightScript() ${message}.`, { field });
 }
@@ -514,7 +514,7 @@ function checkOptions(input: ExportPlaywrightOptions | undefined): Options {
  * answer become comments.
  *
  * @param history - The run's history (`ExecutionResult.history`, schema version 2).
- * @param options - The import, the test's title and timeout, variables and a base URL.
+ * @param options - The import, the test's title and timeout, environment variables and a base URL.
  * @returns The script's source text, for a file such as `recorded.spec.ts`.
  * @throws `HistoryFormatError` when `history` is not a version 2 history; `ConfigError` for an invalid option.
  * @example
@@ -560,7 +560,7 @@ export function exportPlaywrightScript(history: RunHistory, options?: ExportPlay
   header.line(`import { test, expect } from ${literal(resolved.importFrom ?? '@playwright/test')};`);
   if (context.usedVariables) {
     header.line('');
-    header.comment('Recorded input read from the environment (the export option `variables`).');
+    header.comment('Recorded input read from the environment (the export option `env`).');
     header.block('function variable(name: string): string {', '}', () => {
       header.line('const value = process.env[name];');
       header.line('if (value === undefined) throw new Error("Set the environment variable " + name + ": the recorded run typed it.");');

@@ -7,7 +7,7 @@ import { looksGeneratedId, testIdAttributes } from '../dom/page/fingerprint';
 import { ConfigError } from '../errors';
 import type { ElementFingerprint, FingerprintAncestor } from '../history/types';
 
-/** An element of the page replay reads now, with the index the snapshot gave it. @public */
+/** An element of the page replay reads now, with the index the snapshot gave it. */
 export interface MatchCandidate {
   /** The element's index in the current snapshot. */
   readonly index: number;
@@ -15,7 +15,7 @@ export interface MatchCandidate {
   readonly fingerprint: ElementFingerprint;
 }
 
-/** Options of {@link matchElement}. @public */
+/** Options of {@link matchElement}. */
 export interface MatchOptions {
   /**
    * The lowest score, from 0 to 1, at which the most similar element is taken for the recorded
@@ -35,7 +35,7 @@ export interface MatchOptions {
   readonly margin?: number | undefined;
 }
 
-/** A candidate as the matcher scored it. @public */
+/** A candidate as the matcher scored it. */
 export interface ScoredMatch {
   /** The candidate's index. */
   readonly index: number;
@@ -50,7 +50,6 @@ export interface ScoredMatch {
  * id, a written id, a field's name, a link's target) finds one element, which agrees on tag, name
  * and context. `healed`: no such attribute did, but one element is similar enough and clearly the
  * most similar. `none`: no element is; `reason` says why, and `best` is the closest one, if any.
- * @public
  */
 export type ElementMatch =
   | { readonly kind: 'exact'; readonly index: number }
@@ -112,7 +111,6 @@ const fieldTags = new Set(['input', 'select', 'textarea', 'button']);
  *    apart by its name, text, attributes or context, or is clearly nearer the recorded place
  *    (same path and box against another): `healed`. Otherwise `none`, with the reason.
  * @throws `ConfigError` when `threshold` or `margin` is not a number from 0 to 1.
- * @public
  */
 export function matchElement(recorded: ElementFingerprint, candidates: readonly MatchCandidate[], options: MatchOptions = {}): ElementMatch {
   const threshold = fraction(options.threshold, defaultThreshold, 'threshold');

@@ -155,6 +155,10 @@ describe('replayHistory', () => {
     expect(result.steps.filter((step) => step.status === 'exact')).toHaveLength(1);
     expect(Date.now() - started).toBeLessThan(5_000);
 
+    const timed = await replayHistory(history, { browser: shop().browser, delayBetweenActions: 1_000, timeout: 100 });
+    expect(timed.status).toBe('timed-out');
+    expect(timed.error?.code).toBe('TIMEOUT');
+
     const paced = Date.now();
     await replayHistory(history, { browser: shop().browser, delayBetweenActions: 60 });
     expect(Date.now() - paced).toBeGreaterThanOrEqual(4 * 60);

@@ -15,7 +15,7 @@ import type { BlockedNavigation, BrowserDriver, NavigationGuard, ResolvedBrowser
 import { resolveDriver } from '../dom/driver-defaults';
 import { readFingerprints } from '../dom/fingerprint';
 import { defaultIncludeAttributes, PageStateReader } from '../dom/page-state-reader';
-import { ConfigError, isFatalError, PlannavError, RequestCancelledError } from '../errors';
+import { ConfigError, isFatalError, PlannavError, RequestCancelledError, TimeoutError } from '../errors';
 import type { Actor, EventBase, ExecutorEventMap, ExecutorEventName, ExecutorListener, ReplayStepReport } from '../events';
 import { toErrorInfo } from '../history/error-info';
 import { parseHistory } from '../history/schema';
@@ -61,6 +61,8 @@ export interface ReplayOptions {
   readonly delayBetweenActions?: number | undefined;
   /** Cancels the replay: it ends `cancelled` at once. */
   readonly signal?: AbortSignal | undefined;
+  /** Milliseconds the whole replay may take; past them it ends `timed-out` with a `TimeoutError`. @defaultValue no limit */
+  readonly timeout?: number | undefined;
   /** The lowest score (0 to 1) a scored match may have to be used. @defaultValue the matcher's, 0.6 */
   readonly matchThreshold?: number | undefined;
   /** Whether the URL and tab count after each recorded step must be those of the recording (the title is only compared). @defaultValue true */
@@ -84,8 +86,11 @@ export interface ReplayOptions {
  * @public
  */
 export interface ReplayResult {
-  /** `ok` when every recorded action was done (`exact` or `healed`) or skipped by choice; `failed` when one failed; `cancelled`. */
-  readonly status: 'ok' | 'failed' | 'cancelled';
+  /**
+   * `ok` when no recorded action failed (each is `exact`, `healed` or `skipped` for a reason its
+   * report gives); `failed` when one did, even with `onStepFailure: 'skip'`; `cancelled`; `timed-out`.
+   */
+  readonly status: 'ok' | 'failed' | 'cancelled' | 'timed-out';
   /** One report per recorded action, in order. */
   readonly steps: readonly ReplayStepReport[];
   /** The replay's own history: what it did, with fresh fingerprints (it can be replayed and exported too). */
@@ -117,6 +122,7 @@ const optionsSchema = z
       .optional(),
     delayBetweenActions: z.number().int('must be an integer').nonnegative('must be 0 or more').default(0),
     signal: z.custom<AbortSignal>((value) => value instanceof AbortSignal, 'must be an AbortSignal').optional(),
+    timeout: positive.optional(),
     matchThreshold: z.number().min(0, 'must be between 0 and 1').max(1, 'must be between 0 and 1').optional(),
     checkOutcome: z.boolean({ error: 'must be a boolean' }).default(true),
     actions: z
@@ -360,6 +366,8 @@ export class HistoryReplay {
     if (this.started) throw new ConfigError('This replay has run already: create another with replayHistory() or new HistoryReplay().');
     this.started = true;
     const startedAt = Date.now();
+    const { timeout } = this.options;
+    const timer = timeout === undefined ? undefined : setTimeout(() => this.controller.abort(new TimeoutError(timeout, 'The replay')), timeout);
     const reports: ReplayStepReport[] = [];
     let error: PlannavError | undefined;
     let finalAnswer: string | undefined;
@@ -374,9 +382,10 @@ export class HistoryReplay {
         }
       }
     } finally {
+      clearTimeout(timer);
       if (guarded) await this.options.browser.setNavigationGuard?.(undefined).catch(() => undefined);
     }
-    const status = RequestCancelledError.isInstance(error) ? 'cancelled' : error || reports.some((report) => report.status === 'failed') ? 'failed' : 'ok';
+    const status = endedBy(error) ?? (reports.some((report) => report.status === 'failed') ? 'failed' : 'ok');
     return { status, steps: reports, history: this.history, usage: this.usage, finalAnswer, error, durationMs: Date.now() - startedAt };
   }
 
@@ -425,7 +434,7 @@ export class HistoryReplay {
     }
     this.endStep(stepStart, error);
     const failed = reports.some((report) => report.taskId === task.taskId && report.status === 'failed');
-    const status = error ? (RequestCancelledError.isInstance(error) ? 'cancelled' : 'failed') : failed ? 'failed' : 'ok';
+    const status = endedBy(error) ?? (failed ? 'failed' : 'ok');
     const endedAt = Date.now();
     this.tasks[taskIndex] = { ...started, endedAt, status, finalAnswer, error: error ? toErrorInfo(error) : undefined };
     const usage = subtractCalls(this.usage, taskUsage);
@@ -764,6 +773,13 @@ function subtractCalls(after: TokenUsage, before: TokenUsage): TokenUsage {
     calls: after.calls - before.calls,
     costUsd: after.costUsd === undefined || before.costUsd === undefined ? undefined : after.costUsd - before.costUsd,
   };
+}
+
+/** How an error ended the replay; undefined for none. */
+function endedBy(error: PlannavError | undefined): 'failed' | 'cancelled' | 'timed-out' | undefined {
+  if (!error) return undefined;
+  if (TimeoutError.isInstance(error)) return 'timed-out';
+  return RequestCancelledError.isInstance(error) ? 'cancelled' : 'failed';
 }
 
 function toError(error: unknown): PlannavError {

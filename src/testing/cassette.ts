@@ -181,10 +181,10 @@ function throwIfCancelled(request: GenerateRequest): void {
  * when the file cannot be written.
  * @example
  * ```ts
- * import { openai } from 'plannav/openai';
+ * import { createLLM } from 'plannav/models';
  * import { recordModelCalls } from 'plannav/testing';
  *
- * const llm = recordModelCalls(openai({ model: 'gpt-4.1-mini' }), 'test/cassettes/mugs.json');
+ * const llm = recordModelCalls(createLLM('openai:gpt-4.1-mini'), 'test/cassettes/mugs.json');
  * const result = await new Executor({ task: 'What does the blue mug cost?', llm, browser }).execute();
  * ```
  * @public

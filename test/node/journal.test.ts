@@ -4,7 +4,9 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { loadHistory } from '../../src/node/index';
+import { Executor } from '../../src/index';
+import { loadHistory, recordRun } from '../../src/node/index';
+import { FakeBrowserDriver, ScriptedLLM } from '../../src/testing/index';
 
 const dirs: string[] = [];
 afterEach(async () => {
@@ -49,5 +51,10 @@ describe('recordRun', () => {
     const { writeFile } = await import('node:fs/promises');
     await writeFile(journal, `${text}{"type":"step","step":{"taskId":`);
     expect((await loadHistory(journal)).steps).toHaveLength(history.steps.length);
+
+    // That folder is that run's: another run is not recorded into it, and the journal is kept.
+    const another = new Executor({ task: 'x', llm: new ScriptedLLM({ responses: [] }), browser: new FakeBrowserDriver() });
+    expect(() => recordRun(another, dir)).toThrow(/already holds a journal/);
+    expect(await readFile(journal, 'utf8')).toContain('Look at mugs for ever');
   });
 });
