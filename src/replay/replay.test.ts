@@ -9,7 +9,10 @@ import { ScriptedLLM, scriptedActions, scriptedPlan } from '../testing/scripted-
 import { HistoryReplay, replayHistory } from './replay';
 
 /** A small shop of fake pages; `variant` changes it the way sites change between a recording and a replay. */
-function shop(variant: 'original' | 'changed' | 'broken' | 'moved' = 'original'): { browser: FakeBrowserDriver; cart: string[]; emails: string[] } {
+function shop(
+  variant: 'original' | 'changed' | 'broken' | 'moved' = 'original',
+  origin = 'https://shop.test',
+): { browser: FakeBrowserDriver; cart: string[]; emails: string[] } {
   const cart: string[] = [];
   const emails: string[] = [];
   const changed = variant !== 'original' && variant !== 'moved';
@@ -21,10 +24,10 @@ function shop(variant: 'original' | 'changed' | 'broken' | 'moved' = 'original')
   });
   const mugs: (FakeElement | string)[] = ['Blue mug $12', add('blue mug'), 'Red mug $9', add('red mug')];
   const pages: Record<string, FakePage> = {
-    'https://shop.test/': {
+    [`${origin}/`]: {
       title: 'Shop',
       content: [
-        ...(changed ? [{ tag: 'a', text: 'Winter sale: 20% off', href: 'https://shop.test/sale' } satisfies FakeElement] : []),
+        ...(changed ? [{ tag: 'a', text: 'Winter sale: 20% off', href: `${origin}/sale` } satisfies FakeElement] : []),
         'Welcome to the shop',
         { tag: 'input', attributes: { id: changed ? 'newsletter-mail' : 'email', name: 'email', type: 'email', placeholder: 'Email' } },
         {
@@ -38,19 +41,24 @@ function shop(variant: 'original' | 'changed' | 'broken' | 'moved' = 'original')
         {
           tag: 'a',
           text: 'Mugs',
-          href: variant === 'moved' ? 'https://shop.test/cups' : 'https://shop.test/mugs',
+          href: variant === 'moved' ? `${origin}/cups` : `${origin}/mugs`,
           attributes: { id: changed ? 'nav-2' : 'nav-mugs' },
         },
       ],
     },
-    'https://shop.test/cups': { title: 'Cups', content: mugs },
-    'https://shop.test/mugs': {
+    [`${origin}/cups`]: { title: 'Cups', content: mugs },
+    [`${origin}/mugs`]: {
       title: changed ? 'Mugs | Shop' : 'Mugs',
       // Reordered in the changed shop; in the broken one, nothing can be added any more.
-      content: variant === 'broken' ? ['Blue mug $12 (sold out)', 'Red mug $9'] : changed ? [...mugs.slice(2), ...mugs.slice(0, 2)] : mugs,
+      content:
+        variant === 'broken'
+          ? ['Quick buy', { tag: 'button', text: 'Order now', onClick: () => void cart.push('blue mug') }, 'Blue mug $12', 'Red mug $9']
+          : changed
+            ? [...mugs.slice(2), ...mugs.slice(0, 2)]
+            : mugs,
     },
   };
-  return { browser: new FakeBrowserDriver({ startUrl: 'https://shop.test/', pages }), cart, emails };
+  return { browser: new FakeBrowserDriver({ startUrl: `${origin}/`, pages }), cart, emails };
 }
 
 /** Records the run: subscribe with an email, open the mugs, add the blue one, finish. */
@@ -143,6 +151,59 @@ describe('replayHistory', () => {
     expect(unchecked.status).toBe('ok');
   });
 
+  it('stops the whole replay at a failed step: the later tasks are skipped too', async () => {
+    const history = await record();
+    // The same session with a follow-up task that does it all again.
+    const followUp = { ...history.tasks[0]!, taskId: 'follow-up', task: 'Again' };
+    const twice: RunHistory = {
+      ...history,
+      tasks: [...history.tasks, followUp],
+      steps: [...history.steps, ...history.steps.map((step) => ({ ...step, taskId: 'follow-up', taskIndex: 1 }))],
+    };
+    const replay = await replayHistory(twice, { browser: shop('broken').browser });
+    const second = replay.steps.filter((step) => step.taskId === 'follow-up');
+    expect(second.length).toBeGreaterThan(0);
+    expect(second.every((step) => step.status === 'skipped' && step.reason?.startsWith('the replay stopped at step'))).toBe(true);
+  });
+
+  it('replays extract_content with a model (its calls counted), and skips it without one', async () => {
+    const history = await record();
+    const [first] = history.steps.filter((step) => step.actor === 'navigator');
+    const extract = { ...first!.actions[0]!, name: 'extract_content', params: { goal: 'the welcome line' }, fingerprint: undefined, element: undefined };
+    const withExtract: RunHistory = {
+      ...history,
+      steps: history.steps.map((step) => (step === first ? { ...step, actions: [extract, ...step.actions] } : step)),
+    };
+    const skipped = await replayHistory(withExtract, { browser: shop().browser });
+    expect(skipped.steps[0]).toMatchObject({ action: 'extract_content', status: 'skipped' });
+    expect(skipped.steps[0]?.reason).toMatch(/needs a model/);
+
+    const llm = new ScriptedLLM({ respond: () => ({ object: { extracted: 'Welcome to the shop' } }) });
+    const events: string[] = [];
+    const replay = new HistoryReplay(withExtract, { browser: shop().browser, llm });
+    replay.on('model-call-end', (event) => events.push(event.model));
+    const result = await replay.run();
+    expect(result.steps[0]).toMatchObject({ action: 'extract_content', status: 'exact' });
+    expect(result.history.steps[0]?.actions[0]?.result).toContain('Welcome to the shop');
+    expect(llm.callCount).toBeGreaterThan(0);
+    expect(result.usage.calls).toBe(llm.callCount);
+    expect(events).toHaveLength(llm.callCount);
+  });
+
+  it('replays against the site where it is now with baseURL', async () => {
+    const history = await record();
+    // The same shop, served under another origin: the recorded URLs are not its URLs.
+    const lost = await replayHistory(history, { browser: shop('original', 'https://staging.shop.test').browser });
+    expect(lost.status).toBe('failed');
+    expect(lost.steps.find((step) => step.status === 'failed')?.reason).toMatch(
+      /^the browser is at https:\/\/staging\.shop\.test\/\S*, where the recording was at https:\/\/shop\.test\//,
+    );
+    const { browser, cart } = shop('original', 'https://staging.shop.test');
+    const replay = await replayHistory(history, { browser, baseURL: 'https://staging.shop.test/' });
+    expect(replay.status).toBe('ok');
+    expect(cart).toEqual(['blue mug']);
+  });
+
   it('ends cancelled when its signal aborts, and waits between actions when asked', async () => {
     const history = await record();
     const controller = new AbortController();
@@ -186,15 +247,21 @@ describe('replayHistory', () => {
 
   it('with ask-model, hands the failed step to the Navigator, and counts its usage', async () => {
     const history = await record();
-    const { browser } = shop('broken');
-    // On the broken page the Navigator scrolls instead (a step the page allows): that heals the step.
-    const llm = new ScriptedLLM({ respond: () => scriptedActions([{ scroll_to_bottom: {} }]) });
-    const replay = await replayHistory(history, { browser, onStepFailure: 'ask-model', llm });
+    const { browser: again, cart } = shop('broken');
+    // The Navigator finds the other way to buy on the page it is shown.
+    const llm = new ScriptedLLM({ respond: (request) => scriptedActions([{ click_element: { index: indexOf(request.lastUserText, 'Order now') } }]) });
+    const replay = await replayHistory(history, { browser: again, onStepFailure: 'ask-model', llm });
     const healed = replay.steps.find((step) => step.healedBy === 'model');
     expect(healed).toMatchObject({ action: 'click_element', status: 'healed' });
     expect(healed?.reason).toMatch(/not found/);
-    expect(replay.usage.calls).toBe(llm.callCount);
+    expect(replay.status).toBe('ok');
+    expect(cart).toEqual(['blue mug']);
     expect(llm.callCount).toBeGreaterThan(0);
+    // Its calls count in the result, in the replay's history step, and its action is recorded there.
+    expect(replay.usage.calls).toBe(llm.callCount);
+    const step = replay.history.steps.find((record) => record.modelCalls.length > 0);
+    expect(step?.usage.calls).toBe(llm.callCount);
+    expect(step?.actions.some((action) => action.name === 'click_element' && action.fingerprint?.name === 'Order now')).toBe(true);
     // The model was told which recorded action could not be done, and why.
     const told = conversationText(llm.requests[0]!);
     expect(told).toContain('could not be done the recorded way: click_element on the button "Add blue mug"');

@@ -9,6 +9,7 @@ import { builtinActions } from '../actions/builtin/index';
 import { ActionRegistry, type ActionOutcome } from '../actions/registry';
 import type { Action, ActionContext, HumanAnswer } from '../actions/types';
 import type { AgentContext, AgentSettings, EventPayload } from '../agents/agent-context';
+import { observedExtractionClient } from '../agents/agent-context';
 import { NavigatorAgent } from '../agents/navigator-agent';
 import type { PageState } from '../browser/page-state';
 import type { BlockedNavigation, BrowserDriver, NavigationGuard, ResolvedBrowserDriver } from '../browser/types';
@@ -61,6 +62,14 @@ export interface ReplayOptions {
   readonly delayBetweenActions?: number | undefined;
   /** Cancels the replay: it ends `cancelled` at once. */
   readonly signal?: AbortSignal | undefined;
+  /**
+   * Where the recorded site is now (a staging server, a test server on another port): the
+   * recording's origin (of its first page) is replaced by this URL's in every recorded URL, and
+   * outcomes are compared against the URLs so moved.
+   * @defaultValue the recorded URLs as they are
+   * @example `{ baseURL: 'http://127.0.0.1:4173/' }`
+   */
+  readonly baseURL?: string | undefined;
   /** Milliseconds the whole replay may take; past them it ends `timed-out` with a `TimeoutError`. @defaultValue no limit */
   readonly timeout?: number | undefined;
   /** The lowest score (0 to 1) a scored match may have to be used. @defaultValue the matcher's, 0.6 */
@@ -123,6 +132,10 @@ const optionsSchema = z
     delayBetweenActions: z.number().int('must be an integer').nonnegative('must be 0 or more').default(0),
     signal: z.custom<AbortSignal>((value) => value instanceof AbortSignal, 'must be an AbortSignal').optional(),
     timeout: positive.optional(),
+    baseURL: z
+      .string()
+      .refine((value) => URL.canParse(value) && /^https?:$/.test(new URL(value).protocol), 'must be an absolute http or https URL')
+      .optional(),
     matchThreshold: z.number().min(0, 'must be between 0 and 1').max(1, 'must be between 0 and 1').optional(),
     checkOutcome: z.boolean({ error: 'must be a boolean' }).default(true),
     actions: z
@@ -194,6 +207,27 @@ function recordedActions(history: RunHistory): { task: TaskRecord; actions: Reco
     });
     return { task, actions };
   });
+}
+
+/** The recording's origin (that of its first http(s) page) and `baseURL`'s, when `baseURL` is given. */
+function originMap(history: RunHistory, baseURL: string | undefined): { readonly from: string; readonly to: string } | undefined {
+  if (baseURL === undefined) return undefined;
+  const urls = history.steps.flatMap((step) => [
+    ...(step.browser ? [step.browser.url] : []),
+    ...step.actions.map((action) => (action.params as { url?: unknown } | null)?.url).filter((url): url is string => typeof url === 'string'),
+  ]);
+  const first = urls.find((url) => /^https?:/i.test(url) && URL.canParse(url));
+  return first ? { from: new URL(first).origin, to: new URL(baseURL).origin } : undefined;
+}
+
+/** `value` with every string that starts with the recorded origin moved to the new one. */
+function moved(value: unknown, origins: { readonly from: string; readonly to: string } | undefined): unknown {
+  if (!origins) return value;
+  if (typeof value === 'string')
+    return value === origins.from || value.startsWith(`${origins.from}/`) ? `${origins.to}${value.slice(origins.from.length)}` : value;
+  if (Array.isArray(value)) return value.map((item) => moved(item, origins));
+  if (typeof value === 'object' && value !== null) return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, moved(item, origins)]));
+  return value;
 }
 
 /** Lower case, letters and digits only: how variable names and field names are compared. */
@@ -299,6 +333,10 @@ export class HistoryReplay {
   private recorder: StepRecorder | undefined;
   private usage = emptyUsage;
   private started = false;
+  /** Set once a failed action stops the replay (`onStepFailure: 'stop'`): why the rest is skipped. */
+  private stoppedBecause: string | undefined;
+  /** With `baseURL`: the recorded site's origin and the one to use instead. */
+  private readonly origins: { readonly from: string; readonly to: string } | undefined;
 
   /**
    * Checks the history and the options; nothing runs until `run()`.
@@ -321,7 +359,9 @@ export class HistoryReplay {
     this.driver = resolveDriver(this.options.browser);
     const own = this.options.actions;
     this.registry = new ActionRegistry([...builtinActions().filter((action) => !own.some((mine) => mine.name === action.name)), ...own]);
-    this.reader = new PageStateReader(this.driver, { viewportExpansion: 0, includeAttributes: defaultIncludeAttributes, maxTextLength: 100 });
+    // The whole page: the recorded element may sit lower now (a banner above it) or have been off screen when recorded.
+    this.reader = new PageStateReader(this.driver, { viewportExpansion: -1, includeAttributes: defaultIncludeAttributes, maxTextLength: 100 });
+    this.origins = originMap(this.recording, this.options.baseURL);
     this.urlPolicy = new UrlPolicy(this.options.urlPolicy);
     const external = this.options.signal;
     if (external) {
@@ -333,6 +373,12 @@ export class HistoryReplay {
   /** Listens to an event, as `Executor.on`. */
   on<K extends ExecutorEventName>(name: K, listener: ExecutorListener<K>): this {
     this.hub.on(name, listener);
+    return this;
+  }
+
+  /** Listens to the next occurrence of an event only. */
+  once<K extends ExecutorEventName>(name: K, listener: ExecutorListener<K>): this {
+    this.hub.once(name, listener);
     return this;
   }
 
@@ -381,6 +427,7 @@ export class HistoryReplay {
           break;
         }
       }
+      if (!error && this.controller.signal.aborted) error = this.controller.signal.reason as PlannavError;
     } finally {
       clearTimeout(timer);
       if (guarded) await this.options.browser.setNavigationGuard?.(undefined).catch(() => undefined);
@@ -404,7 +451,6 @@ export class HistoryReplay {
     const taskUsage = this.usage;
     let finalAnswer: string | undefined;
     let error: PlannavError | undefined;
-    let stopped: string | undefined;
     let substituted = false;
     let stepStart: { record: StepRecord; started: number } | undefined;
     for (const recorded of actions) {
@@ -416,11 +462,16 @@ export class HistoryReplay {
         this.recorder = new StepRecorder(task.taskId, taskIndex, recorded.step.step, 'navigator');
         this.emit('step-start', 'navigator', {});
       }
+      const stopped = this.stoppedBecause;
       const report: ActionReplay = stopped
         ? this.skipped(recorded, stopped)
         : await this.replayAction(recorded, substituted).catch((caught: unknown) => {
-            error = this.controller.signal.aborted ? (this.controller.signal.reason as PlannavError) : toError(caught);
-            return this.failedReport(recorded, error.message, 0);
+            // A cancel, a timeout or a browser gone ends the replay; any other failure (a page
+            // that cannot be read in time) fails this action, and onStepFailure decides.
+            if (this.controller.signal.aborted || isFatalError(caught)) {
+              error = this.controller.signal.aborted ? (this.controller.signal.reason as PlannavError) : toError(caught);
+            }
+            return this.failedReport(recorded, describeThrown(caught), 0);
           });
       substituted ||= report.substituted;
       reports.push(report.report);
@@ -428,9 +479,14 @@ export class HistoryReplay {
       if (report.finalAnswer !== undefined) finalAnswer = report.finalAnswer;
       if (error) break;
       if (report.report.status === 'failed' && this.options.onStepFailure !== 'skip') {
-        stopped = `the replay stopped at step ${recorded.step.step} (${recorded.action.name}), which failed`;
+        this.stoppedBecause ??= `the replay stopped at step ${recorded.step.step} (${recorded.action.name}), which failed`;
       }
-      if (this.options.delayBetweenActions > 0) await sleep(this.options.delayBetweenActions, this.controller.signal).catch(() => undefined);
+      if (this.options.delayBetweenActions > 0 && !this.stoppedBecause)
+        await sleep(this.options.delayBetweenActions, this.controller.signal).catch(() => undefined);
+      if (this.controller.signal.aborted) {
+        error = this.controller.signal.reason as PlannavError;
+        break;
+      }
     }
     this.endStep(stepStart, error);
     const failed = reports.some((report) => report.taskId === task.taskId && report.status === 'failed');
@@ -493,7 +549,7 @@ export class HistoryReplay {
     const state = await this.readPage();
     this.recorder?.setState(state);
 
-    let params = substitutedParams;
+    let params = moved(substitutedParams, this.origins);
     let match: FoundElement | undefined;
     let failure: string | undefined;
     if (indexParam(action.params) !== undefined) {
@@ -622,7 +678,8 @@ export class HistoryReplay {
       driver: this.driver,
       state,
       signal: this.controller.signal,
-      extractionLLM: this.options.llm ?? noModel,
+      // Its calls are model calls of the replay: events, usage and history, like the Navigator's.
+      extractionLLM: this.options.llm ? observedExtractionClient(this.agentContext(this.options.llm, this.current.step), this.options.llm) : noModel,
       taskId: this.current.taskId,
       step: this.current.step,
       uploadPaths: this.options.uploadPaths,
@@ -643,8 +700,9 @@ export class HistoryReplay {
     const [tabs, active] = await Promise.all([this.driver.tabs({ signal: this.controller.signal }), this.driver.activeTab({ signal: this.controller.signal })]);
     // Typed values that changed change the URLs of GET forms: then only the path must match.
     const withQuery = !substituted;
-    if (comparable(active.url, withQuery) !== comparable(expected.url, withQuery)) {
-      return { failure: `the browser is at ${active.url}, where the recording was at ${expected.url}` };
+    const expectedUrl = moved(expected.url, this.origins) as string;
+    if (comparable(active.url, withQuery) !== comparable(expectedUrl, withQuery)) {
+      return { failure: `the browser is at ${active.url}, where the recording was at ${expectedUrl}` };
     }
     if (tabs.length !== expected.tabs) return { failure: `${tabs.length} tab(s) are open, where the recording had ${expected.tabs}` };
     const title = active.title.replace(/\s+/g, ' ').trim();
@@ -664,9 +722,25 @@ export class HistoryReplay {
       `Why: ${failure}.`,
       'Do what that action was for on the current page, with as few actions as needed, then stop. Do not call done.',
     ].join('\n');
-    const messages = new MessageManager({ maxInputTokens: 128_000 });
     const offered = this.registry.list().filter((action) => action.name !== 'done' && !needsPerson.has(action.name));
-    messages.initTask(navigatorSystemPrompt({ maxActionsPerStep: 3, actionList: this.registry.describe() }), task);
+    const context = this.agentContext(llm, recorded.step.step);
+    context.messages.initTask(navigatorSystemPrompt({ maxActionsPerStep: 3, actionList: this.registry.describe() }), task);
+    const recorder = new StepRecorder(this.current.taskId, this.tasks.length - 1, recorded.step.step, 'navigator');
+    try {
+      const result = await new NavigatorAgent(context).step(recorder, { only: offered.map((action) => action.name) });
+      const record = recorder.finish();
+      for (const action of record.actions) this.recorder?.addAction(action);
+      const errors = result.results.filter((item) => item.error !== undefined);
+      if (result.results.length === 0) return 'it chose no action';
+      return errors.length > 0 ? errors.map((item) => item.error).join(' ') : undefined;
+    } catch (error) {
+      if (this.controller.signal.aborted || isFatalError(error)) throw error;
+      return describeThrown(error);
+    }
+  }
+
+  /** What the Navigator (and the extraction model's events) need: the replay's browser, events and signal, with `llm`. */
+  private agentContext(llm: LLMClient, step: number): AgentContext {
     const settings: AgentSettings = {
       maxSteps: 1,
       maxActionsPerStep: 3,
@@ -682,10 +756,10 @@ export class HistoryReplay {
       uploadPaths: this.options.uploadPaths,
       endTaskOnBlockedUrl: false,
     };
-    const context: AgentContext = {
+    return {
       taskId: this.current.taskId,
       settings,
-      messages,
+      messages: new MessageManager({ maxInputTokens: 128_000 }),
       driver: this.driver,
       pageReader: this.reader,
       registry: this.registry,
@@ -696,28 +770,13 @@ export class HistoryReplay {
       driverGuarded: false,
       takeBlockedNavigations: () => this.blocked.splice(0),
       signal: this.controller.signal,
-      nSteps: recorded.step.step,
+      nSteps: step,
       actionResults: [],
       currentState: undefined,
       emit: (name, actor, payload) => this.emit(name, actor, payload),
       checkpoint: () => (this.controller.signal.aborted ? Promise.reject(this.controller.signal.reason as Error) : Promise.resolve(false)),
       askHuman: unanswered,
     };
-    const recorder = new StepRecorder(this.current.taskId, this.tasks.length - 1, recorded.step.step, 'navigator');
-    try {
-      const result = await new NavigatorAgent(context).step(recorder, { only: offered.map((action) => action.name) });
-      const record = recorder.finish();
-      for (const action of record.actions) this.recorder?.addAction(action);
-      const errors = result.results.filter((item) => item.error !== undefined);
-      if (result.results.length === 0) return 'it chose no action';
-      return errors.length > 0 ? errors.map((item) => item.error).join(' ') : undefined;
-    } catch (error) {
-      if (this.controller.signal.aborted || isFatalError(error)) throw error;
-      return describeThrown(error);
-    } finally {
-      const usage = recorder.tokenUsage;
-      this.recorder?.addUsage(usage);
-    }
   }
 
   /** Reads the page once it settled, within the replay's deadlines. */
@@ -756,6 +815,7 @@ export class HistoryReplay {
     if (name === 'model-call-end') {
       const { usage, provider, model, attempt, durationMs, error } = event as ExecutorEventMap['model-call-end'];
       this.usage = addUsage(this.usage, usage);
+      this.recorder?.addUsage(usage);
       this.recorder?.addModelCall({ actor: 'navigator', provider, model, attempt, usage, durationMs, error });
     }
     this.hub.emit(name, event);
