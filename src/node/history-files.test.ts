@@ -1,4 +1,4 @@
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { access, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -86,5 +86,25 @@ describe('saveHistory and loadHistory', () => {
     const dir = await folder();
     const history = { ...(await historyWithScreenshot()), screenshots: new Map<string, Uint8Array>() };
     expect((await rejection(saveHistory(join(dir, 'run.json'), history))).field).toBe('screenshots');
+  });
+
+  it('refuses to save an invalid history, naming the field, before writing anything: no screenshot name leads out of its folder', async () => {
+    const dir = await folder();
+    const base = await historyWithScreenshot();
+    const bytes = base.screenshots.get('step-0002.jpg') ?? new Uint8Array();
+    const escaping: RunHistory = {
+      ...base,
+      steps: base.steps.map((step) => (step.screenshot ? { ...step, screenshot: { ...step.screenshot, part: '../../escaped.jpg' } } : step)),
+      screenshots: new Map([['../../escaped.jpg', bytes]]),
+    };
+    const path = join(dir, 'runs', 'today', 'run.json');
+    const error = await rejection(saveHistory(path, escaping));
+    expect(error.code).toBe('HISTORY_INVALID');
+    expect(error.field).toBe('steps[1].screenshot.part');
+    await expect(access(join(dir, 'runs', 'escaped.jpg'))).rejects.toMatchObject({ code: 'ENOENT' });
+    await expect(access(path)).rejects.toMatchObject({ code: 'ENOENT' });
+
+    const wrongType = { ...base, steps: base.steps.map((step) => ({ ...step, taskId: 7 as unknown as string })) };
+    expect((await rejection(saveHistory(join(dir, 'other.json'), wrongType))).field).toBe('steps[0].taskId');
   });
 });

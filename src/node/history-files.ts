@@ -32,10 +32,23 @@ export async function writeAtomically(path: string, data: string | Uint8Array): 
 }
 
 /**
+ * The history as `parseHistory` reads it (validated, every field of its format checked), with its
+ * screenshots: a history built or edited by hand is checked before its texts reach a file name, a
+ * path or markup. Throws `HistoryFormatError` naming the field at fault.
+ */
+export function checkedHistory(history: RunHistory): RunHistory {
+  const { schemaVersion, tasks, steps, screenshots } = (typeof history === 'object' && history !== null ? history : {}) as Partial<RunHistory>;
+  return parseHistory({ schemaVersion, tasks, steps }, screenshots);
+}
+
+/**
  * Saves a history: the JSON at `path`, and each screenshot as a file of the folder
  * {@link screenshotFolder} names. Both are written atomically, the screenshots first, so the JSON
  * never names a file that is not there; screenshots of an earlier save that this history no
  * longer names are removed. Creates the folders it needs.
+ * @throws `HistoryFormatError` naming the field at fault when `history` is not a valid history
+ * (a screenshot part that is not a plain file name, a step number that is not a number), before
+ * anything is written; also when it names a screenshot it holds no bytes for.
  * @example
  * ```ts
  * const result = await executor.execute();
@@ -45,9 +58,11 @@ export async function writeAtomically(path: string, data: string | Uint8Array): 
  * @public
  */
 export async function saveHistory(path: string, history: RunHistory): Promise<void> {
+  // Part names become file names: only a valid history (plain file names, see the schema) is written.
+  const checked = checkedHistory(history);
   await mkdir(dirname(path), { recursive: true });
-  const { screenshots, ...json } = history;
-  const named = new Set(history.steps.flatMap((step) => (step.screenshot ? [step.screenshot.part] : [])));
+  const { screenshots, ...json } = checked;
+  const named = new Set(checked.steps.flatMap((step) => (step.screenshot ? [step.screenshot.part] : [])));
   const folder = screenshotFolder(path);
   if (named.size > 0) {
     await mkdir(folder, { recursive: true });

@@ -5,6 +5,7 @@ import { appendFileSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConfigError, HistoryFormatError } from '../errors';
 import type { ExecutorEventMap } from '../events';
+import { parseHistory } from '../history/schema';
 import { historySchemaVersion, type RunHistory, type StepRecord, type TaskRecord } from '../history/types';
 
 /** The journal's own version, in its first line. */
@@ -41,10 +42,33 @@ type JournalLine =
   | { readonly type: 'step'; readonly step: StepRecord };
 
 /**
+ * Checks one step as `parseHistory` checks a saved history, before any of it reaches the disk (its
+ * screenshot part becomes a file name: it must be a plain one); the error names the step by its
+ * place in the run's history.
+ */
+function checkStep(step: StepRecord, index: number): void {
+  try {
+    parseHistory({ schemaVersion: historySchemaVersion, tasks: [], steps: [step] });
+  } catch (error) {
+    if (!HistoryFormatError.isInstance(error)) throw error;
+    const field = error.field?.replace(/^steps\[0\]/, `steps[${index}]`);
+    throw new HistoryFormatError(`${error.message.replace('`steps[0]', `\`steps[${index}]`)} The journal does not record it, nor any step after it.`, {
+      field,
+      cause: error,
+    });
+  }
+}
+
+/**
  * Records a run into `dir` as it goes: `journal.jsonl` gets a line when each task starts and ends
  * and when each step ends (written synchronously, in the event itself), and each screenshot a
  * file of `journal.screenshots/`. Load it with `loadHistory(dir)`, also while the run goes on or
- * after its process died: a last line cut off mid-write is left out.
+ * after its process died: a last line cut off mid-write is left out. The steps the run had before
+ * are not recorded (their tasks' lines would be missing), and the journal's steps are always the
+ * run's in order, each once: after a write that failed the next event goes on from that step.
+ * A step that is not a valid history step (a screenshot part that is not a plain file name) is not
+ * written, nor any after it: the listener throws a `HistoryFormatError` naming the field, which
+ * an `Executor` reports as a `LISTENER_ERROR` warning.
  * @throws `ConfigError` (field `dir`) when `dir` already holds a journal: each run gets a folder of its own.
  * @example
  * ```ts
@@ -67,7 +91,8 @@ export function recordRun(run: RecordableRun, dir: string): RunRecording {
   mkdirSync(screenshotDir, { recursive: true });
   const write = (line: JournalLine): void => appendFileSync(path, `${JSON.stringify(line)}\n`);
   write({ type: 'journal', journalVersion, schemaVersion: historySchemaVersion });
-  let written = 0;
+  // The steps already in the history belong to tasks whose start this journal never saw.
+  let written = run.history.steps.length;
   const savedParts = new Set<string>();
   const task = (event: { readonly taskId: string }): void => {
     const record = run.history.tasks.find((item) => item.taskId === event.taskId);
@@ -75,7 +100,10 @@ export function recordRun(run: RecordableRun, dir: string): RunRecording {
   };
   const steps = (): void => {
     const history = run.history;
-    for (const step of history.steps.slice(written)) {
+    // Counted line by line: a write that throws leaves `written` at its step, so none is written twice.
+    while (written < history.steps.length) {
+      const step = history.steps[written] as StepRecord;
+      checkStep(step, written);
       const part = step.screenshot?.part;
       const bytes = part === undefined ? undefined : history.screenshots.get(part);
       if (part !== undefined && bytes && !savedParts.has(part)) {
@@ -83,8 +111,8 @@ export function recordRun(run: RecordableRun, dir: string): RunRecording {
         savedParts.add(part);
       }
       write({ type: 'step', step });
+      written++;
     }
-    written = history.steps.length;
   };
   const onTask = (event: { readonly taskId: string }): void => task(event);
   run.on('task-start', onTask);

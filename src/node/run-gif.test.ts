@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { GifReader } from 'omggif';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { ConfigError } from '../errors';
+import { ConfigError, HistoryFormatError } from '../errors';
 import type { RunHistory } from '../history/types';
 import { loadShopRun } from '../../test/fixtures/history/shop-run';
 import { createRunGif } from './run-gif';
@@ -121,6 +121,26 @@ describe('createRunGif', () => {
     const notAFont = join(folder, 'not-a-font.ttf');
     await import('node:fs/promises').then(({ writeFile }) => writeFile(notAFont, 'wOF2 not a font'));
     await expect(createRunGif(run, join(folder, 'x.gif'), { fonts: [notAFont] })).rejects.toThrow(/is not a TrueType or OpenType font/);
+  });
+
+  it('refuses a history that is not valid, naming the field, and writes nothing', async () => {
+    const path = join(folder, 'invalid.gif');
+    const run = loadShopRun();
+    const hostileMediaType: RunHistory = {
+      ...run,
+      steps: run.steps.map((step) =>
+        step.screenshot ? { ...step, screenshot: { ...step.screenshot, mediaType: 'image/jpeg"/><image href="https://evil/x.png' as 'image/jpeg' } } : step,
+      ),
+    };
+    const error: unknown = await createRunGif(hostileMediaType, path).catch((caught: unknown) => caught);
+    expect(HistoryFormatError.isInstance(error)).toBe(true);
+    expect((error as HistoryFormatError).field).toBe('steps[1].screenshot.mediaType');
+    const hostileStep: RunHistory = {
+      ...run,
+      steps: run.steps.map((step, index) => (index === 2 ? { ...step, step: '"><meta http-equiv=refresh content=0;url=//evil>' as unknown as number } : step)),
+    };
+    await expect(createRunGif(hostileStep, path)).rejects.toMatchObject({ name: 'HistoryFormatError', field: 'steps[2].step' });
+    await expect(readFile(path)).rejects.toMatchObject({ code: 'ENOENT' });
   });
 
   it('does not write a GIF when cancelled', async () => {

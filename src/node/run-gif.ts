@@ -9,7 +9,7 @@ import type { RunHistory, StepRecord } from '../history/types';
 import { throwIfAborted } from '../util/abort';
 import { boundedCall } from '../util/bounded-call';
 import { describeThrown } from '../util/describe-thrown';
-import { writeAtomically } from './history-files';
+import { checkedHistory, writeAtomically } from './history-files';
 
 /**
  * Options of {@link createRunGif}.
@@ -646,7 +646,7 @@ function stepSvg(type: Typesetter, geometry: FrameGeometry, image: { dataUri: st
   const pillWidth = Math.round(type.width(label) * labelSize + labelSize * 1.2);
   return svgDocument(
     geometry,
-    `<image x="0" y="0" width="${width}" height="${imageHeight}" preserveAspectRatio="none" href="${image.dataUri}"/>` +
+    `<image x="0" y="0" width="${width}" height="${imageHeight}" preserveAspectRatio="none" href="${svgText(image.dataUri)}"/>` +
       `<rect x="0" y="${bandTop}" width="${width}" height="${bandHeight}" fill="${colors.band}" fill-opacity="0.84"/>` +
       `<rect x="${padding}" y="${bandTop + padding - Math.round(labelSize * 0.2)}" width="${pillWidth}" height="${Math.round(labelSize * 1.4)}" rx="${Math.round(labelSize * 0.35)}" fill="${colors.accent}"/>` +
       type.svg([label], {
@@ -684,7 +684,7 @@ function isBlank(toolkit: GifToolkit, dataUri: string, size: { width: number; he
   const probeWidth = 48;
   const probeHeight = Math.max(1, Math.round((probeWidth * size.height) / size.width));
   // A transparent background: an image that fails to decode leaves every pixel transparent, one bucket.
-  const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${probeWidth}" height="${probeHeight}"><image width="${probeWidth}" height="${probeHeight}" preserveAspectRatio="none" href="${dataUri}"/></svg>`;
+  const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${probeWidth}" height="${probeHeight}"><image width="${probeWidth}" height="${probeHeight}" preserveAspectRatio="none" href="${svgText(dataUri)}"/></svg>`;
   const { pixels } = new toolkit.resvg.Resvg(svg, { font: { loadSystemFonts: false } }).render();
   const buckets = new Map<number, number>();
   let most = 0;
@@ -713,7 +713,9 @@ function drawableSteps(toolkit: GifToolkit, history: RunHistory): { step: StepRe
     const bytes = history.screenshots.get(step.screenshot.part);
     const size = bytes ? imageSize(bytes) : undefined;
     if (!bytes || !size || size.width === 0 || size.height === 0) continue;
-    const dataUri = `data:${step.screenshot.mediaType};base64,${base64(bytes)}`;
+    // Only the two media types the format allows reach the data: URI, whatever the history says.
+    const mediaType = step.screenshot.mediaType === 'image/png' ? 'image/png' : 'image/jpeg';
+    const dataUri = `data:${mediaType};base64,${base64(bytes)}`;
     if (isBlank(toolkit, dataUri, size)) continue;
     drawable.push({ step, image: { dataUri, ...size } });
   }
@@ -745,6 +747,8 @@ function runSummary(history: RunHistory): string {
  *
  * @param history - The run's history, such as `result.history` or `await loadHistory(file)`.
  * @param path - Where to write the GIF.
+ * @throws `HistoryFormatError` naming the field at fault when `history` is not a valid history
+ * (one built or edited by hand), before anything is drawn.
  * @example
  * ```ts
  * import { createRunGif } from 'plannav/node';
@@ -757,6 +761,8 @@ function runSummary(history: RunHistory): string {
  */
 export async function createRunGif(history: RunHistory, path: string, options: RunGifOptions = {}): Promise<RunGifResult> {
   checkOptions(options);
+  // Every field of the format checked (a media type is one of two, a step number a number) before any reaches an SVG.
+  const checked = checkedHistory(history);
   const toolkit = await loadGifToolkit();
   const width = options.width ?? defaults.width;
   const frameDelay = options.frameDurationMs ?? defaults.frameDurationMs;
@@ -772,7 +778,7 @@ export async function createRunGif(history: RunHistory, path: string, options: R
   const type = new Typesetter(faces, measureShaped);
   const target = resolve(path);
   return boundedCall('createRunGif', options, async (signal) => {
-    const steps = drawableSteps(toolkit, history);
+    const steps = drawableSteps(toolkit, checked);
     const first = steps[0]?.image;
     // Between 3:1 and 1:1, so a full-page screenshot does not make a GIF taller than it is wide.
     const aspect = first ? Math.min(1, Math.max(1 / 3, first.height / first.width)) : 9 / 16;
@@ -787,9 +793,9 @@ export async function createRunGif(history: RunHistory, path: string, options: R
       const index = toolkit.gifenc.applyPalette(rgba, palette, 'rgb565');
       encoder.writeFrame(index, geometry.width, geometry.height, { palette, delay, repeat: 0 });
     };
-    const tasks = options.allTasks ? history.tasks.map((task) => task.task) : history.tasks.slice(0, 1).map((task) => task.task);
-    addFrame(render(titleSvg(type, geometry, tasks, runSummary(history))), titleDelay);
-    const severalTasks = history.tasks.length > 1;
+    const tasks = options.allTasks ? checked.tasks.map((task) => task.task) : checked.tasks.slice(0, 1).map((task) => task.task);
+    addFrame(render(titleSvg(type, geometry, tasks, runSummary(checked))), titleDelay);
+    const severalTasks = checked.tasks.length > 1;
     for (const { step, image } of steps) {
       throwIfAborted(signal);
       const label = severalTasks ? `Task ${step.taskIndex + 1} · Step ${step.step}` : `Step ${step.step}`;

@@ -2,6 +2,7 @@ import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { HistoryFormatError } from '../errors';
 import type { RunHistory, StepRecord } from '../history/types';
 import { loadShopRun } from '../../test/fixtures/history/shop-run';
 import { createRunReport } from './run-report';
@@ -99,6 +100,26 @@ describe('createRunReport', () => {
         'header',
       ].sort(),
     );
+  });
+
+  it('refuses a history that is not valid, naming the field, and writes nothing', async () => {
+    const path = join(folder, 'invalid.html');
+    const run = loadShopRun();
+    const hostileStep: RunHistory = {
+      ...run,
+      steps: run.steps.map((step, index) => (index === 2 ? { ...step, step: '"><meta http-equiv=refresh content=0;url=//evil>' as unknown as number } : step)),
+    };
+    const error: unknown = await createRunReport(hostileStep, path).catch((caught: unknown) => caught);
+    expect(HistoryFormatError.isInstance(error)).toBe(true);
+    expect((error as HistoryFormatError).field).toBe('steps[2].step');
+    const hostileMediaType: RunHistory = {
+      ...run,
+      steps: run.steps.map((step) =>
+        step.screenshot ? { ...step, screenshot: { ...step.screenshot, mediaType: 'image/png" onload="x' as 'image/png' } } : step,
+      ),
+    };
+    await expect(createRunReport(hostileMediaType, path)).rejects.toMatchObject({ name: 'HistoryFormatError', field: 'steps[1].screenshot.mediaType' });
+    await expect(readFile(path)).rejects.toMatchObject({ code: 'ENOENT' });
   });
 
   it('does not write the report when cancelled', async () => {

@@ -7,7 +7,7 @@ import type { ErrorInfo } from '../events';
 import type { ActionRecord, RunHistory, StepRecord } from '../history/types';
 import type { TokenUsage } from '../llm/usage';
 import { throwIfAborted } from '../util/abort';
-import { writeAtomically } from './history-files';
+import { checkedHistory, writeAtomically } from './history-files';
 
 /**
  * Options of {@link createRunReport}.
@@ -121,7 +121,7 @@ function screenshotHtml(history: RunHistory, step: StepRecord): string {
   const data = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64');
   // The media type comes from the history, which may have been edited: only the two it allows reach the data: URI.
   const mediaType = step.screenshot.mediaType === 'image/png' ? 'image/png' : 'image/jpeg';
-  return `<img class="screenshot" alt="Screenshot of step ${step.step}" src="data:${mediaType};base64,${data}">`;
+  return `<img class="screenshot" alt="${escapeHtml(`Screenshot of step ${step.step}`)}" src="data:${mediaType};base64,${escapeHtml(data)}">`;
 }
 
 function stepHtml(history: RunHistory, step: StepRecord, severalTasks: boolean): string {
@@ -133,11 +133,11 @@ function stepHtml(history: RunHistory, step: StepRecord, severalTasks: boolean):
   const actions = step.actions.length > 0 ? `<ol class="actions">${step.actions.map(actionHtml).join('')}</ol>` : '';
   const calls = step.modelCalls.length > 1 ? ` in ${step.modelCalls.length} model calls` : '';
   return (
-    `<article class="step ${escapeHtml(step.actor)}${step.error ? ' failed' : ''}" data-step="${step.step}" data-actor="${escapeHtml(step.actor)}">` +
+    `<article class="step ${escapeHtml(step.actor)}${step.error ? ' failed' : ''}" data-step="${escapeHtml(String(step.step))}" data-actor="${escapeHtml(step.actor)}">` +
     `<h2>${escapeHtml(heading)}</h2>${browser}${screenshotHtml(history, step)}` +
     `${step.actor === 'navigator' ? navigatorThoughts(step) : planHtml(step)}${actions}` +
     (step.error ? errorHtml(step.error) : '') +
-    `<p class="usage">${escapeHtml(formatUsage(step.usage))}${calls} · ${numberFormat.format(Math.round(step.durationMs))} ms</p></article>`
+    `<p class="usage">${escapeHtml(`${formatUsage(step.usage)}${calls} · ${numberFormat.format(Math.round(step.durationMs))} ms`)}</p></article>`
   );
 }
 
@@ -184,6 +184,8 @@ pre{margin:2px 0;padding:6px 8px;background:var(--bg);border-radius:4px;white-sp
  *
  * @param history - The run's history, such as `result.history` or `await loadHistory(file)`.
  * @param path - Where to write the HTML file.
+ * @throws `HistoryFormatError` naming the field at fault when `history` is not a valid history
+ * (one built or edited by hand), before anything is written.
  * @example
  * ```ts
  * import { createRunReport } from 'plannav/node';
@@ -196,15 +198,17 @@ pre{margin:2px 0;padding:6px 8px;background:var(--bg);border-radius:4px;white-sp
  */
 export async function createRunReport(history: RunHistory, path: string, options: RunReportOptions = {}): Promise<RunReportResult> {
   throwIfAborted(options.signal);
-  const title = options.title ?? history.tasks[0]?.task ?? 'plannav run';
-  const severalTasks = history.tasks.length > 1;
-  const cards = history.steps.map((step) => stepHtml(history, step, severalTasks));
+  // Every field of the format checked (a step number is a number, a media type one of two) before any reaches the page.
+  const checked = checkedHistory(history);
+  const title = options.title ?? checked.tasks[0]?.task ?? 'plannav run';
+  const severalTasks = checked.tasks.length > 1;
+  const cards = checked.steps.map((step) => stepHtml(checked, step, severalTasks));
   const html =
     `<!doctype html><html lang="en"><head><meta charset="utf-8">` +
     `<meta http-equiv="Content-Security-Policy" content="default-src 'none'; img-src data:; style-src 'unsafe-inline'">` +
     `<meta name="viewport" content="width=device-width, initial-scale=1"><meta name="referrer" content="no-referrer">` +
     `<title>${text(title)}</title><style>${styles}</style></head>` +
-    `<body><main>${headerHtml(history, title)}${cards.join('\n')}</main></body></html>\n`;
+    `<body><main>${headerHtml(checked, title)}${cards.join('\n')}</main></body></html>\n`;
   const target = resolve(path);
   const bytes = Buffer.byteLength(html, 'utf8');
   throwIfAborted(options.signal);

@@ -420,6 +420,53 @@ describe('exportPlaywrightScript', () => {
       expect(exported(steps())).not.toContain('function variable');
     });
 
+    it('env: the value is in no string and no comment of the script, raw or URL-encoded, and every string still reads as recorded', () => {
+      const secret = 's3cr3t pa$$!';
+      const uri = encodeURIComponent(secret); // s3cr3t%20pa%24%24!
+      const form = new URLSearchParams([['', secret]]).toString().slice(1); // s3cr3t+pa%24%24%21
+      const login = `${shop}login`;
+      const error = { name: 'ActionError', code: 'ACTION_ERROR', message: `Wrong password ${secret}`, retryable: true };
+      const [welcome, search, raw] = [`${shop}welcome?pw=${uri}`, `${shop}search?q=${form}`, `${shop}raw?pw=${secret}`] as const;
+      const script = exported(
+        [
+          step(login, [
+            action(
+              'input_text',
+              { index: 1, text: secret },
+              { fingerprint: fingerprint({ tagName: 'input', role: 'textbox', name: 'Password', frameUrl: login }) },
+            ),
+            action('click_element', { index: 2, note: secret }, { error, fingerprint: fingerprint({ frameUrl: login }) }),
+          ]),
+          step(welcome, [action('click_element', { index: 3 }, { fingerprint: fingerprint({ role: 'link', name: `Welcome ${secret}`, frameUrl: welcome }) })]),
+          step(search, [action('click_element', { index: 4 }, { fingerprint: fingerprint({ frameUrl: search }) })]),
+          step(raw, [action('go_to_url', { url: `${shop}account?pw=${secret}` })]), // the URL parser encodes its space
+          step(`${shop}account?pw=${uri}`, [action('done', { text: `Logged in with ${secret}`, success: true }, { success: true })]),
+        ],
+        { env: { PASSWORD: secret } },
+        [task(`Log in with ${secret}`, { finalAnswer: `The password ${secret} works` })],
+      );
+      for (const text of [secret, uri, form, encodeURI(secret), 's3cr3t']) expect(script).not.toContain(text);
+      // The title and every comment show the variable's name instead.
+      expect(code(script)).toContain('test("Log in with <$PASSWORD>", async ({ page }) => {');
+      expect(script).toContain('// Left out: click_element {"index":2,"note":"<$PASSWORD>"} failed when recorded: Wrong password <$PASSWORD>');
+      expect(script).toContain('// done (success): Logged in with <$PASSWORD>');
+      expect(script).toContain('// Final answer: The password <$PASSWORD> works');
+      // It still types it, and each string reads, with the variable set, as the recording had it.
+      expect(lineWith(script, '.fill(')).toBe('await page.getByRole("textbox", { name: "Password", exact: true }).fill(variable("PASSWORD"));');
+      const helpers = /\nfunction variable[\s\S]*?\n\}\n(?:[\s\S]*?\nfunction formEncoded[\s\S]*?\n\}\n)?/.exec(script)?.[0] ?? '';
+      const compiled = ts.transpileModule(helpers, { compilerOptions: { target: ts.ScriptTarget.ES2022 } }).outputText;
+      const evaluate = (expression: string): unknown =>
+        runInNewContext(`${compiled}; (${expression})`, { process: { env: { PASSWORD: secret } }, URLSearchParams });
+      const argument = (fragment: string, pattern: RegExp): unknown => evaluate(pattern.exec(lineWith(script, fragment))?.[1] ?? 'undefined');
+      expect(argument('name: "Welcome', /name: (.*), exact: true/)).toBe(`Welcome ${secret}`);
+      expect(argument('welcome?pw=', /toHaveURL\((.*)\);$/)).toBe(welcome);
+      expect(argument('search?q=', /toHaveURL\((.*)\);$/)).toBe(search);
+      expect(argument('raw?pw=', /toHaveURL\((.*)\);$/)).toBe(raw);
+      expect(argument('page.goto(', /goto\((.*)\);$/)).toBe(`${shop}account?pw=${encodeURI(secret)}`);
+      // A value no URL can hold encoded (a lone surrogate) is kept out as typed, without an error.
+      expect(exported(steps(), { env: { LONE: '\ud800' } })).toContain('test("Buy a bowl"');
+    });
+
     it('baseURL: URLs under it are written as paths for the config to complete', () => {
       const script = exported(steps(), { baseURL: shop });
       expect(code(script)).toEqual(expect.arrayContaining(['await page.goto("/login");', 'await expect(page).toHaveURL("/login");']));

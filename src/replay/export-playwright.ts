@@ -1,6 +1,7 @@
 // Turns a recorded run into a standalone Playwright Test file, for a run worth keeping as a plain
 // test in CI. Pure string building: no browser, no node: module, and recorded text only ever enters
-// the script through JSON string literals and line comments, never through template interpolation.
+// the script through ScriptStrings (JSON string literals and line comments, never template
+// interpolation), which also keeps the values of option `env` out of it.
 
 import { z } from 'zod';
 import { normalizeUrl, searchUrl, type SearchEngine } from '../actions/builtin/navigation';
@@ -24,10 +25,13 @@ export interface ExportPlaywrightOptions {
   readonly testName?: string | undefined;
   /**
    * Recorded input to read from the environment when the script runs, as environment variable
-   * name → the text typed in the run. Every `input_text` whose text contains that value types
-   * `process.env[name]` there instead. The recorded value is not written into the script (a
-   * password typed in the run stays out of a file that gets committed); the script throws,
-   * naming the variable, when it is not set.
+   * name → the text typed in the run. The recorded value is not written into the script (a
+   * password typed in the run stays out of a file that gets committed): every string of the
+   * script that holds it (the text an `input_text` types, a locator's name, a URL that holds it
+   * as typed, `encodeURIComponent`- or `encodeURI`-encoded or form-encoded) reads
+   * `process.env[name]` there instead, and the test's title and the comments show `<$NAME>`. The
+   * script throws, naming the variable, when it is not set. Only strings and comments are
+   * covered: a value that is also a word of the script's own code (`page`, `click`) stays in it.
    * @defaultValue none: the recorded text is typed as it was
    * @example `{ env: { SHOP_EMAIL: 'ada@example.com' } }`
    */
@@ -69,7 +73,7 @@ const optionsSchema = z
 type Options = z.output<typeof optionsSchema>;
 
 /** A JavaScript string literal of any text: JSON's escapes, and the two line separators JSON leaves raw. */
-function literal(text: string): string {
+function quote(text: string): string {
   return JSON.stringify(text)
     .replace(/\u2028/g, '\\u2028')
     .replace(/\u2029/g, '\\u2029');
@@ -85,10 +89,111 @@ function commentLines(text: string): string[] {
   return text.split(/\r\n|[\n\r\u2028\u2029]/).map((line) => `// ${line}`.trimEnd());
 }
 
-/** A value for a comment: strings as they are, anything else as JSON, long ones cut. */
+/** A value as text: strings as they are, anything else as JSON, long ones cut. */
 function shown(value: unknown, max = 200): string {
   const text = typeof value === 'string' ? value : (JSON.stringify(value) ?? String(value));
   return text.length > max ? `${text.slice(0, max)}…` : text;
+}
+
+/** How a value of option `env` can appear in recorded text: as typed, or as a URL encodes it. */
+type Encoding = 'raw' | 'uri-component' | 'uri' | 'form';
+
+const encoders: Readonly<Record<Encoding, (value: string) => string>> = {
+  raw: (value) => value,
+  'uri-component': encodeURIComponent,
+  // What a URL's parser leaves of a value typed into the address (spaces and non-ASCII encoded).
+  uri: encodeURI,
+  // What a form submitted with GET puts into the query (`application/x-www-form-urlencoded`).
+  form: (value) => new URLSearchParams([['', value]]).toString().slice(1),
+};
+
+/** One form of one value in recorded text. */
+interface ValueForm {
+  readonly text: string;
+  readonly name: string;
+  readonly encoding: Encoding;
+}
+
+/**
+ * Every string and comment of the script, so the values of option `env` stay out of all of them:
+ * a string literal is split on each value (in each of its forms, longest first) and reads the
+ * value from the environment there, so it still evaluates to the recorded text when the
+ * variable holds it; comments and titles show `<$NAME>` instead.
+ */
+class ScriptStrings {
+  private readonly forms: readonly ValueForm[];
+  /** Whether a literal read a variable, so the script needs its `variable()` helper. */
+  usesVariables = false;
+  /** Whether a literal form-encoded a variable, so the script needs its `formEncoded()` helper. */
+  usesFormEncoding = false;
+
+  constructor(env: Readonly<Record<string, string>>) {
+    const forms = new Map<string, ValueForm>();
+    for (const [name, value] of Object.entries(env)) {
+      for (const encoding of Object.keys(encoders) as Encoding[]) {
+        let text: string;
+        try {
+          text = encoders[encoding](value);
+        } catch {
+          continue; // A lone surrogate, which no URL holds encoded (URIError).
+        }
+        // A form equal to one already known (a value no URL changes) is read the simplest way.
+        if (!forms.has(text)) forms.set(text, { text, name, encoding });
+      }
+    }
+    this.forms = [...forms.values()].sort((a, b) => b.text.length - a.text.length);
+  }
+
+  /** `text` as pieces of recorded text and the values in it. */
+  private split(text: string): (string | ValueForm)[] {
+    let parts: (string | ValueForm)[] = [text];
+    for (const form of this.forms) {
+      parts = parts.flatMap((part) =>
+        typeof part === 'string' ? part.split(form.text).flatMap((piece, index) => (index === 0 ? [piece] : [form, piece])) : [part],
+      );
+    }
+    return parts.filter((part) => part !== '');
+  }
+
+  /** A string expression that evaluates to `text` at run time: literals, and each value read from the environment. */
+  literal(text: string): string {
+    const parts = this.split(text);
+    if (parts.length === 0) return quote('');
+    return parts.map((part) => (typeof part === 'string' ? quote(part) : this.read(part))).join(' + ');
+  }
+
+  private read(form: ValueForm): string {
+    this.usesVariables = true;
+    const variable = `variable(${quote(form.name)})`;
+    switch (form.encoding) {
+      case 'raw':
+        return variable;
+      case 'uri-component':
+        return `encodeURIComponent(${variable})`;
+      case 'uri':
+        return `encodeURI(${variable})`;
+      case 'form':
+        this.usesFormEncoding = true;
+        return `formEncoded(${variable})`;
+    }
+  }
+
+  /** `text` with each value shown as `<$NAME>`: for comments and titles. */
+  masked(text: string): string {
+    return this.split(text)
+      .map((part) => (typeof part === 'string' ? part : `<$${part.name}>`))
+      .join('');
+  }
+
+  /** A title (of the test or of a step) as a string literal, each value masked. */
+  title(text: string): string {
+    return quote(this.masked(text));
+  }
+
+  /** A value for a comment, as {@link shown}, masked before it is cut (so no start of a value is left). */
+  shown(value: unknown, max = 200): string {
+    return shown(this.masked(shown(value, Infinity)), max);
+  }
 }
 
 const whitespace = (text: string): string => text.replace(/\s+/g, ' ').trim();
@@ -98,12 +203,15 @@ class ScriptWriter {
   private readonly lines: string[] = [];
   private depth = 0;
 
+  constructor(private readonly strings: ScriptStrings) {}
+
   line(text: string): void {
     this.lines.push(text === '' ? '' : `${'  '.repeat(this.depth)}${text}`);
   }
 
+  /** Line comments of `text`, each value of option `env` masked. */
   comment(text: string): void {
-    for (const line of commentLines(text)) this.line(line);
+    for (const line of commentLines(this.strings.masked(text))) this.line(line);
   }
 
   block(opening: string, closing: string, body: () => void): void {
@@ -150,15 +258,15 @@ function matcher(recorded: string): { readonly text: string; readonly exact: boo
 }
 
 /** `{ name: "…", exact: true }` or `{ name: "…" }`, for getByRole. */
-function nameOption(recorded: string): string {
+function nameOption(recorded: string, strings: ScriptStrings): string {
   const { text, exact } = matcher(recorded);
-  return `{ name: ${literal(text)}${exact ? ', exact: true' : ''} }`;
+  return `{ name: ${strings.literal(text)}${exact ? ', exact: true' : ''} }`;
 }
 
 /** `"…", { exact: true }` or `"…"`, for getByText, getByLabel and getByPlaceholder. */
-function textArguments(recorded: string): string {
+function textArguments(recorded: string, strings: ScriptStrings): string {
   const { text, exact } = matcher(recorded);
-  return `${literal(text)}${exact ? ', { exact: true }' : ''}`;
+  return `${strings.literal(text)}${exact ? ', { exact: true }' : ''}`;
 }
 
 /**
@@ -168,22 +276,23 @@ function textArguments(recorded: string): string {
  * whose own name opens its item's name (the product's link, the item's title) tells itself apart
  * and is not scoped, so a change elsewhere in the item (its price) does not break its locator.
  */
-function itemScope(fingerprint: ElementFingerprint): string | undefined {
+function itemScope(fingerprint: ElementFingerprint, strings: ScriptStrings): string | undefined {
   const item = fingerprint.ancestors.find((ancestor) => itemTags.has(ancestor.tagName) || (ancestor.role !== undefined && itemRoles.has(ancestor.role)));
   if (!item) return undefined;
   const itemName = matcher(item.name ?? '').text;
   const elementName = matcher(fingerprint.name || fingerprint.text).text;
   if (!itemName || itemName.toLowerCase().startsWith(elementName.toLowerCase())) return undefined;
-  const items = itemTags.has(item.tagName) ? `locator(${literal(item.tagName)})` : `getByRole(${literal(item.role ?? '')})`;
-  return `${items}.filter({ hasText: ${literal(itemName)} })`;
+  const items = itemTags.has(item.tagName) ? `locator(${strings.literal(item.tagName)})` : `getByRole(${strings.literal(item.role ?? '')})`;
+  return `${items}.filter({ hasText: ${strings.literal(itemName)} })`;
 }
 
 /** A locator chain below the page or frame, most robust first, and the note the script should carry. */
-function elementChain(fingerprint: ElementFingerprint): { chain: string; scopable: boolean; note?: string } {
+function elementChain(fingerprint: ElementFingerprint, strings: ScriptStrings): { chain: string; scopable: boolean; note?: string } {
+  const literal = (text: string): string => strings.literal(text);
   const { role, attributes, tagName } = fingerprint;
   const name = whitespace(fingerprint.name);
   const text = whitespace(fingerprint.text);
-  if (role && !unnamedRoles.has(role) && name) return { chain: `getByRole(${literal(role)}, ${nameOption(name)})`, scopable: true };
+  if (role && !unnamedRoles.has(role) && name) return { chain: `getByRole(${literal(role)}, ${nameOption(name, strings)})`, scopable: true };
   for (const attribute of testIdAttributes) {
     const value = attributes[attribute];
     if (!value) continue;
@@ -191,10 +300,10 @@ function elementChain(fingerprint: ElementFingerprint): { chain: string; scopabl
     return { chain, scopable: true };
   }
   const isField = fieldTags.has(tagName);
-  if (isField && name) return { chain: `getByLabel(${textArguments(name)})`, scopable: true };
+  if (isField && name) return { chain: `getByLabel(${textArguments(name, strings)})`, scopable: true };
   const placeholder = attributes.placeholder;
-  if (isField && placeholder) return { chain: `getByPlaceholder(${textArguments(placeholder)})`, scopable: true };
-  if (text) return { chain: `getByText(${textArguments(text)})`, scopable: true };
+  if (isField && placeholder) return { chain: `getByPlaceholder(${textArguments(placeholder, strings)})`, scopable: true };
+  if (text) return { chain: `getByText(${textArguments(text, strings)})`, scopable: true };
   if (fingerprint.cssPath) return { chain: `locator(${literal(fingerprint.cssPath)})`, scopable: false };
   if (fingerprint.xpath) return { chain: `locator(${literal(`xpath=${fingerprint.xpath}`)})`, scopable: false };
   return {
@@ -205,13 +314,13 @@ function elementChain(fingerprint: ElementFingerprint): { chain: string; scopabl
 }
 
 /** The frame an element was in, when it was not the page's own document (best effort: found by the iframe's `src`). */
-function frameRoot(frameUrl: string, pageUrl: string | undefined): { root: string; note?: string } {
+function frameRoot(frameUrl: string, pageUrl: string | undefined, strings: ScriptStrings): { root: string; note?: string } {
   if (!frameUrl || pageUrl === undefined || frameUrl === pageUrl) return { root: 'page' };
   const parsed = URL.canParse(frameUrl) ? new URL(frameUrl) : undefined;
   const file = parsed?.pathname.split('/').filter(Boolean).pop() ?? '';
   const selector = parsed && /^https?:$/.test(parsed.protocol) ? `iframe[src*=${cssString(file || parsed.host)}]` : 'iframe';
   return {
-    root: `page.frameLocator(${literal(selector)})${selector === 'iframe' ? '.first()' : ''}`,
+    root: `page.frameLocator(${strings.literal(selector)})${selector === 'iframe' ? '.first()' : ''}`,
     note: `In the frame ${frameUrl} (best effort: the iframe is found by its src).`,
   };
 }
@@ -227,33 +336,18 @@ interface Position {
 interface Context {
   readonly options: Options;
   readonly writer: ScriptWriter;
-  /** Whether the recorded input used a variable, so the script needs its `variable()` helper. */
-  usedVariables: boolean;
+  readonly strings: ScriptStrings;
 }
 
 /** A URL as the script writes it: relative to `baseURL` when it is under it. */
-function urlLiteral(url: string, options: Options): string {
+function urlLiteral(url: string, context: Context): string {
+  const { options, strings } = context;
   const base = options.baseURL;
-  if (base === undefined) return literal(url);
+  if (base === undefined) return strings.literal(url);
   const prefix = base.endsWith('/') ? base : `${base}/`;
-  if (url !== base && !url.startsWith(prefix)) return literal(url);
+  if (url !== base && !url.startsWith(prefix)) return strings.literal(url);
   const rest = url === base ? '' : url.slice(prefix.length);
-  return literal(new URL(prefix).pathname === '/' ? `/${rest}` : `./${rest}`);
-}
-
-/** The text an `input_text` types: recorded text, with each variable's value read from the environment instead. */
-function typedText(text: string, context: Context): string {
-  const variables = Object.entries(context.options.env ?? {}).sort(([, a], [, b]) => b.length - a.length);
-  let parts: (string | { readonly variable: string })[] = [text];
-  for (const [name, value] of variables) {
-    parts = parts.flatMap((part) =>
-      typeof part === 'string' ? part.split(value).flatMap((piece, index) => (index === 0 ? [piece] : [{ variable: name }, piece])) : [part],
-    );
-  }
-  const pieces = parts.filter((part) => part !== '');
-  if (pieces.some((part) => typeof part !== 'string')) context.usedVariables = true;
-  if (pieces.length === 0) return literal('');
-  return pieces.map((part) => (typeof part === 'string' ? literal(part) : `variable(${literal(part.variable)})`)).join(' + ');
+  return strings.literal(new URL(prefix).pathname === '/' ? `/${rest}` : `./${rest}`);
 }
 
 /** The position of a recorded tab in the browser's tab list: what `context.pages()` holds in the same order. */
@@ -274,21 +368,21 @@ const readingActions = new Set(['get_dropdown_options', 'extract_content', 'sear
 
 /** The locator of the element an action acted on, or `undefined` (with a comment written) when none was recorded. */
 function locatorOf(action: ActionRecord, position: Position, context: Context): string | undefined {
-  const { writer } = context;
+  const { writer, strings } = context;
   const fingerprint = action.fingerprint;
   if (!fingerprint) {
     const selector = action.element?.selector;
     if (selector) {
       writer.comment('No fingerprint was recorded for this element: it is found by its CSS selector.');
-      return `page.locator(${literal(selector)})`;
+      return `page.locator(${strings.literal(selector)})`;
     }
     const index = action.element?.index ?? numberParam(paramsOf(action), 'index');
     writer.comment(`${action.name} on element ${index ?? '?'}: the run recorded nothing to find the element by, so this step is not in the script.`);
     return undefined;
   }
-  const frame = frameRoot(fingerprint.frameUrl, position.step.browser?.url);
-  const element = elementChain(fingerprint);
-  const scope = element.scopable ? itemScope(fingerprint) : undefined;
+  const frame = frameRoot(fingerprint.frameUrl, position.step.browser?.url, strings);
+  const element = elementChain(fingerprint, strings);
+  const scope = element.scopable ? itemScope(fingerprint, strings) : undefined;
   if (frame.note) writer.comment(frame.note);
   if (element.note) writer.comment(element.note);
   return [frame.root, scope, element.chain].filter((part) => part !== undefined).join('.');
@@ -296,7 +390,9 @@ function locatorOf(action: ActionRecord, position: Position, context: Context): 
 
 /** Writes one successful action as Playwright code. */
 function writeAction(action: ActionRecord, position: Position, context: Context): void {
-  const { writer } = context;
+  const { writer, strings } = context;
+  const literal = (text: string): string => strings.literal(text);
+  const shown = (value: unknown, max?: number): string => strings.shown(value, max);
   const params = paramsOf(action);
   const unreadable = (): void => writer.comment(`${action.name}: recorded with parameters this export cannot read (${shown(action.params)}).`);
   switch (action.name) {
@@ -311,7 +407,7 @@ function writeAction(action: ActionRecord, position: Position, context: Context)
         // The action refused it too; the recorded text is the best guess.
       }
       if (action.name === 'open_tab') writer.line('page = await context.newPage();');
-      writer.line(`await page.goto(${urlLiteral(target, context.options)});`);
+      writer.line(`await page.goto(${urlLiteral(target, context)});`);
       return;
     }
     case 'search': {
@@ -339,7 +435,7 @@ function writeAction(action: ActionRecord, position: Position, context: Context)
       const text = stringParam(params, 'text');
       if (text === undefined) return unreadable();
       const locator = locatorOf(action, position, context);
-      if (locator) writer.line(`await ${locator}.fill(${typedText(text, context)});`);
+      if (locator) writer.line(`await ${locator}.fill(${literal(text)});`);
       return;
     }
     case 'select_dropdown_option': {
@@ -451,7 +547,7 @@ function nextBrowser(steps: readonly StepRecord[], index: number): StepBrowser |
 
 /** Writes a task's Navigator steps; `allSteps` are the session's, for where the browser went after the last of them. */
 function writeSteps(steps: readonly StepRecord[], allSteps: readonly StepRecord[], context: Context): void {
-  const { writer } = context;
+  const { writer, strings } = context;
   for (const step of steps) {
     if (step.actor !== 'navigator' || step.actions.length === 0) continue;
     const position: Position = { step, next: nextBrowser(allSteps, allSteps.indexOf(step)) };
@@ -460,7 +556,7 @@ function writeSteps(steps: readonly StepRecord[], allSteps: readonly StepRecord[
     let lastWritten: ActionRecord | undefined;
     for (const action of step.actions) {
       if (action.error) {
-        writer.comment(`Left out: ${action.name} ${shown(action.params)} failed when recorded: ${shown(action.error.message)}`);
+        writer.comment(`Left out: ${action.name} ${strings.shown(action.params)} failed when recorded: ${strings.shown(action.error.message)}`);
         continue;
       }
       writeAction(action, position, context);
@@ -470,7 +566,7 @@ function writeSteps(steps: readonly StepRecord[], allSteps: readonly StepRecord[
     const url = position.next?.url;
     const moved = url !== undefined && url !== step.browser?.url;
     if (url && /^(?:https?|file):/.test(url) && (moved || (lastWritten && navigatingActions.has(lastWritten.name)))) {
-      writer.line(`await expect(page).toHaveURL(${urlLiteral(url, context.options)});`);
+      writer.line(`await expect(page).toHaveURL(${urlLiteral(url, context)});`);
     }
   }
 }
@@ -528,15 +624,16 @@ function checkOptions(input: ExportPlaywrightOptions | undefined): Options {
 export function exportPlaywrightScript(history: RunHistory, options?: ExportPlaywrightOptions): string {
   checkHistory(history);
   const resolved = checkOptions(options);
-  const body = new ScriptWriter();
-  const context: Context = { options: resolved, writer: body, usedVariables: false };
+  const strings = new ScriptStrings(resolved.env ?? {});
+  const body = new ScriptWriter(strings);
+  const context: Context = { options: resolved, writer: body, strings };
   const exported = history.steps.filter((step) => step.actor === 'navigator').flatMap((step) => step.actions);
   const usesTabs = exported.some((action) => !action.error && tabActions.has(action.name));
   const tasks = history.tasks.length > 0 ? history.tasks : [{ taskId: '', task: 'Recorded run', finalAnswer: undefined, status: undefined, error: undefined }];
   const title = resolved.testName ?? tasks[0]?.task ?? 'Recorded run';
 
   const parameters = usesTabs ? '{ page: firstPage, context }' : '{ page }';
-  body.block(`test(${literal(title)}, async (${parameters}) => {`, '});', () => {
+  body.block(`test(${strings.title(title)}, async (${parameters}) => {`, '});', () => {
     if (resolved.timeoutMs !== undefined) body.line(`test.setTimeout(${resolved.timeoutMs});`);
     if (usesTabs) body.line('let page = firstPage;');
     for (const task of tasks) {
@@ -547,24 +644,32 @@ export function exportPlaywrightScript(history: RunHistory, options?: ExportPlay
         if (task.finalAnswer !== undefined) body.comment(`Final answer: ${task.finalAnswer}`);
         else if (task.status !== undefined) body.comment(`The task ended ${task.status}${task.error ? `: ${task.error.message}` : ''}.`);
       };
-      if (tasks.length > 1) body.block(`await test.step(${literal(task.task)}, async () => {`, '});', writeTask);
+      if (tasks.length > 1) body.block(`await test.step(${strings.title(task.task)}, async () => {`, '});', writeTask);
       else writeTask();
     }
   });
 
-  const header = new ScriptWriter();
+  const header = new ScriptWriter(strings);
   header.comment(`Written by plannav's exportPlaywrightScript() from a recorded run of ${tasks.length === 1 ? '1 task' : `${tasks.length} tasks`}.`);
   if (resolved.baseURL !== undefined) {
     header.comment(`Pages under ${resolved.baseURL} are written as paths: set \`use.baseURL\` in the Playwright config.`);
   }
-  header.line(`import { test, expect } from ${literal(resolved.importFrom ?? '@playwright/test')};`);
-  if (context.usedVariables) {
+  // A module specifier must be one string literal; it is the caller's option, not recorded text.
+  header.line(`import { test, expect } from ${quote(resolved.importFrom ?? '@playwright/test')};`);
+  if (strings.usesVariables) {
     header.line('');
     header.comment('Recorded input read from the environment (the export option `env`).');
     header.block('function variable(name: string): string {', '}', () => {
       header.line('const value = process.env[name];');
       header.line('if (value === undefined) throw new Error("Set the environment variable " + name + ": the recorded run typed it.");');
       header.line('return value;');
+    });
+  }
+  if (strings.usesFormEncoding) {
+    header.line('');
+    header.comment('A text as a form submitted with GET puts it into a URL (application/x-www-form-urlencoded).');
+    header.block('function formEncoded(text: string): string {', '}', () => {
+      header.line('return new URLSearchParams([["", text]]).toString().slice(1);');
     });
   }
   header.line('');
