@@ -274,7 +274,14 @@ export class PlaywrightDriver implements BrowserDriver {
     return this.guarded(`goto(${url})`, options, async (timeout, deadline) => {
       this.navigationsStarted++;
       const page = this.tabTracker.livePages().length > 0 ? this.active() : await this.openBlankTab();
-      await this.navigate(page, url, timeout, options?.signal, deadline);
+      try {
+        await this.navigate(page, url, timeout, options?.signal, deadline);
+      } catch (error) {
+        // The tab closed under the load (a popup the URL policy stopped, a page that closed
+        // itself): the load goes to the tab that is active now, once.
+        if (!page.isClosed() || this.tabTracker.livePages().length === 0 || URLNotAllowedError.isInstance(error)) throw error;
+        await this.navigate(this.active(), url, Math.max(1, deadline - Date.now()), options?.signal, deadline);
+      }
     });
   }
 
