@@ -6,6 +6,7 @@ import type { ActionResult, HumanAnswer } from '../actions/types';
 import type { PageState } from '../browser/page-state';
 import type { PageStateReader } from '../dom/page-state-reader';
 import type { BlockedNavigation, ResolvedBrowserDriver } from '../browser/types';
+import type { SecretStore } from '../security/secrets';
 import type { UrlPolicy } from '../security/url-policy';
 import type { EventBase, ExecutorEventMap, ExecutorEventName } from '../events';
 import type { GenerateObjectArgs, ModelCallObserver, ModelRetryOptions } from '../llm/generate-object';
@@ -79,6 +80,8 @@ export interface AgentContext {
   checkpoint(): Promise<boolean>;
   /** Asks the user a question (the `ask_human` action). */
   askHuman(question: string): Promise<HumanAnswer>;
+  /** The run's secrets: their names for the state, their values for actions, their redaction. */
+  readonly secrets: SecretStore;
 }
 
 /**

@@ -8,7 +8,7 @@ import type { Action, ActionContext, ActionResult } from '../actions/types';
 import type { BlockedNavigation } from '../browser/types';
 import { readFingerprints } from '../dom/fingerprint';
 import { describePageChange, type PageBaseline } from '../dom/page-changes';
-import { BrowserError, URLNotAllowedError } from '../errors';
+import { ActionError, BrowserError, URLNotAllowedError } from '../errors';
 import { toErrorInfo } from '../history/error-info';
 import type { StepRecorder } from '../history/step-recorder';
 import type { ElementFingerprint } from '../history/types';
@@ -16,7 +16,9 @@ import { generateObject } from '../llm/generate-object';
 import { hasImages, withoutImages } from '../llm/images';
 import { toModelJsonSchema, type JSONSchema } from '../llm/json-schema';
 import { buildStateMessage, resultText } from '../prompts/state-message';
+import { SecretStore } from '../security/secrets';
 import { withDeadline } from '../util/deadline';
+import { secretStateMessage } from './secret-guard';
 import type { AgentContext } from './agent-context';
 import { agentCallOptions, observedExtractionClient } from './agent-context';
 
@@ -153,15 +155,14 @@ export class NavigatorAgent {
       (signal) => context.pageReader.capture({ screenshot: context.settings.useVision || context.settings.recordScreenshots, signal }),
     );
     context.currentState = state;
-    context.messages.addStateMessage(
-      buildStateMessage({
-        state,
-        step: upcomingStep,
-        maxSteps: context.settings.maxSteps,
-        transientResults: transient,
-        includeScreenshot: context.settings.useVision,
-      }),
-    );
+    const message = buildStateMessage({
+      state,
+      step: upcomingStep,
+      maxSteps: context.settings.maxSteps,
+      transientResults: transient,
+      includeScreenshot: context.settings.useVision,
+    });
+    context.messages.addStateMessage(context.secrets.isEmpty ? message : secretStateMessage(message, context.secrets, state.url));
   }
 
   /**
@@ -288,7 +289,7 @@ export class NavigatorAgent {
       const fingerprint = await this.fingerprintOf(params);
       let outcome: ActionOutcome;
       try {
-        outcome = await context.registry.runWithOutcome(name, params, actionContext, { timeoutMs: context.settings.browserTimeouts.action });
+        outcome = await this.runAction(name, params, actionContext, fingerprint);
       } catch (error) {
         // A cancel or a fatal error (a browser gone) ends the task, but the action still ends in
         // the events and the history, like every other.
@@ -356,6 +357,49 @@ export class NavigatorAgent {
       }
     }
     return { results, failed };
+  }
+
+  /**
+   * Runs an action with its secrets put in: each `<secret>name</secret>` of its parameters gets
+   * the value for the page it acts on (the element's frame, a URL it loads, or the active tab), or
+   * the action fails, recoverably, when the secret is not for that page. What it reports is
+   * redacted, and typing a secret reads "typed secret `name`".
+   */
+  private async runAction(name: string, params: unknown, actionContext: ActionContext, fingerprint: ElementFingerprint | undefined): Promise<ActionOutcome> {
+    const { context } = this;
+    const run = (actual: unknown): Promise<ActionOutcome> =>
+      context.registry.runWithOutcome(name, actual, actionContext, { timeoutMs: context.settings.browserTimeouts.action });
+    const { secrets } = context;
+    if (secrets.isEmpty || !SecretStore.holdsPlaceholder(params)) return secrets.isEmpty ? run(params) : secrets.redactDeep(await run(params));
+    let substituted: { readonly value: unknown; readonly used: readonly string[] };
+    try {
+      substituted = await secrets.substitute(params, await this.pageOf(params, fingerprint), name);
+    } catch (error) {
+      if (!ActionError.isInstance(error)) throw error;
+      return { result: { error: error.message, includeInMemory: true }, error: toErrorInfo(error) };
+    }
+    const outcome = secrets.redactDeep(await run(substituted.value));
+    const text = (params as { text?: unknown } | null)?.text;
+    const typed = typeof text === 'string' ? /^<secret>\s*([\w-]+)\s*<\/secret>$/.exec(text)?.[1] : undefined;
+    if (name !== 'input_text' || typed === undefined || outcome.result.extractedContent === undefined) return outcome;
+    // Neither the value nor its length: "Typed secret `password` into element 4 (…)".
+    const result = outcome.result.extractedContent.replace(/^Typed (?:"(?:[^"\\]|\\.)*"|\d+ characters?)/, `Typed secret \`${typed}\``);
+    return { ...outcome, result: { ...outcome.result, extractedContent: result } };
+  }
+
+  /** The URL of the page an action with these parameters acts on, for the secrets it may use. */
+  private async pageOf(params: unknown, fingerprint: ElementFingerprint | undefined): Promise<string> {
+    const { context } = this;
+    const url = (params as { url?: unknown } | null)?.url;
+    if (typeof url === 'string') return url;
+    if (fingerprint) return fingerprint.frameUrl;
+    const index = (params as { index?: unknown } | null)?.index;
+    const ref = typeof index === 'number' ? context.currentState?.elements.get(index) : undefined;
+    if (ref) {
+      const frame = (await context.driver.frames({ signal: context.signal })).find((item) => item.id === ref.frameId);
+      if (frame) return frame.url;
+    }
+    return context.driver.currentUrl({ signal: context.signal });
   }
 
   /**

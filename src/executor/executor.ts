@@ -28,6 +28,8 @@ import { base64ToBytes } from '../util/base64';
 import { addUsage, emptyUsage, type TokenUsage } from '../llm/usage';
 import { MessageManager } from '../messages/message-manager';
 import { navigatorSystemPrompt } from '../prompts/navigator-system';
+import { redactingClient } from '../agents/secret-guard';
+import { SecretStore } from '../security/secrets';
 import { UrlPolicy } from '../security/url-policy';
 import type { BlockedNavigation, NavigationGuard, ResolvedBrowserDriver } from '../browser/types';
 import { leaseDriver } from '../browser/lease';
@@ -129,6 +131,8 @@ export class Executor<TData = unknown> {
   /** The browser with the core's defaults for what its driver leaves out. */
   private readonly driver: ResolvedBrowserDriver;
   private readonly urlPolicy: UrlPolicy;
+  /** The `secrets` option: names for the model, values for actions, redaction of every sink. */
+  private readonly secrets: SecretStore;
   /** Navigations the driver's guard stopped and the Navigator has not reported yet. */
   private blockedNavigations: BlockedNavigation[] = [];
   private readonly tasks: TaskRecord[] = [];
@@ -157,6 +161,7 @@ export class Executor<TData = unknown> {
   constructor(options: ExecutorOptions<TData>) {
     this.options = resolveExecutorOptions(options);
     this.urlPolicy = new UrlPolicy({ allow: this.options.urlPolicy.allow, deny: this.options.urlPolicy.deny });
+    this.secrets = new SecretStore(this.options.secrets);
     const excluded = new Set(this.options.excludeActions);
     const builtins = builtinActions(this.options.outputSchema);
     const unknown = this.options.excludeActions.filter((name) => !builtins.some((action) => action.name === name));
@@ -263,7 +268,7 @@ export class Executor<TData = unknown> {
   get history(): RunHistory {
     return {
       schemaVersion: historySchemaVersion,
-      tasks: this.tasks.map((task) => ({ ...task })),
+      tasks: this.tasks.map((task) => this.secrets.redactDeep({ ...task })),
       steps: [...this.steps],
       screenshots: new Map(this.screenshots),
     };
@@ -415,13 +420,14 @@ export class Executor<TData = unknown> {
       durationMs: endedAt - startedAt,
     });
     this.current = undefined;
+    // What the caller gets holds no secret value: the answer, the data, the error and its causes.
     return {
       taskId: task.taskId,
       status,
       success,
-      finalAnswer,
-      data,
-      error,
+      finalAnswer: this.secrets.redactDeep(finalAnswer),
+      data: this.secrets.redactDeep(data),
+      error: this.secrets.redactDeep(error),
       steps: context.nSteps,
       usage,
       history: this.history,
@@ -438,7 +444,7 @@ export class Executor<TData = unknown> {
     const monitor = detection === false ? undefined : new ProgressMonitor(detection);
     let planningCalls = 0;
     let proposal: NavigatorStepResult | undefined;
-    const validator = this.options.validatorLLM ? new ValidatorAgent(context, this.options.validatorLLM) : undefined;
+    const validator = this.options.validatorLLM ? new ValidatorAgent(context, redactingClient(this.options.validatorLLM, this.secrets)) : undefined;
     // A validator that keeps rejecting does not hold the task forever: after this many, the Planner's answer stands.
     const maxRejections = 2;
     let rejections = 0;
@@ -569,7 +575,7 @@ export class Executor<TData = unknown> {
     } else if (!fatal) {
       failures.count++;
     }
-    this.steps.push(recorder.finish(failure, this.keepScreenshot(recorder.screenshot)));
+    this.steps.push(this.secrets.redactDeep(recorder.finish(failure, this.keepScreenshot(recorder.screenshot))));
     this.emit('step-end', actor, {
       durationMs: Date.now() - started,
       usage: recorder.tokenUsage,
@@ -638,7 +644,7 @@ export class Executor<TData = unknown> {
       modelRetry: options.modelRetry,
       modelTimeoutMs: options.modelTimeoutMs,
       browserTimeouts: options.browserTimeouts,
-      fallbackLLM: options.fallbackLLM,
+      fallbackLLM: redactingClient(options.fallbackLLM, this.secrets),
       temperature: options.temperature,
       prices: options.prices,
       uploadPaths: options.uploadPaths,
@@ -652,9 +658,10 @@ export class Executor<TData = unknown> {
       driver: this.driver,
       pageReader: this.pageReader,
       registry: this.registry,
-      navigatorLLM: options.llm,
-      plannerLLM: options.plannerLLM ?? options.llm,
-      extractionLLM: options.extractionLLM ?? options.llm,
+      // Every model reads requests with the secret values redacted, whatever path they took in.
+      navigatorLLM: redactingClient(options.llm, this.secrets),
+      plannerLLM: redactingClient(options.plannerLLM ?? options.llm, this.secrets),
+      extractionLLM: redactingClient(options.extractionLLM ?? options.llm, this.secrets),
       urlPolicy: this.urlPolicy,
       driverGuarded,
       takeBlockedNavigations: () => this.blockedNavigations.splice(0),
@@ -670,6 +677,7 @@ export class Executor<TData = unknown> {
         return waited;
       },
       askHuman: (question) => this.askHuman(question, taskId),
+      secrets: this.secrets,
     };
   }
 
@@ -707,7 +715,8 @@ export class Executor<TData = unknown> {
 
   private emit<K extends ExecutorEventName>(name: K, actor: Actor, payload: EventPayload<K>): void {
     const base: EventBase = { taskId: this.current?.taskId ?? '', step: this.current?.step ?? 0, actor, timestamp: Date.now() };
-    const event = { ...base, ...payload } as ExecutorEventMap[K];
+    // No secret value leaves in an event, whatever the payload holds.
+    const event = this.secrets.redactDeep({ ...base, ...payload }) as ExecutorEventMap[K];
     if (name === 'model-fallback') {
       const { from, to, error } = event as ExecutorEventMap['model-fallback'];
       this.stepRecorder?.addFallback({ from: `${from.provider}:${from.model}`, to: `${to.provider}:${to.model}`, error });

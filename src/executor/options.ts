@@ -9,6 +9,7 @@ import type { ModelRetryOptions } from '../llm/generate-object';
 import type { LLMClient } from '../llm/types';
 import type { PriceTable } from '../llm/usage';
 import type { UrlPolicyOptions } from '../security/url-policy';
+import type { SecretsOption } from '../security/secrets';
 
 /** A question the agent asks the user, as a {@link HumanInputHandler} receives it. @public */
 export interface HumanQuestion {
@@ -143,6 +144,16 @@ export interface ExecutorOptions<TData = unknown> {
    * (`javascript:`, `file:`, `data:`, …) never are. See {@link UrlPolicy} for the entry syntax.
    */
   readonly urlPolicy?: ExecutorUrlPolicy | undefined;
+  /**
+   * Secrets the model never sees: it is told the names that apply to the current page and writes
+   * `<secret>name</secret>` in an action's text; the value is put in at the last moment, only when
+   * the page the action acts on matches the secret's URL pattern (else the action gets a
+   * recoverable error). Values are redacted to their placeholder everywhere one could come back:
+   * what the model is sent, action results and errors, events, history, the result and its errors.
+   * Screenshots are not redacted (see the README).
+   * @example `{ secrets: { 'https://*.bank.example': { user: 'ada', password: process.env.BANK_PASSWORD ?? '' }, otp: { totp: 'JBSWY3DPEHPK3PXP' } } }`
+   */
+  readonly secrets?: SecretsOption | undefined;
   /**
    * Files and folders the `upload_file` action may send (absolute paths; a folder allows every
    * file below it). Without it, `upload_file` refuses every path.
@@ -286,6 +297,8 @@ const optionsSchema = z
     humanTimeoutMs: positiveInteger.default(3_600_000),
     viewportExpansion: z.number().int('must be an integer').min(-1, 'must be -1 (whole page) or 0 or more').default(0),
     includeAttributes: z.array(z.string()).optional(),
+    // Checked by SecretStore, which names the entry at fault.
+    secrets: z.unknown().optional(),
     urlPolicy: z
       .object({
         allow: z.array(z.string({ error: 'must be a list of strings' })).optional(),

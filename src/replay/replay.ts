@@ -10,6 +10,7 @@ import { ActionRegistry, type ActionOutcome } from '../actions/registry';
 import type { Action, ActionContext, HumanAnswer } from '../actions/types';
 import type { AgentContext, AgentSettings, EventPayload } from '../agents/agent-context';
 import { observedExtractionClient } from '../agents/agent-context';
+import { redactingClient } from '../agents/secret-guard';
 import { NavigatorAgent } from '../agents/navigator-agent';
 import type { PageState } from '../browser/page-state';
 import type { BlockedNavigation, BrowserDriver, NavigationGuard, ResolvedBrowserDriver } from '../browser/types';
@@ -26,6 +27,7 @@ import type { LLMClient } from '../llm/types';
 import { addUsage, emptyUsage, type PriceTable, type TokenUsage } from '../llm/usage';
 import { MessageManager } from '../messages/message-manager';
 import { navigatorSystemPrompt } from '../prompts/navigator-system';
+import { SecretStore, type SecretsOption } from '../security/secrets';
 import { UrlPolicy, type UrlPolicyOptions } from '../security/url-policy';
 import { sleep } from '../util/abort';
 import { base64ToBytes } from '../util/base64';
@@ -84,6 +86,8 @@ export interface ReplayOptions {
   readonly recordScreenshots?: boolean | undefined;
   /** Milliseconds one recorded action may take. @defaultValue 180000 */
   readonly actionTimeoutMs?: number | undefined;
+  /** The secrets the recording used (`<secret>name</secret>` in its actions), as the Executor's `secrets` option: put in at the last moment, redacted everywhere. */
+  readonly secrets?: SecretsOption | undefined;
   /** Prices of the models, for the cost of `ask-model` calls. */
   readonly prices?: PriceTable | undefined;
   /** Absolute paths `upload_file` may send, as the Executor's `uploadPaths`. */
@@ -149,6 +153,7 @@ const optionsSchema = z
     actionTimeoutMs: positive.default(180_000),
     prices: z.record(z.string(), z.object({ input: z.number(), cachedInput: z.number().optional(), output: z.number() })).optional(),
     uploadPaths: z.array(z.string()).default([]),
+    secrets: z.unknown().optional(),
   })
   .strict();
 
@@ -320,6 +325,7 @@ export class HistoryReplay {
   private readonly registry: ActionRegistry;
   private readonly reader: PageStateReader;
   private readonly urlPolicy: UrlPolicy;
+  private readonly secrets: SecretStore;
   private readonly hub = new EventHub((error, event) => {
     if ((event as { code?: unknown }).code === 'LISTENER_ERROR') return;
     this.emit('warning', 'system', { code: 'LISTENER_ERROR', message: `An event listener threw: ${describeThrown(error)}` });
@@ -363,6 +369,7 @@ export class HistoryReplay {
     this.reader = new PageStateReader(this.driver, { viewportExpansion: -1, includeAttributes: defaultIncludeAttributes, maxTextLength: 100 });
     this.origins = originMap(this.recording, this.options.baseURL);
     this.urlPolicy = new UrlPolicy(this.options.urlPolicy);
+    this.secrets = new SecretStore(this.options.secrets);
     const external = this.options.signal;
     if (external) {
       if (external.aborted) this.cancel('Cancelled by the signal given to replayHistory().');
@@ -433,7 +440,15 @@ export class HistoryReplay {
       if (guarded) await this.options.browser.setNavigationGuard?.(undefined).catch(() => undefined);
     }
     const status = endedBy(error) ?? (reports.some((report) => report.status === 'failed') ? 'failed' : 'ok');
-    return { status, steps: reports, history: this.history, usage: this.usage, finalAnswer, error, durationMs: Date.now() - startedAt };
+    return {
+      status,
+      steps: reports,
+      history: this.history,
+      usage: this.usage,
+      finalAnswer: this.secrets.redactDeep(finalAnswer),
+      error: this.secrets.redactDeep(error),
+      durationMs: Date.now() - startedAt,
+    };
   }
 
   /** Replays one recorded task; returns its answer, or the error that ends the replay. */
@@ -474,7 +489,7 @@ export class HistoryReplay {
             return this.failedReport(recorded, describeThrown(caught), 0);
           });
       substituted ||= report.substituted;
-      reports.push(report.report);
+      reports.push(this.secrets.redactDeep(report.report));
       this.emit('replay-step', 'system', { report: report.report });
       if (report.finalAnswer !== undefined) finalAnswer = report.finalAnswer;
       if (error) break;
@@ -508,7 +523,7 @@ export class HistoryReplay {
   private endStep(step: { record: StepRecord; started: number } | undefined, error?: unknown): void {
     if (!step || !this.recorder) return;
     const record = this.recorder.finish(error, this.keepScreenshot(this.recorder.screenshot));
-    this.steps.push(record);
+    this.steps.push(this.secrets.redactDeep(record));
     this.emit('step-end', 'navigator', {
       durationMs: Date.now() - step.started,
       usage: record.usage,
@@ -565,7 +580,7 @@ export class HistoryReplay {
     let note: string | undefined;
     if (!failure) {
       fingerprint = match?.fingerprint;
-      outcome = await this.runAction(action.name, params, state, recorded.actionIndex);
+      outcome = await this.runAction(action.name, params, state, recorded.actionIndex, fingerprint);
       this.recordAction(action.name, params, outcome, fingerprint, started, state);
       if (outcome.error) failure = `the action failed: ${outcome.error.message}`;
       else ({ failure, note } = await this.checkOutcome(recorded, substituted));
@@ -625,12 +640,27 @@ export class HistoryReplay {
   }
 
   /** Runs an action on `state`, bounded by the action timeout. */
-  private async runAction(name: string, params: unknown, state: PageState, actionIndex: number): Promise<ActionOutcome> {
+  private async runAction(
+    name: string,
+    params: unknown,
+    state: PageState,
+    actionIndex: number,
+    element: ElementFingerprint | undefined,
+  ): Promise<ActionOutcome> {
     this.emit('action-start', 'navigator', { action: name, params, actionIndex });
     const started = Date.now();
     let outcome: ActionOutcome;
     try {
-      outcome = await this.registry.runWithOutcome(name, params, this.actionContext(state), { timeoutMs: this.options.actionTimeoutMs });
+      let actual = params;
+      if (!this.secrets.isEmpty && SecretStore.holdsPlaceholder(params)) {
+        // The recording holds placeholders: the values go in now, for the page acted on.
+        const url = (params as { url?: unknown } | null)?.url;
+        const page = typeof url === 'string' ? url : (element?.frameUrl ?? (await this.driver.currentUrl({ signal: this.controller.signal })));
+        actual = (await this.secrets.substitute(params, page, name)).value;
+      }
+      outcome = this.secrets.redactDeep(
+        await this.registry.runWithOutcome(name, actual, this.actionContext(state), { timeoutMs: this.options.actionTimeoutMs }),
+      );
     } catch (error) {
       const info = toErrorInfo(this.controller.signal.aborted ? this.controller.signal.reason : error);
       this.emit('action-end', 'navigator', { action: name, params, actionIndex, result: undefined, error: info, durationMs: Date.now() - started });
@@ -763,9 +793,9 @@ export class HistoryReplay {
       driver: this.driver,
       pageReader: this.reader,
       registry: this.registry,
-      navigatorLLM: llm,
-      plannerLLM: llm,
-      extractionLLM: llm,
+      navigatorLLM: redactingClient(llm, this.secrets),
+      plannerLLM: redactingClient(llm, this.secrets),
+      extractionLLM: redactingClient(llm, this.secrets),
       urlPolicy: this.urlPolicy,
       driverGuarded: false,
       takeBlockedNavigations: () => this.blocked.splice(0),
@@ -776,6 +806,7 @@ export class HistoryReplay {
       emit: (name, actor, payload) => this.emit(name, actor, payload),
       checkpoint: () => (this.controller.signal.aborted ? Promise.reject(this.controller.signal.reason as Error) : Promise.resolve(false)),
       askHuman: unanswered,
+      secrets: this.secrets,
     };
   }
 
@@ -811,7 +842,7 @@ export class HistoryReplay {
 
   private emit<K extends ExecutorEventName>(name: K, actor: Actor, payload: EventPayload<K>): void {
     const base: EventBase = { taskId: this.current.taskId, step: this.current.step, actor, timestamp: Date.now() };
-    const event = { ...base, ...payload } as ExecutorEventMap[K];
+    const event = this.secrets.redactDeep({ ...base, ...payload }) as ExecutorEventMap[K];
     if (name === 'model-call-end') {
       const { usage, provider, model, attempt, durationMs, error } = event as ExecutorEventMap['model-call-end'];
       this.usage = addUsage(this.usage, usage);
