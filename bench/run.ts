@@ -1,8 +1,9 @@
 // `npm run bench`: how fast and how big the page snapshot is, on the 130 real pages of
 // ../shared/corpus/readability and on the test fixtures, with Playwright's aria snapshot as a reference;
 // on the corpus also extract_content's page side (page script, markdown) and the page-change probe.
-// Writes bench/results.json and the tables in bench/README.md, then runs the settle, links and
-// load-and-soak parts (bench/soak.ts). `npm run bench -- --only soak` runs only the soak. Not part of `npm test`.
+// Writes bench/results.json and the tables in bench/README.md, then runs the settle, links,
+// injection-guard and load-and-soak parts (bench/injection.ts, bench/soak.ts). `npm run bench -- --only soak` runs only
+// the soak, `--only injection` only the injection guard. Not part of `npm test`.
 //
 // Per page: one run right after the navigation or in a new mode ("first"), one warm-up, then five
 // timed runs whose median is the page's figure; the summary is the median / p90 / max over pages.
@@ -25,6 +26,7 @@ import { legacySnapshot } from './legacy/snapshot-script';
 import { PlaywrightDriver } from '../src/playwright/index';
 import { runSettleBench } from './settle';
 import { runSoakBench } from './soak';
+import { runInjectionBench } from './injection';
 import { linksSection } from './links';
 import { serve } from './serve';
 
@@ -444,12 +446,23 @@ function contentTable(title: string, figures: ReturnType<typeof summarizeContent
 }
 
 /** The part named by `--only <part>` (or BENCH_ONLY); undefined runs them all. */
-function onlyPart(): 'soak' | undefined {
+function onlyPart(): 'soak' | 'injection' | undefined {
   const flag = process.argv.indexOf('--only');
   const part = flag >= 0 ? process.argv[flag + 1] : process.env.BENCH_ONLY;
   if (part === undefined || part === '') return undefined;
-  if (part !== 'soak') throw new Error(`bench: --only takes \`soak\` (the load-and-soak part alone), got ${JSON.stringify(part)}.`);
+  if (part !== 'soak' && part !== 'injection') {
+    throw new Error(`bench: --only takes \`soak\` (the load-and-soak part alone) or \`injection\` (the injection guard alone), got ${JSON.stringify(part)}.`);
+  }
   return part;
+}
+
+/** The injection guard part; a missed attack string or a flagged benign one makes the bench exit non-zero. */
+async function injection(corpus: readonly string[], command: string): Promise<void> {
+  const problems = await runInjectionBench({ corpusDir, corpusFiles: corpus, command });
+  if (problems.length > 0) {
+    console.error(`\nbench: the injection guard failed: ${problems.join(' ')}`);
+    process.exitCode = 1;
+  }
 }
 
 /** The load-and-soak part; a leak, a wrong answer or a hung run makes the bench exit non-zero. */
@@ -474,6 +487,7 @@ async function main(): Promise<void> {
     process.exitCode = 1;
     return;
   }
+  if (onlyPart() === 'injection') return injection(corpus, 'npm run bench -- --only injection');
   const fixtures = readdirSync(fixturesDir)
     .filter((file) => file.endsWith('.html') && file !== 'frame-inner.html')
     .sort();
@@ -551,6 +565,7 @@ async function main(): Promise<void> {
   console.log(generated);
   await runSettleBench({ corpusDir, corpusFiles: corpus, fixturesDir });
   console.log(`\n${await linksSection()}`);
+  await injection(corpus, 'npm run bench');
   await soak('npm run bench');
 }
 

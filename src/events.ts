@@ -186,6 +186,25 @@ export interface ExecutorEventMap {
     /** What started the navigation: `action` (the model's own request) or the driver's kind. */
     readonly kind: 'action' | 'navigation' | 'redirect' | 'popup' | 'frame' | 'prefetch';
   };
+  /**
+   * Text a page wrote, or the model repeated, held an instruction-injection pattern (a fake tag of
+   * our prompt, an "ignore previous instructions" phrase, a fake agent output). The text was
+   * neutralised or flagged before any model read it or it was stored, and the task goes on unless
+   * `injectionGuard.onDetected` is `end-task`; a listener may also call `executor.cancel()`. Sent
+   * at most once per step, place and URL for each pattern.
+   */
+  'injection-detected': EventBase & {
+    /** The page the text came from (for `model-output`, the page the model had just read). */
+    readonly url: string;
+    /**
+     * Where the text was going: the state message (elements, title, tabs), the page markdown
+     * `extract_content` sends to the extraction model, or the Navigator's or Planner's output as
+     * stored in the conversation and the history.
+     */
+    readonly source: InjectionSource;
+    /** What was found, one entry per pattern. */
+    readonly findings: readonly InjectionFinding[];
+  };
   /** Something the host should know that does not stop the task; `code` is stable, `message` is for people. */
   warning: EventBase & { readonly code: string; readonly message: string };
   /** A replay (`replayHistory`) ended one recorded action: how it found the element and how it went. Only replays send it. */
@@ -221,6 +240,32 @@ export interface ReplayStepReport {
   readonly index?: number | undefined;
   /** How long it took, in milliseconds. */
   readonly durationMs: number;
+}
+
+/**
+ * A kind of instruction injection the guard knows: `prompt-tag` (one of our own tags:
+ * `<untrusted_content>`, `<user_request>`, `<plan>`, `<secret>`), `role-tag` (`<system>`,
+ * `<assistant>`, `<tool_call>`, …), `chat-template` (`<|im_start|>`, `[INST]`, `<<SYS>>`),
+ * `override-phrase` ("ignore all previous instructions", in several languages), `task-redirect`
+ * ("your new task is", "from now on you must"), `system-claim` ("SYSTEM OVERRIDE:", "Note to AI
+ * agents:"), `conceal-from-user` ("do not tell the user"), `fake-agent-output` (JSON shaped like
+ * the Navigator's or Planner's output, or a tool call).
+ * @public
+ */
+export type InjectionPatternId =
+  'prompt-tag' | 'role-tag' | 'chat-template' | 'override-phrase' | 'task-redirect' | 'system-claim' | 'conceal-from-user' | 'fake-agent-output';
+
+/** Where an injection was found: see the `injection-detected` event. @public */
+export type InjectionSource = 'state' | 'extraction' | 'model-output';
+
+/** One pattern the injection guard found in a text. @public */
+export interface InjectionFinding {
+  /** The pattern. */
+  readonly pattern: InjectionPatternId;
+  /** The first match as written, whitespace collapsed, at most 100 characters. */
+  readonly excerpt: string;
+  /** How many times the pattern matched. */
+  readonly count: number;
 }
 
 /** The name of an Executor event. @public */

@@ -16,6 +16,8 @@ import { generateObject } from '../llm/generate-object';
 import { hasImages, withoutImages } from '../llm/images';
 import { toModelJsonSchema, type JSONSchema } from '../llm/json-schema';
 import { buildStateMessage, resultText } from '../prompts/state-message';
+import { guardModelOutput } from '../security/injection-guard';
+import { InjectionReportFilter, setInjectionReporter, type InjectionDetection } from '../security/injection-report';
 import { SecretStore } from '../security/secrets';
 import { withDeadline } from '../util/deadline';
 import { secretStateMessage } from './secret-guard';
@@ -97,7 +99,16 @@ export class NavigatorAgent {
   /** The task's first state waited for the page to settle. */
   private settledOnce = false;
 
+  /** What the injection guard already reported in this step. */
+  private readonly injectionReports = new InjectionReportFilter();
+
   constructor(private readonly context: AgentContext) {}
+
+  /** Reports what the injection guard found, once per step, place, URL and pattern. */
+  private reportInjection(detection: InjectionDetection): void {
+    const fresh = this.injectionReports.take(this.context.nSteps, detection);
+    if (fresh) this.context.emit('injection-detected', 'navigator', fresh);
+  }
 
   private jsonSchemaFor(actions: readonly Action[]): JSONSchema {
     const key = actions.map((action) => action.name).join(',');
@@ -161,6 +172,7 @@ export class NavigatorAgent {
       maxSteps: context.settings.maxSteps,
       transientResults: transient,
       includeScreenshot: context.settings.useVision,
+      onInjection: (url, findings) => this.reportInjection({ url, source: 'state', findings }),
     });
     context.messages.addStateMessage(context.secrets.isEmpty ? message : secretStateMessage(message, context.secrets, state.url));
   }
@@ -198,8 +210,12 @@ export class NavigatorAgent {
       context.messages.removeStateMessage();
     }
     const output = result.object;
-    recorder.setModelOutput(output);
-    context.messages.addModelOutput(JSON.stringify(output));
+    // The copy kept in the conversation and the history is guarded (a memory that quotes a page
+    // cannot close our tags there); the actions run with what the model wrote.
+    const stored = guardModelOutput(output);
+    if (stored.findings.length > 0) this.reportInjection({ url: context.currentState?.url ?? '', source: 'model-output', findings: stored.findings });
+    recorder.setModelOutput(stored.output);
+    context.messages.addModelOutput(JSON.stringify(stored.output));
     const limit = context.settings.maxActionsPerStep;
     const chosen = (only ? output.action.filter((item) => only.includes(firstEntry(item)[0])) : output.action).slice(0, limit);
     context.emit('navigator-output', 'navigator', {
@@ -233,7 +249,7 @@ export class NavigatorAgent {
 
   private actionContext(): ActionContext {
     const { context } = this;
-    return createActionContext({
+    const actionContext = createActionContext({
       driver: context.driver,
       state: context.currentState,
       signal: context.signal,
@@ -248,6 +264,9 @@ export class NavigatorAgent {
         if (context.settings.endTaskOnBlockedUrl) this.actionBlocks.push({ url, reason, kind: 'navigation' });
       },
     });
+    // extract_content reports what the guard found in the page it sends to the extraction model.
+    setInjectionReporter(actionContext, (detection) => this.reportInjection(detection));
+    return actionContext;
   }
 
   /**

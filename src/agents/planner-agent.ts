@@ -7,6 +7,8 @@ import { generateObject } from '../llm/generate-object';
 import { hasImages, withoutImages } from '../llm/images';
 import { toModelJsonSchema } from '../llm/json-schema';
 import { plannerSystemPrompt } from '../prompts/planner-system';
+import { guardModelOutput } from '../security/injection-guard';
+import { InjectionReportFilter } from '../security/injection-report';
 import { agentCallOptions, type AgentContext } from './agent-context';
 
 /** Models write booleans as strings at times: accept "true"/"false" in any case. */
@@ -54,7 +56,9 @@ const plannerJsonSchema = toModelJsonSchema(
 
 /** One Planner decision. */
 export interface PlannerStepResult {
+  /** The decision as the model made it, for the loop, the events and the result. */
   readonly plan: PlanInfo;
+  /** The output as the conversation stores it, for the history: guarded by the injection guard. */
   readonly output: PlannerOutput;
 }
 
@@ -73,6 +77,9 @@ function toPlanInfo(output: PlannerOutput): PlanInfo {
 
 /** The Planner agent. */
 export class PlannerAgent {
+  /** What the injection guard already reported in this step. */
+  private readonly injectionReports = new InjectionReportFilter();
+
   constructor(private readonly context: AgentContext) {}
 
   /** Asks the Planner for its decision and adds the plan to the conversation (before the state). */
@@ -96,7 +103,15 @@ export class PlannerAgent {
       jsonSchema: plannerJsonSchema,
       ...agentCallOptions(context, 'planner', llm),
     });
-    context.messages.addPlan(JSON.stringify(result.object));
-    return { plan: toPlanInfo(result.object), output: result.object };
+    // A plan that quotes a page (a fake closing tag, "ignore previous instructions") is stored
+    // guarded, so it cannot close our tags for the Navigator that reads it next.
+    const stored = guardModelOutput(result.object);
+    const fresh =
+      stored.findings.length > 0
+        ? this.injectionReports.take(context.nSteps, { url: context.currentState?.url ?? '', source: 'model-output', findings: stored.findings })
+        : undefined;
+    if (fresh) context.emit('injection-detected', 'planner', fresh);
+    context.messages.addPlan(JSON.stringify(stored.output));
+    return { plan: toPlanInfo(result.object), output: stored.output };
   }
 }

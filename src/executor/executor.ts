@@ -192,6 +192,19 @@ export class Executor<TData = unknown> {
       maxTextLength: 100,
     });
     this.tasks.push({ taskId: newTaskId(), task: this.options.task, startedAt: 0, endedAt: undefined, status: undefined, finalAnswer: undefined });
+    if (this.options.injectionGuard.onDetected === 'end-task') {
+      this.hub.subscribe('injection-detected', (event) => this.endOnInjection(event as ExecutorEventMap['injection-detected']));
+    }
+  }
+
+  /**
+   * `injectionGuard.onDetected: 'end-task'`: what a listener calling `cancel()` would do, at once
+   * (the event comes before any model reads the text), with a reason that names what was found.
+   */
+  private endOnInjection(event: ExecutorEventMap['injection-detected']): void {
+    const patterns = event.findings.map((finding) => finding.pattern).join(', ');
+    const reason = `The injection guard ended the task: ${event.url || 'the page'} holds instruction-injection patterns (${patterns}) in the ${event.source}.`;
+    if (this.running && this.control.cancel(new RequestCancelledError(reason))) this.emit('task-cancel', 'system', { reason });
   }
 
   /**
@@ -761,6 +774,7 @@ const eventNames: Record<ExecutorEventName, true> = {
   'human-question': true,
   'human-answer': true,
   'url-blocked': true,
+  'injection-detected': true,
   warning: true,
   'replay-step': true,
 };

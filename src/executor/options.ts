@@ -159,6 +159,18 @@ export interface ExecutorOptions<TData = unknown> {
    * file below it). Without it, `upload_file` refuses every path.
    */
   readonly uploadPaths?: readonly string[] | undefined;
+  /**
+   * What happens when page text (or the model repeating it) holds an instruction-injection
+   * pattern: a fake tag of our prompt, "ignore previous instructions", a fake agent output. It is
+   * always neutralised or flagged before a model reads it, and an `injection-detected` event says
+   * so. `flag` goes on with the task; `end-task` cancels it at once (status `cancelled`, a
+   * `RequestCancelledError` that names the patterns), before the model reads the page. An
+   * article that discusses prompt injection may be flagged too, so `end-task` suits tasks on
+   * sites that have no reason to.
+   * @defaultValue `{ onDetected: 'flag' }`
+   * @example `{ injectionGuard: { onDetected: 'end-task' } }`
+   */
+  readonly injectionGuard?: { readonly onDetected?: 'flag' | 'end-task' | undefined } | undefined;
 }
 
 /** Deadlines of the browser calls an Executor makes, in milliseconds. @public */
@@ -310,6 +322,10 @@ const optionsSchema = z
     uploadPaths: z
       .array(z.string({ error: 'must be a list of strings' }).regex(/^(\/|[A-Za-z]:[\\/]|\\\\)/, 'must hold absolute paths (such as /home/me/files)'))
       .default([]),
+    injectionGuard: z
+      .object({ onDetected: z.enum(['flag', 'end-task'], { error: 'must be "flag" or "end-task"' }).default('flag') })
+      .strict()
+      .default({ onDetected: 'flag' }),
   })
   .strict();
 

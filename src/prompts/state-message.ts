@@ -1,20 +1,20 @@
 // The state message: the browser as it is now, the step counter and the results the model has
-// not seen yet. Page content is marked untrusted so it cannot pose as instructions.
+// not seen yet. Page content is guarded (security/injection-guard.ts) and marked untrusted so it
+// cannot pose as instructions.
 
 import type { PageState } from '../browser/page-state';
 import type { ActionResult } from '../actions/types';
+import type { InjectionFinding } from '../events';
 import type { ContentPart } from '../llm/types';
-
-/** The `<` that opens one of our own tags, whatever the spacing or case. */
-const ourTagOpening = /<(?=\s*\/?\s*(?:untrusted_content|user_request|plan)\b)/gi;
+import { guardText, injectionFlag, mergeFindings, neutralizePromptTags } from '../security/injection-guard';
 
 /**
- * Neutralises, in text that comes from a page, every tag that could pass for our own: its `<`
- * becomes `‹`. Deleting the tags instead would let nested ones rebuild a real tag
- * (`<user_req<user_request>uest>`).
+ * Neutralises, in text that comes from a page, every tag that could pass for our own, whatever
+ * its spacing, case, entities, look-alike brackets or zero-width characters: its `<` becomes `‹`.
+ * Deleting the tags instead would let nested ones rebuild a real tag (`<user_req<user_request>uest>`).
  */
 export function neutralizeOurTags(text: string): string {
-  return text.replace(ourTagOpening, '\u2039');
+  return neutralizePromptTags(text);
 }
 
 /**
@@ -45,9 +45,19 @@ export function wrapUntrustedContent(content: string): string {
  * A tab as one line of JSON. Its title and URL come from the page and stand outside the untrusted
  * block, so no angle bracket of theirs reaches the model as one (JSON's `\u003c` escapes).
  */
-function tabLine(tab: { id: string; url: string; title: string; openerId?: string | undefined }): string {
+function tabLine(
+  tab: { id: string; url: string; title: string; openerId?: string | undefined },
+  report: (url: string, findings: readonly InjectionFinding[]) => void,
+  pageFindings: readonly InjectionFinding[] = [],
+): string {
   const opened = tab.openerId === undefined ? {} : { openedBy: tab.openerId };
-  return JSON.stringify({ id: tab.id, url: tab.url, title: tab.title, ...opened })
+  // The title is page text and is guarded like it; the URL is only scanned (a flag inside it
+  // would spoil an address the model may copy), and says so beside it.
+  const title = guardText(tab.title);
+  const url = guardText(tab.url, 'url');
+  const warning = url.findings.length > 0 ? { warning: `${injectionFlag} in the URL` } : {};
+  report(tab.url, mergeFindings([pageFindings, title.findings, url.findings]));
+  return JSON.stringify({ id: tab.id, url: tab.url, title: title.text, ...opened, ...warning })
     .replace(/</g, '\\u003c')
     .replace(/>/g, '\\u003e');
 }
@@ -62,6 +72,11 @@ export interface StateMessageInput {
   /** Attach the screenshot as an image part. */
   readonly includeScreenshot: boolean;
   readonly now?: Date | undefined;
+  /**
+   * Hears what the injection guard found, once per page shown (the current one, then each other
+   * tab), with that page's URL. The text is guarded whether or not this is given.
+   */
+  readonly onInjection?: ((url: string, findings: readonly InjectionFinding[]) => void) | undefined;
 }
 
 function formatLocalTime(date: Date): string {
@@ -72,19 +87,22 @@ function formatLocalTime(date: Date): string {
 /** Builds the state message's content: text, and the screenshot when asked. */
 export function buildStateMessage(input: StateMessageInput): string | ContentPart[] {
   const { state } = input;
+  const report = (url: string, findings: readonly InjectionFinding[]): void => {
+    if (findings.length > 0) input.onInjection?.(url, findings);
+  };
   const otherTabs = state.tabs.filter((tab) => tab.id !== state.activeTabId);
-  const lines = [
-    '[Current browser state]',
-    `Current tab: ${tabLine({ id: state.activeTabId, url: state.url, title: state.title, openerId: state.tabs.find((tab) => tab.id === state.activeTabId)?.openerId })}`,
-  ];
+  // The page's own text, guarded before any model reads it; its findings go with its tab line.
+  const elements = guardText(state.elementsText);
+  const current = { id: state.activeTabId, url: state.url, title: state.title, openerId: state.tabs.find((tab) => tab.id === state.activeTabId)?.openerId };
+  const lines = ['[Current browser state]', `Current tab: ${tabLine(current, report, elements.findings)}`];
   if (otherTabs.length > 0) {
-    lines.push('Other tabs:', ...otherTabs.map((tab) => `- ${tabLine(tab)}`));
+    lines.push('Other tabs:', ...otherTabs.map((tab) => `- ${tabLine(tab, report)}`));
   }
   lines.push('Interactive elements of the current page:');
-  if (state.elementsText.trim()) {
+  if (elements.text.trim()) {
     const above = state.pixelsAbove > 0 ? `... ${state.pixelsAbove} pixels above - scroll up to see more ...\n` : '[Start of page]\n';
     const below = state.pixelsBelow > 0 ? `\n... ${state.pixelsBelow} pixels below - scroll down to see more ...` : '\n[End of page]';
-    lines.push(wrapUntrustedContent(above + state.elementsText + below));
+    lines.push(wrapUntrustedContent(above + elements.text + below));
   } else {
     lines.push('(empty page)');
   }

@@ -10,6 +10,8 @@ import { generateObject, type ModelRetryOptions } from '../../llm/generate-objec
 import { toModelJsonSchema, type JSONSchema } from '../../llm/json-schema';
 import type { ChatMessage } from '../../llm/types';
 import { neutralizeOurTags, wrapUntrustedContent } from '../../prompts/state-message';
+import { guardText, mergeFindings } from '../../security/injection-guard';
+import { reportInjection } from '../../security/injection-report';
 import { throwIfAborted } from '../../util/abort';
 import { defineAction } from '../define-action';
 import { chunkMarkdown, cutAt, htmlToMarkdown, type MarkdownChunk } from '../markdown';
@@ -199,7 +201,16 @@ async function readPage(context: ActionContext, includeLinks: boolean): Promise<
     markdown = markdown.slice(0, maxMarkdownChars);
     truncated = true;
   }
-  return { url: main.url, title: main.title, markdown, truncated, unreadFrames };
+  // The extraction model reads the page as the Navigator does: guarded first (our tags escaped,
+  // injection phrases flagged), and what was found is reported once for the whole page.
+  const guarded = guardText(markdown);
+  const title = guardText(main.title);
+  reportInjection(context, {
+    url: main.url,
+    source: 'extraction',
+    findings: mergeFindings([guarded.findings, title.findings, guardText(main.url, 'url').findings]),
+  });
+  return { url: main.url, title: title.text, markdown: guarded.text, truncated, unreadFrames };
 }
 
 const systemPrompt = `You read a web page for a browser agent and extract what its goal asks for.
