@@ -286,8 +286,11 @@ export interface BrowserDriver {
   waitForSettled?(options?: CallOptions): Promise<void>;
   /**
    * Enforces a URL policy on every navigation the browser makes (`undefined` removes it). The
-   * Executor installs its policy through this at the start of each task. Optional: without it
-   * the Executor checks only the URLs the model asks for and the pages that end up loaded.
+   * Executor installs its policy through this at the start of each task and removes it at its
+   * `close()`, so it also holds between tasks; a call with another guard replaces the one set.
+   * A navigation the browser refuses itself (Chromium's refusal of a `data:` URL in a tab) is
+   * reported to `guard.blocked` too, where the driver can see it. Optional: without it the
+   * Executor checks only the URLs the model asks for and the pages that end up loaded.
    */
   setNavigationGuard?(guard: NavigationGuard | undefined, options?: CallOptions): Promise<void>;
   /** Releases what the driver created. Idempotent. */

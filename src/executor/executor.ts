@@ -33,6 +33,7 @@ import { SecretStore } from '../security/secrets';
 import { UrlPolicy } from '../security/url-policy';
 import type { BlockedNavigation, NavigationGuard, ResolvedBrowserDriver } from '../browser/types';
 import { leaseDriver } from '../browser/lease';
+import { forgetGuard, keepGuard, standingGuardOf, type StandingGuard } from '../browser/standing-guard';
 import { resolveDriver } from '../dom/driver-defaults';
 import { createEventStream } from './event-stream';
 import { HumanInputBroker } from './human-input';
@@ -135,6 +136,14 @@ export class Executor<TData = unknown> {
   private readonly secrets: SecretStore;
   /** Navigations the driver's guard stopped and the Navigator has not reported yet. */
   private blockedNavigations: BlockedNavigation[] = [];
+  /** The guard this Executor installs in the driver, with a restrictive URL policy: one object for its whole life. */
+  private readonly guard: NavigationGuard;
+  /** Whether a task is past its `task-start`: the guard's reports then belong to it, else they wait for the next one. */
+  private reporting = false;
+  /** Navigations the guard stopped while no task ran, reported at the next task's start (the oldest few). */
+  private readonly stoppedBetweenTasks: BlockedNavigation[] = [];
+  /** This Executor's guard as kept in the driver between tasks, from its first execute() until close(). */
+  private standing: StandingGuard | undefined;
   private readonly tasks: TaskRecord[] = [];
   private readonly steps: StepRecord[] = [];
   /** The steps' screenshots by part name, with `recordScreenshots` or `useVision`. */
@@ -161,6 +170,10 @@ export class Executor<TData = unknown> {
   constructor(options: ExecutorOptions<TData>) {
     this.options = resolveExecutorOptions(options);
     this.urlPolicy = new UrlPolicy({ allow: this.options.urlPolicy.allow, deny: this.options.urlPolicy.deny });
+    this.guard = {
+      check: (url) => this.urlPolicy.check(url),
+      blocked: (navigation) => this.guardBlocked(navigation),
+    };
     this.secrets = new SecretStore(this.options.secrets);
     const excluded = new Set(this.options.excludeActions);
     const builtins = builtinActions(this.options.outputSchema);
@@ -192,19 +205,6 @@ export class Executor<TData = unknown> {
       maxTextLength: 100,
     });
     this.tasks.push({ taskId: newTaskId(), task: this.options.task, startedAt: 0, endedAt: undefined, status: undefined, finalAnswer: undefined });
-    if (this.options.injectionGuard.onDetected === 'end-task') {
-      this.hub.subscribe('injection-detected', (event) => this.endOnInjection(event as ExecutorEventMap['injection-detected']));
-    }
-  }
-
-  /**
-   * `injectionGuard.onDetected: 'end-task'`: what a listener calling `cancel()` would do, at once
-   * (the event comes before any model reads the text), with a reason that names what was found.
-   */
-  private endOnInjection(event: ExecutorEventMap['injection-detected']): void {
-    const patterns = event.findings.map((finding) => finding.pattern).join(', ');
-    const reason = `The injection guard ended the task: ${event.url || 'the page'} holds instruction-injection patterns (${patterns}) in the ${event.source}.`;
-    if (this.running && this.control.cancel(new RequestCancelledError(reason))) this.emit('task-cancel', 'system', { reason });
   }
 
   /**
@@ -264,9 +264,10 @@ export class Executor<TData = unknown> {
   }
 
   /**
-   * Ends the session: cancels the running task (it ends `cancelled`), waits for it to end, and
-   * ends every event stream. Afterwards `execute()` and `addFollowUpTask()` throw a `ConfigError`.
-   * The browser is not closed: the caller owns it. Calling it again does nothing more.
+   * Ends the session: cancels the running task (it ends `cancelled`), waits for it to end,
+   * removes the URL policy's navigation guard from the driver, and ends every event stream.
+   * Afterwards `execute()` and `addFollowUpTask()` throw a `ConfigError`. The browser is not
+   * closed: the caller owns it. Calling it again does nothing more.
    */
   async close(): Promise<void> {
     if (!this.closed) {
@@ -274,6 +275,7 @@ export class Executor<TData = unknown> {
       this.cancel('The executor was closed.');
     }
     await this.runningTask?.catch(() => undefined);
+    await this.removeStandingGuard();
     for (const end of [...this.sessionStreams]) end();
   }
 
@@ -341,6 +343,12 @@ export class Executor<TData = unknown> {
    * Runs the next task (the first, then each follow-up) to its end. Never rejects for what
    * happens during the task: the result says how it ended. `options.signal` cancels this task
    * and `options.timeout` (ms) ends it with status `timed-out`; a follow-up gets its own.
+   *
+   * With a restrictive `urlPolicy`, each call (re)installs the policy's navigation guard in the
+   * driver, replacing whatever guard another Executor left there, and the guard stays installed
+   * when the task ends, until `close()`: a page's own timer or script cannot take the tab to a
+   * denied host between tasks either. A navigation it stops while no task runs is reported at the
+   * next task's start (a `url-blocked` event inside that task, and a note the agents read first).
    * @throws `ConfigError` when an option is invalid, a task is already running, there is no task
    * left to run, the executor is closed, or the browser driver is running another Executor's
    * task (field `browser`: a driver runs one task at a time); nothing has run then.
@@ -370,6 +378,7 @@ export class Executor<TData = unknown> {
     const driverGuarded = await this.installGuard();
     const context = this.createContext(task.taskId, driverGuarded);
     this.emit('task-start', 'system', { task: task.task, taskIndex });
+    this.reportStoppedBetweenTasks(context);
     if (this.urlPolicy.restrictive && !driverGuarded) {
       this.emit('warning', 'system', {
         code: 'URL_POLICY_NOT_ENFORCED_BY_DRIVER',
@@ -410,7 +419,8 @@ export class Executor<TData = unknown> {
       unlinkRun();
       unlinkSession();
       this.runningTask = undefined;
-      if (driverGuarded) await this.setGuard(undefined, new AbortController().signal).catch(() => undefined);
+      // The guard stays installed (see execute()); what it stops from now on waits for the next task.
+      this.reporting = false;
       this.carriedResults = context.actionResults;
       this.running = false;
     }
@@ -612,26 +622,86 @@ export class Executor<TData = unknown> {
   }
 
   /**
-   * Installs the URL policy in the driver when it is restrictive and the driver can enforce it;
-   * returns whether it did. Stopped navigations are reported at once and kept for the Navigator.
+   * Installs the URL policy in the driver when it is restrictive and the driver can enforce it,
+   * and keeps it there between tasks; returns whether it did. Without a restrictive policy, a
+   * guard another Executor kept on the driver is removed: its policy is not this task's.
    */
   private async installGuard(): Promise<boolean> {
     const driver = this.options.browser;
-    if (!this.urlPolicy.restrictive || typeof driver.setNavigationGuard !== 'function') return false;
-    const guard: NavigationGuard = {
-      check: (url) => this.urlPolicy.check(url),
-      blocked: (navigation) => {
-        this.blockedNavigations.push(navigation);
-        this.emit('url-blocked', 'system', { url: navigation.url, reason: navigation.reason, kind: navigation.kind });
-      },
-    };
+    if (typeof driver.setNavigationGuard !== 'function') return false;
+    if (!this.urlPolicy.restrictive) {
+      const other = standingGuardOf(driver);
+      if (other) {
+        forgetGuard(driver, other);
+        await this.setGuard(undefined, this.control.signal).catch(() => undefined);
+      }
+      return false;
+    }
     try {
-      await this.setGuard(guard, this.control.signal);
+      await this.setGuard(this.guard, this.control.signal);
+      this.standing = keepGuard(driver, this.guard);
       return true;
     } catch (error) {
       const message = describeThrown(error);
       this.emit('warning', 'system', { code: 'URL_POLICY_GUARD_FAILED', message: `The driver could not install the URL policy: ${message}` });
       return false;
+    }
+  }
+
+  /**
+   * A navigation the guard stopped: during a task it is reported at once and kept for the
+   * Navigator; between tasks it waits for the next task (a bounded few, the oldest first).
+   */
+  private guardBlocked(navigation: BlockedNavigation): void {
+    if (this.reporting) {
+      this.blockedNavigations.push(navigation);
+      this.emit('url-blocked', 'system', { url: navigation.url, reason: navigation.reason, kind: navigation.kind });
+    } else if (!this.closed && this.stoppedBetweenTasks.length < maxStoppedBetweenTasks) {
+      this.stoppedBetweenTasks.push(navigation);
+    }
+  }
+
+  /**
+   * At a task's start: reports what the guard stopped since the last task (a `url-blocked` event
+   * each), tells the agents in the first state they read, and from now on reports at once.
+   */
+  private reportStoppedBetweenTasks(context: AgentContext): void {
+    const stopped = this.stoppedBetweenTasks.splice(0);
+    this.reporting = true;
+    if (stopped.length === 0) return;
+    for (const navigation of stopped) this.emit('url-blocked', 'system', { url: navigation.url, reason: navigation.reason, kind: navigation.kind });
+    const list = stopped.map((item) => `${item.url} (${item.kind}: ${item.reason})`).join('; ');
+    context.actionResults = [
+      ...context.actionResults,
+      {
+        error: `Before this task started, the URL policy stopped the browser from loading ${list}. Those pages are not allowed.`,
+        includeInMemory: true,
+      },
+    ];
+  }
+
+  /**
+   * At close(): removes this Executor's guard from the driver, unless another Executor's guard
+   * replaced it meanwhile. While someone else holds the driver (an act() call, another task),
+   * that holder removes it at its end instead.
+   */
+  private async removeStandingGuard(): Promise<void> {
+    const mine = this.standing;
+    this.standing = undefined;
+    const driver = this.options.browser;
+    if (!mine || standingGuardOf(driver) !== mine) return;
+    mine.kept = false;
+    let release: () => void;
+    try {
+      release = leaseDriver(driver, { what: 'a closing Executor' });
+    } catch {
+      return;
+    }
+    try {
+      forgetGuard(driver, mine);
+      await this.setGuard(undefined, new AbortController().signal).catch(() => undefined);
+    } finally {
+      release();
     }
   }
 
@@ -746,6 +816,9 @@ export class Executor<TData = unknown> {
   }
 }
 
+/** How many navigations stopped between two tasks are kept for the next one: a page that retries in a loop must not fill the memory. */
+const maxStoppedBetweenTasks = 20;
+
 /** How a task that ended with `error` ended. */
 function statusOf(error: PlannavError): TaskStatus {
   if (TimeoutError.isInstance(error)) return 'timed-out';
@@ -774,7 +847,6 @@ const eventNames: Record<ExecutorEventName, true> = {
   'human-question': true,
   'human-answer': true,
   'url-blocked': true,
-  'injection-detected': true,
   warning: true,
   'replay-step': true,
 };

@@ -158,7 +158,7 @@ describe('URL policy in the loop', () => {
     expect(browser.calls.filter((call) => call.method === 'goto')).toEqual([]);
   });
 
-  it('installs the policy in the driver, reports what the browser was stopped from loading, and removes it at the end', async () => {
+  it('installs the policy in the driver, reports what the browser was stopped from loading, and keeps it until close()', async () => {
     const browser = site();
     const llm = navigatorPlaying([(state) => [{ click_element: { index: indexOf(state, 'Evil') } }, { input_text: { index: 2, text: 'x' } }]]);
     const executor = new Executor({ task: 'Go', llm, browser, actions: [clickAction, typeAction], urlPolicy: { allow: ['shop.test'] }, planningInterval: 10 });
@@ -169,7 +169,9 @@ describe('URL policy in the loop', () => {
     expect(await browser.currentUrl()).toBe('https://shop.test/');
     expect(blocked).toEqual([expect.objectContaining({ url: 'https://evil.test/', kind: 'navigation', actor: 'system' })]);
     const guardCalls = browser.calls.filter((call) => call.method === 'setNavigationGuard').map((call) => call.args[0]);
-    expect(guardCalls).toEqual(['guard', 'none']);
+    expect(guardCalls).toEqual(['guard']);
+    await executor.close();
+    expect(browser.calls.filter((call) => call.method === 'setNavigationGuard').map((call) => call.args[0])).toEqual(['guard', 'none']);
     const second = llm.requests.filter((request) => request.agent === 'navigator')[1] as ScriptedRequest;
     expect(conversationText(second)).toContain('The browser was stopped from loading https://evil.test/ (navigation: host evil.test is not on the allow list');
     // The step's error does not hide that the typing still ran: the page did not change.

@@ -4,7 +4,7 @@
 import type { BrowserContext, CDPSession, Frame, Page, Request, Route } from 'playwright-core';
 import type { NavigationGuard, UrlDecision } from '../browser/types';
 import { firstLine } from '../chromium/call';
-import { GuardedNavigations } from '../chromium/navigation-guard';
+import { GuardedNavigations, type CreatedTarget, type SendCommand } from '../chromium/navigation-guard';
 import { portable } from './page-function';
 
 /** What the enforcer needs from the driver that owns the context. */
@@ -73,6 +73,11 @@ const frameMemory = 4096;
  * - after each commit, a document the guard denies (a `data:` or `blob:` page, a page restored
  *   from the back-forward cache) is left for `about:blank` and reported.
  *
+ * Chromium refuses a `data:` URL in a top frame itself (a link, a location change, a popup) and
+ * says so only in the tab's console: each page session reads its console, and the browser-level
+ * session reads each new tab's (Playwright never makes a page of a popup that loaded nothing).
+ * The refusal is reported like a stopped navigation, and such a popup is closed.
+ *
  * Speculation rules are invisible to interception: an init script removes them from documents.
  */
 export class NavigationGuardEnforcer extends GuardedNavigations<Page> {
@@ -125,6 +130,7 @@ export class NavigationGuardEnforcer extends GuardedNavigations<Page> {
     this.pages.clear();
     this.watchedTargets.clear();
     await Promise.all([
+      this.stopReadingPopupConsoles(this.browserSession ? sendOn(this.browserSession) : undefined),
       this.context.unroute('**/*', this.onRoute).catch(() => undefined),
       this.initScript?.dispose().catch(() => undefined),
       this.browserSession?.detach().catch(() => undefined),
@@ -155,8 +161,13 @@ export class NavigationGuardEnforcer extends GuardedNavigations<Page> {
       session = await browser.newBrowserCDPSession();
       const browserSession = session;
       browserSession.on('Fetch.requestPaused', (event) => void this.paused(browserSession, event, undefined));
+      const send = sendOn(browserSession);
+      browserSession.on('Target.targetCreated', (event: CreatedTarget) => void (this.disposed || this.readPopupConsole(send, event, this.contextId)));
+      browserSession.on('Target.receivedMessageFromTarget', (event) => void (this.disposed || this.popupConsoleMessage(send, event)));
       await browserSession.send('Fetch.enable', { patterns: [...documentRequests] });
       this.browserSession = browserSession;
+      // Only for reading new tabs' consoles: a browser that refuses loses that, not the guard.
+      await browserSession.send('Target.setDiscoverTargets', { discover: true }).catch(() => undefined);
     } catch {
       // A browser without browser-level sessions: the page sessions still check their pages'
       // hops; those of popups and out-of-process frames are then caught after commit only.
@@ -351,7 +362,9 @@ export class NavigationGuardEnforcer extends GuardedNavigations<Page> {
       session = await this.context.newCDPSession(page);
       const pageSession = session;
       pageSession.on('Fetch.requestPaused', (event) => void this.paused(pageSession, event, page));
+      pageSession.on('Log.entryAdded', (event) => void this.reportRefusedDataUrl(event, 'navigation', this.hooks.tabId(page)));
       await pageSession.send('Fetch.enable', { patterns: [...documentRequests] });
+      await pageSession.send('Log.enable');
       const { targetInfo } = await pageSession.send('Target.getTargetInfo');
       this.watchedTargets.set(targetInfo.targetId, page);
       const committed = (frame: Frame): void => this.committed(page, frame);
@@ -390,6 +403,11 @@ export class NavigationGuardEnforcer extends GuardedNavigations<Page> {
     this.report({ url, reason: decision.reason, kind: main ? 'navigation' : 'frame', tabId: this.hooks.tabId(page) });
     void (main ? page : frame).goto('about:blank').catch(() => undefined);
   }
+}
+
+/** The commands of a session, as the shared enforcer code sends them. */
+function sendOn(session: CDPSession): SendCommand {
+  return (method, params) => session.send(method as 'Target.attachToTarget', params as never);
 }
 
 /** The frame of a request, or undefined when it has none yet (a popup's first request). */

@@ -4,7 +4,7 @@
 import type { Browser, CDPSession, Frame, Page } from 'puppeteer-core';
 import type { BlockedNavigation, NavigationGuard, UrlDecision } from '../browser/types';
 import { firstLine } from '../chromium/call';
-import { GuardedNavigations } from '../chromium/navigation-guard';
+import { GuardedNavigations, type CreatedTarget, type LogEntryEvent, type SendCommand } from '../chromium/navigation-guard';
 
 /** What the enforcer needs from the driver that owns the context. */
 export interface NavigationGuardHooks {
@@ -84,7 +84,10 @@ function isPrefetch(event: PausedRequest): boolean {
  * others continue untouched. After each commit, a document the guard denies that loaded without
  * a request (`data:`, `blob:`, a page restored from the back-forward cache) is left for
  * `about:blank` and reported. Speculation rules (`<script type=speculationrules>`) are not seen:
- * the browser fetches them itself (a launched browser's profile turns them off).
+ * the browser fetches them itself (a launched browser's profile turns them off). Chromium refuses
+ * a `data:` URL in a top frame itself (a link, a location change, a popup) and says so only in
+ * the tab's console: each tab's session reads it, the refusal is reported like a stopped
+ * navigation, and a popup left empty by it is closed.
  */
 export class NavigationGuardEnforcer extends GuardedNavigations<Page> {
   private readonly browser: Browser;
@@ -137,6 +140,7 @@ export class NavigationGuardEnforcer extends GuardedNavigations<Page> {
     this.session = undefined;
     session?.off('Fetch.requestPaused', this.onPaused);
     await Promise.all([
+      this.stopReadingPopupConsoles(session ? sendOn(session) : undefined),
       session
         ? session
             .send('Fetch.disable')
@@ -159,7 +163,12 @@ export class NavigationGuardEnforcer extends GuardedNavigations<Page> {
     const session = await this.browser.target().createCDPSession();
     this.session = session;
     session.on('Fetch.requestPaused', this.onPaused);
+    const send = sendOn(session);
+    session.on('Target.targetCreated', (event: CreatedTarget) => void (this.disposed || this.readPopupConsole(send, event, this.contextId)));
+    session.on('Target.receivedMessageFromTarget', (event) => void (this.disposed || this.popupConsoleMessage(send, event)));
     await session.send('Fetch.enable', { patterns: patterns.map((pattern) => ({ ...pattern })) });
+    // Only for reading new tabs' consoles: a browser that refuses loses that, not the guard.
+    await session.send('Target.setDiscoverTargets', { discover: true }).catch(() => undefined);
     await Promise.all([...this.watches.values()]);
   }
 
@@ -172,6 +181,10 @@ export class NavigationGuardEnforcer extends GuardedNavigations<Page> {
       page.on('framenavigated', committed);
       for (const frame of page.frames()) this.committed(page, frame);
       const own = session;
+      // A new tab the page opened that is still empty: a refusal in its console is a stopped popup.
+      const opener = targetInfo.openerId && isHarmless(page.url()) ? targetInfo.openerId : undefined;
+      own.on('Log.entryAdded', (event: LogEntryEvent) => void this.logged(page, event, opener));
+      await own.send('Log.enable');
       const watch: PageWatch = {
         targetId: targetInfo.targetId,
         session: own,
@@ -189,6 +202,15 @@ export class NavigationGuardEnforcer extends GuardedNavigations<Page> {
       await session?.detach().catch(() => undefined);
       return undefined;
     }
+  }
+
+  /** A tab's console entry: Chromium's refusal of a `data:` URL is reported, and a popup it left empty is closed. */
+  private async logged(page: Page, event: LogEntryEvent, openerTargetId: string | undefined): Promise<void> {
+    if (this.disposed) return;
+    const popup = openerTargetId !== undefined && isHarmless(page.url());
+    if (!this.reportRefusedDataUrl(event, popup ? 'popup' : 'navigation', this.hooks.tabId(page)) || !popup) return;
+    this.hooks.popupClosing(await this.pageOfTarget(openerTargetId));
+    await page.close().catch(() => undefined);
   }
 
   /** Checks one paused request; continues it unless it is this context's and the guard denies it. */
@@ -304,6 +326,11 @@ export class NavigationGuardEnforcer extends GuardedNavigations<Page> {
     this.report({ url, reason: decision.reason, kind: main ? 'navigation' : 'frame', tabId: this.hooks.tabId(page) });
     void frame.goto('about:blank').catch(() => undefined);
   }
+}
+
+/** The commands of a session, as the shared enforcer code sends them. */
+function sendOn(session: CDPSession): SendCommand {
+  return (method, params) => session.send(method as 'Target.attachToTarget', params as never);
 }
 
 /** The ids of a CDP frame tree's frames. */

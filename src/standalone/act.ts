@@ -7,6 +7,7 @@ import { builtinActions } from '../actions/builtin/index';
 import { ActionRegistry } from '../actions/registry';
 import type { Action, ActionResult, HumanAnswer } from '../actions/types';
 import { leaseDriver } from '../browser/lease';
+import { forgetGuard, standingGuardOf } from '../browser/standing-guard';
 import type { PageState } from '../browser/page-state';
 import type { BlockedNavigation, BrowserDriver, CallOptions, NavigationGuard, ResolvedBrowserDriver } from '../browser/types';
 import { resolveDriver } from '../dom/driver-defaults';
@@ -208,8 +209,19 @@ const unanswered = (): Promise<HumanAnswer> => Promise.resolve({ answer: undefin
  * Installs the policy in a driver that can enforce it; returns whether it did. A driver that
  * fails to is treated as one without a guard, as the Executor does: the page is checked after the action.
  */
-async function installGuard(browser: BrowserDriver, policy: UrlPolicy, blocked: BlockedNavigation[], signal: AbortSignal): Promise<boolean> {
-  if (!policy.restrictive || typeof browser.setNavigationGuard !== 'function') return false;
+async function installGuard(
+  browser: BrowserDriver,
+  policy: UrlPolicy,
+  blocked: BlockedNavigation[],
+  signal: AbortSignal,
+  liftStanding: boolean,
+): Promise<boolean> {
+  if (typeof browser.setNavigationGuard !== 'function') return false;
+  if (!policy.restrictive) {
+    // An Executor's policy is not this call's: its guard is off until the call ends.
+    if (liftStanding) await browser.setNavigationGuard(undefined, { signal }).catch(() => undefined);
+    return false;
+  }
   const guard: NavigationGuard = { check: (url) => policy.check(url), blocked: (navigation) => blocked.push(navigation) };
   try {
     await browser.setNavigationGuard(guard, { signal });
@@ -260,7 +272,9 @@ const isPageLoad = (navigation: BlockedNavigation): boolean =>
  *
  * A driver runs one task at a time: act() on a driver that an Executor task or another act()
  * is using rejects with a `ConfigError` (field `browser`), since each installs its own URL policy
- * in the driver. Handlers get `taskId` `act` and `step` 1, and `ask_human` gets no answer.
+ * in the driver. The guard an Executor keeps on the driver between its tasks gives way to act()'s
+ * own policy (or to none) during the call, and is back when it ends. Handlers get `taskId` `act`
+ * and `step` 1, and `ask_human` gets no answer.
  *
  * @example
  * ```ts
@@ -299,17 +313,27 @@ export async function act(browser: BrowserDriver, request: ActRequest, options: 
   const release = leaseDriver(browser, { what: 'act()' });
 
   const blocked: BlockedNavigation[] = [];
+  // An Executor's guard kept on the driver between its tasks: lifted for this call, put back after.
+  const standing = standingGuardOf(browser);
   let guardInstalled: Promise<boolean> | undefined;
   let guardRemoved = false;
   const removeGuard = async (): Promise<void> => {
     if (guardRemoved) return;
     guardRemoved = true;
     // An install the cancel cut short may have reached the driver all the same.
-    if (await guardInstalled?.catch(() => true)) await browser.setNavigationGuard?.(undefined).catch(() => undefined);
+    const installed = (await guardInstalled?.catch(() => true)) ?? false;
+    const kept = standingGuardOf(browser);
+    if (kept?.kept) {
+      await browser.setNavigationGuard?.(kept.guard).catch(() => undefined);
+      return;
+    }
+    // Its Executor closed meanwhile: the guard goes with this call's.
+    if (kept) forgetGuard(browser, kept);
+    if (installed || kept) await browser.setNavigationGuard?.(undefined).catch(() => undefined);
   };
   try {
     return await boundedCall('act()', checked, async (signal) => {
-      guardInstalled = installGuard(browser, policy, blocked, signal);
+      guardInstalled = installGuard(browser, policy, blocked, signal, standing !== undefined);
       const guarded = await guardInstalled;
       try {
         // An action limited to some pages is judged on the state it gets: without one, read the page.

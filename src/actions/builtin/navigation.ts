@@ -77,6 +77,17 @@ export function normalizeUrl(action: string, input: string): NormalizedUrl {
   return { url: parsed.href, note };
 }
 
+/**
+ * Refuses a `javascript:` URL the way the URL policy refuses a denied one (which it is: no policy
+ * allows the scheme): the task hears of it as a `url-blocked` event and the action fails with a
+ * recoverable `URLNotAllowedError`, so `onBlocked: 'end-task'` ends the task as for any other.
+ * Does nothing for other text. (`normalizeUrl` refuses it too, for callers without a context.)
+ */
+export function refuseScriptUrl(context: ActionContext, input: string): void {
+  const text = input.trim();
+  if (/^javascript:/i.test(text)) context.assertUrlAllowed(text);
+}
+
 /** Chromium's network errors that mean the site could not be reached. */
 const unreachable =
   /net::ERR_(NAME_NOT_RESOLVED|CONNECTION_REFUSED|CONNECTION_RESET|CONNECTION_CLOSED|CONNECTION_FAILED|CONNECTION_TIMED_OUT|ADDRESS_UNREACHABLE|ADDRESS_INVALID|INTERNET_DISCONNECTED|TIMED_OUT|EMPTY_RESPONSE|SSL_PROTOCOL_ERROR|CERT_[A-Z_]+|NAME_RESOLUTION_FAILED|NETWORK_CHANGED|TUNNEL_CONNECTION_FAILED|PROXY_CONNECTION_FAILED)/;
@@ -142,6 +153,7 @@ export const goToUrlAction = defineAction({
   description: 'Load a URL in the current tab.',
   schema: z.object({ url: z.string().min(1).max(8000).describe('The full URL, such as https://example.com/page') }),
   handler: async ({ url }, context) => {
+    refuseScriptUrl(context, url);
     const normalized = normalizeUrl('go_to_url', url);
     return load(context, normalized.url, (tab) => {
       const prefix = normalized.note ? `${normalized.note} ` : '';

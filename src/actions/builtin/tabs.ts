@@ -6,7 +6,7 @@ import type { TabInfo } from '../../browser/types';
 import { ActionError, BrowserError, isFatalError } from '../../errors';
 import { defineAction } from '../define-action';
 import type { ActionContext } from '../types';
-import { describeTab, loadFailure, normalizeUrl } from './navigation';
+import { describeTab, loadFailure, normalizeUrl, refuseScriptUrl } from './navigation';
 
 const tabIdParameter = z
   .union([z.string().min(1).max(100), z.number().int().nonnegative()])
@@ -39,6 +39,7 @@ export const openTabAction = defineAction({
   description: 'Open a URL in a new tab; the new tab becomes the current tab.',
   schema: z.object({ url: z.string().min(1).max(8000).describe('The full URL, such as https://example.com/page') }),
   handler: async ({ url }, context) => {
+    refuseScriptUrl(context, url);
     const normalized = normalizeUrl('open_tab', url);
     context.assertUrlAllowed(normalized.url);
     const prefix = normalized.note ? `${normalized.note} ` : '';

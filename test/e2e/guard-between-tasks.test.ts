@@ -1,0 +1,195 @@
+// The URL policy between tasks, in real headless Chromium with both drivers: a page's own timer
+// that fires while no task runs must not reach a denied host, and the next task is told of it.
+import { readFile } from 'node:fs/promises';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { resolve } from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { BrowserDriver } from '../../src/browser/types';
+import { act, Executor, type ExecutorEventMap } from '../../src/index';
+import { PlaywrightDriver } from '../../src/playwright/index';
+import { PuppeteerDriver } from '../../src/puppeteer/index';
+import { ScriptedLLM, scriptedActions, scriptedPlan } from '../../src/testing/index';
+import { conversationText } from '../helpers/loop';
+
+const fixturesDir = resolve(import.meta.dirname, '../fixtures');
+
+interface RecordingServer {
+  readonly origin: string;
+  readonly received: string[];
+  close(): Promise<void>;
+}
+
+/** A server on `host` that records the path of every request and answers with `respond`. */
+async function startServer(host: string, respond: (request: IncomingMessage, response: ServerResponse) => Promise<void> | void): Promise<RecordingServer> {
+  const received: string[] = [];
+  const server: Server = createServer((request, response) => {
+    received.push(request.url ?? '/');
+    void Promise.resolve(respond(request, response)).catch(() => response.writeHead(500).end());
+  });
+  await new Promise<void>((done, reject) => {
+    server.once('error', reject);
+    server.listen(0, host, done);
+  });
+  return {
+    origin: `http://${host}:${(server.address() as AddressInfo).port}`,
+    received,
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise((done) => server.close(done));
+    },
+  };
+}
+
+let allowed: RecordingServer;
+let denied: RecordingServer;
+
+beforeAll(async () => {
+  allowed = await startServer('127.0.0.1', async (request, response) => {
+    const url = new URL(request.url ?? '/', 'http://server');
+    const file = resolve(fixturesDir, url.pathname.slice(1));
+    if (!file.startsWith(fixturesDir) || !file.endsWith('.html')) return void response.writeHead(404).end();
+    const page = (await readFile(file, 'utf8')).replaceAll('{{TO}}', `${denied.origin}/left-by-timer`);
+    response.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' }).end(page);
+  });
+  denied = await startServer('127.0.0.2', (_request, response) => {
+    response.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>Denied host</title><p>This page must never load.</p>');
+  });
+});
+
+afterAll(async () => {
+  await Promise.all([allowed?.close(), denied?.close()]);
+});
+
+const sleep = (ms: number): Promise<void> => new Promise((done) => setTimeout(done, ms));
+
+/** Starts the page's own timer (300 ms), as a page script would, with no task running. */
+async function armTimer(driver: BrowserDriver): Promise<void> {
+  const [top] = await driver.frames();
+  await driver.evaluate(top!.id, { id: 'test/arm-timer', source: '(delayMs) => window.armTimer(delayMs)' }, 300);
+}
+
+/** Whether the denied host got the timer's navigation within a second of arming it. */
+async function timerReached(driver: BrowserDriver): Promise<boolean> {
+  denied.received.length = 0;
+  await armTimer(driver);
+  for (const end = Date.now() + 1000; Date.now() < end; await sleep(25)) if (denied.received.length > 0) break;
+  await sleep(100);
+  return denied.received.includes('/left-by-timer');
+}
+
+/** A model whose Planner finishes once the Navigator took a step in the task, and whose Navigator says done. */
+function model(): ScriptedLLM {
+  let navigatorSteps = 0;
+  return new ScriptedLLM({
+    respond: (request) => {
+      if (request.agent === 'navigator') {
+        navigatorSteps++;
+        return scriptedActions([{ done: { text: 'Looked at the page', success: true } }]);
+      }
+      if (navigatorSteps === 0) return scriptedPlan({ nextSteps: 'Look at the page' });
+      navigatorSteps = 0;
+      return scriptedPlan({ done: true, finalAnswer: 'Looked at the page' });
+    },
+  });
+}
+
+function collect<K extends keyof ExecutorEventMap>(executor: Executor, name: K): ExecutorEventMap[K][] {
+  const events: ExecutorEventMap[K][] = [];
+  executor.on(name, (event) => events.push(event));
+  return events;
+}
+
+const drivers: readonly [string, () => Promise<BrowserDriver>][] = [
+  ['PlaywrightDriver', () => PlaywrightDriver.launch({ settle: { maxWaitMs: 1500 } })],
+  ['PuppeteerDriver', () => PuppeteerDriver.launch({ settle: { maxWaitMs: 1500 } })],
+];
+
+describe.each(drivers)('the URL policy between tasks, with %s', (_name, launch) => {
+  let driver: BrowserDriver;
+  const page = (): string => `${allowed.origin}/guard-timer.html`;
+
+  beforeAll(async () => {
+    driver = await launch();
+  });
+
+  afterAll(async () => {
+    await driver?.close();
+  });
+
+  beforeEach(async () => {
+    await driver.setNavigationGuard?.(undefined);
+    await driver.goto(page());
+    denied.received.length = 0;
+  });
+
+  it('lets the timer through without any Executor (the control: the tests below can fail)', async () => {
+    expect(await timerReached(driver)).toBe(true);
+  });
+
+  it('stops a page timer that fires after execute() returned, reports it in the next task, and lifts the guard at close()', async () => {
+    const llm = model();
+    const executor = new Executor({ task: 'Look at the page', llm, browser: driver, urlPolicy: { allow: ['127.0.0.1'] }, planningInterval: 1 });
+    const blocked = collect(executor, 'url-blocked');
+    const starts = collect(executor, 'task-start');
+    const first = await executor.execute();
+    expect(first.error?.message).toBeUndefined();
+    expect(first.status).toBe('ok');
+
+    expect(await timerReached(driver)).toBe(false);
+    expect(denied.received).toEqual([]);
+    expect(blocked).toEqual([]);
+    expect(await driver.currentUrl!()).not.toContain(denied.origin);
+
+    executor.addFollowUpTask('Look at the page again');
+    const second = await executor.execute();
+    expect(second.status).toBe('ok');
+    expect(blocked).toEqual([
+      expect.objectContaining({
+        taskId: second.taskId,
+        url: `${denied.origin}/left-by-timer`,
+        kind: 'navigation',
+        reason: 'host 127.0.0.2 is not on the allow list',
+      }),
+    ]);
+    expect(starts.map((event) => event.taskId)).toEqual([expect.any(String), second.taskId]);
+    const firstNavigatorCall = llm.requestsOf('navigator').at(-1)!;
+    expect(conversationText(firstNavigatorCall)).toContain(
+      `Before this task started, the URL policy stopped the browser from loading ${denied.origin}/left-by-timer (navigation: host 127.0.0.2 is not on the allow list)`,
+    );
+
+    await executor.close();
+    // (PuppeteerDriver's guard leaves a stopped tab on an error page.)
+    await driver.goto(page());
+    expect(await timerReached(driver)).toBe(true);
+  });
+
+  it('hands the driver over: a second Executor without a policy is not held by the first one, whose guard is back at its next task', async () => {
+    const guarded = new Executor({ task: 'Look at the page', llm: model(), browser: driver, urlPolicy: { allow: ['127.0.0.1'] }, planningInterval: 1 });
+    await guarded.execute();
+    const open = new Executor({ task: 'Look at the page', llm: model(), browser: driver, planningInterval: 1 });
+    const blockedInOpen = collect(open, 'url-blocked');
+    await open.execute();
+    expect(await timerReached(driver)).toBe(true);
+    expect(blockedInOpen).toEqual([]);
+    await open.close();
+
+    await driver.goto(page());
+    guarded.addFollowUpTask('Look at the page again');
+    await guarded.execute();
+    expect(await timerReached(driver)).toBe(false);
+    await guarded.close();
+  });
+
+  it("puts the Executor's guard back after an act() call without a policy", async () => {
+    const executor = new Executor({ task: 'Look at the page', llm: model(), browser: driver, urlPolicy: { allow: ['127.0.0.1'] }, planningInterval: 1 });
+    const blocked = collect(executor, 'url-blocked');
+    await executor.execute();
+    await act(driver, { action: 'scroll_to_top', params: {} });
+    expect(await timerReached(driver)).toBe(false);
+    executor.addFollowUpTask('Look at the page again');
+    await executor.execute();
+    expect(blocked.map((event) => event.url)).toEqual([`${denied.origin}/left-by-timer`]);
+    await executor.close();
+  });
+});
