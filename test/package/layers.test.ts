@@ -16,10 +16,11 @@ const BASE = ['errors', 'events', 'util']; // usable by every layer
 const BOTTOM = ['llm', 'browser', 'dom', 'history', 'security'];
 const MIDDLE = ['messages', 'prompts', 'actions'];
 const LAYERS: Record<string, string[]> = {
-  index: ['executor', 'agents', 'standalone', 'replay', ...MIDDLE, ...BOTTOM, ...BASE], // src/index.ts, the public face
+  index: ['executor', 'agents', 'standalone', 'replay', 'collect', ...MIDDLE, ...BOTTOM, ...BASE], // src/index.ts, the public face
   executor: ['agents', ...MIDDLE, ...BOTTOM, ...BASE], // nothing imports executor but index.ts
   agents: [...MIDDLE, ...BOTTOM, ...BASE],
   standalone: [...MIDDLE, ...BOTTOM, ...BASE], // observe, act, extract: the Navigator's pieces without the loop
+  collect: ['agents', ...MIDDLE, ...BOTTOM, ...BASE], // collect(): the loop as a crawler; nothing imports it but index.ts
   replay: ['agents', ...MIDDLE, ...BOTTOM, ...BASE], // a recorded run again without a model; the Navigator only to heal a step
   messages: [...MIDDLE, ...BOTTOM, ...BASE],
   prompts: [...MIDDLE, ...BOTTOM, ...BASE],

@@ -1,0 +1,861 @@
+// The Collector: the Planner/Navigator loop as a crawler on one machine. Pages are read over a
+// pool of browsers, records extracted and de-duplicated, a progress check runs every few pages,
+// and every finished page is one atomic commit to a store, so a killed run resumes where it was.
+
+import type { z } from 'zod';
+import { builtinActions } from '../actions/builtin/index';
+import { ActionRegistry } from '../actions/registry';
+import { redactingClient } from '../agents/secret-guard';
+import { leaseDriver } from '../browser/lease';
+import type { BrowserDriver, NavigationGuard, ResolvedBrowserDriver } from '../browser/types';
+import { resolveDriver } from '../dom/driver-defaults';
+import { defaultIncludeAttributes, PageStateReader } from '../dom/page-state-reader';
+import { BrowserError, ConfigError, isFatalError, PlannavError, TimeoutError, URLNotAllowedError } from '../errors';
+import { toErrorInfo } from '../history/error-info';
+import type { ModelCallObserver } from '../llm/generate-object';
+import { toCallError } from '../llm/model-errors';
+import type { LLMClient } from '../llm/types';
+import { addUsage, emptyUsage, normalizeUsage, priceUsage, type TokenUsage } from '../llm/usage';
+import { SecretStore } from '../security/secrets';
+import { UrlPolicy } from '../security/url-policy';
+import { raceAbort, sleep } from '../util/abort';
+import { withDeadline } from '../util/deadline';
+import { describeThrown } from '../util/describe-thrown';
+import { EventHub } from '../util/event-hub';
+import type { CollectionEndReason, CollectionSummary, CollectorEventBase, CollectorEventMap, CollectorEventName, CollectorListener } from './events';
+import { Frontier, normalizePageUrl } from './frontier';
+import { runInteraction } from './interaction';
+import { resolveCollectOptions, type CollectOptions, type ResolvedCollectOptions } from './options';
+import { PageExtractor } from './page-extraction';
+import { surveyPage, type PageSurvey } from './page-survey';
+import { checkProgress } from './progress-check';
+import { createPushStream, type PushStream } from './record-stream';
+import {
+  memoryCollectionStore,
+  type CollectedRecord,
+  type CollectionCheckpoint,
+  type CollectionCheckRecord,
+  type CollectionCommit,
+  type CollectionCounters,
+  type CollectionStore,
+  type PageOutcome,
+  type QueuedPage,
+} from './store';
+import { TaskControl } from './task-control';
+
+/**
+ * What a collection did, for logs and audits: every progress check and every finished page of
+ * this run (a resumed run's checks include the earlier runs').
+ * @public
+ */
+export interface CollectionHistory {
+  readonly checks: readonly CollectionCheckRecord[];
+  readonly pages: readonly PageOutcome[];
+}
+
+/** One browser of the pool, ready to read pages. */
+interface Slot {
+  readonly raw: BrowserDriver;
+  readonly driver: ResolvedBrowserDriver;
+  readonly reader: PageStateReader;
+  readonly guarded: boolean;
+}
+
+/** What reading one page gave, before de-duplication against the run. */
+interface PageRead<TRecord> {
+  readonly records: readonly TRecord[];
+  readonly invalid: number;
+  readonly links: readonly string[];
+  readonly loadMore: number;
+  readonly interaction: string | undefined;
+}
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+
+/** How many failures the progress check is told of. */
+const recentFailureCount = 5;
+/** How many of the latest records the progress check sees. */
+const sampleSize = 5;
+
+function newCollectionId(): string {
+  const crypto = (globalThis as { crypto?: { randomUUID?: () => string } }).crypto;
+  return crypto?.randomUUID?.() ?? `collect-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 10)}`;
+}
+
+/** JSON with sorted keys: the same record always gives the same text, whatever its key order. */
+function stableJson(value: unknown): string {
+  return JSON.stringify(value, (_key, item: unknown) =>
+    typeof item === 'object' && item !== null && !Array.isArray(item)
+      ? Object.fromEntries(Object.entries(item as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : item,
+  );
+}
+
+const zeroCounters: CollectionCounters = { pagesDone: 0, pagesFailed: 0, pagesEmpty: 0, records: 0, duplicates: 0, invalid: 0, pagesAbandoned: 0 };
+
+/**
+ * Collects records across many pages: from start URLs (the model finds the next pages: pagination
+ * links, a "load more" button, infinite scroll) and/or a known list of URLs, with an instruction
+ * and the zod schema of one record. `TRecord` is the schema's output type.
+ *
+ * Each page is read once (its state and its text), made ready by a short Navigator task when
+ * something blocks it (a cookie wall, a "show all" button), and its records extracted, validated
+ * one by one, tagged with their source and time and de-duplicated by `key`. Every `checkEvery`
+ * pages a progress check answers continue, adjust or stop. `maxFailures` failed pages in a row
+ * abandon their batch: the pages of one start URL (its listing), or of one host of `urls`.
+ *
+ * @example
+ * ```ts
+ * const collector = new Collector({
+ *   llm, browser, start: 'https://jobs.example/list',
+ *   instruction: 'every job posting: title, company, salary, link',
+ *   schema: z.object({ title: z.string(), company: z.string(), salary: z.string().nullable(), link: z.string() }),
+ *   key: (job) => job.link,
+ * });
+ * for await (const { data, source } of collector.records()) console.log(data.title, source);
+ * const summary = await collector.run();
+ * ```
+ * @public
+ */
+export class Collector<TRecord = unknown> {
+  private readonly options: ResolvedCollectOptions;
+  private readonly schema: z.ZodType<TRecord>;
+  private readonly keyOf: (record: TRecord) => string;
+  private readonly collectionId = newCollectionId();
+  private readonly hub = new EventHub((error, event) => {
+    if ((event as { code?: unknown }).code === 'LISTENER_ERROR') return;
+    this.emit('collect-warning', { code: 'LISTENER_ERROR', message: `A collection event listener threw: ${describeThrown(error)}` });
+  });
+  private readonly control = new TaskControl();
+  private readonly urlPolicy: UrlPolicy;
+  private readonly secrets: SecretStore;
+  private readonly store: CollectionStore<TRecord>;
+  private readonly registry: ActionRegistry;
+  private readonly extractor: PageExtractor<TRecord>;
+  private readonly navigatorLLM: LLMClient;
+  private readonly plannerLLM: LLMClient;
+  private readonly extractionLLM: LLMClient;
+  private readonly frontier: Frontier;
+  private readonly streams = new Set<PushStream<CollectedRecord<TRecord>>>();
+
+  // The run's state; restored from the store's checkpoint when it holds one.
+  private instruction: string;
+  private counters: Mutable<CollectionCounters> = { ...zeroCounters };
+  private readonly seenKeys = new Set<string>();
+  private readonly finished = new Set<string>();
+  private readonly batches = new Map<string, { failures: number; abandoned: boolean }>();
+  private checks: CollectionCheckRecord[] = [];
+  private readonly pages: PageOutcome[] = [];
+  private usage: TokenUsage = emptyUsage;
+  private pagesStarted = 0;
+  private readonly recentFailures: { url: string; error: string }[] = [];
+  private readonly sample: unknown[] = [];
+
+  /** Set when no new page may start: a check said stop, or `maxRecords` was reached. */
+  private stopping: { reason: 'stopped' | 'max-records'; message: string | undefined } | undefined;
+  /** The error that ends the run as `failed`. */
+  private failure: PlannavError | undefined;
+  private pendingCheck: Promise<void> | undefined;
+  private storeChain: Promise<void> = Promise.resolve();
+  private waiters: (() => void)[] = [];
+  private running: Promise<CollectionSummary> | undefined;
+  private active = false;
+  private closed = false;
+
+  /**
+   * Checks the options; nothing runs until `run()` or `records()`.
+   * @throws `ConfigError` naming the field when an option is invalid, or a start URL is denied by `urlPolicy`.
+   */
+  constructor(options: CollectOptions<TRecord>) {
+    this.options = resolveCollectOptions(options);
+    this.schema = options.schema;
+    const key = options.key;
+    this.keyOf = key ? (record) => String(key(record)) : (record) => stableJson(record);
+    this.urlPolicy = new UrlPolicy({ allow: this.options.urlPolicy.allow, deny: this.options.urlPolicy.deny });
+    for (const [field, url] of this.seeds().map((seed) => [seed.field, seed.url] as const)) {
+      const decision = this.urlPolicy.check(url);
+      if (!decision.allowed) throw new ConfigError(`Option \`${field}\` holds ${url}, which the URL policy denies: ${decision.reason}.`, { field });
+    }
+    this.secrets = new SecretStore(this.options.secrets);
+    this.store = (this.options.store as CollectionStore<TRecord> | undefined) ?? memoryCollectionStore<TRecord>();
+    this.instruction = this.options.instruction;
+    const names = this.options.actions.map((action) => action.name);
+    const builtins = builtinActions().filter((action) => !names.includes(action.name));
+    this.registry = new ActionRegistry([...builtins, ...this.options.actions]);
+    this.extractor = new PageExtractor(this.schema, { retry: this.options.modelRetry, maxChunkChars: this.options.maxChunkChars });
+    const llm = this.options.llm;
+    // Every model reads requests with the secret values redacted, as in a task.
+    this.navigatorLLM = redactingClient(this.options.navigatorLLM ?? llm, this.secrets);
+    this.plannerLLM = redactingClient(this.options.plannerLLM ?? llm, this.secrets);
+    this.extractionLLM = this.observedClient(redactingClient(this.options.extractionLLM ?? llm, this.secrets));
+    this.frontier = new Frontier({
+      maxConcurrent: this.options.perHost?.maxConcurrent ?? Number.POSITIVE_INFINITY,
+      delayMs: this.options.perHost?.delayMs ?? 0,
+    });
+  }
+
+  /** Listens to an event; returns this. A listener's exception becomes a `LISTENER_ERROR` warning. */
+  on<K extends CollectorEventName>(name: K, listener: CollectorListener<K, TRecord>): this {
+    this.hub.on(name, listener);
+    return this;
+  }
+
+  /** Listens to the next occurrence of an event only. */
+  once<K extends CollectorEventName>(name: K, listener: CollectorListener<K, TRecord>): this {
+    this.hub.once(name, listener);
+    return this;
+  }
+
+  /** Stops listening. */
+  off<K extends CollectorEventName>(name: K, listener: CollectorListener<K, TRecord>): this {
+    this.hub.off(name, listener);
+    return this;
+  }
+
+  /**
+   * Runs the collection to its end (once: later calls return the same promise). Never rejects
+   * for what happens during the run: the summary says how it ended.
+   */
+  run(): Promise<CollectionSummary> {
+    if (this.closed && !this.running) return Promise.reject(new ConfigError('The collector is closed: create a new Collector to collect again.'));
+    this.running ??= this.execute();
+    return this.running;
+  }
+
+  /**
+   * The records as they are kept (validated, de-duplicated, stored), from now until the run ends.
+   * Starts the run if it has not started. Records are buffered until read.
+   */
+  records(): AsyncIterableIterator<CollectedRecord<TRecord>> {
+    const stream = createPushStream<CollectedRecord<TRecord>>(() => this.streams.delete(stream));
+    if (this.running && !this.active) stream.end();
+    else this.streams.add(stream);
+    void this.run().catch(() => undefined);
+    return stream.iterator;
+  }
+
+  /** Pauses the run: no new page starts, and pages in flight wait at their next checkpoint. */
+  pause(): void {
+    if (this.active && this.control.pause()) this.emit('collect-pause', {});
+  }
+
+  /** Resumes a paused run. */
+  resume(): void {
+    if (this.active && this.control.resume()) this.emit('collect-resume', {});
+  }
+
+  /** Cancels the run: pages in flight are aborted (not committed: a resumed run reads them again); it ends `cancelled`. */
+  cancel(reason = 'Cancelled by the caller.'): void {
+    if (this.active && this.control.cancel(reason)) this.emit('collect-cancel', { reason });
+  }
+
+  /** What the run did so far: its checks and finished pages. */
+  get history(): CollectionHistory {
+    return { checks: [...this.checks], pages: [...this.pages] };
+  }
+
+  /** Cancels a running collection and waits for its end; ends the record streams. Idempotent. The browsers given are not closed. */
+  async close(): Promise<void> {
+    this.closed = true;
+    this.cancel('The collector was closed.');
+    await this.running?.catch(() => undefined);
+    for (const stream of [...this.streams]) stream.end();
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.close();
+  }
+
+  /** Start URLs and list URLs with their batch and the option they came from. */
+  private seeds(): { url: string; batch: string; field: string }[] {
+    const { start, urls } = this.options;
+    const starts = start === undefined ? [] : typeof start === 'string' ? [start] : start;
+    return [
+      ...starts.map((url) => ({ url: normalizePageUrl(url), batch: `start:${normalizePageUrl(url)}`, field: 'start' })),
+      ...(urls ?? []).map((url) => ({ url: normalizePageUrl(url), batch: `urls:${new URL(url).host}`, field: 'urls' })),
+    ];
+  }
+
+  private async execute(): Promise<CollectionSummary> {
+    const startedAt = Date.now();
+    this.active = true;
+    const cleanups: (() => Promise<void> | void)[] = [];
+    const unlink = this.linkSignal(this.options.signal);
+    const timer =
+      this.options.timeout === undefined
+        ? undefined
+        : setTimeout(() => this.control.cancel(new TimeoutError(this.options.timeout as number, 'The collection')), this.options.timeout);
+    let resumed = false;
+    try {
+      const checkpoint = await raceAbort(this.store.load({ signal: this.control.signal }), this.control.signal);
+      resumed = checkpoint !== undefined;
+      if (checkpoint) this.restore(checkpoint);
+      for (const seed of this.seeds()) {
+        if (!this.finished.has(seed.url)) this.frontier.enqueue({ url: seed.url, batch: seed.batch, depth: 0 });
+        if (!this.batches.has(seed.batch)) this.batches.set(seed.batch, { failures: 0, abandoned: false });
+      }
+      this.emit('collect-start', { queued: this.frontier.queuedCount, resumed });
+      const slots = await this.openSlots(cleanups);
+      await Promise.all(slots.map((slot) => this.work(slot)));
+      await this.pendingCheck;
+      await this.storeChain;
+    } catch (error) {
+      if (!this.control.cancelled && !this.failure) this.failure = toPlannavError(error);
+    } finally {
+      clearTimeout(timer);
+      unlink();
+      for (const cleanup of cleanups.reverse()) await Promise.resolve(cleanup()).catch(() => undefined);
+      // A commit in flight when the run was cancelled still lands (or fails) before the end.
+      await this.storeChain.catch(() => undefined);
+    }
+    const summary = this.summarize(startedAt);
+    this.active = false;
+    this.emit('collect-end', { summary });
+    for (const stream of [...this.streams]) stream.end();
+    return summary;
+  }
+
+  private summarize(startedAt: number): CollectionSummary {
+    let reason: CollectionEndReason;
+    let message: string | undefined;
+    let error: PlannavError | undefined;
+    if (this.failure) {
+      reason = 'failed';
+      error = this.failure;
+    } else if (this.control.cancelled) {
+      error = this.control.signal.reason as PlannavError;
+      reason = TimeoutError.isInstance(error) ? 'timed-out' : 'cancelled';
+    } else if (this.stopping) {
+      reason = this.stopping.reason;
+      message = this.stopping.message;
+    } else if (this.options.maxPages !== undefined && this.pagesStarted >= this.options.maxPages && this.frontier.queuedCount > 0) {
+      reason = 'max-pages';
+    } else {
+      reason = 'done';
+    }
+    if (error) message = this.secrets.redact(error.message);
+    return {
+      ...this.counters,
+      reason,
+      message,
+      error: error ? this.secrets.redactDeep(toErrorInfo(error)) : undefined,
+      batchesAbandoned: [...this.batches.values()].filter((batch) => batch.abandoned).length,
+      pagesQueued: this.frontier.queuedCount + this.frontier.inFlightCount,
+      usage: this.usage,
+      durationMs: Date.now() - startedAt,
+    };
+  }
+
+  private restore(checkpoint: CollectionCheckpoint): void {
+    if (checkpoint.version !== 1) throw new ConfigError(`The store holds a checkpoint of version ${String(checkpoint.version)}; this plannav reads version 1.`, { field: 'store' });
+    this.frontier.restore(checkpoint.queue, checkpoint.seenUrls);
+    for (const key of checkpoint.seenKeys) this.seenKeys.add(key);
+    for (const url of checkpoint.finished) this.finished.add(url);
+    for (const [name, batch] of Object.entries(checkpoint.batches)) this.batches.set(name, { ...batch });
+    this.counters = { ...checkpoint.counters };
+    this.pagesStarted = checkpoint.pagesStarted;
+    this.instruction = checkpoint.instruction;
+    this.checks = [...checkpoint.checks];
+    this.usage = checkpoint.usage;
+  }
+
+  private checkpointNow(): CollectionCheckpoint {
+    return {
+      version: 1,
+      queue: this.frontier.pending(),
+      seenUrls: this.frontier.seenUrls(),
+      seenKeys: [...this.seenKeys],
+      finished: [...this.finished],
+      batches: Object.fromEntries([...this.batches].map(([name, batch]) => [name, { ...batch }])),
+      counters: { ...this.counters },
+      // Pages in flight are read again by a resumed run: only finished ones count as started.
+      pagesStarted: this.counters.pagesDone + this.counters.pagesFailed,
+      instruction: this.instruction,
+      checks: [...this.checks],
+      usage: this.usage,
+    };
+  }
+
+  /** Queues a commit behind the earlier ones; the checkpoint is taken now, so commits land in the order of the run. */
+  private persist(commit: Omit<CollectionCommit<TRecord>, 'checkpoint'>): Promise<void> {
+    const full: CollectionCommit<TRecord> = { ...commit, checkpoint: this.checkpointNow() };
+    const next = this.storeChain.then(() => this.store.commit(full, {}));
+    this.storeChain = next.catch(() => undefined);
+    return next.catch((error: unknown) => {
+      this.failRun(new PlannavError('UNEXPECTED_ERROR', `The collection store could not save: ${describeThrown(error)}`, { cause: error }));
+    });
+  }
+
+  /** Ends the run as failed: no new page starts and pages in flight are aborted. */
+  private failRun(error: PlannavError): void {
+    this.failure ??= error;
+    this.control.cancel(`The collection failed: ${error.message}`);
+  }
+
+  /** The browsers of the pool, leased, with the URL policy installed where the driver can enforce it. */
+  private async openSlots(cleanups: (() => Promise<void> | void)[]): Promise<Slot[]> {
+    const { browser, browsers, concurrency } = this.options;
+    let raws: BrowserDriver[];
+    if (browser) raws = [browser];
+    else if (Array.isArray(browsers)) raws = browsers.slice(0, concurrency);
+    else {
+      const pool = browsers as { create(): Promise<BrowserDriver>; size: number };
+      raws = [];
+      for (let index = 0; index < Math.min(concurrency, pool.size); index++) {
+        const created = await raceAbort(pool.create(), this.control.signal);
+        cleanups.push(() => created.close());
+        raws.push(created);
+      }
+    }
+    const slots: Slot[] = [];
+    for (const raw of raws) {
+      cleanups.push(leaseDriver(raw, { what: 'a running collection' }));
+      let guarded = false;
+      if (this.urlPolicy.restrictive && typeof raw.setNavigationGuard === 'function') {
+        const guard: NavigationGuard = {
+          check: (url) => this.urlPolicy.check(url),
+          blocked: (navigation) => this.emit('collect-warning', { code: 'URL_BLOCKED', message: `The URL policy stopped ${navigation.url}: ${navigation.reason}` }),
+        };
+        await raceAbort(Promise.resolve(raw.setNavigationGuard(guard, { signal: this.control.signal })), this.control.signal);
+        cleanups.push(async () => {
+          await raw.setNavigationGuard?.(undefined, {});
+        });
+        guarded = true;
+      }
+      const driver = resolveDriver(raw);
+      // The whole page is read: pagination and "load more" buttons sit below the fold.
+      const reader = new PageStateReader(driver, { viewportExpansion: -1, includeAttributes: defaultIncludeAttributes, maxTextLength: 100 });
+      slots.push({ raw, driver, reader, guarded });
+    }
+    return slots;
+  }
+
+  private async work(slot: Slot): Promise<void> {
+    for (;;) {
+      const page = await this.nextPage();
+      if (!page) return;
+      await this.readAndCommit(slot, page);
+    }
+  }
+
+  /** The next page to read, waiting for a pause, a check, politeness or pages in flight; undefined when the run is over. */
+  private async nextPage(): Promise<QueuedPage | undefined> {
+    const signal = this.control.signal;
+    for (;;) {
+      await this.control.checkpoint();
+      if (this.pendingCheck) {
+        await raceAbort(this.pendingCheck, signal);
+        continue;
+      }
+      if (this.stopping || this.failure) return undefined;
+      if (this.options.maxPages !== undefined && this.pagesStarted >= this.options.maxPages) return undefined;
+      const taken = this.frontier.take(Date.now());
+      if (taken === undefined) {
+        // Nothing queued: the pages in flight may still find more.
+        if (this.frontier.inFlightCount === 0) return undefined;
+        await this.changed();
+      } else if ('page' in taken) {
+        this.pagesStarted++;
+        return taken.page;
+      } else if (Number.isFinite(taken.waitMs)) {
+        await Promise.race([sleep(taken.waitMs, signal), this.changed()]);
+      } else {
+        await this.changed();
+      }
+    }
+  }
+
+  /** Resolves at the next change of the queue (a page finished, a check ended); rejects on cancel. */
+  private changed(): Promise<void> {
+    return raceAbort(new Promise<void>((resolve) => this.waiters.push(resolve)), this.control.signal);
+  }
+
+  private notify(): void {
+    const woken = this.waiters;
+    this.waiters = [];
+    for (const wake of woken) wake();
+  }
+
+  private async readAndCommit(slot: Slot, page: QueuedPage): Promise<void> {
+    this.emit('collect-page-start', { url: page.url, batch: page.batch });
+    const started = Date.now();
+    const timeoutMs = this.options.pageTimeout;
+    let read: PageRead<TRecord>;
+    try {
+      read = await withDeadline(
+        timeoutMs,
+        this.control.signal,
+        () => new TimeoutError(timeoutMs, `Reading ${page.url}`),
+        (signal) => this.readPage(slot, page, signal),
+      );
+    } catch (error) {
+      if (this.control.cancelled) {
+        this.frontier.release(page);
+        this.notify();
+        return;
+      }
+      if (!TimeoutError.isInstance(error) && isFatalError(error)) {
+        this.failRun(toPlannavError(error));
+        this.frontier.release(page);
+        this.notify();
+        return;
+      }
+      await this.commitFailure(page, error);
+      return;
+    }
+    await this.commitPage(page, read, Date.now() - started);
+  }
+
+  private assertAllowed(url: string): void {
+    const decision = this.urlPolicy.check(url);
+    if (!decision.allowed) throw new URLNotAllowedError(url, `The URL policy denies ${url}: ${decision.reason}.`);
+  }
+
+  /** Best effort: past the deadline the page is read as it is. */
+  private async settle(slot: Slot, signal: AbortSignal): Promise<void> {
+    const slow = (): BrowserError => new BrowserError('The page did not settle in time.', { code: 'BROWSER_TIMEOUT', retryable: true });
+    await withDeadline(15_000, signal, slow, (bounded) => slot.driver.waitForSettled({ signal: bounded })).catch((error: unknown) => {
+      if (signal.aborted || !BrowserError.isInstance(error)) throw error;
+    });
+  }
+
+  private async survey(slot: Slot, signal: AbortSignal): Promise<{ state: Awaited<ReturnType<PageStateReader['capture']>>; survey: PageSurvey }> {
+    await this.settle(slot, signal);
+    const state = await slot.reader.capture({ screenshot: false, signal });
+    this.assertAllowed(state.url);
+    const survey = await surveyPage({
+      client: this.navigatorLLM,
+      state,
+      instruction: this.instruction,
+      signal,
+      retry: this.options.modelRetry,
+      observer: this.observer('navigator'),
+    });
+    if (survey.pageError) throw new BrowserError(`${state.url} is an error page: ${survey.pageError}`, { retryable: true });
+    return { state, survey };
+  }
+
+  /** Reads one page: load, survey, interaction if blocked, records, "load more" rounds, next pages. */
+  private async readPage(slot: Slot, page: QueuedPage, signal: AbortSignal): Promise<PageRead<TRecord>> {
+    const instruction = this.instruction;
+    this.assertAllowed(page.url);
+    await slot.driver.goto(page.url, { signal });
+    let { state, survey } = await this.survey(slot, signal);
+    let interaction: string | undefined;
+    if (survey.blockedBy && this.options.interactionSteps > 0) {
+      interaction = survey.blockedBy;
+      await runInteraction({
+        goal: survey.blockedBy,
+        instruction,
+        maxSteps: this.options.interactionSteps,
+        driver: slot.driver,
+        pageReader: slot.reader,
+        registry: this.registry,
+        navigatorLLM: this.navigatorLLM,
+        extractionLLM: this.extractionLLM,
+        urlPolicy: this.urlPolicy,
+        driverGuarded: slot.guarded,
+        secrets: this.secrets,
+        signal,
+        retry: this.options.modelRetry,
+        prices: this.options.prices,
+        onModelCall: (call) => this.addUsage('navigator', call),
+        checkpoint: () => this.control.checkpoint(),
+      });
+      ({ state, survey } = await this.survey(slot, signal));
+    }
+    const links = new Set<string>();
+    const addLinks = (found: PageSurvey, base: string): void => {
+      for (const link of this.nextPageLinks(found, base, page.url)) links.add(link);
+    };
+    addLinks(survey, state.url);
+    const seenOnPage = new Set<string>();
+    const records: TRecord[] = [];
+    let invalid = 0;
+    // After a "load more" the page is read whole again: only records it did not show before are new.
+    const extract = async (): Promise<number> => {
+      await this.control.checkpoint();
+      const found = await this.extractor.extract({ driver: slot.driver, client: this.extractionLLM, instruction, urlPolicy: this.urlPolicy, signal });
+      invalid += found.invalid;
+      let fresh = 0;
+      for (const record of found.records) {
+        const identity = stableJson(record);
+        if (seenOnPage.has(identity)) continue;
+        seenOnPage.add(identity);
+        records.push(record);
+        fresh++;
+      }
+      return fresh;
+    };
+    await extract();
+    let loadMore = 0;
+    while (loadMore < this.options.maxLoadMore) {
+      const button = survey.loadMoreIndex === null ? undefined : state.elements.get(survey.loadMoreIndex);
+      if (button) await slot.driver.click(button, { signal });
+      else if (survey.infiniteScroll) await slot.driver.scroll({ toPercent: 100, signal });
+      else break;
+      loadMore++;
+      await this.settle(slot, signal);
+      const fresh = await extract();
+      if (fresh === 0) break;
+      ({ state, survey } = await this.survey(slot, signal));
+      addLinks(survey, state.url);
+    }
+    return { records, invalid, links: [...links], loadMore, interaction };
+  }
+
+  /** The survey's links that may be enqueued: absolute, same host as the page, allowed by the policy. */
+  private nextPageLinks(survey: PageSurvey, base: string, pageUrl: string): string[] {
+    const host = new URL(pageUrl).host;
+    const links: string[] = [];
+    for (const href of survey.nextPages) {
+      // A link the state shortened in the middle cannot be followed as written.
+      if (href.includes('…')) continue;
+      let url: URL;
+      try {
+        url = new URL(href, base);
+      } catch {
+        continue;
+      }
+      if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.host !== host) continue;
+      const normalized = normalizePageUrl(url.href);
+      const decision = this.urlPolicy.check(normalized);
+      if (!decision.allowed) {
+        this.emit('collect-warning', { code: 'LINK_NOT_ALLOWED', message: `Not enqueued: ${normalized} (${decision.reason}).` });
+        continue;
+      }
+      links.push(normalized);
+    }
+    return links;
+  }
+
+  private batchOf(name: string): { failures: number; abandoned: boolean } {
+    let batch = this.batches.get(name);
+    if (!batch) {
+      batch = { failures: 0, abandoned: false };
+      this.batches.set(name, batch);
+    }
+    return batch;
+  }
+
+  private async commitPage(page: QueuedPage, read: PageRead<TRecord>, durationMs: number): Promise<void> {
+    const kept: CollectedRecord<TRecord>[] = [];
+    let duplicates = 0;
+    const collectedAt = new Date().toISOString();
+    const { maxRecords } = this.options;
+    for (const raw of read.records) {
+      if (maxRecords !== undefined && this.counters.records + kept.length >= maxRecords) break;
+      // Keys and records are redacted: no secret value reaches the store, a listener or the check.
+      const key = this.secrets.redact(this.keyOf(raw));
+      if (this.seenKeys.has(key)) {
+        duplicates++;
+        continue;
+      }
+      this.seenKeys.add(key);
+      kept.push({ data: this.secrets.redactDeep(raw), source: page.url, collectedAt, key });
+    }
+    this.frontier.release(page);
+    this.finished.add(page.url);
+    const batch = this.batchOf(page.batch);
+    batch.failures = 0;
+    let enqueued = 0;
+    if (!batch.abandoned) {
+      for (const url of read.links) {
+        if (!this.finished.has(url) && this.frontier.enqueue({ url, batch: page.batch, depth: page.depth + 1 })) enqueued++;
+      }
+    }
+    const counters = this.counters;
+    counters.pagesDone++;
+    if (kept.length === 0) counters.pagesEmpty++;
+    counters.records += kept.length;
+    counters.duplicates += duplicates;
+    counters.invalid += read.invalid;
+    if (maxRecords !== undefined && counters.records >= maxRecords) this.stopping ??= { reason: 'max-records', message: undefined };
+    for (const record of kept) {
+      this.sample.push(record.data);
+      if (this.sample.length > sampleSize) this.sample.shift();
+    }
+    const outcome: PageOutcome = { url: page.url, batch: page.batch, status: 'done', records: kept.length };
+    this.pages.push(outcome);
+    const commit = this.persist({ records: kept, page: outcome });
+    this.scheduleCheck();
+    this.notify();
+    await commit;
+    for (const record of kept) {
+      this.emit('collect-record', { record });
+      for (const stream of this.streams) stream.push(record);
+    }
+    this.emit('collect-page', {
+      url: page.url,
+      batch: page.batch,
+      records: kept.length,
+      duplicates,
+      invalid: read.invalid,
+      enqueued,
+      loadMore: read.loadMore,
+      interaction: read.interaction,
+      durationMs,
+    });
+  }
+
+  private async commitFailure(page: QueuedPage, error: unknown): Promise<void> {
+    const info = toErrorInfo(error);
+    this.frontier.release(page);
+    this.finished.add(page.url);
+    const batch = this.batchOf(page.batch);
+    batch.failures++;
+    this.counters.pagesFailed++;
+    let dropped = 0;
+    let abandoned = false;
+    if (batch.failures >= this.options.maxFailures && !batch.abandoned) {
+      // The batch's source looks broken: its queued pages are given up, other batches go on.
+      batch.abandoned = true;
+      abandoned = true;
+      dropped = this.frontier.dropBatch(page.batch);
+      this.counters.pagesAbandoned += dropped;
+    }
+    const message = this.secrets.redact(info.message);
+    this.recentFailures.push({ url: page.url, error: message });
+    if (this.recentFailures.length > recentFailureCount) this.recentFailures.shift();
+    const outcome: PageOutcome = { url: page.url, batch: page.batch, status: 'failed', records: 0, error: message };
+    this.pages.push(outcome);
+    const commit = this.persist({ records: [], page: outcome });
+    this.scheduleCheck();
+    this.notify();
+    await commit;
+    this.emit('collect-failure', { url: page.url, batch: page.batch, error: info, consecutiveFailures: batch.failures, abandoned, dropped });
+  }
+
+  /** Starts the progress check when this many pages finished, unless the run is ending anyway. */
+  private scheduleCheck(): void {
+    const finished = this.counters.pagesDone + this.counters.pagesFailed;
+    if (finished % this.options.checkEvery !== 0 || this.stopping || this.failure || this.pendingCheck) return;
+    if (this.frontier.queuedCount === 0 && this.frontier.inFlightCount === 0) return;
+    if (this.options.maxPages !== undefined && this.pagesStarted >= this.options.maxPages) return;
+    const check = this.runCheck(finished).finally(() => {
+      if (this.pendingCheck === check) this.pendingCheck = undefined;
+      this.notify();
+    });
+    this.pendingCheck = check;
+  }
+
+  /** Never rejects: a check that fails is a warning and the run goes on (a fatal model error ends it). */
+  private async runCheck(finished: number): Promise<void> {
+    try {
+      const decision = await checkProgress({
+        client: this.plannerLLM,
+        summary: {
+          instruction: this.instruction,
+          counters: this.counters,
+          pagesFinished: finished,
+          sample: this.sample,
+          recentFailures: this.recentFailures,
+          queued: this.frontier.queued(),
+        },
+        signal: this.control.signal,
+        retry: this.options.modelRetry,
+        observer: this.observer('planner'),
+      });
+      const record: CollectionCheckRecord = this.secrets.redactDeep({
+        pages: finished,
+        decision: decision.decision,
+        reason: decision.reason,
+        instruction: decision.instruction,
+        timestamp: Date.now(),
+      });
+      this.checks.push(record);
+      if (record.decision === 'adjust' && record.instruction) this.instruction = record.instruction;
+      if (record.decision === 'stop') this.stopping ??= { reason: 'stopped', message: record.reason };
+      this.emit('collect-check', record);
+      await this.persist({ records: [] });
+    } catch (error) {
+      if (this.control.cancelled) return;
+      if (isFatalError(error)) {
+        this.failRun(toPlannavError(error));
+        return;
+      }
+      this.emit('collect-warning', { code: 'CHECK_FAILED', message: `The progress check failed; the collection goes on: ${describeThrown(error)}` });
+    }
+  }
+
+  private addUsage(role: 'planner' | 'navigator' | 'extraction', call: { provider: string; model: string; usage: TokenUsage; durationMs: number; error?: PlannavError | undefined }): void {
+    const usage = priceUsage(call.usage, this.options.prices?.[call.model]);
+    this.usage = addUsage(this.usage, usage);
+    this.emit('collect-model-call', {
+      role,
+      provider: call.provider,
+      model: call.model,
+      usage,
+      durationMs: call.durationMs,
+      error: call.error ? toErrorInfo(call.error) : undefined,
+    });
+  }
+
+  private observer(role: 'planner' | 'navigator'): ModelCallObserver {
+    return {
+      onCallEnd: (_attempt, outcome, client) =>
+        this.addUsage(role, { provider: client.provider, model: client.model, usage: outcome.usage, durationMs: outcome.durationMs, error: outcome.error }),
+    };
+  }
+
+  /** The extraction model with each call's usage counted (the extract_content action reports none itself). */
+  private observedClient(llm: LLMClient): LLMClient {
+    return {
+      specificationVersion: 'v1',
+      provider: llm.provider,
+      model: llm.model,
+      supportsImages: llm.supportsImages,
+      generate: async (request) => {
+        const started = Date.now();
+        try {
+          const result = await llm.generate(request);
+          this.addUsage('extraction', { provider: llm.provider, model: llm.model, usage: normalizeUsage(result.usage), durationMs: Date.now() - started });
+          return result;
+        } catch (error) {
+          const failure = toCallError(error, request.signal);
+          this.addUsage('extraction', { provider: llm.provider, model: llm.model, usage: emptyUsage, durationMs: Date.now() - started, error: failure });
+          throw error;
+        }
+      },
+    };
+  }
+
+  private linkSignal(signal: AbortSignal | undefined): () => void {
+    if (!signal) return () => undefined;
+    const onAbort = (): void => this.cancel('Cancelled by the caller\u2019s signal.');
+    if (signal.aborted) {
+      onAbort();
+      return () => undefined;
+    }
+    signal.addEventListener('abort', onAbort, { once: true });
+    return () => signal.removeEventListener('abort', onAbort);
+  }
+
+  private emit<K extends CollectorEventName>(name: K, payload: Omit<CollectorEventMap<TRecord>[K], keyof CollectorEventBase>): void {
+    const base: CollectorEventBase = { collectionId: this.collectionId, timestamp: Date.now() };
+    this.hub.emit(name, this.secrets.redactDeep({ ...base, ...payload }));
+  }
+}
+
+function toPlannavError(error: unknown): PlannavError {
+  if (PlannavError.isInstance(error)) return error;
+  return new PlannavError('UNEXPECTED_ERROR', `The collection failed unexpectedly: ${describeThrown(error)}`, { cause: error });
+}
+
+/**
+ * Starts a collection and returns its {@link Collector}: read `collector.records()` as they come,
+ * or await `collector.run()` for the summary (the same run).
+ * @example
+ * ```ts
+ * const collector = collect({ llm, browser, start: 'https://shop.example/mugs', instruction: 'every mug: name, price', schema: Mug });
+ * for await (const { data } of collector.records()) console.log(data.name);
+ * console.log(await collector.run());
+ * ```
+ * @public
+ */
+export function collect<TRecord>(options: CollectOptions<TRecord>): Collector<TRecord> {
+  const collector = new Collector(options);
+  void collector.run().catch(() => undefined);
+  return collector;
+}
+

@@ -1,0 +1,102 @@
+// The pages a collection has yet to read: the queue, the URLs ever enqueued (none twice), the
+// pages in flight, and the per-host politeness (concurrent pages, delay between starts).
+
+import type { QueuedPage } from './store';
+
+/** The URL a page is known by: parsed, without its fragment (`#…` never names another page). */
+export function normalizePageUrl(url: string): string {
+  const parsed = new URL(url);
+  parsed.hash = '';
+  return parsed.href;
+}
+
+function hostOf(url: string): string {
+  return new URL(url).host;
+}
+
+/** What {@link Frontier.take} gives: a page to read now, a wait for politeness, or nothing queued. */
+export type Taken = { readonly page: QueuedPage } | { readonly waitMs: number } | undefined;
+
+/** The queue and its bookkeeping. Single-threaded: callers are the collection's workers, on one event loop. */
+export class Frontier {
+  private queue: QueuedPage[] = [];
+  private readonly seen = new Set<string>();
+  private readonly inFlight = new Map<string, QueuedPage>();
+  private readonly activeByHost = new Map<string, number>();
+  private readonly lastStartByHost = new Map<string, number>();
+
+  constructor(private readonly politeness: { readonly maxConcurrent: number; readonly delayMs: number }) {}
+
+  /** Restores a checkpoint's queue and seen URLs. */
+  restore(queue: readonly QueuedPage[], seen: readonly string[]): void {
+    this.queue = [...queue];
+    for (const url of seen) this.seen.add(url);
+    for (const page of queue) this.seen.add(page.url);
+  }
+
+  /** Adds a page unless its URL was ever enqueued; returns whether it did. */
+  enqueue(page: QueuedPage): boolean {
+    if (this.seen.has(page.url)) return false;
+    this.seen.add(page.url);
+    this.queue.push(page);
+    return true;
+  }
+
+  /** The first queued page whose host has room and whose delay has passed, at `now`. */
+  take(now: number): Taken {
+    if (this.queue.length === 0) return undefined;
+    let soonest = Number.POSITIVE_INFINITY;
+    for (const [position, page] of this.queue.entries()) {
+      const host = hostOf(page.url);
+      if ((this.activeByHost.get(host) ?? 0) >= this.politeness.maxConcurrent) continue;
+      const readyAt = (this.lastStartByHost.get(host) ?? Number.NEGATIVE_INFINITY) + this.politeness.delayMs;
+      if (readyAt > now) {
+        soonest = Math.min(soonest, readyAt - now);
+        continue;
+      }
+      this.queue.splice(position, 1);
+      this.inFlight.set(page.url, page);
+      this.activeByHost.set(host, (this.activeByHost.get(host) ?? 0) + 1);
+      this.lastStartByHost.set(host, now);
+      return { page };
+    }
+    // Every queued host is busy (its pages end and wake the caller) or waiting out its delay.
+    return { waitMs: Number.isFinite(soonest) ? soonest : Number.POSITIVE_INFINITY };
+  }
+
+  /** A page taken is no longer in flight (finished, failed, or abandoned by a cancel). */
+  release(page: QueuedPage): void {
+    if (!this.inFlight.delete(page.url)) return;
+    const host = hostOf(page.url);
+    this.activeByHost.set(host, Math.max(0, (this.activeByHost.get(host) ?? 1) - 1));
+  }
+
+  /** Drops the queued pages of `batch`; returns how many. */
+  dropBatch(batch: string): number {
+    const before = this.queue.length;
+    this.queue = this.queue.filter((page) => page.batch !== batch);
+    return before - this.queue.length;
+  }
+
+  get queuedCount(): number {
+    return this.queue.length;
+  }
+
+  get inFlightCount(): number {
+    return this.inFlight.size;
+  }
+
+  /** The queue as a checkpoint saves it: the pages in flight first (a resumed run reads them again), then the queued ones. */
+  pending(): QueuedPage[] {
+    return [...this.inFlight.values(), ...this.queue];
+  }
+
+  /** The queued pages, for the progress check. */
+  queued(): readonly QueuedPage[] {
+    return this.queue;
+  }
+
+  seenUrls(): string[] {
+    return [...this.seen];
+  }
+}

@@ -1,0 +1,88 @@
+// The records of one page: the extract_content action's reading (every frame as markdown, long
+// pages in parts) with a schema of a list of records, each validated alone. Never navigates.
+
+import { z } from 'zod';
+import { createActionContext } from '../actions/action-context';
+import { extractContentAction } from '../actions/builtin/extract-content';
+import type { Action } from '../actions/types';
+import type { ResolvedBrowserDriver } from '../browser/types';
+import { ActionError, ChatModelOutputError, PlannavError } from '../errors';
+import type { ModelRetryOptions } from '../llm/generate-object';
+import type { LLMClient } from '../llm/types';
+import type { UrlPolicy } from '../security/url-policy';
+
+/** Stands in for a record the schema rejected, so one bad record does not fail the whole answer. */
+const invalidRecord = Symbol('invalid record');
+
+interface InvalidRecord {
+  readonly [invalidRecord]: true;
+}
+
+function isInvalid(value: unknown): value is InvalidRecord {
+  return typeof value === 'object' && value !== null && invalidRecord in value;
+}
+
+/** What one extraction gave: the valid records in page order and how many were rejected. */
+export interface PageRecords<TRecord> {
+  readonly records: readonly TRecord[];
+  readonly invalid: number;
+}
+
+/** The extraction of one collection: its action, built once for the record schema. */
+export class PageExtractor<TRecord> {
+  private readonly action: Action;
+
+  constructor(
+    recordSchema: z.ZodType<TRecord>,
+    private readonly settings: { readonly retry: ModelRetryOptions; readonly maxChunkChars: number | undefined },
+  ) {
+    // Each record is checked alone: the model is asked for the record's shape, and a record that
+    // does not fit becomes a marker instead of failing the list (and a repair round) for all.
+    const tolerant = recordSchema.catch(() => ({ [invalidRecord]: true }) as unknown as TRecord);
+    this.action = extractContentAction({
+      name: 'collect_extract',
+      schema: z.object({ records: z.array(tolerant).describe('Every record on the page, in page order; empty when there is none') }),
+      maxChunkChars: settings.maxChunkChars,
+      retry: settings.retry,
+    });
+  }
+
+  /**
+   * Reads the active tab for `instruction`.
+   * @throws `ChatModelOutputError` when the answer is not a list of records after a repair round.
+   */
+  async extract(input: {
+    readonly driver: ResolvedBrowserDriver;
+    readonly client: LLMClient;
+    readonly instruction: string;
+    readonly urlPolicy: UrlPolicy;
+    readonly signal: AbortSignal;
+  }): Promise<PageRecords<TRecord>> {
+    const goal = `${input.instruction}\nList every such record on the page, each complete and exactly as written; an empty list when the page has none.`;
+    const params = this.action.schema.parse({ goal, include_links: true });
+    const context = createActionContext({
+      driver: input.driver,
+      state: undefined,
+      signal: input.signal,
+      extractionLLM: input.client,
+      taskId: 'collect',
+      step: 0,
+      uploadPaths: [],
+      urlPolicy: input.urlPolicy,
+      askHuman: () => Promise.resolve({ answer: undefined, timedOut: false }),
+    });
+    let result;
+    try {
+      result = await this.action.handler(params, context);
+    } catch (error) {
+      // The action wraps the model's own error for the Navigator; the page's failure is the model's.
+      if (ActionError.isInstance(error) && PlannavError.isInstance(error.cause) && ChatModelOutputError.isInstance(error.cause)) throw error.cause;
+      throw error;
+    }
+    // A page without readable text has no records.
+    if (typeof result === 'string' || result.data === undefined) return { records: [], invalid: 0 };
+    const items = (result.data as { records: readonly unknown[] }).records;
+    const records = items.filter((item): item is TRecord => !isInvalid(item));
+    return { records, invalid: items.length - records.length };
+  }
+}
