@@ -183,8 +183,11 @@ export interface ExecutorEventMap {
     readonly url: string;
     /** Why the policy denied it. */
     readonly reason: string;
-    /** What started the navigation: `action` (the model's own request) or the driver's kind. */
-    readonly kind: 'action' | 'navigation' | 'redirect' | 'popup' | 'frame' | 'prefetch';
+    /**
+     * What started the navigation: `action` (the model's own request) or the driver's kind;
+     * `request` (with `urlPolicy.scope: 'all-requests'`) is any other request, sent once per host and step.
+     */
+    readonly kind: 'action' | 'navigation' | 'redirect' | 'popup' | 'frame' | 'prefetch' | 'request';
   };
   /**
    * Text a page wrote, or the model repeated, held an instruction-injection pattern (a fake tag of

@@ -19,6 +19,8 @@ export type {
   ElementRef,
   FrameInfo,
   NavigationGuard,
+  NavigationGuardScope,
+  NavigationGuardStatus,
   PageScript,
   ResolvedBrowserDriver,
   ScreenshotOptions,

@@ -524,7 +524,8 @@ function withBlocked(outcome: ActionOutcome, blocked: readonly BlockedNavigation
   if (blocked.length === 0) return outcome;
   const describe = (items: readonly BlockedNavigation[]): string => items.map((item) => `${item.url} (${item.kind}: ${item.reason})`).join('; ');
   const pages = blocked.filter((item) => item.kind === 'navigation' || item.kind === 'redirect' || item.kind === 'popup');
-  const others = blocked.filter((item) => !pages.includes(item));
+  const requests = blocked.filter((item) => item.kind === 'request');
+  const others = blocked.filter((item) => !pages.includes(item) && !requests.includes(item));
   const first = pages[0];
   if (first && context.settings.endTaskOnBlockedUrl)
     throw new URLNotAllowedError(first.url, `The URL policy stopped a navigation to ${first.url}: ${first.reason}.`);
@@ -536,6 +537,11 @@ function withBlocked(outcome: ActionOutcome, blocked: readonly BlockedNavigation
   }
   if (others.length > 0) {
     const note = `Note: the URL policy kept the page from loading ${describe(others)}.`;
+    next = { ...next, extractedContent: next.extractedContent ? `${next.extractedContent} ${note}` : note };
+  }
+  if (requests.length > 0) {
+    // One per host and step (the Executor's filter): the page's own requests, not the agent's doing.
+    const note = `Note: the URL policy blocked the page's requests to ${requests.map((item) => `${item.url} (${item.reason})`).join('; ')}, and any more to those hosts.`;
     next = { ...next, extractedContent: next.extractedContent ? `${next.extractedContent} ${note}` : note };
   }
   return { result: next, error };

@@ -145,9 +145,11 @@ export interface BlockedNavigation {
   /**
    * What started it: `navigation` (a page or the driver loading a URL: links, forms, location
    * changes, meta refresh), `redirect` (a hop of a redirect chain), `popup` (a new tab or
-   * window), `frame` (an iframe's document) or `prefetch` (a speculative prefetch or prerender).
+   * window), `frame` (an iframe's document), `prefetch` (a speculative prefetch or prerender) or
+   * `request` (any other request of a page, worker or service worker: `fetch`, XHR, an image, a
+   * beacon, a ping; only with the guard's `scope: 'all-requests'`).
    */
-  readonly kind: 'navigation' | 'redirect' | 'popup' | 'frame' | 'prefetch';
+  readonly kind: 'navigation' | 'redirect' | 'popup' | 'frame' | 'prefetch' | 'request';
   /** The tab it happened in, when the driver knows it. */
   readonly tabId?: string | undefined;
 }
@@ -155,14 +157,42 @@ export interface BlockedNavigation {
 /**
  * Decides which URLs the browser may load. A driver that supports it asks the guard before every
  * navigation request the browser makes (including redirect hops, popups, frames and prefetches)
- * and stops denied ones before any request is sent.
+ * and stops denied ones before any request is sent; with `scope: 'all-requests'`, before every
+ * request of every frame, worker and service worker.
  * @public
  */
 export interface NavigationGuard {
   /** The verdict on a URL, as the browser would request it. */
   check(url: string): UrlDecision;
-  /** Called by the driver for each navigation it stopped. */
+  /** Called by the driver for each navigation (or, with `all-requests`, each request) it stopped. */
   blocked(navigation: BlockedNavigation): void;
+  /**
+   * What the driver checks: `navigation`, the documents of tabs and frames (see
+   * {@link BlockedNavigation.kind}); `all-requests`, every request as well (`fetch`, XHR,
+   * images, scripts, beacons, pings, WebSockets), of every frame, worker and service worker, each
+   * stopped one reported with kind `request`. A driver that cannot check every request enforces
+   * `navigation` and says so in what `setNavigationGuard` resolves with.
+   * @defaultValue 'navigation'
+   */
+  readonly scope?: NavigationGuardScope | undefined;
+}
+
+/** What a {@link NavigationGuard} covers: see {@link NavigationGuard.scope}. @public */
+export type NavigationGuardScope = 'navigation' | 'all-requests';
+
+/** What a driver's `setNavigationGuard` enforces, as it resolves. @public */
+export interface NavigationGuardStatus {
+  /**
+   * The scope the driver enforces. A driver that resolves with nothing is taken to enforce
+   * `navigation` only, and the Executor warns (`URL_POLICY_REQUESTS_NOT_ENFORCED`) when the
+   * guard asked for `all-requests`.
+   */
+  readonly scope: NavigationGuardScope;
+  /**
+   * Requests the driver lets through although the scope is `all-requests`, in words for a log
+   * (such as `WebSocket handshakes`); the Executor puts them in a warning.
+   */
+  readonly unenforced?: readonly string[] | undefined;
 }
 
 /**
@@ -285,14 +315,17 @@ export interface BrowserDriver {
    */
   waitForSettled?(options?: CallOptions): Promise<void>;
   /**
-   * Enforces a URL policy on every navigation the browser makes (`undefined` removes it). The
-   * Executor installs its policy through this at the start of each task and removes it at its
-   * `close()`, so it also holds between tasks; a call with another guard replaces the one set.
-   * A navigation the browser refuses itself (Chromium's refusal of a `data:` URL in a tab) is
-   * reported to `guard.blocked` too, where the driver can see it. Optional: without it the
-   * Executor checks only the URLs the model asks for and the pages that end up loaded.
+   * Enforces a URL policy on every navigation the browser makes (`undefined` removes it), and on
+   * every request when the guard's `scope` is `all-requests`; resolves with the scope it
+   * enforces (see {@link NavigationGuardStatus}). The Executor installs its policy through this
+   * at the start of each task and removes it at its `close()`, so it also holds between tasks; a
+   * call with another guard replaces the one set. A navigation the browser refuses itself
+   * (Chromium's refusal of a `data:` URL in a tab) is reported to `guard.blocked` too, where the
+   * driver can see it. Optional: without it the Executor checks only the URLs the model asks for
+   * and the pages that end up loaded.
    */
-  setNavigationGuard?(guard: NavigationGuard | undefined, options?: CallOptions): Promise<void>;
+  // eslint-disable-next-line @typescript-eslint/no-invalid-void-type -- a driver written before `scope` resolves to nothing
+  setNavigationGuard?(guard: NavigationGuard | undefined, options?: CallOptions): Promise<NavigationGuardStatus | void>;
   /** Releases what the driver created. Idempotent. */
   close(): Promise<void>;
   /** Same as `close()`, for `await using`. */

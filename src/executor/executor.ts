@@ -31,11 +31,12 @@ import { navigatorSystemPrompt } from '../prompts/navigator-system';
 import { redactingClient } from '../agents/secret-guard';
 import { SecretStore } from '../security/secrets';
 import { UrlPolicy } from '../security/url-policy';
-import type { BlockedNavigation, NavigationGuard, ResolvedBrowserDriver } from '../browser/types';
+import type { BlockedNavigation, NavigationGuard, NavigationGuardStatus, ResolvedBrowserDriver } from '../browser/types';
 import { leaseDriver } from '../browser/lease';
 import { forgetGuard, keepGuard, standingGuardOf, type StandingGuard } from '../browser/standing-guard';
 import { resolveDriver } from '../dom/driver-defaults';
 import { createEventStream } from './event-stream';
+import { BlockedRequestFilter } from './blocked-requests';
 import { HumanInputBroker } from './human-input';
 import {
   resolveExecuteOptions,
@@ -136,6 +137,8 @@ export class Executor<TData = unknown> {
   private readonly secrets: SecretStore;
   /** Navigations the driver's guard stopped and the Navigator has not reported yet. */
   private blockedNavigations: BlockedNavigation[] = [];
+  /** With `urlPolicy.scope: 'all-requests'`: the hosts whose stopped requests this step already reported. */
+  private readonly blockedRequests = new BlockedRequestFilter();
   /** The guard this Executor installs in the driver, with a restrictive URL policy: one object for its whole life. */
   private readonly guard: NavigationGuard;
   /** Whether a task is past its `task-start`: the guard's reports then belong to it, else they wait for the next one. */
@@ -173,6 +176,7 @@ export class Executor<TData = unknown> {
     this.guard = {
       check: (url) => this.urlPolicy.check(url),
       blocked: (navigation) => this.guardBlocked(navigation),
+      scope: this.options.urlPolicy.scope,
     };
     this.secrets = new SecretStore(this.options.secrets);
     const excluded = new Set(this.options.excludeActions);
@@ -628,7 +632,10 @@ export class Executor<TData = unknown> {
    */
   private async installGuard(): Promise<boolean> {
     const driver = this.options.browser;
-    if (typeof driver.setNavigationGuard !== 'function') return false;
+    if (typeof driver.setNavigationGuard !== 'function') {
+      this.warnUncheckedRequests(undefined);
+      return false;
+    }
     if (!this.urlPolicy.restrictive) {
       const other = standingGuardOf(driver);
       if (other) {
@@ -638,8 +645,9 @@ export class Executor<TData = unknown> {
       return false;
     }
     try {
-      await this.setGuard(this.guard, this.control.signal);
+      const status = await this.setGuard(this.guard, this.control.signal);
       this.standing = keepGuard(driver, this.guard);
+      this.warnUncheckedRequests(status || undefined);
       return true;
     } catch (error) {
       const message = describeThrown(error);
@@ -653,6 +661,7 @@ export class Executor<TData = unknown> {
    * Navigator; between tasks it waits for the next task (a bounded few, the oldest first).
    */
   private guardBlocked(navigation: BlockedNavigation): void {
+    if (navigation.kind === 'request' && !this.blockedRequests.take(this.current?.step ?? -1, navigation.url)) return;
     if (this.reporting) {
       this.blockedNavigations.push(navigation);
       this.emit('url-blocked', 'system', { url: navigation.url, reason: navigation.reason, kind: navigation.kind });
@@ -705,8 +714,23 @@ export class Executor<TData = unknown> {
     }
   }
 
+  /**
+   * With `urlPolicy.scope: 'all-requests'`, warns when the driver does not check every request
+   * (`status` is what its setNavigationGuard resolved with; undefined when it has none).
+   */
+  private warnUncheckedRequests(status: NavigationGuardStatus | undefined): void {
+    if (!this.urlPolicy.restrictive || this.options.urlPolicy.scope !== 'all-requests') return;
+    const unenforced = status?.scope === 'all-requests' ? (status.unenforced ?? []) : ['every request but navigations'];
+    if (unenforced.length === 0) return;
+    this.emit('warning', 'system', {
+      code: 'URL_POLICY_REQUESTS_NOT_ENFORCED',
+      message: `urlPolicy.scope is 'all-requests', but the browser driver does not stop these requests to denied hosts: ${unenforced.join('; ')}.`,
+    });
+  }
+
   /** Installs (or with undefined, removes) the driver's navigation guard, within the page-state deadline. */
-  private setGuard(guard: NavigationGuard | undefined, signal: AbortSignal): Promise<void> {
+  // eslint-disable-next-line @typescript-eslint/no-invalid-void-type -- what the driver's setNavigationGuard resolves with
+  private setGuard(guard: NavigationGuard | undefined, signal: AbortSignal): Promise<NavigationGuardStatus | void> {
     const timeoutMs = this.options.browserTimeouts.pageState;
     const slow = (): BrowserError =>
       new BrowserError(`The driver's setNavigationGuard() did not finish within ${timeoutMs} ms (browserTimeouts.pageState).`, {

@@ -213,6 +213,23 @@ export interface ExecutorUrlPolicy extends UrlPolicyOptions {
    * @defaultValue 'report'
    */
   readonly onBlocked?: 'report' | 'end-task' | undefined;
+  /**
+   * What the policy stops. `navigation`: every load of a page or frame (links, forms, scripts,
+   * redirect hops, popups, frames, prefetches), but not what a loaded page sends by itself.
+   * `all-requests`: every request as well, of every frame, worker and service worker (`fetch`,
+   * XHR, images, scripts, styles, beacons, `<a ping>`), failed before it is sent and reported as
+   * a `url-blocked` event of kind `request` once per host and step, with a note in the next
+   * action result; such a request never ends the task. The bundled drivers do not see WebSocket
+   * handshakes: a `URL_POLICY_REQUESTS_NOT_ENFORCED` warning says so at each task's start, as it
+   * does for a driver that cannot check requests at all. Every request then waits for a round
+   * trip to the driver, which slows pages with many requests.
+   * @defaultValue 'navigation'
+   * @example
+   * ```ts
+   * new Executor({ task, llm, browser, urlPolicy: { allow: ['shop.example'], scope: 'all-requests' } });
+   * ```
+   */
+  readonly scope?: 'navigation' | 'all-requests' | undefined;
 }
 
 const llmClient = z.custom<LLMClient>(
@@ -316,9 +333,10 @@ const optionsSchema = z
         allow: z.array(z.string({ error: 'must be a list of strings' })).optional(),
         deny: z.array(z.string({ error: 'must be a list of strings' })).optional(),
         onBlocked: z.enum(['report', 'end-task'], { error: 'must be "report" or "end-task"' }).default('report'),
+        scope: z.enum(['navigation', 'all-requests'], { error: 'must be "navigation" or "all-requests"' }).default('navigation'),
       })
       .strict()
-      .default({ onBlocked: 'report' }),
+      .default({ onBlocked: 'report', scope: 'navigation' }),
     uploadPaths: z
       .array(z.string({ error: 'must be a list of strings' }).regex(/^(\/|[A-Za-z]:[\\/]|\\\\)/, 'must hold absolute paths (such as /home/me/files)'))
       .default([]),

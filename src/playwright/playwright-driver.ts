@@ -11,6 +11,7 @@ import type {
   ElementRef,
   FrameInfo,
   NavigationGuard,
+  NavigationGuardStatus,
   PageScript,
   ScreenshotOptions,
   ScrollRequest,
@@ -23,6 +24,7 @@ import { findChromium } from '../chromium/find-chromium';
 import { chromiumLaunchArgs } from '../chromium/launch-args';
 import { createProfile, removeProfileWhenGone } from '../chromium/profile';
 import { resolveSettleOptions } from '../chromium/settle-options';
+import { updateRequestGuard, type BrowserSession, type RequestGuard, type RequestGuardOptions } from '../chromium/request-guard';
 import { abandonedActionLoadMessage, abandonedLoadMessage, loadBudget, stopMargin, stopStuckLoad } from '../chromium/pending-navigation';
 import { FrameRegistry } from './frames';
 import { NavigationGuardEnforcer } from './navigation-guard';
@@ -82,7 +84,9 @@ export class PlaywrightDriver implements BrowserDriver {
   private initScript: { dispose(): Promise<void> } | undefined;
   /** Enforces the guard given to setNavigationGuard(), while there is one. */
   private navigationGuard: NavigationGuardEnforcer | undefined;
-  private guardChange: Promise<void> = Promise.resolve();
+  /** Checks every request, while the guard's scope is `all-requests`. */
+  private requestGuard: RequestGuard | undefined;
+  private guardChange: Promise<unknown> = Promise.resolve();
   private closing: Promise<void> | undefined;
   /** Whether the browser is still there; once it is gone every call rejects with a BrowserDisconnectedError. */
   private readonly connection = new BrowserConnection();
@@ -498,28 +502,60 @@ export class PlaywrightDriver implements BrowserDriver {
    * reported to `guard.blocked`; `goto` and `openTab` reject it with a `URLNotAllowedError`.
    * `undefined` removes the guard. Speculation rules cannot be intercepted: a launched browser
    * never runs them, and in other browsers they are removed from documents while a guard is set.
+   * With `guard.scope` `all-requests`, every other request of the browser's frames, workers and
+   * service workers to a denied URL fails before it is sent (a browser-level CDP session's Fetch
+   * domain), reported with kind `request`; WebSocket handshakes are not seen, and the status says so.
    */
-  async setNavigationGuard(guard: NavigationGuard | undefined, options?: CallOptions): Promise<void> {
+  async setNavigationGuard(guard: NavigationGuard | undefined, options?: CallOptions): Promise<NavigationGuardStatus> {
     return this.guarded('setNavigationGuard()', options, () => {
       // One change at a time, so two calls cannot install two enforcers.
       const change = this.guardChange.then(async () => {
         this.checkUsable();
-        if (guard && this.navigationGuard) return this.navigationGuard.replace(guard);
-        const previous = this.navigationGuard;
-        this.navigationGuard = undefined;
-        await previous?.dispose();
-        if (!guard) return;
-        this.navigationGuard = await NavigationGuardEnforcer.install(this.context, guard, {
-          ownsBrowser: this.owned.userDataDir !== undefined,
-          tabId: (page) => this.tabTracker.idOf(page),
-          popupClosing: (popup, opener) => {
-            if (this.tabTracker.activePage === popup && opener && this.tabTracker.has(opener) && !opener.isClosed()) this.tabTracker.activePage = opener;
-          },
-        });
+        if (guard && this.navigationGuard) this.navigationGuard.replace(guard);
+        else {
+          const previous = this.navigationGuard;
+          this.navigationGuard = undefined;
+          await previous?.dispose();
+          if (guard) {
+            this.navigationGuard = await NavigationGuardEnforcer.install(this.context, guard, {
+              ownsBrowser: this.owned.userDataDir !== undefined,
+              tabId: (page) => this.tabTracker.idOf(page),
+              popupClosing: (popup, opener) => {
+                if (this.tabTracker.activePage === popup && opener && this.tabTracker.has(opener) && !opener.isClosed()) this.tabTracker.activePage = opener;
+              },
+            });
+          }
+        }
+        const { requestGuard, status } = await updateRequestGuard(this.requestGuard, guard, () => this.openRequestGuard());
+        this.requestGuard = requestGuard;
+        return status;
       });
       this.guardChange = change.catch(() => undefined);
       return change;
     });
+  }
+
+  /** The browser-level session of the `all-requests` scope, and the context whose requests it checks. */
+  private async openRequestGuard(): Promise<{ session: BrowserSession; options: RequestGuardOptions }> {
+    const browser = this.context.browser();
+    if (!browser) throw new Error('the context has no browser to open a browser-level session on');
+    let browserContextId: string | undefined;
+    const page = this.context.pages()[0];
+    if (this.owned.userDataDir === undefined && page) {
+      // Attached or connected: other contexts' requests must go on. (Without a page, all are checked.)
+      const pageSession = await this.context.newCDPSession(page);
+      browserContextId = (await pageSession.send('Target.getTargetInfo')).targetInfo.browserContextId;
+      await pageSession.detach().catch(() => undefined);
+    }
+    const session = await browser.newBrowserCDPSession();
+    return {
+      session: {
+        send: (method, params) => session.send(method as 'Fetch.enable', params),
+        onPaused: (listener) => session.on('Fetch.requestPaused', listener),
+        detach: () => session.detach(),
+      },
+      options: { browserContextId },
+    };
   }
 
   /** Closes what the driver created (browser, context, profile folder); only detaches from what it attached to. Idempotent. */
@@ -540,6 +576,8 @@ export class PlaywrightDriver implements BrowserDriver {
     await this.guardChange;
     await this.navigationGuard?.dispose();
     this.navigationGuard = undefined;
+    await this.requestGuard?.dispose();
+    this.requestGuard = undefined;
     // Attached pages stay the user's: leave nothing of the driver's on them.
     this.tabTracker.detach();
     await this.frameRegistry.clear();

@@ -21,6 +21,7 @@ import type {
   ElementRef,
   FrameInfo,
   NavigationGuard,
+  NavigationGuardStatus,
   PageScript,
   ScreenshotOptions,
   ScrollRequest,
@@ -37,6 +38,7 @@ import { chromiumCandidates, findChromium } from '../chromium/find-chromium';
 import { chromiumLaunchArgs } from '../chromium/launch-args';
 import { createProfile, removeProfileWhenGone } from '../chromium/profile';
 import { resolveSettleOptions } from '../chromium/settle-options';
+import { updateRequestGuard, type BrowserSession, type RequestGuard, type RequestGuardOptions } from '../chromium/request-guard';
 import { FrameRegistry } from './frames';
 import { pressKeys } from './keyboard';
 import { NavigationGuardEnforcer } from './navigation-guard';
@@ -92,7 +94,9 @@ export class PuppeteerDriver implements BrowserDriver {
   private readonly onTarget = (target: Target): void => this.tabTracker.adoptTarget(target);
   /** Enforces the guard given to setNavigationGuard(), while there is one. */
   private navigationGuard: NavigationGuardEnforcer | undefined;
-  private guardChange: Promise<void> = Promise.resolve();
+  /** Checks every request, while the guard's scope is `all-requests`. */
+  private requestGuard: RequestGuard | undefined;
+  private guardChange: Promise<unknown> = Promise.resolve();
   private closing: Promise<void> | undefined;
   /** Whether the browser is still there; once it is gone every call rejects with a BrowserDisconnectedError. */
   private readonly connection = new BrowserConnection();
@@ -555,30 +559,53 @@ export class PuppeteerDriver implements BrowserDriver {
    * back-forward cache) is left for `about:blank`. `undefined` removes the guard. Speculation
    * rules (`<script type=speculationrules>`) cannot be intercepted: a launched browser never runs
    * them (its profile turns speculative loading off), but in an attached or connected browser
-   * their prefetches and prerenders are not stopped.
+   * their prefetches and prerenders are not stopped. With `guard.scope` `all-requests`, every
+   * other request of the browser's frames, workers and service workers to a denied URL fails
+   * before it is sent (a browser-level CDP session's Fetch domain), reported with kind `request`;
+   * WebSocket handshakes are not seen, and the status says so.
    */
-  async setNavigationGuard(guard: NavigationGuard | undefined, options?: CallOptions): Promise<void> {
+  async setNavigationGuard(guard: NavigationGuard | undefined, options?: CallOptions): Promise<NavigationGuardStatus> {
     return this.guarded('setNavigationGuard()', options, () => {
       // One change at a time, so two calls cannot install two enforcers.
       const change = this.guardChange.then(async () => {
         this.checkUsable();
-        if (guard && this.navigationGuard) return this.navigationGuard.replace(guard);
-        const previous = this.navigationGuard;
-        this.navigationGuard = undefined;
-        await previous?.dispose();
-        if (!guard) return;
-        this.navigationGuard = await NavigationGuardEnforcer.install(this.context.browser(), guard, {
-          ownsBrowser: this.owned.launched === true,
-          pages: () => this.tabTracker.livePages(),
-          tabId: (page) => this.tabTracker.idOf(page),
-          popupClosing: (opener) => {
-            if (opener && this.tabTracker.has(opener) && !opener.isClosed()) this.tabTracker.activePage = opener;
-          },
-        });
+        if (guard && this.navigationGuard) this.navigationGuard.replace(guard);
+        else {
+          const previous = this.navigationGuard;
+          this.navigationGuard = undefined;
+          await previous?.dispose();
+          if (guard) {
+            this.navigationGuard = await NavigationGuardEnforcer.install(this.context.browser(), guard, {
+              ownsBrowser: this.owned.launched === true,
+              pages: () => this.tabTracker.livePages(),
+              tabId: (page) => this.tabTracker.idOf(page),
+              popupClosing: (opener) => {
+                if (opener && this.tabTracker.has(opener) && !opener.isClosed()) this.tabTracker.activePage = opener;
+              },
+            });
+          }
+        }
+        const { requestGuard, status } = await updateRequestGuard(this.requestGuard, guard, () => this.openRequestGuard());
+        this.requestGuard = requestGuard;
+        return status;
       });
       this.guardChange = change.catch(() => undefined);
       return change;
     });
+  }
+
+  /** The browser-level session of the `all-requests` scope, and the context whose requests it checks. */
+  private async openRequestGuard(): Promise<{ session: BrowserSession; options: RequestGuardOptions }> {
+    const session = await this.context.browser().target().createCDPSession();
+    return {
+      session: {
+        send: (method, params) => session.send(method as 'Fetch.enable', params),
+        onPaused: (listener) => session.on('Fetch.requestPaused', listener),
+        detach: () => session.detach(),
+      },
+      // A launched browser's requests are all the driver's; elsewhere other contexts' go on.
+      options: { browserContextId: this.owned.launched === true ? undefined : this.context.id },
+    };
   }
 
   /** Closes what the driver created (browser, context, profile folder); only detaches from what it attached to. Idempotent. */
@@ -599,6 +626,8 @@ export class PuppeteerDriver implements BrowserDriver {
     await this.guardChange;
     await this.navigationGuard?.dispose();
     this.navigationGuard = undefined;
+    await this.requestGuard?.dispose();
+    this.requestGuard = undefined;
     const pages = this.tabTracker.livePages();
     // Attached pages stay the user's: leave nothing of the driver's on them.
     this.tabTracker.detach();

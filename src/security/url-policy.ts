@@ -70,6 +70,15 @@ const schemeHint = 'write a host ("example.com") or an http(s) URL ("https://exa
  *
  * See {@link UrlPolicyOptions} for how entries match.
  *
+ * What it controls is up to who asks. The Executor's `urlPolicy` checks, by default
+ * (`scope: 'navigation'`), every navigation: the URLs the model asks for and, through a driver's
+ * `setNavigationGuard`, every document a tab or frame loads (links, forms, scripts, redirect hops,
+ * popups, frames, prefetches). With `scope: 'all-requests'` it also checks every other request of
+ * every frame, worker and service worker (`fetch`, XHR, images, beacons, pings); the bundled
+ * drivers do not see WebSocket handshakes, nor workers already running when the guard is
+ * installed. Never checked: DNS prefetch and `preconnect` (names resolved and connections opened
+ * without a request), requests of browser extensions, and anything outside the browser.
+ *
  * @example
  * ```ts
  * const policy = new UrlPolicy({ allow: ['example.com'] });

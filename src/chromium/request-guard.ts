@@ -1,0 +1,191 @@
+// The `all-requests` scope of a NavigationGuard for both Chromium drivers: every HTTP(S) request of
+// every frame, worker and service worker to a denied URL is failed before it is sent. Documents stay the navigation guard's.
+
+import type { BlockedNavigation, NavigationGuard, NavigationGuardStatus, UrlDecision } from '../browser/types';
+import { firstLine } from './call';
+
+/** The CDP event of a request paused by the Fetch domain, as far as the guard reads it. */
+export interface PausedRequest {
+  readonly requestId: string;
+  readonly request: { readonly url: string; readonly urlFragment?: string | undefined; readonly headers?: Readonly<Record<string, string>> | undefined };
+  readonly frameId?: string | undefined;
+  readonly resourceType?: string | undefined;
+}
+
+/**
+ * A browser-level CDP session, as both libraries give one (Playwright's
+ * `browser.newBrowserCDPSession()`, Puppeteer's `browser.target().createCDPSession()`).
+ */
+export interface BrowserSession {
+  send(method: string, params?: Record<string, unknown>): Promise<unknown>;
+  onPaused(listener: (event: PausedRequest) => void): void;
+  detach(): Promise<void>;
+}
+
+/** Where the guard applies. */
+export interface RequestGuardOptions {
+  /**
+   * The CDP id of the driver's browser context: a request of another context's target goes on
+   * untouched. Undefined when the driver launched the browser, so every request is its own.
+   */
+  readonly browserContextId?: string | undefined;
+}
+
+/**
+ * Every request, of every resource type. A browser-level session intercepts what every target of
+ * the browser sends, frames in and out of process, dedicated and shared workers, service workers
+ * (their scripts and their own `fetch()`), from the moment `Fetch.enable` answers: a worker that
+ * starts later has nothing to run before the block is on.
+ */
+const allRequests = [{ urlPattern: '*', requestStage: 'Request' }] as const;
+
+/**
+ * Enforces a guard on every HTTP(S) request of one browser, through a browser-level session's
+ * Fetch domain (service workers running already are restarted under it): a denied request fails with `BlockedByClient` (the page sees a network error)
+ * and is reported to `guard.blocked` as kind `request`, each time; the Executor reports it once
+ * per host and step. Documents and speculative loads (`Sec-Purpose: prefetch`) go on: the
+ * navigation guard decides those and reports them with their own kind.
+ *
+ * WebSockets are not seen by the Fetch domain, and `Network.setBlockedURLs` (with `urls` or
+ * `urlPatterns`) does not stop their handshake either (tried in headless Chromium 156, in pages,
+ * workers and service workers): they are the limit of this guard, and the drivers say so.
+ */
+export class RequestGuard {
+  private guard: NavigationGuard;
+  private readonly session: BrowserSession;
+  private readonly options: RequestGuardOptions;
+  private disposed = false;
+
+  private constructor(session: BrowserSession, guard: NavigationGuard, options: RequestGuardOptions) {
+    this.session = session;
+    this.guard = guard;
+    this.options = options;
+  }
+
+  /** Starts enforcing `guard`; rejects (and detaches the session) if interception cannot start. */
+  static async install(session: BrowserSession, guard: NavigationGuard, options: RequestGuardOptions = {}): Promise<RequestGuard> {
+    const requestGuard = new RequestGuard(session, guard, options);
+    session.onPaused((event) => void requestGuard.paused(event));
+    try {
+      await session.send('Fetch.enable', { patterns: allRequests.map((pattern) => ({ ...pattern })) });
+      await requestGuard.restartServiceWorkers();
+    } catch (error) {
+      await requestGuard.dispose();
+      throw error;
+    }
+    return requestGuard;
+  }
+
+  /** Enforces another guard from now on, without a gap. */
+  replace(guard: NavigationGuard): void {
+    this.guard = guard;
+  }
+
+  /** Stops intercepting and detaches the session; requests paused meanwhile go on. Idempotent. */
+  async dispose(): Promise<void> {
+    if (this.disposed) return;
+    this.disposed = true;
+    await this.session.send('Fetch.disable').catch(() => undefined);
+    await this.session.detach().catch(() => undefined);
+  }
+
+  /**
+   * A service worker that was running before `Fetch.enable` keeps the network access it started
+   * with, which the session does not see (tried in Chromium 156): it is stopped, and starts again
+   * under the guard at its next event. Dedicated and shared workers cannot be restarted so; one
+   * that was running before the guard keeps sending unchecked.
+   */
+  private async restartServiceWorkers(): Promise<void> {
+    const own = this.options.browserContextId;
+    const { targetInfos } = (await this.session.send('Target.getTargets')) as {
+      targetInfos: readonly { readonly targetId: string; readonly type: string; readonly browserContextId?: string }[];
+    };
+    const running = targetInfos.filter((target) => target.type === 'service_worker' && (own === undefined || target.browserContextId === own));
+    await Promise.all(running.map((target) => this.session.send('Target.closeTarget', { targetId: target.targetId }).catch(() => undefined)));
+  }
+
+  private async paused(event: PausedRequest): Promise<void> {
+    const proceed = (): Promise<void> =>
+      this.session.send('Fetch.continueRequest', { requestId: event.requestId }).then(
+        () => undefined,
+        () => undefined,
+      );
+    if (this.disposed || event.resourceType === 'Document' || isSpeculative(event)) return proceed();
+    const url = event.request.url + (event.request.urlFragment ?? '');
+    const decision = this.decide(url);
+    if (decision.allowed || (await this.isForeign(event.frameId))) return proceed();
+    await this.session.send('Fetch.failRequest', { requestId: event.requestId, errorReason: 'BlockedByClient' }).catch(() => undefined);
+    this.report({ url, reason: decision.reason, kind: 'request' });
+  }
+
+  /** The guard's verdict; a guard that fails or gives no verdict denies, the safe side of a security check. */
+  private decide(url: string): UrlDecision {
+    try {
+      const decision = this.guard.check(url);
+      if (decision && typeof decision.allowed === 'boolean') return decision;
+      return { allowed: false, reason: 'the URL policy gave no verdict' };
+    } catch (error) {
+      return { allowed: false, reason: `the URL policy failed: ${firstLine(error)}` };
+    }
+  }
+
+  /**
+   * Whether the request is another browser context's: its frame is a target of another context.
+   * A request whose origin is no target (a frame inside a page's process, a worker) is taken as
+   * the driver's: only denied requests come here, and a security check denies.
+   */
+  private async isForeign(frameId: string | undefined): Promise<boolean> {
+    const own = this.options.browserContextId;
+    if (own === undefined || !frameId) return false;
+    try {
+      const { targetInfo } = (await this.session.send('Target.getTargetInfo', { targetId: frameId })) as { targetInfo: { browserContextId?: string } };
+      return targetInfo.browserContextId !== undefined && targetInfo.browserContextId !== own;
+    } catch {
+      return false;
+    }
+  }
+
+  private report(request: BlockedNavigation): void {
+    try {
+      this.guard.blocked(request);
+    } catch {
+      // A reporting hook that throws must not let the request through or break the enforcement.
+    }
+  }
+}
+
+/** A speculative load (`Sec-Purpose: prefetch`, or the older `Purpose`): the navigation guard's. */
+function isSpeculative(event: PausedRequest): boolean {
+  return Object.entries(event.request.headers ?? {}).some(([name, value]) => /^(sec-)?purpose$/i.test(name) && /prefetch|prerender/i.test(value));
+}
+
+/** What the drivers let through in the `all-requests` scope: see {@link RequestGuard}. */
+const unenforcedRequests = ['WebSocket handshakes (the Fetch domain does not see them)'] as const;
+
+/**
+ * Brings a driver's request guard in line with the guard given to `setNavigationGuard`: started
+ * (`open` gives the browser-level session) when its scope is `all-requests`, pointed at the new
+ * guard when one runs already, stopped otherwise. Resolves with the request guard now running and
+ * what the driver enforces; a request guard that cannot start leaves the scope `navigation`.
+ */
+export async function updateRequestGuard(
+  current: RequestGuard | undefined,
+  guard: NavigationGuard | undefined,
+  open: () => Promise<{ readonly session: BrowserSession; readonly options: RequestGuardOptions }>,
+): Promise<{ readonly requestGuard: RequestGuard | undefined; readonly status: NavigationGuardStatus }> {
+  if (guard?.scope !== 'all-requests') {
+    await current?.dispose();
+    return { requestGuard: undefined, status: { scope: 'navigation' } };
+  }
+  let requestGuard = current;
+  if (requestGuard) requestGuard.replace(guard);
+  else {
+    try {
+      const { session, options } = await open();
+      requestGuard = await RequestGuard.install(session, guard, options);
+    } catch {
+      return { requestGuard: undefined, status: { scope: 'navigation' } };
+    }
+  }
+  return { requestGuard, status: { scope: 'all-requests', unenforced: unenforcedRequests } };
+}

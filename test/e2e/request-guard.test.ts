@@ -1,0 +1,176 @@
+// The `all-requests` scope of both drivers' navigation guards in real headless Chromium: a page on
+// 127.0.0.1 fires every kind of request at a recording server on 127.0.0.2, which must see none.
+import { readFile } from 'node:fs/promises';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { resolve } from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { BlockedNavigation, BrowserDriver, NavigationGuard, NavigationGuardStatus } from '../../src/browser/types';
+import { PlaywrightDriver } from '../../src/playwright/index';
+import { PuppeteerDriver } from '../../src/puppeteer/index';
+
+const fixturesDir = resolve(import.meta.dirname, '../fixtures');
+
+/** A dedicated worker's own request and WebSocket, aimed at the origin in ?to=. */
+const workerScript = `
+const to = new URL(self.location.href).searchParams.get('to');
+fetch(to + '/worker-fetch', { mode: 'no-cors' }).then(() => postMessage('fetch'), () => postMessage('fetch failed'));
+const socket = new WebSocket(to.replace(/^http/, 'ws') + '/worker-websocket');
+socket.onerror = () => postMessage('websocket failed');`;
+
+/** A service worker that, asked by its page, sends its own request and opens a WebSocket. */
+const serviceWorkerScript = `
+const to = new URL(self.location.href).searchParams.get('to');
+self.addEventListener('install', () => self.skipWaiting());
+self.addEventListener('activate', (event) => event.waitUntil(self.clients.claim()));
+self.addEventListener('message', (event) => {
+  fetch(to + '/service-worker-fetch', { mode: 'no-cors' }).then(() => event.source.postMessage('fetch'), () => event.source.postMessage('fetch failed'));
+  const socket = new WebSocket(to.replace(/^http/, 'ws') + '/service-worker-websocket');
+  socket.onerror = () => event.source.postMessage('websocket failed');
+});`;
+
+/** What the recording server received: HTTP requests and WebSocket upgrades, by path. */
+interface Recording {
+  readonly requests: string[];
+  readonly upgrades: string[];
+}
+
+function listen(server: Server, host: string): Promise<string> {
+  return new Promise((resolvePromise, reject) => {
+    server.once('error', reject);
+    server.listen(0, host, () => resolvePromise(`http://${host}:${(server.address() as AddressInfo).port}`));
+  });
+}
+
+const recording: Recording = { requests: [], upgrades: [] };
+const recorder = createServer((request: IncomingMessage, response: ServerResponse) => {
+  recording.requests.push(new URL(request.url ?? '/', 'http://recorder').pathname);
+  response.writeHead(200, { 'content-type': 'text/plain', 'access-control-allow-origin': '*' }).end('recorded');
+});
+recorder.on('upgrade', (request: IncomingMessage, socket) => {
+  recording.upgrades.push(new URL(request.url ?? '/', 'http://recorder').pathname);
+  socket.destroy();
+});
+
+const site = createServer((request: IncomingMessage, response: ServerResponse) => {
+  const path = new URL(request.url ?? '/', 'http://site').pathname;
+  const script = { '/request-guard/worker.js': workerScript, '/request-guard/service-worker.js': serviceWorkerScript }[path];
+  if (script) return void response.writeHead(200, { 'content-type': 'text/javascript', 'cache-control': 'no-store' }).end(script);
+  if (path === '/request-guard/page.html') {
+    return void readFile(resolve(fixturesDir, 'request-guard.html'), 'utf8').then((page) =>
+      response.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' }).end(page),
+    );
+  }
+  response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end('<!doctype html><title>Sink</title>');
+});
+
+let deniedOrigin: string;
+let siteOrigin: string;
+
+beforeAll(async () => {
+  deniedOrigin = await listen(recorder, '127.0.0.2');
+  siteOrigin = await listen(site, '127.0.0.1');
+});
+
+afterAll(async () => {
+  for (const server of [recorder, site]) {
+    server.closeAllConnections();
+    await new Promise((done) => server.close(done));
+  }
+});
+
+beforeEach(() => {
+  recording.requests.length = 0;
+  recording.upgrades.length = 0;
+});
+
+/** Denies the recording server's host; records what the driver reports. */
+function hostGuard(scope: NavigationGuard['scope']): NavigationGuard & { readonly reports: BlockedNavigation[] } {
+  const reports: BlockedNavigation[] = [];
+  return {
+    reports,
+    scope,
+    check: (url) => {
+      const { hostname } = new URL(url);
+      return hostname === '127.0.0.2' ? { allowed: false, reason: 'host 127.0.0.2 is on the deny list' } : { allowed: true, reason: 'allowed' };
+    },
+    blocked: (navigation) => reports.push(navigation),
+  };
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((done) => setTimeout(done, ms));
+
+/** The paths every run of the page aims at the recording server over HTTP. */
+const httpPaths = ['/fetch', '/xhr', '/image', '/beacon', '/ping', '/worker-fetch', '/service-worker-fetch'];
+const socketPaths = ['/websocket', '/worker-websocket', '/service-worker-websocket'];
+
+/** Loads the page and waits until each of its requests either reached the recorder or was reported stopped. */
+async function firePage(driver: BrowserDriver, guard: ReturnType<typeof hostGuard>): Promise<void> {
+  await driver.goto(`${siteOrigin}/request-guard/page.html?to=${encodeURIComponent(deniedOrigin)}`);
+  const settled = (): boolean =>
+    httpPaths.every((path) => recording.requests.includes(path) || guard.reports.some((report) => new URL(report.url).pathname === path));
+  for (const end = Date.now() + 8000; Date.now() < end && !settled();) await sleep(50);
+  // A request that got through would arrive meanwhile.
+  await sleep(500);
+}
+
+const drivers: readonly { readonly name: string; readonly launch: () => Promise<BrowserDriver> }[] = [
+  { name: 'PlaywrightDriver', launch: () => PlaywrightDriver.launch({ settle: { maxWaitMs: 1000 } }) },
+  { name: 'PuppeteerDriver', launch: () => PuppeteerDriver.launch({ settle: { maxWaitMs: 1000 } }) },
+];
+
+describe.each(drivers)('$name', ({ launch }) => {
+  let driver: BrowserDriver;
+
+  beforeAll(async () => {
+    driver = await launch();
+  }, 60_000);
+
+  afterAll(async () => {
+    await driver?.close();
+  });
+
+  beforeEach(async () => {
+    await driver.setNavigationGuard?.(undefined);
+    await driver.goto('about:blank');
+  });
+
+  it('with the default scope, lets the page reach the denied host (the control: the tests below can fail)', async () => {
+    const guard = hostGuard(undefined);
+    const status = await driver.setNavigationGuard?.(guard);
+    expect(status).toEqual({ scope: 'navigation' });
+    await firePage(driver, guard);
+    expect([...new Set(recording.requests)].sort()).toEqual([...httpPaths].sort());
+    expect([...new Set(recording.upgrades)].sort()).toEqual([...socketPaths].sort());
+    expect(guard.reports.filter((report) => report.kind === 'request')).toEqual([]);
+  });
+
+  it('with all-requests, stops every HTTP request of the page, its frames, its worker and its service worker', async () => {
+    const guard = hostGuard('all-requests');
+    const status = (await driver.setNavigationGuard?.(guard)) as NavigationGuardStatus;
+    expect(status.scope).toBe('all-requests');
+    expect(status.unenforced).toEqual([expect.stringMatching(/WebSocket/)]);
+    await firePage(driver, guard);
+    expect(recording.requests).toEqual([]);
+    const reported = guard.reports.map((report) => new URL(report.url).pathname);
+    for (const path of httpPaths) expect(reported).toContain(path);
+    expect(guard.reports.every((report) => report.kind === 'request' && report.reason === 'host 127.0.0.2 is on the deny list')).toBe(true);
+  });
+
+  // The limit the drivers report in `unenforced`: neither the Fetch domain nor Network.setBlockedURLs
+  // sees a WebSocket handshake in Chromium. This test fails while that is so; it.fails keeps it honest.
+  it.fails('with all-requests, stops WebSocket handshakes too (not yet: see unenforced)', async () => {
+    const guard = hostGuard('all-requests');
+    await driver.setNavigationGuard?.(guard);
+    await firePage(driver, guard);
+    expect(recording.upgrades).toEqual([]);
+  });
+
+  it('stops checking requests when the guard goes back to the navigation scope', async () => {
+    await driver.setNavigationGuard?.(hostGuard('all-requests'));
+    const guard = hostGuard('navigation');
+    expect(await driver.setNavigationGuard?.(guard)).toEqual({ scope: 'navigation' });
+    await firePage(driver, guard);
+    expect(recording.requests).toContain('/fetch');
+  });
+});
