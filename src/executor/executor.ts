@@ -173,12 +173,12 @@ export class Executor<TData = unknown> {
   constructor(options: ExecutorOptions<TData>) {
     this.options = resolveExecutorOptions(options);
     this.urlPolicy = new UrlPolicy({ allow: this.options.urlPolicy.allow, deny: this.options.urlPolicy.deny });
+    this.secrets = new SecretStore(this.options.secrets);
     this.guard = {
       check: (url) => this.urlPolicy.check(url),
       blocked: (navigation) => this.guardBlocked(navigation),
       scope: this.options.urlPolicy.scope,
     };
-    this.secrets = new SecretStore(this.options.secrets);
     const excluded = new Set(this.options.excludeActions);
     const builtins = builtinActions(this.options.outputSchema);
     const unknown = this.options.excludeActions.filter((name) => !builtins.some((action) => action.name === name));
@@ -209,6 +209,19 @@ export class Executor<TData = unknown> {
       maxTextLength: 100,
     });
     this.tasks.push({ taskId: newTaskId(), task: this.options.task, startedAt: 0, endedAt: undefined, status: undefined, finalAnswer: undefined });
+    if (this.options.injectionGuard.onDetected === 'end-task') {
+      this.hub.subscribe('injection-detected', (event) => this.endOnInjection(event as ExecutorEventMap['injection-detected']));
+    }
+  }
+
+  /**
+   * `injectionGuard.onDetected: 'end-task'`: what a listener calling `cancel()` would do, at once
+   * (the event comes before any model reads the text), with a reason that names what was found.
+   */
+  private endOnInjection(event: ExecutorEventMap['injection-detected']): void {
+    const patterns = event.findings.map((finding) => finding.pattern).join(', ');
+    const reason = `The injection guard ended the task: ${event.url || 'the page'} holds instruction-injection patterns (${patterns}) in the ${event.source}.`;
+    if (this.running && this.control.cancel(new RequestCancelledError(reason))) this.emit('task-cancel', 'system', { reason });
   }
 
   /**
@@ -871,6 +884,7 @@ const eventNames: Record<ExecutorEventName, true> = {
   'human-question': true,
   'human-answer': true,
   'url-blocked': true,
+  'injection-detected': true,
   warning: true,
   'replay-step': true,
 };
