@@ -170,7 +170,7 @@ export class Collector<TRecord = unknown> {
     this.options = resolveCollectOptions(options);
     this.schema = options.schema;
     const key = options.key;
-    this.keyOf = key ? (record) => String(key(record)) : (record) => stableJson(record);
+    this.keyOf = key ?? ((record) => stableJson(record));
     this.urlPolicy = new UrlPolicy({ allow: this.options.urlPolicy.allow, deny: this.options.urlPolicy.deny });
     for (const [field, url] of this.seeds().map((seed) => [seed.field, seed.url] as const)) {
       const decision = this.urlPolicy.check(url);
@@ -285,10 +285,9 @@ export class Collector<TRecord = unknown> {
       this.options.timeout === undefined
         ? undefined
         : setTimeout(() => this.control.cancel(new TimeoutError(this.options.timeout as number, 'The collection')), this.options.timeout);
-    let resumed = false;
     try {
       const checkpoint = await raceAbort(this.store.load({ signal: this.control.signal }), this.control.signal);
-      resumed = checkpoint !== undefined;
+      const resumed = checkpoint !== undefined;
       if (checkpoint) this.restore(checkpoint);
       for (const seed of this.seeds()) {
         if (!this.finished.has(seed.url)) this.frontier.enqueue({ url: seed.url, batch: seed.batch, depth: 0 });
@@ -347,7 +346,8 @@ export class Collector<TRecord = unknown> {
   }
 
   private restore(checkpoint: CollectionCheckpoint): void {
-    if (checkpoint.version !== 1) throw new ConfigError(`The store holds a checkpoint of version ${String(checkpoint.version)}; this plannav reads version 1.`, { field: 'store' });
+    if (checkpoint.version !== 1)
+      throw new ConfigError(`The store holds a checkpoint of version ${String(checkpoint.version)}; this plannav reads version 1.`, { field: 'store' });
     this.frontier.restore(checkpoint.queue, checkpoint.seenUrls);
     for (const key of checkpoint.seenKeys) this.seenKeys.add(key);
     for (const url of checkpoint.finished) this.finished.add(url);
@@ -414,7 +414,8 @@ export class Collector<TRecord = unknown> {
       if (this.urlPolicy.restrictive && typeof raw.setNavigationGuard === 'function') {
         const guard: NavigationGuard = {
           check: (url) => this.urlPolicy.check(url),
-          blocked: (navigation) => this.emit('collect-warning', { code: 'URL_BLOCKED', message: `The URL policy stopped ${navigation.url}: ${navigation.reason}` }),
+          blocked: (navigation) =>
+            this.emit('collect-warning', { code: 'URL_BLOCKED', message: `The URL policy stopped ${navigation.url}: ${navigation.reason}` }),
         };
         await raceAbort(Promise.resolve(raw.setNavigationGuard(guard, { signal: this.control.signal })), this.control.signal);
         cleanups.push(async () => {
@@ -489,14 +490,10 @@ export class Collector<TRecord = unknown> {
         (signal) => this.readPage(slot, page, signal),
       );
     } catch (error) {
-      if (this.control.cancelled) {
-        this.frontier.release(page);
-        this.notify();
-        return;
-      }
-      if (!TimeoutError.isInstance(error) && isFatalError(error)) {
-        this.failRun(toPlannavError(error));
-        this.frontier.release(page);
+      // A page the run's end interrupted is not finished: it stays queued for a resumed run.
+      if (this.control.cancelled || (!TimeoutError.isInstance(error) && isFatalError(error))) {
+        if (!this.control.cancelled) this.failRun(toPlannavError(error));
+        this.frontier.requeue(page);
         this.notify();
         return;
       }
@@ -778,7 +775,10 @@ export class Collector<TRecord = unknown> {
     }
   }
 
-  private addUsage(role: 'planner' | 'navigator' | 'extraction', call: { provider: string; model: string; usage: TokenUsage; durationMs: number; error?: PlannavError | undefined }): void {
+  private addUsage(
+    role: 'planner' | 'navigator' | 'extraction',
+    call: { provider: string; model: string; usage: TokenUsage; durationMs: number; error?: PlannavError | undefined },
+  ): void {
     const usage = priceUsage(call.usage, this.options.prices?.[call.model]);
     this.usage = addUsage(this.usage, usage);
     this.emit('collect-model-call', {
@@ -858,4 +858,3 @@ export function collect<TRecord>(options: CollectOptions<TRecord>): Collector<TR
   void collector.run().catch(() => undefined);
   return collector;
 }
-

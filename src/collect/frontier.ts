@@ -71,6 +71,13 @@ export class Frontier {
     this.activeByHost.set(host, Math.max(0, (this.activeByHost.get(host) ?? 1) - 1));
   }
 
+  /** A page taken goes back to the front of the queue, unread (its run was cancelled). */
+  requeue(page: QueuedPage): void {
+    if (!this.inFlight.has(page.url)) return;
+    this.release(page);
+    this.queue.unshift(page);
+  }
+
   /** Drops the queued pages of `batch`; returns how many. */
   dropBatch(batch: string): number {
     const before = this.queue.length;

@@ -24,12 +24,18 @@ const surveySchema = z.object({
 
 const surveyJsonSchema = toModelJsonSchema(
   z.object({
-    page_error: z.string().describe('Empty when the page loaded; else what is wrong (an error page such as "500 Internal Server Error", "not found", an empty shell)'),
+    page_error: z
+      .string()
+      .describe('Empty when the page loaded; else what is wrong (an error page such as "500 Internal Server Error", "not found", an empty shell)'),
     blocked_by: z
       .string()
       .describe('Empty when the records are readable; else what must be done first, as an instruction (e.g. "accept the cookie banner", "click Show all")'),
     next_pages: z.array(z.string()).describe('The href of every link to another page of the same listing (next page, numbered pages), exactly as shown'),
-    load_more_index: z.number().int().nullable().describe('The index of a button that loads more records into this page ("Load more", "Show more"); null if none'),
+    load_more_index: z
+      .number()
+      .int()
+      .nullable()
+      .describe('The index of a button that loads more records into this page ("Load more", "Show more"); null if none'),
     infinite_scroll: z.boolean().describe('Whether scrolling to the bottom loads more records into this page'),
   }),
 );
