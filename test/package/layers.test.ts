@@ -44,7 +44,7 @@ const LAYERS: Record<string, string[]> = {
   chromium: ['browser', 'dom', ...BASE], // Node-only code the Playwright and Puppeteer drivers share
   playwright: ['browser', 'dom', 'chromium', ...BASE],
   puppeteer: ['browser', 'dom', 'chromium', ...BASE],
-  node: ['history', 'llm', 'browser', ...BASE], // plannav/node: history files, journals, GIF and report (Node only)
+  node: ['collect', 'history', 'llm', 'browser', ...BASE], // plannav/node: history files, journals, GIF and report (Node only)
 };
 
 /** Folders of src/ that are not core: not checked here, and no core file may import them. */
