@@ -2,6 +2,7 @@
 // Each step checks cheaply first and installs only when needed; add new steps at the bottom.
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, realpathSync } from 'node:fs';
+import { delimiter, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { lockfileProblems } from './lockfile.mjs';
 
@@ -82,8 +83,12 @@ function osIds() {
   }
 }
 
+/** Runs apt-get non-interactively with its output shown; true when it succeeded. */
+const runApt = (/** @type {string[]} */ args) =>
+  spawnSync('apt-get', args, { stdio: 'inherit', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } }).status === 0;
+
 /**
- * @typedef {object} ChromiumEnvironment
+ * @typedef {object} MachineEnvironment
  * @property {NodeJS.Platform} [platform]
  * @property {NodeJS.ProcessEnv} [env]
  * @property {(path: string) => boolean} [exists]
@@ -97,7 +102,7 @@ function osIds() {
 /**
  * The browser tests (test/e2e) and `npm run bench` drive a system Chromium through playwright-core.
  * Installs Debian's `chromium` when none is found and that is possible (root on Debian).
- * @param {ChromiumEnvironment} [environment] the machine, replaceable for tests
+ * @param {MachineEnvironment} [environment] the machine, replaceable for tests
  * @returns {number} the exit code: 0 when a browser is there, was installed or the check is skipped (PLANNAV_SKIP_BROWSER=1); 1 otherwise
  */
 export function ensureChromium(environment = {}) {
@@ -127,10 +132,7 @@ export function ensureChromium(environment = {}) {
   else if (!isRoot) why = 'installing it needs root (run `sudo apt-get install chromium`)';
   else {
     log('ensure-deps: Chromium is missing: installing the Debian package `chromium`');
-    const apt =
-      environment.apt ??
-      ((/** @type {string[]} */ args) =>
-        spawnSync('apt-get', args, { stdio: 'inherit', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } }).status === 0);
+    const apt = environment.apt ?? runApt;
     if (apt(['update']) && apt(['install', '-y', '--no-install-recommends', 'chromium']) && found()) return 0;
     why = 'apt-get could not install the Debian package `chromium`';
   }
@@ -142,6 +144,72 @@ export function ensureChromium(environment = {}) {
   );
   return 1;
 }
+
+/**
+ * The `redis-server` binary the tests start: PLANNAV_REDIS_SERVER when set, else the first one on PATH.
+ * test/helpers/redis-server.ts starts the same one this finds.
+ * @param {NodeJS.ProcessEnv} [env]
+ * @param {(path: string) => boolean} [exists]
+ * @returns {string | undefined} its path, or undefined when there is none
+ */
+export function findRedisServer(env = process.env, exists = existsSync) {
+  const configured = env.PLANNAV_REDIS_SERVER;
+  if (configured !== undefined && configured !== '') return exists(configured) ? configured : undefined;
+  const directories = (env.PATH ?? '').split(delimiter).filter(Boolean);
+  return directories.map((directory) => join(directory, 'redis-server')).find((path) => exists(path));
+}
+
+/**
+ * The tests of the BullMQ collection (issue 14) start a real `redis-server` on 127.0.0.1. Installs the Debian
+ * package `redis-server` when none is found and that is possible (root on Debian or Ubuntu, whose package is a
+ * plain .deb). Only the test set-up calls this: the demo does not need Redis.
+ * @param {MachineEnvironment} [environment] the machine, replaceable for tests
+ * @returns {number} the exit code: 0 when redis-server is there, was installed or the check is skipped (PLANNAV_SKIP_REDIS=1); 1 otherwise
+ */
+export function ensureRedis(environment = {}) {
+  const platform = environment.platform ?? process.platform;
+  const env = environment.env ?? process.env;
+  const exists = environment.exists ?? existsSync;
+  const log = environment.log ?? ((/** @type {string} */ message) => console.log(message));
+  const error = environment.error ?? ((/** @type {string} */ message) => console.error(message));
+  const found = () => findRedisServer(env, exists) !== undefined;
+  if (found()) return 0;
+  if (env.PLANNAV_REDIS_SERVER) {
+    // A binary of the user's choice: installing another one would not be used.
+    error(
+      `ensure-deps: PLANNAV_REDIS_SERVER is ${env.PLANNAV_REDIS_SERVER}, which does not exist. Point it at a redis-server binary, or unset it to use the one on PATH.`,
+    );
+    return 1;
+  }
+  if (env.PLANNAV_SKIP_REDIS === '1') {
+    log('ensure-deps: no redis-server found; PLANNAV_SKIP_REDIS=1, so the Redis check is skipped (the Redis tests will fail).');
+    return 0;
+  }
+  const isRoot = environment.isRoot ?? (typeof process.getuid === 'function' && process.getuid() === 0);
+  const os = environment.os ?? osIds();
+  const debian = platform === 'linux' && (os.includes('debian') || (environment.os === undefined && existsSync('/etc/debian_version')));
+  let why;
+  if (!debian) why = platform === 'linux' ? 'this is not Debian, so it was not installed automatically' : `it is not installed automatically on ${platform}`;
+  else if (!isRoot) why = 'installing it needs root (run `sudo apt-get install redis-server`)';
+  else {
+    log('ensure-deps: redis-server is missing: installing the Debian package `redis-server`');
+    const apt = environment.apt ?? runApt;
+    if (apt(['update']) && apt(['install', '-y', '--no-install-recommends', 'redis-server']) && found()) return 0;
+    why = 'apt-get could not install the Debian package `redis-server`';
+  }
+  error(
+    `ensure-deps: no redis-server found on PATH, and ${why}. ` +
+      'The Redis tests (BullMQ collection) start one on 127.0.0.1: on Debian or Ubuntu, `sudo apt-get install redis-server`; ' +
+      'on macOS, `brew install redis`. Or set PLANNAV_REDIS_SERVER to a redis-server binary. Set PLANNAV_SKIP_REDIS=1 to skip this check.',
+  );
+  return 1;
+}
+
+/**
+ * Whether this run needs Redis: `npm test` (npm names the script in npm_lifecycle_event) or an explicit
+ * `--redis`; `npm run demo` and `npm run bench` do not, until a feature they run needs it.
+ */
+const needsRedis = () => process.argv.includes('--redis') || process.env.npm_lifecycle_event === 'test';
 
 /** True when this file is the script node runs, not a module a test imports. */
 function isMain() {
@@ -156,4 +224,8 @@ if (isMain()) {
   ensureNodeModules();
   const code = ensureChromium();
   if (code !== 0) process.exit(code);
+  if (needsRedis()) {
+    const redisCode = ensureRedis();
+    if (redisCode !== 0) process.exit(redisCode);
+  }
 }
