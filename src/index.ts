@@ -30,6 +30,7 @@ export type {
 } from './browser/types';
 export { UrlPolicy } from './security/url-policy';
 export type { UrlPolicyOptions } from './security/url-policy';
+export type { SecretValue, SecretsOption } from './security/secrets';
 export { matchesUrlPattern } from './security/url-pattern';
 export type { PageState } from './browser/page-state';
 export { definePageScript, elementLookupExpression, pageRuntime, pageScriptExpression, readPageScriptResult } from './dom/page-runtime';
