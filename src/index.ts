@@ -75,6 +75,20 @@ export {
 export { elementFingerprintSchema, parseHistory, runHistorySchema } from './history/schema';
 export { HistoryReplay, replayHistory, type ReplayOptions, type ReplayResult } from './replay/replay';
 export { exportPlaywrightScript, type ExportPlaywrightOptions } from './replay/export-playwright';
+export { Collector, collect, type CollectionHistory } from './collect/collector';
+export type { BrowserPool, CollectOptions, PerHostLimit } from './collect/options';
+export type { CollectionEndReason, CollectionSummary, CollectorEventBase, CollectorEventMap, CollectorEventName, CollectorListener } from './collect/events';
+export {
+  memoryCollectionStore,
+  type CollectedRecord,
+  type CollectionCheckpoint,
+  type CollectionCheckRecord,
+  type CollectionCommit,
+  type CollectionCounters,
+  type CollectionStore,
+  type PageOutcome,
+  type QueuedPage,
+} from './collect/store';
 
 export type {
   Actor,

@@ -41,7 +41,7 @@ import {
   type PageOutcome,
   type QueuedPage,
 } from './store';
-import { TaskControl } from './task-control';
+import { TaskControl } from '../util/task-control';
 
 /**
  * What a collection did, for logs and audits: every progress check and every finished page of

@@ -46,7 +46,7 @@ import {
   type ResolvedExecuteOptions,
   type ResolvedExecutorOptions,
 } from './options';
-import { TaskControl } from './task-control';
+import { TaskControl } from '../util/task-control';
 import { ProgressMonitor, type StallNotice } from '../agents/progress-monitor';
 import { ValidatorAgent } from '../agents/validator-agent';
 import { withDeadline } from '../util/deadline';

@@ -5,3 +5,4 @@ export { loadHistory, saveHistory, screenshotFolder } from './history-files';
 export { recordRun, type RecordableRun, type RunRecording } from './journal';
 export { createRunGif, type RunGifOptions, type RunGifResult } from './run-gif';
 export { createRunReport, type RunReportOptions, type RunReportResult } from './run-report';
+export { fileCollectionStore } from './collect-store';

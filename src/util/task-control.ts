@@ -1,8 +1,8 @@
-// Pause, resume and cancel for one collection run: a copy of src/executor/task-control.ts, which the
-// collect layer may not import (executor sits above it). To go once TaskControl moves to src/util/.
+// Pause, resume and cancel for one run (an Executor's task, a collection): a pause is a promise the
+// loop awaits (no polling), and a cancel aborts the run's AbortSignal, which every wait, model call and action races.
 
 import { RequestCancelledError } from '../errors';
-import { raceAbort, throwIfAborted } from '../util/abort';
+import { raceAbort, throwIfAborted } from './abort';
 
 /** The control state of the running task. */
 export class TaskControl {
