@@ -7,15 +7,12 @@ import { builtinActions } from '../actions/builtin/index';
 import { ActionRegistry } from '../actions/registry';
 import { redactingClient } from '../agents/secret-guard';
 import { leaseDriver } from '../browser/lease';
-import type { BrowserDriver, NavigationGuard, ResolvedBrowserDriver } from '../browser/types';
-import { resolveDriver } from '../dom/driver-defaults';
-import { defaultIncludeAttributes, PageStateReader } from '../dom/page-state-reader';
-import { BrowserError, ConfigError, isFatalError, PlannavError, TimeoutError, URLNotAllowedError } from '../errors';
+import type { BrowserDriver, NavigationGuard } from '../browser/types';
+import { ConfigError, isFatalError, PlannavError, TimeoutError } from '../errors';
 import { toErrorInfo } from '../history/error-info';
 import type { ModelCallObserver } from '../llm/generate-object';
-import { toCallError } from '../llm/model-errors';
 import type { LLMClient } from '../llm/types';
-import { addUsage, emptyUsage, normalizeUsage, priceUsage, type TokenUsage } from '../llm/usage';
+import { addUsage, emptyUsage, priceUsage, type TokenUsage } from '../llm/usage';
 import { SecretStore } from '../security/secrets';
 import { UrlPolicy } from '../security/url-policy';
 import { raceAbort, sleep } from '../util/abort';
@@ -24,10 +21,9 @@ import { describeThrown } from '../util/describe-thrown';
 import { EventHub } from '../util/event-hub';
 import type { CollectionEndReason, CollectionSummary, CollectorEventBase, CollectorEventMap, CollectorEventName, CollectorListener } from './events';
 import { Frontier, normalizePageUrl } from './frontier';
-import { runInteraction } from './interaction';
 import { resolveCollectOptions, type CollectOptions, type ResolvedCollectOptions } from './options';
 import { PageExtractor } from './page-extraction';
-import { surveyPage, type PageSurvey } from './page-survey';
+import { countingClient, pageSlot, readPage, stableJson, type PageRead, type PageSlot, type PageStepContext } from './page-step';
 import { checkProgress } from './progress-check';
 import { createPushStream, type PushStream } from './record-stream';
 import {
@@ -53,23 +49,6 @@ export interface CollectionHistory {
   readonly pages: readonly PageOutcome[];
 }
 
-/** One browser of the pool, ready to read pages. */
-interface Slot {
-  readonly raw: BrowserDriver;
-  readonly driver: ResolvedBrowserDriver;
-  readonly reader: PageStateReader;
-  readonly guarded: boolean;
-}
-
-/** What reading one page gave, before de-duplication against the run. */
-interface PageRead<TRecord> {
-  readonly records: readonly TRecord[];
-  readonly invalid: number;
-  readonly links: readonly string[];
-  readonly loadMore: number;
-  readonly interaction: string | undefined;
-}
-
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
 /** How many failures the progress check is told of. */
@@ -80,15 +59,6 @@ const sampleSize = 5;
 function newCollectionId(): string {
   const crypto = (globalThis as { crypto?: { randomUUID?: () => string } }).crypto;
   return crypto?.randomUUID?.() ?? `collect-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 10)}`;
-}
-
-/** JSON with sorted keys: the same record always gives the same text, whatever its key order. */
-function stableJson(value: unknown): string {
-  return JSON.stringify(value, (_key, item: unknown) =>
-    typeof item === 'object' && item !== null && !Array.isArray(item)
-      ? Object.fromEntries(Object.entries(item as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
-      : item,
-  );
 }
 
 const zeroCounters: CollectionCounters = { pagesDone: 0, pagesFailed: 0, pagesEmpty: 0, records: 0, duplicates: 0, invalid: 0, pagesAbandoned: 0 };
@@ -187,7 +157,7 @@ export class Collector<TRecord = unknown> {
     // Every model reads requests with the secret values redacted, as in a task.
     this.navigatorLLM = redactingClient(this.options.navigatorLLM ?? llm, this.secrets);
     this.plannerLLM = redactingClient(this.options.plannerLLM ?? llm, this.secrets);
-    this.extractionLLM = this.observedClient(redactingClient(this.options.extractionLLM ?? llm, this.secrets));
+    this.extractionLLM = countingClient(redactingClient(this.options.extractionLLM ?? llm, this.secrets), (call) => this.addUsage('extraction', call));
     this.frontier = new Frontier({
       maxConcurrent: this.options.perHost?.maxConcurrent ?? Number.POSITIVE_INFINITY,
       delayMs: this.options.perHost?.delayMs ?? 0,
@@ -393,7 +363,7 @@ export class Collector<TRecord = unknown> {
   }
 
   /** The browsers of the pool, leased, with the URL policy installed where the driver can enforce it. */
-  private async openSlots(cleanups: (() => Promise<void> | void)[]): Promise<Slot[]> {
+  private async openSlots(cleanups: (() => Promise<void> | void)[]): Promise<PageSlot[]> {
     const { browser, browsers, concurrency } = this.options;
     let raws: BrowserDriver[];
     if (browser) raws = [browser];
@@ -407,7 +377,7 @@ export class Collector<TRecord = unknown> {
         raws.push(created);
       }
     }
-    const slots: Slot[] = [];
+    const slots: PageSlot[] = [];
     for (const raw of raws) {
       cleanups.push(leaseDriver(raw, { what: 'a running collection' }));
       let guarded = false;
@@ -423,15 +393,12 @@ export class Collector<TRecord = unknown> {
         });
         guarded = true;
       }
-      const driver = resolveDriver(raw);
-      // The whole page is read: pagination and "load more" buttons sit below the fold.
-      const reader = new PageStateReader(driver, { viewportExpansion: -1, includeAttributes: defaultIncludeAttributes, maxTextLength: 100 });
-      slots.push({ raw, driver, reader, guarded });
+      slots.push(pageSlot(raw, guarded));
     }
     return slots;
   }
 
-  private async work(slot: Slot): Promise<void> {
+  private async work(slot: PageSlot): Promise<void> {
     for (;;) {
       const page = await this.nextPage();
       if (!page) return;
@@ -477,7 +444,7 @@ export class Collector<TRecord = unknown> {
     for (const wake of woken) wake();
   }
 
-  private async readAndCommit(slot: Slot, page: QueuedPage): Promise<void> {
+  private async readAndCommit(slot: PageSlot, page: QueuedPage): Promise<void> {
     this.emit('collect-page-start', { url: page.url, batch: page.batch });
     const started = Date.now();
     const timeoutMs = this.options.pageTimeout;
@@ -503,127 +470,26 @@ export class Collector<TRecord = unknown> {
     await this.commitPage(page, read, Date.now() - started);
   }
 
-  private assertAllowed(url: string): void {
-    const decision = this.urlPolicy.check(url);
-    if (!decision.allowed) throw new URLNotAllowedError(url, `The URL policy denies ${url}: ${decision.reason}.`);
-  }
-
-  /** Best effort: past the deadline the page is read as it is. */
-  private async settle(slot: Slot, signal: AbortSignal): Promise<void> {
-    const slow = (): BrowserError => new BrowserError('The page did not settle in time.', { code: 'BROWSER_TIMEOUT', retryable: true });
-    await withDeadline(15_000, signal, slow, (bounded) => slot.driver.waitForSettled({ signal: bounded })).catch((error: unknown) => {
-      if (signal.aborted || !BrowserError.isInstance(error)) throw error;
-    });
-  }
-
-  private async survey(slot: Slot, signal: AbortSignal): Promise<{ state: Awaited<ReturnType<PageStateReader['capture']>>; survey: PageSurvey }> {
-    await this.settle(slot, signal);
-    const state = await slot.reader.capture({ screenshot: false, signal });
-    this.assertAllowed(state.url);
-    const survey = await surveyPage({
-      client: this.navigatorLLM,
-      state,
+  /** Reads one page with the page step, in the run's current instruction. */
+  private readPage(slot: PageSlot, page: QueuedPage, signal: AbortSignal): Promise<PageRead<TRecord>> {
+    const context: PageStepContext<TRecord> = {
       instruction: this.instruction,
-      signal,
-      retry: this.options.modelRetry,
-      observer: this.observer('navigator'),
-    });
-    if (survey.pageError) throw new BrowserError(`${state.url} is an error page: ${survey.pageError}`, { retryable: true });
-    return { state, survey };
-  }
-
-  /** Reads one page: load, survey, interaction if blocked, records, "load more" rounds, next pages. */
-  private async readPage(slot: Slot, page: QueuedPage, signal: AbortSignal): Promise<PageRead<TRecord>> {
-    const instruction = this.instruction;
-    this.assertAllowed(page.url);
-    await slot.driver.goto(page.url, { signal });
-    let { state, survey } = await this.survey(slot, signal);
-    let interaction: string | undefined;
-    if (survey.blockedBy && this.options.interactionSteps > 0) {
-      interaction = survey.blockedBy;
-      await runInteraction({
-        goal: survey.blockedBy,
-        instruction,
-        maxSteps: this.options.interactionSteps,
-        driver: slot.driver,
-        pageReader: slot.reader,
-        registry: this.registry,
-        navigatorLLM: this.navigatorLLM,
-        extractionLLM: this.extractionLLM,
-        urlPolicy: this.urlPolicy,
-        driverGuarded: slot.guarded,
-        secrets: this.secrets,
-        signal,
-        retry: this.options.modelRetry,
-        prices: this.options.prices,
-        onModelCall: (call) => this.addUsage('navigator', call),
-        checkpoint: () => this.control.checkpoint(),
-      });
-      ({ state, survey } = await this.survey(slot, signal));
-    }
-    const links = new Set<string>();
-    const addLinks = (found: PageSurvey, base: string): void => {
-      for (const link of this.nextPageLinks(found, base, page.url)) links.add(link);
+      interactionSteps: this.options.interactionSteps,
+      maxLoadMore: this.options.maxLoadMore,
+      modelRetry: this.options.modelRetry,
+      prices: this.options.prices,
+      urlPolicy: this.urlPolicy,
+      secrets: this.secrets,
+      registry: this.registry,
+      extractor: this.extractor,
+      navigatorLLM: this.navigatorLLM,
+      extractionLLM: this.extractionLLM,
+      navigatorObserver: this.observer('navigator'),
+      onInteractionCall: (call) => this.addUsage('navigator', call),
+      checkpoint: () => this.control.checkpoint(),
+      warn: (code, message) => this.emit('collect-warning', { code, message }),
     };
-    addLinks(survey, state.url);
-    const seenOnPage = new Set<string>();
-    const records: TRecord[] = [];
-    let invalid = 0;
-    // After a "load more" the page is read whole again: only records it did not show before are new.
-    const extract = async (): Promise<number> => {
-      await this.control.checkpoint();
-      const found = await this.extractor.extract({ driver: slot.driver, client: this.extractionLLM, instruction, urlPolicy: this.urlPolicy, signal });
-      invalid += found.invalid;
-      let fresh = 0;
-      for (const record of found.records) {
-        const identity = stableJson(record);
-        if (seenOnPage.has(identity)) continue;
-        seenOnPage.add(identity);
-        records.push(record);
-        fresh++;
-      }
-      return fresh;
-    };
-    await extract();
-    let loadMore = 0;
-    while (loadMore < this.options.maxLoadMore) {
-      const button = survey.loadMoreIndex === null ? undefined : state.elements.get(survey.loadMoreIndex);
-      if (button) await slot.driver.click(button, { signal });
-      else if (survey.infiniteScroll) await slot.driver.scroll({ toPercent: 100, signal });
-      else break;
-      loadMore++;
-      await this.settle(slot, signal);
-      const fresh = await extract();
-      if (fresh === 0) break;
-      ({ state, survey } = await this.survey(slot, signal));
-      addLinks(survey, state.url);
-    }
-    return { records, invalid, links: [...links], loadMore, interaction };
-  }
-
-  /** The survey's links that may be enqueued: absolute, same host as the page, allowed by the policy. */
-  private nextPageLinks(survey: PageSurvey, base: string, pageUrl: string): string[] {
-    const host = new URL(pageUrl).host;
-    const links: string[] = [];
-    for (const href of survey.nextPages) {
-      // A link the state shortened in the middle cannot be followed as written.
-      if (href.includes('…')) continue;
-      let url: URL;
-      try {
-        url = new URL(href, base);
-      } catch {
-        continue;
-      }
-      if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.host !== host) continue;
-      const normalized = normalizePageUrl(url.href);
-      const decision = this.urlPolicy.check(normalized);
-      if (!decision.allowed) {
-        this.emit('collect-warning', { code: 'LINK_NOT_ALLOWED', message: `Not enqueued: ${normalized} (${decision.reason}).` });
-        continue;
-      }
-      links.push(normalized);
-    }
-    return links;
+    return readPage(context, slot, page, signal);
   }
 
   private batchOf(name: string): { failures: number; abandoned: boolean } {
@@ -795,28 +661,6 @@ export class Collector<TRecord = unknown> {
     return {
       onCallEnd: (_attempt, outcome, client) =>
         this.addUsage(role, { provider: client.provider, model: client.model, usage: outcome.usage, durationMs: outcome.durationMs, error: outcome.error }),
-    };
-  }
-
-  /** The extraction model with each call's usage counted (the extract_content action reports none itself). */
-  private observedClient(llm: LLMClient): LLMClient {
-    return {
-      specificationVersion: 'v1',
-      provider: llm.provider,
-      model: llm.model,
-      supportsImages: llm.supportsImages,
-      generate: async (request) => {
-        const started = Date.now();
-        try {
-          const result = await llm.generate(request);
-          this.addUsage('extraction', { provider: llm.provider, model: llm.model, usage: normalizeUsage(result.usage), durationMs: Date.now() - started });
-          return result;
-        } catch (error) {
-          const failure = toCallError(error, request.signal);
-          this.addUsage('extraction', { provider: llm.provider, model: llm.model, usage: emptyUsage, durationMs: Date.now() - started, error: failure });
-          throw error;
-        }
-      },
     };
   }
 
