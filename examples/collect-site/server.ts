@@ -81,6 +81,11 @@ export interface CollectSite {
    * (`POST /consent`). A fresh copy each call.
    */
   hits(): Record<string, number>;
+  /**
+   * The most requests the server was answering at the same time so far (from the request's arrival
+   * to the end of its answer), for politeness checks: 1 means the site never saw two at once.
+   */
+  maxInFlight(): number;
   /** Stops the server, drops open connections and cancels slow answers; calling it again does nothing. */
   close(): Promise<void>;
   [Symbol.asyncDispose](): Promise<void>;
@@ -139,6 +144,8 @@ export async function startCollectSite(options: CollectSiteOptions = {}): Promis
   layOut(jobPostings(count, seed, 'http://127.0.0.1/'), plan);
 
   const hits = new Map<string, number>();
+  let inFlight = 0;
+  let maxInFlight = 0;
   const slowAnswers = new Set<NodeJS.Timeout>();
   let items: JobPosting[] = [];
   let pages: ListingPage[] = [];
@@ -203,6 +210,10 @@ export async function startCollectSite(options: CollectSiteOptions = {}): Promis
   };
 
   const server = createServer((request, response) => {
+    inFlight++;
+    maxInFlight = Math.max(maxInFlight, inFlight);
+    // 'close' comes once per response, answered or dropped.
+    response.once('close', () => inFlight--);
     respond(request, response).catch((error: unknown) => {
       if (!response.headersSent) response.writeHead(500, { 'content-type': 'text/plain' });
       response.end(`Server error: ${error instanceof Error ? error.message : String(error)}`);
@@ -234,6 +245,7 @@ export async function startCollectSite(options: CollectSiteOptions = {}): Promis
     reachableItems: items.filter((item) => !brokenIds.has(item.id)),
     pageUrl: (page) => `${origin}/jobs?page=${page}`,
     hits: () => Object.fromEntries(hits),
+    maxInFlight: () => maxInFlight,
     close,
     [Symbol.asyncDispose]: close,
   };

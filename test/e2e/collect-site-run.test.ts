@@ -1,0 +1,279 @@
+// The Collector end to end (issue 14): headless Chromium over the local job board
+// (examples/collect-site), with a scripted model that decides only from what it is shown.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { startCollectSite, type CollectSite, type CollectSiteOptions } from '../../examples/collect-site/server';
+import { Collector, type CollectOptions, type CollectorEventMap } from '../../src/index';
+import { fileCollectionStore } from '../../src/node/index';
+import { PlaywrightDriver } from '../../src/playwright/index';
+import { ScriptedLLM, type ScriptedRequest, type ScriptedResponse, scriptedActions } from '../../src/testing/index';
+
+const Job = z.object({
+  id: z.string().describe('The posting id, the last part of its link'),
+  title: z.string(),
+  company: z.string(),
+  salary: z.string(),
+  link: z.string(),
+});
+type Job = z.output<typeof Job>;
+
+const fastRetry = { retries: 0, minTimeout: 1, maxTimeout: 1 };
+/**
+ * The whole grown page in one extraction part. At the default 30000 characters the 240 postings
+ * (~32000 characters of markdown) come in two parts, and extract_content cuts them at a line, in
+ * the middle of a posting: neither part holds it whole, and it is lost (seen: job-0223). Known
+ * limit of the chunking, reported; this keeps the test about "load more" and scrolling.
+ */
+const onePart = 60_000;
+
+/** The survey: reads the indexed elements of the page state, as a model would. */
+function survey(text: string): ScriptedResponse {
+  const pageError = /error 500|Something went wrong/.test(text) ? '500 Internal Server Error' : '';
+  const blocked = /Accept the cookies/.test(text) ? 'accept the cookie banner' : '';
+  const nextPages = [...text.matchAll(/<a[^>]*href=["']?([^"'\s>]*\/jobs\?page=\d+)["']?[^>]*>/g)].map((match) => match[1] as string);
+  const loadMore = /\[(\d+)\]<button[^>]*>Load more/.exec(text);
+  return {
+    object: {
+      page_error: pageError,
+      blocked_by: blocked,
+      next_pages: nextPages,
+      load_more_index: loadMore ? Number(loadMore[1]) : null,
+      infinite_scroll: /Scroll down for more jobs/.test(text),
+    },
+  };
+}
+
+/** The extraction: the postings of the page's markdown, each a heading link then company, location and salary. */
+function extract(text: string): ScriptedResponse {
+  const records: Job[] = [];
+  const pattern = /\[([^\]]+)\]\((https?:\/\/[^)\s]*\/job\/(job-\d+))\)\s+([^\n]+)\s+([^\n]+)\s+(\$[^\n]+ a year)/g;
+  for (const match of text.matchAll(pattern)) {
+    records.push({
+      id: match[3] as string,
+      title: match[1] as string,
+      company: (match[4] as string).trim(),
+      salary: (match[6] as string).trim(),
+      link: match[2] as string,
+    });
+  }
+  return { object: { records } };
+}
+
+/** The merge of a long page's parts: each part's answer is one JSON line; every posting once, in page order. */
+function merge(text: string): ScriptedResponse {
+  const byId = new Map<string, Job>();
+  for (const line of text.split('\n')) {
+    if (!line.startsWith('{')) continue;
+    for (const job of (JSON.parse(line) as { records: Job[] }).records) if (!byId.has(job.id)) byId.set(job.id, job);
+  }
+  return { object: { records: [...byId.values()] } };
+}
+
+function siteModel(options: { check?: (request: ScriptedRequest) => ScriptedResponse } = {}): ScriptedLLM {
+  return new ScriptedLLM({
+    respond: (request) => {
+      const text = request.lastUserText;
+      switch (request.output?.name) {
+        case 'collect_survey':
+          return survey(text);
+        case 'collect_extract':
+          return extract(text);
+        case 'collect_extract_merge':
+          return merge(text);
+        case 'collect_check':
+          return options.check?.(request) ?? { object: { decision: 'continue', reason: 'the postings look right', instruction: '' } };
+        case 'navigator_output': {
+          const accept = /\[(\d+)\]<button[^>]*>Accept/.exec(text);
+          return accept ? scriptedActions([{ click_element: { index: Number(accept[1]) } }]) : scriptedActions([{ done: { text: 'ready', success: true } }]);
+        }
+        default:
+          return { fail: 'status', status: 400, message: `unexpected call ${request.output?.name ?? request.agent}` };
+      }
+    },
+  });
+}
+
+let browser: PlaywrightDriver;
+let secondBrowser: PlaywrightDriver;
+const sites: CollectSite[] = [];
+
+beforeAll(async () => {
+  [browser, secondBrowser] = await Promise.all([PlaywrightDriver.launch({ headless: true }), PlaywrightDriver.launch({ headless: true })]);
+}, 60_000);
+afterAll(async () => {
+  await Promise.all([browser?.close(), secondBrowser?.close()]);
+});
+afterEach(async () => {
+  await Promise.all(sites.splice(0).map((site) => site.close()));
+});
+
+async function start(options: CollectSiteOptions = {}): Promise<CollectSite> {
+  const site = await startCollectSite(options);
+  sites.push(site);
+  return site;
+}
+
+function collector(site: CollectSite, options: Partial<CollectOptions<Job>> = {}): Collector<Job> {
+  return new Collector<Job>({
+    llm: siteModel(),
+    browser,
+    start: site.pageUrl(1),
+    instruction: 'every job posting: id, title, company, salary, link',
+    schema: Job,
+    key: (job) => job.id,
+    modelRetry: fastRetry,
+    ...options,
+  });
+}
+
+async function records(run: Collector<Job>): Promise<Job[]> {
+  const found: Job[] = [];
+  for await (const record of run.records()) found.push(record.data);
+  return found;
+}
+
+/** The ids, sorted: pages are read in the frontier's order (page 1 links 2, 3 and the last), not the listing's. */
+const idsOf = (jobs: readonly { readonly id: string }[]): string[] => jobs.map((job) => job.id).sort();
+
+/** A page of the listing variant `path` was loaded exactly once (batches of `/more` and `/scroll` included). */
+function expectEachOnce(site: CollectSite, prefix: string): void {
+  const hits = Object.entries(site.hits()).filter(([path]) => path.startsWith(prefix));
+  expect(hits.length).toBeGreaterThan(0);
+  for (const [path, count] of hits) expect(count, path).toBe(1);
+}
+
+describe('the Collector on the collection site, in headless Chromium', () => {
+  it('numbered pages behind a cookie wall: every reachable posting once, no page loaded twice', async () => {
+    const site = await start({ cookieWall: true });
+    const run = collector(site);
+    const pages: CollectorEventMap<Job>['collect-page'][] = [];
+    run.on('collect-page', (event) => void pages.push(event));
+    const found = records(run);
+    const summary = await run.run();
+    expect(summary).toMatchObject({ reason: 'done', pagesDone: 12, pagesFailed: 0, duplicates: 0, invalid: 0, records: 240 });
+    const jobs = await found;
+    expect(jobs).toHaveLength(site.reachableItems.length);
+    expect(idsOf(jobs)).toEqual(idsOf(site.reachableItems));
+    // The records are what the page says, not just their ids.
+    const truth = new Map(site.items.map((item) => [item.id, item]));
+    for (const job of jobs)
+      expect(job).toMatchObject({ title: truth.get(job.id)?.title, company: truth.get(job.id)?.company, link: truth.get(job.id)?.detailUrl });
+    // Page 1 twice: the wall, then the same page again as the consent form's redirect lands back on it.
+    expect(site.hits()['/jobs?page=1']).toBe(2);
+    for (const [path, count] of Object.entries(site.hits())) if (path.startsWith('/jobs?page=') && path !== '/jobs?page=1') expect(count, path).toBe(1);
+    // The wall: accepted once, by the short Navigator task of the first page; the cookie holds for the rest.
+    expect(site.hits()['POST /consent']).toBe(1);
+    expect(pages.filter((page) => page.interaction !== undefined).map((page) => page.url)).toEqual([site.pageUrl(1)]);
+  });
+
+  it('/more: "Load more" until the last batch, every posting once', async () => {
+    const site = await start();
+    const run = collector(site, { start: new URL('/more', site.url).href, maxChunkChars: onePart });
+    const found = records(run);
+    const summary = await run.run();
+    expect(summary.error).toBeUndefined();
+    expect(summary).toMatchObject({ reason: 'done', pagesDone: 1, pagesFailed: 0, records: 240, duplicates: 0 });
+    const jobs = await found;
+    expect(jobs).toHaveLength(240);
+    expect(idsOf(jobs)).toEqual(idsOf(site.reachableItems));
+    expectEachOnce(site, '/more');
+    expect(Object.keys(site.hits()).filter((path) => path.startsWith('/more/items'))).toHaveLength(11);
+  });
+
+  it('/scroll: infinite scroll to the end, every posting once', async () => {
+    const site = await start();
+    const run = collector(site, { start: new URL('/scroll', site.url).href, maxChunkChars: onePart });
+    const found = records(run);
+    const summary = await run.run();
+    expect(summary.error).toBeUndefined();
+    expect(summary).toMatchObject({ reason: 'done', pagesDone: 1, pagesFailed: 0, records: 240, duplicates: 0 });
+    const jobs = await found;
+    expect(jobs).toHaveLength(240);
+    expect(idsOf(jobs)).toEqual(idsOf(site.reachableItems));
+    expectEachOnce(site, '/scroll');
+  });
+
+  it('three broken pages in a row abandon their batch; the run goes on with the other source and ends done', async () => {
+    const broken = await start({ brokenRun: { start: 5, length: 3 } });
+    const healthy = await start({ count: 60 });
+    // The broken site's pages 5-9 as a known list (one batch, read in order); the healthy site as a start URL (another).
+    const run = collector(healthy, {
+      start: healthy.pageUrl(1),
+      urls: [5, 6, 7, 8, 9].map((page) => broken.pageUrl(page)),
+      key: (job) => job.link,
+      maxFailures: 3,
+    });
+    const failures: CollectorEventMap<Job>['collect-failure'][] = [];
+    run.on('collect-failure', (event) => void failures.push(event));
+    const found = records(run);
+    const summary = await run.run();
+    expect(failures.map((failure) => [failure.url, failure.consecutiveFailures, failure.abandoned])).toEqual([
+      [broken.pageUrl(5), 1, false],
+      [broken.pageUrl(6), 2, false],
+      [broken.pageUrl(7), 3, true],
+    ]);
+    expect(failures[2]?.dropped).toBe(2);
+    expect(summary).toMatchObject({ reason: 'done', pagesFailed: 3, pagesAbandoned: 2, batchesAbandoned: 1, pagesDone: 3, records: 60 });
+    expect(idsOf(await found)).toEqual(idsOf(healthy.reachableItems));
+    // The abandoned pages were never requested.
+    expect(broken.hits()['/jobs?page=8']).toBeUndefined();
+    expect(broken.hits()['/jobs?page=9']).toBeUndefined();
+  });
+
+  it('a progress check that answers stop ends the run as stopped, with its reason', async () => {
+    const site = await start();
+    const llm = siteModel({ check: () => ({ object: { decision: 'stop', reason: 'enough postings for the report', instruction: '' } }) });
+    const run = collector(site, { llm, checkEvery: 2 });
+    const checks: CollectorEventMap<Job>['collect-check'][] = [];
+    run.on('collect-check', (event) => void checks.push(event));
+    const summary = await run.run();
+    expect(summary).toMatchObject({ reason: 'stopped', message: 'enough postings for the report', pagesDone: 2, records: 40 });
+    expect(checks).toMatchObject([{ pages: 2, decision: 'stop', reason: 'enough postings for the report' }]);
+    expect(run.history.checks).toMatchObject([{ decision: 'stop' }]);
+  });
+
+  it('a run cancelled after 4 pages resumes from its file store: the output equals an uninterrupted run, no finished page loaded again', async () => {
+    const site = await start();
+    const dir = await mkdtemp(join(tmpdir(), 'plannav-collect-'));
+    try {
+      const first = collector(site, { store: fileCollectionStore<Job>(dir) });
+      let finished = 0;
+      first.on('collect-page', () => {
+        if (++finished === 4) first.cancel('interrupted on purpose');
+      });
+      const firstSummary = await first.run();
+      expect(firstSummary).toMatchObject({ reason: 'cancelled', pagesDone: 4 });
+      const afterFirst = site.hits();
+
+      const second = collector(site, { store: fileCollectionStore<Job>(dir) });
+      const secondSummary = await second.run();
+      expect(secondSummary).toMatchObject({ reason: 'done', pagesDone: 12, records: 240, duplicates: 0 });
+      // A page the first run finished was not loaded by the second.
+      for (const [path, count] of Object.entries(afterFirst)) if (path.startsWith('/jobs')) expect(site.hits()[path], path).toBe(count);
+      expectEachOnce(site, '/jobs');
+
+      const stored: Job[] = [];
+      for await (const record of fileCollectionStore<Job>(dir).records()) stored.push(record.data);
+      const uninterrupted = await records(collector(site));
+      const sortById = (jobs: readonly Job[]): Job[] => [...jobs].sort((a, b) => a.id.localeCompare(b.id));
+      expect(stored).toHaveLength(240);
+      expect(sortById(stored)).toEqual(sortById(uninterrupted));
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('two browsers, concurrency 2, perHost.maxConcurrent 1: every posting once, the site never sees two requests at once', async () => {
+    const site = await start();
+    const run = collector(site, { browser: undefined, browsers: [browser, secondBrowser], concurrency: 2, perHost: { maxConcurrent: 1 } });
+    const found = records(run);
+    const summary = await run.run();
+    expect(summary).toMatchObject({ reason: 'done', pagesDone: 12, records: 240, duplicates: 0 });
+    expect(idsOf(await found)).toEqual(idsOf(site.reachableItems));
+    expectEachOnce(site, '/jobs');
+    expect(site.maxInFlight()).toBe(1);
+  });
+});
