@@ -57,6 +57,12 @@ export const entries = [
     src: 'src/node/index.ts',
     summary: 'Runs on disk (Node only): history files and journals, and a run as a GIF or an HTML report.',
   },
+  {
+    name: 'bullmq',
+    subpath: './bullmq',
+    src: 'src/bullmq/index.ts',
+    summary: 'A collection on many machines as BullMQ jobs on Redis (Node only): a coordinator and workers; needs the optional peers `bullmq` and `ioredis`.',
+  },
 ];
 
 /**

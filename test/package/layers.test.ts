@@ -45,13 +45,14 @@ const LAYERS: Record<string, string[]> = {
   playwright: ['browser', 'dom', 'chromium', ...BASE],
   puppeteer: ['browser', 'dom', 'chromium', ...BASE],
   node: ['collect', 'history', 'llm', 'browser', ...BASE], // plannav/node: history files, journals, GIF and report (Node only)
+  bullmq: ['collect', 'agents', ...MIDDLE, ...BOTTOM, ...BASE], // plannav/bullmq: a collection as BullMQ jobs on Redis (Node only)
 };
 
 /** Folders of src/ that are not core: not checked here, and no core file may import them. */
 const NOT_CORE = ['testing'];
 
 /** Layers that may import Node builtins: the Playwright and Puppeteer drivers, and the code they share, run in Node only. */
-const NODE_ONLY = ['chromium', 'playwright', 'puppeteer', 'node'];
+const NODE_ONLY = ['chromium', 'playwright', 'puppeteer', 'node', 'bullmq'];
 
 /** The page runtime (src/dom/page/) is bundled into the script pages run: it may import only itself, the DOM types and these packages. */
 const PAGE_RUNTIME = join('src', 'dom', 'page');

@@ -1,0 +1,282 @@
+// A collection worker: takes page jobs from the BullMQ queue of a collection and does the page
+// step with its own browsers. It commits nothing: results go back as the job's return value.
+
+import { Worker, type ConnectionOptions, type Job } from 'bullmq';
+import { Redis } from 'ioredis';
+import type { z } from 'zod';
+import { builtinActions } from '../actions/builtin/index';
+import { ActionRegistry } from '../actions/registry';
+import type { Action } from '../actions/types';
+import { redactingClient } from '../agents/secret-guard';
+import type { BrowserDriver } from '../browser/types';
+import type { BrowserPool } from '../collect/options';
+import { PageExtractor } from '../collect/page-extraction';
+import { countingClient, pageSlot, readPage, type PageModelCall, type PageSlot, type PageStepContext } from '../collect/page-step';
+import { ConfigError, isFatalError, TimeoutError } from '../errors';
+import { toErrorInfo } from '../history/error-info';
+import type { LLMClient } from '../llm/types';
+import { addUsage, emptyUsage, type TokenUsage } from '../llm/usage';
+import { SecretStore, type SecretsOption } from '../security/secrets';
+import { UrlPolicy } from '../security/url-policy';
+import { withDeadline } from '../util/deadline';
+import { EventHub } from '../util/event-hub';
+import {
+  checkName,
+  keysOf,
+  queueName,
+  queuePrefix,
+  redisOptions,
+  type PageJobData,
+  type PageJobResult,
+  type RedisConnection,
+  type RunSettings,
+} from './protocol';
+
+/**
+ * Options of {@link createCollectionWorker}.
+ * @public
+ */
+export interface CollectionWorkerOptions<TRecord = unknown> {
+  /**
+   * Where Redis is: the same as the coordinator's.
+   * @example `'redis://10.0.0.5:6379'`
+   */
+  readonly connection: RedisConnection;
+  /** The collection's name: the same as the coordinator's. */
+  readonly name: string;
+  /** The model of the page step (survey, interaction, extraction) unless a role has its own. */
+  readonly llm: LLMClient;
+  /** The model that reads the pages for records. @defaultValue `llm` */
+  readonly extractionLLM?: LLMClient | undefined;
+  /** The model that surveys each page and runs the short interaction tasks. @defaultValue `llm` */
+  readonly navigatorLLM?: LLMClient | undefined;
+  /**
+   * The browser: one driver (your own, or a remote one from `PlaywrightDriver.connect`), or a
+   * {@link BrowserPool} of `concurrency` browsers. The worker closes only the browsers the pool made.
+   */
+  readonly browser: BrowserDriver | BrowserPool;
+  /** The zod schema of one record: the same as the coordinator's. */
+  readonly schema: z.ZodType<TRecord>;
+  /** Pages read at the same time, one per browser; more than 1 needs a pool. @defaultValue 1 */
+  readonly concurrency?: number | undefined;
+  /** Actions added to the built-in ones for the interaction tasks. @defaultValue `[]` */
+  readonly actions?: readonly Action[] | undefined;
+  /** Secrets for the interaction tasks: the models never see their values, and records are redacted. */
+  readonly secrets?: SecretsOption | undefined;
+  /**
+   * Milliseconds a worker holds a page's lock; it renews it every half while the page runs. A worker
+   * that dies stops renewing it, and once it lapses the page is taken over by another worker.
+   * @defaultValue 30000
+   */
+  readonly lockDuration?: number | undefined;
+  /**
+   * Milliseconds between this worker's checks for stalled pages (pages whose worker lost its lock).
+   * A dead worker's page goes back to the queue within about `lockDuration + 2 × stalledInterval`.
+   * @defaultValue 15000
+   */
+  readonly stalledInterval?: number | undefined;
+  /**
+   * How many times one page may be taken over after its worker died before it counts as failed (a
+   * page that kills every browser that loads it must not go round forever).
+   * @defaultValue 2
+   */
+  readonly maxStalledCount?: number | undefined;
+}
+
+/**
+ * The events of a {@link CollectionWorker}.
+ * @public
+ */
+export interface CollectionWorkerEventMap {
+  /** A page starts on this worker. */
+  'page-start': { readonly url: string; readonly batch: string; readonly jobId: string; readonly timestamp: number };
+  /** A page ended on this worker (its result goes to the coordinator, which commits it). */
+  'page-end': {
+    readonly url: string;
+    readonly batch: string;
+    readonly jobId: string;
+    readonly status: 'done' | 'failed';
+    readonly records: number;
+    readonly timestamp: number;
+  };
+  /** Something worth knowing that changes nothing (a link the policy denies, a BullMQ connection error). */
+  'worker-warning': { readonly code: string; readonly message: string; readonly timestamp: number };
+}
+
+/**
+ * A running collection worker: {@link createCollectionWorker}.
+ * @public
+ */
+export interface CollectionWorker {
+  /** Listens to an event; returns this. */
+  on<K extends keyof CollectionWorkerEventMap>(name: K, listener: (event: CollectionWorkerEventMap[K]) => void): this;
+  /** Stops listening. */
+  off<K extends keyof CollectionWorkerEventMap>(name: K, listener: (event: CollectionWorkerEventMap[K]) => void): this;
+  /** Stops taking pages, waits for the pages in flight, closes the connections and the browsers the pool made. Idempotent. */
+  close(): Promise<void>;
+  [Symbol.asyncDispose](): Promise<void>;
+}
+
+const defaultLockDuration = 30_000;
+const defaultStalledInterval = 15_000;
+const defaultMaxStalledCount = 2;
+
+function positiveInteger(field: string, value: number | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (!Number.isInteger(value) || value < 1)
+    throw new ConfigError(`Option \`${field}\` of the collection worker must be a positive integer, got ${String(value)}.`, { field });
+  return value;
+}
+
+const isPool = (browser: BrowserDriver | BrowserPool): browser is BrowserPool =>
+  typeof (browser as BrowserPool).create === 'function' && typeof (browser as BrowserPool).size === 'number';
+
+/**
+ * Starts a worker of a BullMQ collection: it takes page jobs of the collection `name` from Redis and
+ * reads them (load, survey, interaction, records, next pages) with its own browsers. Start as many
+ * as you like, on any machine that reaches Redis and the site; the coordinator commits their results.
+ * @example
+ * ```ts
+ * const worker = await createCollectionWorker({
+ *   connection: 'redis://10.0.0.5:6379', name: 'jobs', llm, schema: Job,
+ *   browser: await PlaywrightDriver.connect({ wsEndpoint: 'ws://browsers:3000/' }),
+ * });
+ * process.on('SIGTERM', () => void worker.close());
+ * ```
+ * @public
+ */
+export async function createCollectionWorker<TRecord>(options: CollectionWorkerOptions<TRecord>): Promise<CollectionWorker> {
+  const name = checkName(options.name);
+  const concurrency = positiveInteger('concurrency', options.concurrency, 1);
+  const lockDuration = positiveInteger('lockDuration', options.lockDuration, defaultLockDuration);
+  const stalledInterval = positiveInteger('stalledInterval', options.stalledInterval, defaultStalledInterval);
+  const maxStalledCount = positiveInteger('maxStalledCount', options.maxStalledCount, defaultMaxStalledCount);
+  const browser = options.browser;
+  if (!isPool(browser) && concurrency > 1)
+    throw new ConfigError(`Option \`concurrency\` is ${concurrency} but one browser reads one page at a time: give a BrowserPool as \`browser\`.`, {
+      field: 'concurrency',
+    });
+  if (isPool(browser) && browser.size < concurrency)
+    throw new ConfigError(`Option \`concurrency\` is ${concurrency} but the browser pool makes at most ${browser.size}.`, { field: 'concurrency' });
+
+  const hub = new EventHub(() => undefined);
+  const emit = <K extends keyof CollectionWorkerEventMap>(event: K, payload: Omit<CollectionWorkerEventMap[K], 'timestamp'>): void =>
+    hub.emit(event, { ...payload, timestamp: Date.now() });
+  const secrets = new SecretStore(options.secrets);
+  const names = (options.actions ?? []).map((action) => action.name);
+  const registry = new ActionRegistry([...builtinActions().filter((action) => !names.includes(action.name)), ...(options.actions ?? [])]);
+  const navigatorBase = redactingClient(options.navigatorLLM ?? options.llm, secrets);
+  const extractionBase = redactingClient(options.extractionLLM ?? options.llm, secrets);
+  const keys = keysOf(name);
+  const connection = redisOptions(options.connection);
+  const { url, ...rest } = connection;
+  const redis = url === undefined ? new Redis(rest) : new Redis(url, rest);
+
+  // The browsers: one driver, or made by the pool as pages need them; a free one per page in flight.
+  const free: PageSlot[] = isPool(browser) ? [] : [pageSlot(browser, false)];
+  const made: BrowserDriver[] = [];
+  const takeSlot = async (): Promise<PageSlot> => {
+    const slot = free.pop();
+    if (slot) return slot;
+    if (!isPool(browser)) throw new Error('No free browser: the worker took more pages than its concurrency.');
+    const created = await browser.create();
+    made.push(created);
+    return pageSlot(created, false);
+  };
+
+  const process = async (job: Job<PageJobData, PageJobResult<TRecord>>): Promise<PageJobResult<TRecord>> => {
+    const page = job.data;
+    const jobId = job.id ?? '';
+    const started = Date.now();
+    let usage: TokenUsage = emptyUsage;
+    const count = (call: PageModelCall): void => {
+      usage = addUsage(usage, call.usage);
+    };
+    const raw = await redis.get(keys.settings);
+    if (raw === null) throw new Error(`The collection "${name}" has no settings in Redis: start its coordinator first.`);
+    const settings = JSON.parse(raw) as RunSettings;
+    const urlPolicy = new UrlPolicy({ allow: settings.urlPolicy.allow, deny: settings.urlPolicy.deny });
+    const context: PageStepContext<TRecord> = {
+      instruction: settings.instruction,
+      interactionSteps: settings.interactionSteps,
+      maxLoadMore: settings.maxLoadMore,
+      modelRetry: settings.modelRetry,
+      prices: undefined,
+      urlPolicy,
+      secrets,
+      registry,
+      extractor: new PageExtractor(options.schema, { retry: settings.modelRetry, maxChunkChars: settings.maxChunkChars }),
+      navigatorLLM: navigatorBase,
+      extractionLLM: countingClient(extractionBase, count),
+      navigatorObserver: { onCallEnd: (_attempt, outcome) => (usage = addUsage(usage, outcome.usage)) },
+      onInteractionCall: count,
+      checkpoint: async () => false,
+      warn: (code, message) => emit('worker-warning', { code, message }),
+    };
+    emit('page-start', { url: page.url, batch: page.batch, jobId });
+    const controller = new AbortController();
+    const slot = await takeSlot();
+    try {
+      const read = await withDeadline(
+        settings.pageTimeout,
+        controller.signal,
+        () => new TimeoutError(settings.pageTimeout, `Reading ${page.url}`),
+        (signal) => readPage(context, slot, { url: page.url, batch: page.batch, depth: page.depth }, signal),
+      );
+      const result: PageJobResult<TRecord> = {
+        status: 'done',
+        records: read.records.map((record) => secrets.redactDeep(record)),
+        invalid: read.invalid,
+        links: [...read.links],
+        loadMore: read.loadMore,
+        interaction: read.interaction,
+        usage,
+        durationMs: Date.now() - started,
+      };
+      emit('page-end', { url: page.url, batch: page.batch, jobId, status: 'done', records: read.records.length });
+      return result;
+    } catch (error) {
+      // A worker closing mid-page, or an error no page can route around (a rejected model key):
+      // the job fails in BullMQ, unread; the coordinator counts it as failed.
+      if (controller.signal.aborted || (!TimeoutError.isInstance(error) && isFatalError(error))) throw error;
+      emit('page-end', { url: page.url, batch: page.batch, jobId, status: 'failed', records: 0 });
+      return { status: 'failed', error: secrets.redactDeep(toErrorInfo(error)), usage, durationMs: Date.now() - started };
+    } finally {
+      free.push(slot);
+    }
+  };
+
+  const worker = new Worker<PageJobData, PageJobResult<TRecord>>(queueName(name), process, {
+    connection: connection as ConnectionOptions,
+    prefix: queuePrefix,
+    concurrency,
+    lockDuration,
+    stalledInterval,
+    maxStalledCount,
+  });
+  worker.on('error', (error) => emit('worker-warning', { code: 'BULLMQ_ERROR', message: error.message }));
+  await worker.waitUntilReady();
+
+  let closing: Promise<void> | undefined;
+  const close = (): Promise<void> => {
+    closing ??= (async () => {
+      await worker.close();
+      await redis.quit().catch(() => redis.disconnect());
+      for (const driver of made) await driver.close().catch(() => undefined);
+    })();
+    return closing;
+  };
+  const handle: CollectionWorker = {
+    on(event, listener) {
+      hub.on(event, listener);
+      return handle;
+    },
+    off(event, listener) {
+      hub.off(event, listener);
+      return handle;
+    },
+    close,
+    [Symbol.asyncDispose]: close,
+  };
+  return handle;
+}

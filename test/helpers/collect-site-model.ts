@@ -1,0 +1,68 @@
+// A scripted model for the collection site (examples/collect-site) in headless Chromium: it
+// decides only from what it is shown, as a model would. Shared by tests that run in child processes.
+import { z } from 'zod';
+import { ScriptedLLM, type ScriptedRequest, type ScriptedResponse, scriptedActions } from '../../src/testing/index';
+
+/** One posting of the collection site. */
+export const Job = z.object({
+  id: z.string().describe('The posting id, the last part of its link'),
+  title: z.string(),
+  company: z.string(),
+  salary: z.string(),
+  link: z.string(),
+});
+export type Job = z.output<typeof Job>;
+
+function survey(text: string): ScriptedResponse {
+  const pageError = /error 500|Something went wrong/.test(text) ? '500 Internal Server Error' : '';
+  const blocked = /Accept the cookies/.test(text) ? 'accept the cookie banner' : '';
+  const nextPages = [...text.matchAll(/<a[^>]*href=["']?([^"'\s>]*\/jobs\?page=\d+)["']?[^>]*>/g)].map((match) => match[1] as string);
+  const loadMore = /\[(\d+)\]<button[^>]*>Load more/.exec(text);
+  return {
+    object: {
+      page_error: pageError,
+      blocked_by: blocked,
+      next_pages: nextPages,
+      load_more_index: loadMore ? Number(loadMore[1]) : null,
+      infinite_scroll: /Scroll down for more jobs/.test(text),
+    },
+  };
+}
+
+function extract(text: string): ScriptedResponse {
+  const records: Job[] = [];
+  const pattern = /\[([^\]]+)\]\((https?:\/\/[^)\s]*\/job\/(job-\d+))\)\s+([^\n]+)\s+([^\n]+)\s+(\$[^\n]+ a year)/g;
+  for (const match of text.matchAll(pattern)) {
+    records.push({
+      id: match[3] as string,
+      title: match[1] as string,
+      company: (match[4] as string).trim(),
+      salary: (match[6] as string).trim(),
+      link: match[2] as string,
+    });
+  }
+  return { object: { records } };
+}
+
+/** The model of the survey, extraction, interaction and progress check on the collection site. */
+export function collectSiteModel(options: { check?: (request: ScriptedRequest) => ScriptedResponse } = {}): ScriptedLLM {
+  return new ScriptedLLM({
+    respond: (request) => {
+      const text = request.lastUserText;
+      switch (request.output?.name) {
+        case 'collect_survey':
+          return survey(text);
+        case 'collect_extract':
+          return extract(text);
+        case 'collect_check':
+          return options.check?.(request) ?? { object: { decision: 'continue', reason: 'the postings look right', instruction: '' } };
+        case 'navigator_output': {
+          const accept = /\[(\d+)\]<button[^>]*>Accept/.exec(text);
+          return accept ? scriptedActions([{ click_element: { index: Number(accept[1]) } }]) : scriptedActions([{ done: { text: 'ready', success: true } }]);
+        }
+        default:
+          return { fail: 'status', status: 400, message: `unexpected call ${request.output?.name ?? request.agent}` };
+      }
+    },
+  });
+}
