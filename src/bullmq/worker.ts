@@ -52,7 +52,7 @@ export interface CollectionWorkerOptions<TRecord = unknown> {
   readonly navigatorLLM?: LLMClient | undefined;
   /**
    * The browser: one driver (your own, or a remote one from `PlaywrightDriver.connect`), or a
-   * {@link BrowserPool} of `concurrency` browsers. The worker closes only the browsers the pool made.
+   * `BrowserPool` (of `plannav`) of `concurrency` browsers. The worker closes only the browsers the pool made.
    */
   readonly browser: BrowserDriver | BrowserPool;
   /** The zod schema of one record: the same as the coordinator's. */
