@@ -33,7 +33,7 @@ export interface PackedProject {
  * `@types/json-schema` is there because the AI SDK's own declarations import it without
  * depending on it, which `skipLibCheck: false` reports.
  */
-const BESIDE_PLANNAV = ['ai', 'zod', 'playwright-core', 'puppeteer-core', 'typescript', '@types/node', '@types/json-schema'];
+const BESIDE_PLANNAV = ['ai', 'zod', 'playwright-core', 'puppeteer-core', 'bullmq', 'ioredis', 'typescript', '@types/node', '@types/json-schema'];
 
 /** How long a file waits for another one that is installing the project. */
 const WAIT_MS = 240_000;
