@@ -2,7 +2,9 @@
 // every frame, worker and service worker to a denied URL is failed before it is sent. Documents stay the navigation guard's.
 
 import type { BlockedNavigation, NavigationGuard, NavigationGuardStatus, UrlDecision } from '../browser/types';
+import type { UrlPolicyRules } from '../security/url-policy';
 import { firstLine } from './call';
+import { uncoveredWebSockets, WebSocketTargets, type CdpChannel } from './websocket-targets';
 
 /** The CDP event of a request paused by the Fetch domain, as far as the guard reads it. */
 export interface PausedRequest {
@@ -20,7 +22,19 @@ export interface BrowserSession {
   send(method: string, params?: Record<string, unknown>): Promise<unknown>;
   onPaused(listener: (event: PausedRequest) => void): void;
   detach(): Promise<void>;
+  /**
+   * The session as a flat-protocol channel, for the WebSocket guard (see websocket-targets.ts):
+   * only when the library gives the sessions of the targets it auto-attaches (Puppeteer does,
+   * Playwright's public API does not). Without it, WebSocket handshakes go unchecked.
+   */
+  readonly channel?: CdpChannel | undefined;
 }
+
+/**
+ * A guard that can also check WebSocket handshakes: its verdicts as `UrlPolicy.toRules()` data,
+ * which the wrapper in each page and worker decides on by itself, synchronously.
+ */
+type RuledGuard = NavigationGuard & { readonly rules?: UrlPolicyRules | undefined };
 
 /** Where the guard applies. */
 export interface RequestGuardOptions {
@@ -47,14 +61,20 @@ const allRequests = [{ urlPattern: '*', requestStage: 'Request' }] as const;
  * navigation guard decides those and reports them with their own kind.
  *
  * WebSockets are not seen by the Fetch domain, and `Network.setBlockedURLs` (with `urls` or
- * `urlPatterns`) does not stop their handshake either (tried in headless Chromium 156, in pages,
- * workers and service workers): they are the limit of this guard, and the drivers say so.
+ * `urlPatterns`, on the browser's or each target's session) does not stop their handshake either
+ * (headless Chromium 156). When the guard gives its rules (`rules`, `UrlPolicy.toRules()`) and
+ * the session its targets' sessions, a wrapper of `WebSocket` in every page, frame and worker,
+ * installed before it runs, throws a `SecurityError` for a denied URL (websocket-targets.ts), but
+ * not in shared and service workers; otherwise WebSockets are the limit of this guard. The drivers
+ * say what is not covered.
  */
 export class RequestGuard {
   private guard: NavigationGuard;
   private readonly session: BrowserSession;
   private readonly options: RequestGuardOptions;
   private disposed = false;
+  /** The WebSocket wrapper in every target, while the guard gives rules and the session a channel. */
+  private webSockets: WebSocketTargets | undefined;
 
   private constructor(session: BrowserSession, guard: NavigationGuard, options: RequestGuardOptions) {
     this.session = session;
@@ -68,6 +88,7 @@ export class RequestGuard {
     session.onPaused((event) => void requestGuard.paused(event));
     try {
       await session.send('Fetch.enable', { patterns: allRequests.map((pattern) => ({ ...pattern })) });
+      await requestGuard.updateWebSockets();
       await requestGuard.restartServiceWorkers();
     } catch (error) {
       await requestGuard.dispose();
@@ -77,14 +98,40 @@ export class RequestGuard {
   }
 
   /** Enforces another guard from now on, without a gap. */
-  replace(guard: NavigationGuard): void {
+  async replace(guard: NavigationGuard): Promise<void> {
     this.guard = guard;
+    await this.updateWebSockets().catch(() => undefined);
+  }
+
+  /** Whether WebSocket handshakes are checked too. */
+  get checksWebSockets(): boolean {
+    return this.webSockets !== undefined;
+  }
+
+  /** Starts, updates or stops the WebSocket wrapper as the guard's rules say. */
+  private async updateWebSockets(): Promise<void> {
+    const rules = (this.guard as RuledGuard).rules;
+    const channel = this.session.channel;
+    if (!rules || !channel) {
+      const previous = this.webSockets;
+      this.webSockets = undefined;
+      await previous?.stop();
+      return;
+    }
+    if (this.webSockets) return this.webSockets.update(rules);
+    const onBlocked = (url: string): void => {
+      const decision = this.decide(url.replace(/^ws(s?):/i, 'http$1:'));
+      if (!decision.allowed) this.report({ url, reason: decision.reason, kind: 'request' });
+    };
+    this.webSockets = await WebSocketTargets.start(channel, rules, onBlocked, this.options.browserContextId);
   }
 
   /** Stops intercepting and detaches the session; requests paused meanwhile go on. Idempotent. */
   async dispose(): Promise<void> {
     if (this.disposed) return;
     this.disposed = true;
+    await this.webSockets?.stop().catch(() => undefined);
+    this.webSockets = undefined;
     await this.session.send('Fetch.disable').catch(() => undefined);
     await this.session.detach().catch(() => undefined);
   }
@@ -160,7 +207,9 @@ function isSpeculative(event: PausedRequest): boolean {
 }
 
 /** What the drivers let through in the `all-requests` scope: see {@link RequestGuard}. */
-const unenforcedRequests = ['WebSocket handshakes (the Fetch domain does not see them)'] as const;
+const unenforcedRequests = [
+  'WebSocket handshakes (the Fetch domain does not see them; checked only with a guard that gives its rules, in the Puppeteer driver)',
+] as const;
 
 /**
  * Brings a driver's request guard in line with the guard given to `setNavigationGuard`: started
@@ -178,7 +227,7 @@ export async function updateRequestGuard(
     return { requestGuard: undefined, status: { scope: 'navigation' } };
   }
   let requestGuard = current;
-  if (requestGuard) requestGuard.replace(guard);
+  if (requestGuard) await requestGuard.replace(guard);
   else {
     try {
       const { session, options } = await open();
@@ -187,5 +236,5 @@ export async function updateRequestGuard(
       return { requestGuard: undefined, status: { scope: 'navigation' } };
     }
   }
-  return { requestGuard, status: { scope: 'all-requests', unenforced: unenforcedRequests } };
+  return { requestGuard, status: { scope: 'all-requests', unenforced: requestGuard.checksWebSockets ? [uncoveredWebSockets] : unenforcedRequests } };
 }

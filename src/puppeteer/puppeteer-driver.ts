@@ -5,6 +5,7 @@ import { rmSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import puppeteer, {
   type Browser,
+  type CDPSession,
   type BrowserContext,
   type Dialog,
   type ElementHandle,
@@ -39,6 +40,7 @@ import { chromiumLaunchArgs } from '../chromium/launch-args';
 import { createProfile, removeProfileWhenGone } from '../chromium/profile';
 import { resolveSettleOptions } from '../chromium/settle-options';
 import { updateRequestGuard, type BrowserSession, type RequestGuard, type RequestGuardOptions } from '../chromium/request-guard';
+import type { CdpChannel } from '../chromium/websocket-targets';
 import { FrameRegistry } from './frames';
 import { pressKeys } from './keyboard';
 import { NavigationGuardEnforcer } from './navigation-guard';
@@ -561,8 +563,9 @@ export class PuppeteerDriver implements BrowserDriver {
    * them (its profile turns speculative loading off), but in an attached or connected browser
    * their prefetches and prerenders are not stopped. With `guard.scope` `all-requests`, every
    * other request of the browser's frames, workers and service workers to a denied URL fails
-   * before it is sent (a browser-level CDP session's Fetch domain), reported with kind `request`;
-   * WebSocket handshakes are not seen, and the status says so.
+   * before it is sent (a browser-level CDP session's Fetch domain), reported with kind `request`.
+   * WebSocket handshakes are stopped in pages, frames and dedicated workers only when the guard
+   * gives its rules (`rules`, from `UrlPolicy.toRules()`); the status says what is not covered.
    */
   async setNavigationGuard(guard: NavigationGuard | undefined, options?: CallOptions): Promise<NavigationGuardStatus> {
     return this.guarded('setNavigationGuard()', options, () => {
@@ -602,6 +605,7 @@ export class PuppeteerDriver implements BrowserDriver {
         send: (method, params) => session.send(method as 'Fetch.enable', params),
         onPaused: (listener) => session.on('Fetch.requestPaused', listener),
         detach: () => session.detach(),
+        channel: cdpChannel(session),
       },
       // A launched browser's requests are all the driver's; elsewhere other contexts' go on.
       options: { browserContextId: this.owned.launched === true ? undefined : this.context.id },
@@ -910,4 +914,16 @@ function staleElement(ref: ElementRef, reason: string): BrowserError {
   return new BrowserError(`Element ${ref.index} (<${ref.tagName}>) is no longer on the page: ${reason}. Read the new page state and choose again.`, {
     retryable: true,
   });
+}
+
+/** A Puppeteer session as the WebSocket guard's flat channel: Puppeteer makes a session of every target attached through it. */
+function cdpChannel(session: CDPSession): CdpChannel {
+  return {
+    send: (method, params) => session.send(method as 'Runtime.evaluate', params as never),
+    on: (event, listener) => void session.on(event as 'Runtime.bindingCalled', listener as never),
+    child: (sessionId) => {
+      const child = session.connection()?.session(sessionId);
+      return child ? cdpChannel(child) : undefined;
+    },
+  };
 }

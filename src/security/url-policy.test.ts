@@ -1,5 +1,7 @@
+import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import { configErrorOf } from '../../test/helpers/rejection';
+import { allowedByRules } from '../chromium/websocket-guard';
 import { UrlPolicy, type UrlPolicyOptions } from './url-policy';
 
 interface Row {
@@ -223,6 +225,23 @@ describe('UrlPolicy.check', () => {
     const policy = new UrlPolicy();
     expect(policy.check(undefined as unknown as string)).toEqual({ allowed: false, reason: 'not an absolute URL' });
     expect(policy.check({ toString: () => 'https://example.com/' } as unknown as string).allowed).toBe(false);
+  });
+});
+
+describe('UrlPolicy.toRules and allowedByRules (the WebSocket guard inside pages)', () => {
+  it.each(rows)('agree with check: $why: $url', (row) => {
+    const policy = new UrlPolicy({ allow: row.allow, deny: row.deny });
+    const rules = JSON.parse(JSON.stringify(policy.toRules())) as ReturnType<UrlPolicy['toRules']>;
+    expect(allowedByRules(rules, row.url)).toBe(policy.check(row.url).allowed);
+  });
+
+  it('runs from its source alone, as it does in a page', () => {
+    const policy = new UrlPolicy({ allow: ['example.com'], deny: ['admin.example.com'] });
+    // Another realm, with nothing of this module's scope: only its own URL, as a page has.
+    const isolated = runInNewContext(`(${allowedByRules.toString()})`, { URL }) as typeof allowedByRules;
+    for (const url of ['https://example.com/', 'https://admin.example.com/', 'https://EXAMPLE.com./x', 'https://other.example/']) {
+      expect(isolated(policy.toRules(), url)).toBe(policy.check(url).allowed);
+    }
   });
 });
 

@@ -46,6 +46,19 @@ export interface UrlPolicyOptions {
   readonly deny?: readonly string[] | undefined;
 }
 
+/**
+ * A {@link UrlPolicy}'s compiled lists as plain data (JSON-serialisable), for a checker that runs
+ * where the policy object cannot, such as inside a page: hosts in the normal form of
+ * `normalizeHost`, URL entries as the key `check` compares (scheme, host, port, path, query).
+ */
+export interface UrlPolicyRules {
+  readonly allow: readonly UrlPolicyRule[];
+  readonly deny: readonly UrlPolicyRule[];
+}
+
+/** One entry of {@link UrlPolicyRules}. */
+export type UrlPolicyRule = { readonly kind: 'host'; readonly host: string; readonly subdomainsOnly: boolean } | { readonly kind: 'url'; readonly key: string };
+
 type Rule = { readonly kind: 'host'; readonly text: string; readonly host: HostRule } | { readonly kind: 'url'; readonly text: string; readonly key: string };
 
 type ListName = 'allow' | 'deny';
@@ -108,6 +121,13 @@ export class UrlPolicy {
     this.allow = Object.freeze(this.allowRules.map((rule) => rule.text));
     this.deny = Object.freeze(this.denyRules.map((rule) => rule.text));
     this.restrictive = this.allowRules.length > 0 || this.denyRules.length > 0;
+  }
+
+  /** The compiled lists as plain data, for a checker that cannot call `check` (such as a driver's WebSocket guard inside pages), with the same verdicts. */
+  toRules(): UrlPolicyRules {
+    const data = (rule: Rule): UrlPolicyRule =>
+      rule.kind === 'host' ? { kind: 'host', host: rule.host.host, subdomainsOnly: rule.host.subdomainsOnly } : { kind: 'url', key: rule.key };
+    return { allow: this.allowRules.map(data), deny: this.denyRules.map(data) };
   }
 
   /** The verdict on `url`, with a short reason the model and a log reader understand. */

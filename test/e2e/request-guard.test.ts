@@ -8,6 +8,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { BlockedNavigation, BrowserDriver, NavigationGuard, NavigationGuardStatus } from '../../src/browser/types';
 import { PlaywrightDriver } from '../../src/playwright/index';
 import { PuppeteerDriver } from '../../src/puppeteer/index';
+import { UrlPolicy } from '../../src/security/url-policy';
 
 const fixturesDir = resolve(import.meta.dirname, '../fixtures');
 
@@ -15,18 +16,29 @@ const fixturesDir = resolve(import.meta.dirname, '../fixtures');
 const workerScript = `
 const to = new URL(self.location.href).searchParams.get('to');
 fetch(to + '/worker-fetch', { mode: 'no-cors' }).then(() => postMessage('fetch'), () => postMessage('fetch failed'));
-const socket = new WebSocket(to.replace(/^http/, 'ws') + '/worker-websocket');
-socket.onerror = () => postMessage('websocket failed');`;
+try {
+  const socket = new WebSocket(to.replace(/^http/, 'ws') + '/worker-websocket');
+  socket.onerror = () => postMessage('websocket failed');
+} catch (error) {
+  postMessage('websocket ' + error.name);
+}`;
 
 /** A service worker that, asked by its page, sends its own request and opens a WebSocket. */
 const serviceWorkerScript = `
 const to = new URL(self.location.href).searchParams.get('to');
 self.addEventListener('install', () => self.skipWaiting());
+try {
+  new WebSocket(to.replace(/^http/, 'ws') + '/service-worker-start-websocket');
+} catch {}
 self.addEventListener('activate', (event) => event.waitUntil(self.clients.claim()));
 self.addEventListener('message', (event) => {
   fetch(to + '/service-worker-fetch', { mode: 'no-cors' }).then(() => event.source.postMessage('fetch'), () => event.source.postMessage('fetch failed'));
-  const socket = new WebSocket(to.replace(/^http/, 'ws') + '/service-worker-websocket');
-  socket.onerror = () => event.source.postMessage('websocket failed');
+  try {
+    const socket = new WebSocket(to.replace(/^http/, 'ws') + '/service-worker-websocket');
+    socket.onerror = () => event.source.postMessage('websocket failed');
+  } catch (error) {
+    event.source.postMessage('websocket ' + error.name);
+  }
 });`;
 
 /** What the recording server received: HTTP requests and WebSocket upgrades, by path. */
@@ -61,6 +73,12 @@ const site = createServer((request: IncomingMessage, response: ServerResponse) =
       response.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' }).end(page),
     );
   }
+  if (path === '/request-guard/retry.html') {
+    // Tries a WebSocket to ?to= every 100 ms, for as long as it stays open.
+    const retry = `const to = new URL(location.href).searchParams.get('to').replace(/^http/, 'ws');
+      setInterval(() => { try { new WebSocket(to + '/retry'); } catch {} }, 100);`;
+    return void response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(`<!doctype html><title>Retry</title><script>${retry}</script>`);
+  }
   response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end('<!doctype html><title>Sink</title>');
 });
 
@@ -84,12 +102,18 @@ beforeEach(() => {
   recording.upgrades.length = 0;
 });
 
+/** The recording server's host, denied; its rules let a driver check WebSockets inside the page. */
+const policy = new UrlPolicy({ deny: ['127.0.0.2'] });
+
 /** Denies the recording server's host; records what the driver reports. */
-function hostGuard(scope: NavigationGuard['scope']): NavigationGuard & { readonly reports: BlockedNavigation[] } {
+function hostGuard(
+  scope: NavigationGuard['scope'],
+): NavigationGuard & { readonly reports: BlockedNavigation[]; readonly rules: ReturnType<UrlPolicy['toRules']> } {
   const reports: BlockedNavigation[] = [];
   return {
     reports,
     scope,
+    rules: policy.toRules(),
     check: (url) => {
       const { hostname } = new URL(url);
       return hostname === '127.0.0.2' ? { allowed: false, reason: 'host 127.0.0.2 is on the deny list' } : { allowed: true, reason: 'allowed' };
@@ -102,7 +126,11 @@ const sleep = (ms: number): Promise<void> => new Promise((done) => setTimeout(do
 
 /** The paths every run of the page aims at the recording server over HTTP. */
 const httpPaths = ['/fetch', '/xhr', '/image', '/beacon', '/ping', '/worker-fetch', '/service-worker-fetch'];
-const socketPaths = ['/websocket', '/worker-websocket', '/service-worker-websocket'];
+/** The WebSockets of the page, a same-origin about:blank frame it makes, and its dedicated worker. */
+const documentSocketPaths = ['/websocket', '/blank-frame-websocket', '/worker-websocket'];
+/** The service worker's WebSockets, at its start and at a message. */
+const serviceWorkerSocketPaths = ['/service-worker-start-websocket', '/service-worker-websocket'];
+const socketPaths = [...documentSocketPaths, ...serviceWorkerSocketPaths];
 
 /** Loads the page and waits until each of its requests either reached the recorder or was reported stopped. */
 async function firePage(driver: BrowserDriver, guard: ReturnType<typeof hostGuard>): Promise<void> {
@@ -114,12 +142,13 @@ async function firePage(driver: BrowserDriver, guard: ReturnType<typeof hostGuar
   await sleep(500);
 }
 
-const drivers: readonly { readonly name: string; readonly launch: () => Promise<BrowserDriver> }[] = [
-  { name: 'PlaywrightDriver', launch: () => PlaywrightDriver.launch({ settle: { maxWaitMs: 1000 } }) },
-  { name: 'PuppeteerDriver', launch: () => PuppeteerDriver.launch({ settle: { maxWaitMs: 1000 } }) },
+const drivers: readonly { readonly name: string; readonly launch: () => Promise<BrowserDriver>; readonly webSockets: boolean }[] = [
+  // Playwright's public API gives no session of the targets a CDP session auto-attaches: no WebSocket guard.
+  { name: 'PlaywrightDriver', launch: () => PlaywrightDriver.launch({ settle: { maxWaitMs: 1000 } }), webSockets: false },
+  { name: 'PuppeteerDriver', launch: () => PuppeteerDriver.launch({ settle: { maxWaitMs: 1000 } }), webSockets: true },
 ];
 
-describe.each(drivers)('$name', ({ launch }) => {
+describe.each(drivers)('$name', ({ launch, webSockets }) => {
   let driver: BrowserDriver;
 
   beforeAll(async () => {
@@ -149,7 +178,7 @@ describe.each(drivers)('$name', ({ launch }) => {
     const guard = hostGuard('all-requests');
     const status = (await driver.setNavigationGuard?.(guard)) as NavigationGuardStatus;
     expect(status.scope).toBe('all-requests');
-    expect(status.unenforced).toEqual([expect.stringMatching(/WebSocket/)]);
+    expect(status.unenforced).toEqual([expect.stringMatching(webSockets ? /WebSocket handshakes of shared and service workers/ : /WebSocket/)]);
     await firePage(driver, guard);
     expect(recording.requests).toEqual([]);
     const reported = guard.reports.map((report) => new URL(report.url).pathname);
@@ -157,13 +186,39 @@ describe.each(drivers)('$name', ({ launch }) => {
     expect(guard.reports.every((report) => report.kind === 'request' && report.reason === 'host 127.0.0.2 is on the deny list')).toBe(true);
   });
 
-  // The limit the drivers report in `unenforced`: neither the Fetch domain nor Network.setBlockedURLs
-  // sees a WebSocket handshake in Chromium. This test fails while that is so; it.fails keeps it honest.
-  it.fails('with all-requests, stops WebSocket handshakes too (not yet: see unenforced)', async () => {
+  // Neither the Fetch domain nor Network.setBlockedURLs sees a WebSocket handshake in Chromium: a
+  // wrapper of WebSocket in every page, frame and dedicated worker does. Where a driver cannot
+  // install it (it.fails), it says so in `unenforced`.
+  (webSockets ? it : it.fails)('with all-requests, stops WebSocket handshakes of the page, an about:blank frame and a worker', async () => {
     const guard = hostGuard('all-requests');
     await driver.setNavigationGuard?.(guard);
     await firePage(driver, guard);
-    expect(recording.upgrades).toEqual([]);
+    for (const path of documentSocketPaths) expect(recording.upgrades).not.toContain(path);
+    const reported = guard.reports.map((report) => new URL(report.url).pathname);
+    for (const path of documentSocketPaths) expect(reported).toContain(path);
+    expect(guard.reports.every((report) => report.kind === 'request')).toBe(true);
+  });
+
+  // Not yet: a service worker answers CDP only once its script runs (see websocket-targets.ts); `unenforced` says so.
+  // (Without the wrapper, whether this service worker gets to run again under the Fetch guard varies: skipped.)
+  (webSockets ? it.fails : it.skip)('with all-requests, stops WebSocket handshakes of a service worker (not yet: see unenforced)', async () => {
+    const guard = hostGuard('all-requests');
+    await driver.setNavigationGuard?.(guard);
+    await firePage(driver, guard);
+    for (const path of serviceWorkerSocketPaths) expect(recording.upgrades).not.toContain(path);
+  });
+
+  it.runIf(webSockets)('lets WebSockets through again once the guard goes back to the navigation scope', async () => {
+    const guard = hostGuard('all-requests');
+    await driver.setNavigationGuard?.(guard);
+    await driver.goto(`${siteOrigin}/request-guard/retry.html?to=${encodeURIComponent(deniedOrigin)}`);
+    await sleep(500);
+    expect(recording.upgrades).not.toContain('/retry');
+    expect(guard.reports.some((report) => report.url.endsWith('/retry'))).toBe(true);
+    await driver.setNavigationGuard?.(hostGuard('navigation'));
+    // The document loaded under the guard keeps its wrapper, switched off.
+    for (const end = Date.now() + 3000; Date.now() < end && !recording.upgrades.includes('/retry');) await sleep(50);
+    expect(recording.upgrades).toContain('/retry');
   });
 
   it('stops checking requests when the guard goes back to the navigation scope', async () => {
