@@ -29,7 +29,7 @@ export type {
   UrlDecision,
 } from './browser/types';
 export { UrlPolicy } from './security/url-policy';
-export type { UrlPolicyOptions } from './security/url-policy';
+export type { UrlPolicyOptions, UrlPolicyRule, UrlPolicyRules } from './security/url-policy';
 export type { SecretValue, SecretsOption } from './security/secrets';
 export { matchesUrlPattern } from './security/url-pattern';
 export type { PageState } from './browser/page-state';

@@ -175,6 +175,13 @@ export interface NavigationGuard {
    * @defaultValue 'navigation'
    */
   readonly scope?: NavigationGuardScope | undefined;
+  /**
+   * The policy's lists as plain data (`UrlPolicy.toRules()`), for checks a driver must make where
+   * `check` cannot be called synchronously: inside pages and workers (the Puppeteer driver's
+   * WebSocket check with `all-requests`). Optional: without them such checks are not made, and the
+   * driver says so in `unenforced`.
+   */
+  readonly rules?: UrlPolicyRules | undefined;
 }
 
 /** What a {@link NavigationGuard} covers: see {@link NavigationGuard.scope}. @public */
@@ -194,6 +201,20 @@ export interface NavigationGuardStatus {
    */
   readonly unenforced?: readonly string[] | undefined;
 }
+
+/**
+ * A {@link UrlPolicy}'s compiled lists as plain data (JSON-serialisable), for a checker that runs
+ * where the policy object cannot, such as inside a page: hosts in the normal form of the policy,
+ * URL entries as the key `check` compares (scheme, host, port, path, query).
+ * @public
+ */
+export interface UrlPolicyRules {
+  readonly allow: readonly UrlPolicyRule[];
+  readonly deny: readonly UrlPolicyRule[];
+}
+
+/** One entry of {@link UrlPolicyRules}. @public */
+export type UrlPolicyRule = { readonly kind: 'host'; readonly host: string; readonly subdomainsOnly: boolean } | { readonly kind: 'url'; readonly key: string };
 
 /**
  * A browser as plannav drives it. Implement this to plug in any browser (Puppeteer, a Chrome

@@ -2,7 +2,6 @@
 // every frame, worker and service worker to a denied URL is failed before it is sent. Documents stay the navigation guard's.
 
 import type { BlockedNavigation, NavigationGuard, NavigationGuardStatus, UrlDecision } from '../browser/types';
-import type { UrlPolicyRules } from '../security/url-policy';
 import { firstLine } from './call';
 import { uncoveredWebSockets, WebSocketTargets, type CdpChannel } from './websocket-targets';
 
@@ -29,12 +28,6 @@ export interface BrowserSession {
    */
   readonly channel?: CdpChannel | undefined;
 }
-
-/**
- * A guard that can also check WebSocket handshakes: its verdicts as `UrlPolicy.toRules()` data,
- * which the wrapper in each page and worker decides on by itself, synchronously.
- */
-type RuledGuard = NavigationGuard & { readonly rules?: UrlPolicyRules | undefined };
 
 /** Where the guard applies. */
 export interface RequestGuardOptions {
@@ -110,7 +103,7 @@ export class RequestGuard {
 
   /** Starts, updates or stops the WebSocket wrapper as the guard's rules say. */
   private async updateWebSockets(): Promise<void> {
-    const rules = (this.guard as RuledGuard).rules;
+    const rules = this.guard.rules;
     const channel = this.session.channel;
     if (!rules || !channel) {
       const previous = this.webSockets;

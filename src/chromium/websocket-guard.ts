@@ -4,7 +4,7 @@
 // throws a SecurityError for a denied URL before the native constructor could connect.
 // Everything here but the types runs inside the page too: no imports, no outside references.
 
-import type { UrlPolicyRules } from '../security/url-policy';
+import type { UrlPolicyRules } from '../browser/types';
 
 /** What the wrapper in every realm decides on: whether it checks at all, and the rules. */
 export interface WebSocketGuardState {

@@ -4,7 +4,7 @@
 // and a reporting binding, then lets it run.
 
 import { randomUUID } from 'node:crypto';
-import type { UrlPolicyRules } from '../security/url-policy';
+import type { UrlPolicyRules } from '../browser/types';
 import { webSocketGuardSource, type WebSocketGuardState } from './websocket-guard';
 
 /** A CDP session of the flat protocol, as far as the WebSocket guard uses one. */

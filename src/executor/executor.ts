@@ -178,6 +178,8 @@ export class Executor<TData = unknown> {
       check: (url) => this.urlPolicy.check(url),
       blocked: (navigation) => this.guardBlocked(navigation),
       scope: this.options.urlPolicy.scope,
+      // For the checks a driver makes inside pages and workers (the Puppeteer driver's WebSocket check).
+      rules: this.urlPolicy.toRules(),
     };
     const excluded = new Set(this.options.excludeActions);
     const builtins = builtinActions(this.options.outputSchema);

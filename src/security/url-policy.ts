@@ -1,6 +1,7 @@
 // Which URLs the browser may load: allow and deny lists of hosts and exact URLs, decided on the
 // parsed URL, never on the raw string. Pure: no browser, no I/O, no `node:` imports.
 
+import type { UrlPolicyRule, UrlPolicyRules } from '../browser/types';
 import type { UrlDecision } from '../browser/types';
 import { ConfigError } from '../errors';
 import { formatHostRule, hasScheme, hostRuleMatches, isWebUrl, normalizeHost, parseAbsoluteUrl, parseHostRule, type HostRule } from './host';
@@ -46,18 +47,7 @@ export interface UrlPolicyOptions {
   readonly deny?: readonly string[] | undefined;
 }
 
-/**
- * A {@link UrlPolicy}'s compiled lists as plain data (JSON-serialisable), for a checker that runs
- * where the policy object cannot, such as inside a page: hosts in the normal form of
- * `normalizeHost`, URL entries as the key `check` compares (scheme, host, port, path, query).
- */
-export interface UrlPolicyRules {
-  readonly allow: readonly UrlPolicyRule[];
-  readonly deny: readonly UrlPolicyRule[];
-}
-
-/** One entry of {@link UrlPolicyRules}. */
-export type UrlPolicyRule = { readonly kind: 'host'; readonly host: string; readonly subdomainsOnly: boolean } | { readonly kind: 'url'; readonly key: string };
+export type { UrlPolicyRule, UrlPolicyRules } from '../browser/types';
 
 type Rule = { readonly kind: 'host'; readonly text: string; readonly host: HostRule } | { readonly kind: 'url'; readonly text: string; readonly key: string };
 
