@@ -3,7 +3,8 @@
 // on the corpus also extract_content's page side (page script, markdown) and the page-change probe.
 // Writes bench/results.json and the tables in bench/README.md, then runs the settle, links,
 // injection-guard and load-and-soak parts (bench/injection.ts, bench/soak.ts). `npm run bench -- --only soak` runs only
-// the soak, `--only injection` only the injection guard. Not part of `npm test`.
+// the soak, `--only injection` only the injection guard, `--only collect` only the collection part
+// (bench/collect.ts). Not part of `npm test`.
 //
 // Per page: one run right after the navigation or in a new mode ("first"), one warm-up, then five
 // timed runs whose median is the page's figure; the summary is the median / p90 / max over pages.
@@ -27,6 +28,7 @@ import { PlaywrightDriver } from '../src/playwright/index';
 import { runSettleBench } from './settle';
 import { runSoakBench } from './soak';
 import { runInjectionBench } from './injection';
+import { runCollectBench } from './collect';
 import { linksSection } from './links';
 import { serve } from './serve';
 
@@ -446,12 +448,14 @@ function contentTable(title: string, figures: ReturnType<typeof summarizeContent
 }
 
 /** The part named by `--only <part>` (or BENCH_ONLY); undefined runs them all. */
-function onlyPart(): 'soak' | 'injection' | undefined {
+function onlyPart(): 'soak' | 'injection' | 'collect' | undefined {
   const flag = process.argv.indexOf('--only');
   const part = flag >= 0 ? process.argv[flag + 1] : process.env.BENCH_ONLY;
   if (part === undefined || part === '') return undefined;
-  if (part !== 'soak' && part !== 'injection') {
-    throw new Error(`bench: --only takes \`soak\` (the load-and-soak part alone) or \`injection\` (the injection guard alone), got ${JSON.stringify(part)}.`);
+  if (part !== 'soak' && part !== 'injection' && part !== 'collect') {
+    throw new Error(
+      `bench: --only takes \`soak\` (the load-and-soak part alone), \`injection\` (the injection guard alone) or \`collect\` (the collection alone), got ${JSON.stringify(part)}.`,
+    );
   }
   return part;
 }
@@ -476,6 +480,7 @@ async function soak(command: string): Promise<void> {
 
 async function main(): Promise<void> {
   if (onlyPart() === 'soak') return soak('npm run bench -- --only soak');
+  if (onlyPart() === 'collect') return runCollectBench({}, 'npm run bench -- --only collect');
   let corpus: string[];
   try {
     corpus = readdirSync(corpusDir)
@@ -567,6 +572,7 @@ async function main(): Promise<void> {
   console.log(`\n${await linksSection()}`);
   await injection(corpus, 'npm run bench');
   await soak('npm run bench');
+  await runCollectBench({}, 'npm run bench');
 }
 
 await main();

@@ -5,7 +5,7 @@ import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCollectSite, type CollectSite } from '../../examples/collect-site/server';
 import { createCollectionCoordinator } from '../../src/bullmq/index';
-import { collectSiteModel, Job } from '../helpers/collect-site-model';
+import { collectSiteModel, Job } from '../../examples/collect-site/scripted-model';
 import { startRedis, type RedisServer } from '../helpers/redis-server';
 
 interface WorkerProcess {

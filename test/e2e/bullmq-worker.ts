@@ -2,7 +2,7 @@
 // headless Chromium and scripted model; one JSON line per page event on stdout.
 import { createCollectionWorker } from '../../src/bullmq/index';
 import { PlaywrightDriver } from '../../src/playwright/index';
-import { collectSiteModel, Job } from '../helpers/collect-site-model';
+import { collectSiteModel, Job } from '../../examples/collect-site/scripted-model';
 
 const connection = process.env.REDIS_URL;
 const name = process.env.COLLECTION_NAME;

@@ -1,7 +1,7 @@
-// A scripted model for the collection site (examples/collect-site) in headless Chromium: it
-// decides only from what it is shown, as a model would. Shared by tests that run in child processes.
+// A scripted model for the collection site (this folder) in headless Chromium: it
+// decides only from what it is shown, as a model would. Used by examples/collect.ts, the bench and the e2e tests.
 import { z } from 'zod';
-import { ScriptedLLM, type ScriptedRequest, type ScriptedResponse, scriptedActions } from '../../src/testing/index';
+import { ScriptedLLM, type ScriptedRequest, type ScriptedResponse, scriptedActions } from 'plannav/testing';
 
 /** One posting of the collection site. */
 export const Job = z.object({
