@@ -13,6 +13,7 @@ export const Job = z.object({
 });
 export type Job = z.output<typeof Job>;
 
+/** The survey: reads the indexed elements of the page state, as a model would. */
 function survey(text: string): ScriptedResponse {
   const pageError = /error 500|Something went wrong/.test(text) ? '500 Internal Server Error' : '';
   const blocked = /Accept the cookies/.test(text) ? 'accept the cookie banner' : '';
@@ -29,6 +30,7 @@ function survey(text: string): ScriptedResponse {
   };
 }
 
+/** The extraction: the postings of the page's markdown, each a heading link then company, location and salary. */
 function extract(text: string): ScriptedResponse {
   const records: Job[] = [];
   const pattern = /\[([^\]]+)\]\((https?:\/\/[^)\s]*\/job\/(job-\d+))\)\s+([^\n]+)\s+([^\n]+)\s+(\$[^\n]+ a year)/g;
@@ -44,7 +46,17 @@ function extract(text: string): ScriptedResponse {
   return { object: { records } };
 }
 
-/** The model of the survey, extraction, interaction and progress check on the collection site. */
+/** The merge of a long page's parts: each part's answer is one JSON line; every posting once, in page order. */
+function merge(text: string): ScriptedResponse {
+  const byId = new Map<string, Job>();
+  for (const line of text.split('\n')) {
+    if (!line.startsWith('{')) continue;
+    for (const job of (JSON.parse(line) as { records: Job[] }).records) if (!byId.has(job.id)) byId.set(job.id, job);
+  }
+  return { object: { records: [...byId.values()] } };
+}
+
+/** The model of the survey, extraction (and the merge of a long page's parts), interaction and progress check on the collection site. */
 export function collectSiteModel(options: { check?: (request: ScriptedRequest) => ScriptedResponse } = {}): ScriptedLLM {
   return new ScriptedLLM({
     respond: (request) => {
@@ -54,6 +66,8 @@ export function collectSiteModel(options: { check?: (request: ScriptedRequest) =
           return survey(text);
         case 'collect_extract':
           return extract(text);
+        case 'collect_extract_merge':
+          return merge(text);
         case 'collect_check':
           return options.check?.(request) ?? { object: { decision: 'continue', reason: 'the postings look right', instruction: '' } };
         case 'navigator_output': {

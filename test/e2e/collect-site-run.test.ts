@@ -4,21 +4,11 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { z } from 'zod';
 import { startCollectSite, type CollectSite, type CollectSiteOptions } from '../../examples/collect-site/server';
 import { Collector, type CollectOptions, type CollectorEventMap } from '../../src/index';
 import { fileCollectionStore } from '../../src/node/index';
 import { PlaywrightDriver } from '../../src/playwright/index';
-import { ScriptedLLM, type ScriptedRequest, type ScriptedResponse, scriptedActions } from '../../src/testing/index';
-
-const Job = z.object({
-  id: z.string().describe('The posting id, the last part of its link'),
-  title: z.string(),
-  company: z.string(),
-  salary: z.string(),
-  link: z.string(),
-});
-type Job = z.output<typeof Job>;
+import { collectSiteModel as siteModel, Job } from '../../examples/collect-site/scripted-model';
 
 const fastRetry = { retries: 0, minTimeout: 1, maxTimeout: 1 };
 /**
@@ -28,73 +18,6 @@ const fastRetry = { retries: 0, minTimeout: 1, maxTimeout: 1 };
  * limit of the chunking, reported; this keeps the test about "load more" and scrolling.
  */
 const onePart = 60_000;
-
-/** The survey: reads the indexed elements of the page state, as a model would. */
-function survey(text: string): ScriptedResponse {
-  const pageError = /error 500|Something went wrong/.test(text) ? '500 Internal Server Error' : '';
-  const blocked = /Accept the cookies/.test(text) ? 'accept the cookie banner' : '';
-  const nextPages = [...text.matchAll(/<a[^>]*href=["']?([^"'\s>]*\/jobs\?page=\d+)["']?[^>]*>/g)].map((match) => match[1] as string);
-  const loadMore = /\[(\d+)\]<button[^>]*>Load more/.exec(text);
-  return {
-    object: {
-      page_error: pageError,
-      blocked_by: blocked,
-      next_pages: nextPages,
-      load_more_index: loadMore ? Number(loadMore[1]) : null,
-      infinite_scroll: /Scroll down for more jobs/.test(text),
-    },
-  };
-}
-
-/** The extraction: the postings of the page's markdown, each a heading link then company, location and salary. */
-function extract(text: string): ScriptedResponse {
-  const records: Job[] = [];
-  const pattern = /\[([^\]]+)\]\((https?:\/\/[^)\s]*\/job\/(job-\d+))\)\s+([^\n]+)\s+([^\n]+)\s+(\$[^\n]+ a year)/g;
-  for (const match of text.matchAll(pattern)) {
-    records.push({
-      id: match[3] as string,
-      title: match[1] as string,
-      company: (match[4] as string).trim(),
-      salary: (match[6] as string).trim(),
-      link: match[2] as string,
-    });
-  }
-  return { object: { records } };
-}
-
-/** The merge of a long page's parts: each part's answer is one JSON line; every posting once, in page order. */
-function merge(text: string): ScriptedResponse {
-  const byId = new Map<string, Job>();
-  for (const line of text.split('\n')) {
-    if (!line.startsWith('{')) continue;
-    for (const job of (JSON.parse(line) as { records: Job[] }).records) if (!byId.has(job.id)) byId.set(job.id, job);
-  }
-  return { object: { records: [...byId.values()] } };
-}
-
-function siteModel(options: { check?: (request: ScriptedRequest) => ScriptedResponse } = {}): ScriptedLLM {
-  return new ScriptedLLM({
-    respond: (request) => {
-      const text = request.lastUserText;
-      switch (request.output?.name) {
-        case 'collect_survey':
-          return survey(text);
-        case 'collect_extract':
-          return extract(text);
-        case 'collect_extract_merge':
-          return merge(text);
-        case 'collect_check':
-          return options.check?.(request) ?? { object: { decision: 'continue', reason: 'the postings look right', instruction: '' } };
-        case 'navigator_output': {
-          const accept = /\[(\d+)\]<button[^>]*>Accept/.exec(text);
-          return accept ? scriptedActions([{ click_element: { index: Number(accept[1]) } }]) : scriptedActions([{ done: { text: 'ready', success: true } }]);
-        }
-        default:
-          return { fail: 'status', status: 400, message: `unexpected call ${request.output?.name ?? request.agent}` };
-      }
-    },
-  });
-}
 
 let browser: PlaywrightDriver;
 let secondBrowser: PlaywrightDriver;

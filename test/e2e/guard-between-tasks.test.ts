@@ -1,8 +1,6 @@
 // The URL policy between tasks, in real headless Chromium with both drivers: a page's own timer
 // that fires while no task runs must not reach a denied host, and the next task is told of it.
 import { readFile } from 'node:fs/promises';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { BrowserDriver } from '../../src/browser/types';
@@ -11,48 +9,22 @@ import { PlaywrightDriver } from '../../src/playwright/index';
 import { PuppeteerDriver } from '../../src/puppeteer/index';
 import { ScriptedLLM, scriptedActions, scriptedPlan } from '../../src/testing/index';
 import { conversationText } from '../helpers/loop';
+import { startRecordingServer, type RecordingServer } from '../helpers/recording-server';
 
 const fixturesDir = resolve(import.meta.dirname, '../fixtures');
-
-interface RecordingServer {
-  readonly origin: string;
-  readonly received: string[];
-  close(): Promise<void>;
-}
-
-/** A server on `host` that records the path of every request and answers with `respond`. */
-async function startServer(host: string, respond: (request: IncomingMessage, response: ServerResponse) => Promise<void> | void): Promise<RecordingServer> {
-  const received: string[] = [];
-  const server: Server = createServer((request, response) => {
-    received.push(request.url ?? '/');
-    void Promise.resolve(respond(request, response)).catch(() => response.writeHead(500).end());
-  });
-  await new Promise<void>((done, reject) => {
-    server.once('error', reject);
-    server.listen(0, host, done);
-  });
-  return {
-    origin: `http://${host}:${(server.address() as AddressInfo).port}`,
-    received,
-    close: async () => {
-      server.closeAllConnections();
-      await new Promise((done) => server.close(done));
-    },
-  };
-}
 
 let allowed: RecordingServer;
 let denied: RecordingServer;
 
 beforeAll(async () => {
-  allowed = await startServer('127.0.0.1', async (request, response) => {
+  allowed = await startRecordingServer('127.0.0.1', async (request, response) => {
     const url = new URL(request.url ?? '/', 'http://server');
     const file = resolve(fixturesDir, url.pathname.slice(1));
     if (!file.startsWith(fixturesDir) || !file.endsWith('.html')) return void response.writeHead(404).end();
     const page = (await readFile(file, 'utf8')).replaceAll('{{TO}}', `${denied.origin}/left-by-timer`);
     response.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' }).end(page);
   });
-  denied = await startServer('127.0.0.2', (_request, response) => {
+  denied = await startRecordingServer('127.0.0.2', (_request, response) => {
     response.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>Denied host</title><p>This page must never load.</p>');
   });
 });

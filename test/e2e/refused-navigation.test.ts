@@ -1,8 +1,6 @@
 // Navigations refused by someone other than the driver's guard, in real headless Chromium with
 // both drivers: javascript: by the actions, data: by Chromium itself. Each is a url-blocked event and an error the model reads.
 import { readFile } from 'node:fs/promises';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { BrowserDriver } from '../../src/browser/types';
@@ -11,40 +9,14 @@ import { PlaywrightDriver } from '../../src/playwright/index';
 import { PuppeteerDriver } from '../../src/puppeteer/index';
 import { ScriptedLLM, scriptedActions, scriptedPlan, type ScriptedRequest } from '../../src/testing/index';
 import { conversationText } from '../helpers/loop';
+import { startRecordingServer, type RecordingServer } from '../helpers/recording-server';
 
 const fixturesDir = resolve(import.meta.dirname, '../fixtures');
-
-interface RecordingServer {
-  readonly origin: string;
-  readonly received: string[];
-  close(): Promise<void>;
-}
-
-/** A server on `host` that records the path of every request and answers with `respond`. */
-async function startServer(host: string, respond: (request: IncomingMessage, response: ServerResponse) => Promise<void> | void): Promise<RecordingServer> {
-  const received: string[] = [];
-  const server: Server = createServer((request, response) => {
-    received.push(request.url ?? '/');
-    void Promise.resolve(respond(request, response)).catch(() => response.writeHead(500).end());
-  });
-  await new Promise<void>((done, reject) => {
-    server.once('error', reject);
-    server.listen(0, host, done);
-  });
-  return {
-    origin: `http://${host}:${(server.address() as AddressInfo).port}`,
-    received,
-    close: async () => {
-      server.closeAllConnections();
-      await new Promise((done) => server.close(done));
-    },
-  };
-}
 
 let allowed: RecordingServer;
 
 beforeAll(async () => {
-  allowed = await startServer('127.0.0.1', async (request, response) => {
+  allowed = await startRecordingServer('127.0.0.1', async (request, response) => {
     const url = new URL(request.url ?? '/', 'http://server');
     const file = resolve(fixturesDir, url.pathname.slice(1));
     if (!file.startsWith(fixturesDir) || !file.endsWith('.html')) return void response.writeHead(404).end();
