@@ -281,9 +281,15 @@ export class PlaywrightDriver implements BrowserDriver {
       try {
         await this.navigate(page, url, timeout, options?.signal, deadline);
       } catch (error) {
-        // The tab closed under the load (a popup the URL policy stopped, a page that closed
-        // itself): the load goes to the tab that is active now, once.
-        if (!page.isClosed() || this.tabTracker.livePages().length === 0 || URLNotAllowedError.isInstance(error)) throw error;
+        // A cancel (its stop aborts the load too) and a policy refusal are the caller's answer.
+        if (URLNotAllowedError.isInstance(error) || options?.signal?.aborted || Date.now() >= deadline) throw error;
+        // Another navigation of the tab aborted the load (the page's own script, the error page
+        // of a load the URL policy stopped), or the tab closed under it (a popup the policy
+        // stopped, a page that closed itself): the load is made again, once, in the tab that is
+        // active now. navigate() has waited for the tab to settle before it threw.
+        const closed = page.isClosed();
+        const aborted = !closed && /ERR_ABORTED/.test(error instanceof Error ? error.message : '');
+        if (!aborted && (!closed || this.tabTracker.livePages().length === 0)) throw error;
         await this.navigate(this.active(), url, Math.max(1, deadline - Date.now()), options?.signal, deadline);
       }
     });

@@ -39,3 +39,17 @@ describe.each(drivers)('$name: a goto in a tab that closes while it loads', ({ l
     }
   });
 });
+
+describe.each(drivers)('$name: a goto that another navigation of its tab interrupts', ({ launch }) => {
+  it('loads the URL it was given (the page\u2019s own navigation aborted the load: ERR_ABORTED)', { timeout: 60_000 }, async () => {
+    const driver = await launch();
+    try {
+      await driver.goto(server.url('self-navigate.html'));
+      // The page's timer fires while the slow load is pending, and aborts it.
+      await driver.goto(server.url('slow?ms=1500'));
+      expect((await driver.activeTab()).url).toBe(server.url('slow?ms=1500'));
+    } finally {
+      await driver.close();
+    }
+  });
+});
