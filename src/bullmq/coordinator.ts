@@ -10,6 +10,7 @@ import { stableJson } from '../collect/page-step';
 import { checkProgress } from '../collect/progress-check';
 import { createPushStream, type PushStream } from '../collect/record-stream';
 import type { CollectedRecord, CollectionCheckRecord, CollectionCounters, PageOutcome, QueuedPage } from '../collect/store';
+import type { ErrorInfo } from '../events';
 import { ConfigError, isFatalError, PlannavError } from '../errors';
 import { toErrorInfo } from '../history/error-info';
 import type { LLMClient } from '../llm/types';
@@ -208,11 +209,11 @@ export function createCollectionCoordinator<TRecord>(options: CollectionCoordina
 
   const addModelUsage = (
     role: 'planner' | 'navigator' | 'extraction',
-    call: { provider: string; model: string; usage: TokenUsage; durationMs: number },
+    call: { provider: string; model: string; usage: TokenUsage; durationMs: number; error: ErrorInfo | undefined },
   ): void => {
     const priced = priceUsage(call.usage, resolved.prices?.[call.model]);
     usage = addUsage(usage, priced);
-    emit('collect-model-call', { role, provider: call.provider, model: call.model, usage: priced, durationMs: call.durationMs, error: undefined });
+    emit('collect-model-call', { role, provider: call.provider, model: call.model, usage: priced, durationMs: call.durationMs, error: call.error });
   };
 
   /** Drops the waiting pages of a batch (or of every batch); returns how many. A page a worker took meanwhile ends normally. */
@@ -233,7 +234,6 @@ export function createCollectionCoordinator<TRecord>(options: CollectionCoordina
   const commit = async (job: Job<PageJobData, PageJobResult<TRecord>>, result: PageJobResult<TRecord>): Promise<void> => {
     const page = job.data;
     const jobId = job.id as string;
-    usage = addUsage(usage, priceUsage(result.usage, resolved.prices?.[resolved.llm.model]));
     const batch = batchOf(page.batch);
     if (result.status === 'done') {
       const collectedAt = new Date().toISOString();
@@ -254,6 +254,7 @@ export function createCollectionCoordinator<TRecord>(options: CollectionCoordina
       )) as number | number[];
       outstanding.delete(jobId);
       if (reply === -1) return;
+      for (const call of result.modelCalls) addModelUsage(call.role, call);
       const kept = (reply as number[]).map((index) => candidates[index] as CollectedRecord<TRecord>);
       batch.failures = 0;
       let enqueued = 0;
@@ -296,6 +297,7 @@ export function createCollectionCoordinator<TRecord>(options: CollectionCoordina
     )) as number | number[];
     outstanding.delete(jobId);
     if (reply === -1) return;
+    for (const call of result.modelCalls) addModelUsage(call.role, call);
     batch.failures++;
     counters.pagesFailed++;
     let dropped = 0;
@@ -322,7 +324,13 @@ export function createCollectionCoordinator<TRecord>(options: CollectionCoordina
         retry: resolved.modelRetry,
         observer: {
           onCallEnd: (_attempt, outcome, client) =>
-            addModelUsage('planner', { provider: client.provider, model: client.model, usage: outcome.usage, durationMs: outcome.durationMs }),
+            addModelUsage('planner', {
+              provider: client.provider,
+              model: client.model,
+              usage: outcome.usage,
+              durationMs: outcome.durationMs,
+              error: outcome.error ? toErrorInfo(outcome.error) : undefined,
+            }),
         },
       });
       const record: CollectionCheckRecord = {
@@ -359,7 +367,7 @@ export function createCollectionCoordinator<TRecord>(options: CollectionCoordina
           ? {
               status: 'failed',
               error: { name: 'Error', code: 'WORKER_FAILED', message: job.failedReason, retryable: false },
-              usage: emptyUsage,
+              modelCalls: [],
               durationMs: 0,
             }
           : (job.returnvalue as PageJobResult<TRecord>);

@@ -20,6 +20,16 @@ export interface PageJobData {
   readonly depth: number;
 }
 
+/** One model call of a worker's page step, unpriced: the coordinator prices it and reports it as a `collect-model-call`. */
+export interface PageJobModelCall {
+  readonly role: 'navigator' | 'extraction';
+  readonly provider: string;
+  readonly model: string;
+  readonly usage: TokenUsage;
+  readonly durationMs: number;
+  readonly error: ErrorInfo | undefined;
+}
+
 /** What a worker sends back for one page, as the job's return value; the coordinator commits it. */
 export type PageJobResult<TRecord = unknown> =
   | {
@@ -29,10 +39,10 @@ export type PageJobResult<TRecord = unknown> =
       readonly links: readonly string[];
       readonly loadMore: number;
       readonly interaction: string | undefined;
-      readonly usage: TokenUsage;
+      readonly modelCalls: readonly PageJobModelCall[];
       readonly durationMs: number;
     }
-  | { readonly status: 'failed'; readonly error: ErrorInfo; readonly usage: TokenUsage; readonly durationMs: number };
+  | { readonly status: 'failed'; readonly error: ErrorInfo; readonly modelCalls: readonly PageJobModelCall[]; readonly durationMs: number };
 
 /** The run's settings that workers read from Redis at each page: the coordinator writes them. */
 export interface RunSettings {

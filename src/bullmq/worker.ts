@@ -15,7 +15,6 @@ import { countingClient, pageSlot, readPage, type PageModelCall, type PageSlot, 
 import { ConfigError, isFatalError, TimeoutError } from '../errors';
 import { toErrorInfo } from '../history/error-info';
 import type { LLMClient } from '../llm/types';
-import { addUsage, emptyUsage, type TokenUsage } from '../llm/usage';
 import { SecretStore, type SecretsOption } from '../security/secrets';
 import { UrlPolicy } from '../security/url-policy';
 import { withDeadline } from '../util/deadline';
@@ -27,6 +26,7 @@ import {
   queuePrefix,
   redisOptions,
   type PageJobData,
+  type PageJobModelCall,
   type PageJobResult,
   type RedisConnection,
   type RunSettings,
@@ -188,10 +188,19 @@ export async function createCollectionWorker<TRecord>(options: CollectionWorkerO
     const page = job.data;
     const jobId = job.id ?? '';
     const started = Date.now();
-    let usage: TokenUsage = emptyUsage;
-    const count = (call: PageModelCall): void => {
-      usage = addUsage(usage, call.usage);
-    };
+    // Every model call of the page goes back with the result: the coordinator reports and prices them, as the Collector does.
+    const modelCalls: PageJobModelCall[] = [];
+    const record =
+      (role: PageJobModelCall['role']) =>
+      (call: PageModelCall): void =>
+        void modelCalls.push({
+          role,
+          provider: call.provider,
+          model: call.model,
+          usage: call.usage,
+          durationMs: call.durationMs,
+          error: call.error ? secrets.redactDeep(toErrorInfo(call.error)) : undefined,
+        });
     const raw = await redis.get(keys.settings);
     if (raw === null) throw new Error(`The collection "${name}" has no settings in Redis: start its coordinator first.`);
     const settings = JSON.parse(raw) as RunSettings;
@@ -207,9 +216,11 @@ export async function createCollectionWorker<TRecord>(options: CollectionWorkerO
       registry,
       extractor: new PageExtractor(options.schema, { retry: settings.modelRetry, maxChunkChars: settings.maxChunkChars }),
       navigatorLLM: navigatorBase,
-      extractionLLM: countingClient(extractionBase, count),
-      navigatorObserver: { onCallEnd: (_attempt, outcome) => (usage = addUsage(usage, outcome.usage)) },
-      onInteractionCall: count,
+      extractionLLM: countingClient(extractionBase, record('extraction')),
+      navigatorObserver: {
+        onCallEnd: (_attempt, outcome, client) => record('navigator')({ provider: client.provider, model: client.model, ...outcome }),
+      },
+      onInteractionCall: record('navigator'),
       checkpoint: async () => false,
       warn: (code, message) => emit('worker-warning', { code, message }),
     };
@@ -230,7 +241,7 @@ export async function createCollectionWorker<TRecord>(options: CollectionWorkerO
         links: [...read.links],
         loadMore: read.loadMore,
         interaction: read.interaction,
-        usage,
+        modelCalls,
         durationMs: Date.now() - started,
       };
       emit('page-end', { url: page.url, batch: page.batch, jobId, status: 'done', records: read.records.length });
@@ -240,7 +251,7 @@ export async function createCollectionWorker<TRecord>(options: CollectionWorkerO
       // the job fails in BullMQ, unread; the coordinator counts it as failed.
       if (controller.signal.aborted || (!TimeoutError.isInstance(error) && isFatalError(error))) throw error;
       emit('page-end', { url: page.url, batch: page.batch, jobId, status: 'failed', records: 0 });
-      return { status: 'failed', error: secrets.redactDeep(toErrorInfo(error)), usage, durationMs: Date.now() - started };
+      return { status: 'failed', error: secrets.redactDeep(toErrorInfo(error)), modelCalls, durationMs: Date.now() - started };
     } finally {
       free.push(slot);
     }
