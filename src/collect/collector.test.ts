@@ -1,3 +1,4 @@
+import { getEventListeners } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { ConfigError } from '../errors';
@@ -408,5 +409,47 @@ describe('Collector', () => {
     expect(fieldOf(() => new Collector({ ...base, browser: undefined }))).toBe('browser');
     expect(fieldOf(() => new Collector({ ...base, urlPolicy: { allow: ['other.test'] } }))).toBe('start');
     expect(fieldOf(() => new Collector({ ...base, maxFailure: 2 } as never))).toBe('maxFailure');
+  });
+
+  it('reads 8 pages at a time without piling up abort listeners on the run signal', async () => {
+    const pages = listing({ pages: 32, perPage: 1 });
+    // Page 1 links every other page at once, so 8 are read at the same time.
+    pages['https://site.test/list?page=1'] = {
+      title: 'List page 1',
+      content: ['Item 1: Widget 1, price 10', ...range(2, 32).map((page) => link(`Page ${page}`, `https://site.test/list?page=${page}`))],
+    };
+    const browsers = range(1, 8).map(() => new FakeBrowserDriver({ pages, latencyMs: 2 }));
+    const collector = new Collector({
+      llm: siteModel({ latencyMs: 2 }),
+      browsers,
+      concurrency: 8,
+      perHost: { delayMs: 1 },
+      checkEvery: 4,
+      start: 'https://site.test/list?page=1',
+      instruction: 'every item',
+      schema: Item,
+      modelRetry: fastRetry,
+    });
+    // The run's own signal, which every page and wait of the run is linked to.
+    const runSignal = (collector as unknown as { control: { signal: AbortSignal } }).control.signal;
+    let most = 0;
+    collector.on('collect-page-start', () => void (most = Math.max(most, getEventListeners(runSignal, 'abort').length)));
+    const warnings: string[] = [];
+    const onWarning = (warning: Error): void => {
+      if (warning.name === 'MaxListenersExceededWarning') warnings.push(warning.message);
+    };
+    process.on('warning', onWarning);
+    try {
+      const summary = await collector.run();
+      // Item 13's price is not a number: dropped.
+      expect(summary).toMatchObject({ reason: 'done', pagesDone: 32, records: 31 });
+      // Warnings are emitted on the next tick.
+      await new Promise((resolve) => setImmediate(resolve));
+    } finally {
+      process.off('warning', onWarning);
+    }
+    expect(warnings).toEqual([]);
+    expect(most).toBeLessThanOrEqual(2);
+    expect(getEventListeners(runSignal, 'abort')).toHaveLength(0);
   });
 });

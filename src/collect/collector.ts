@@ -15,7 +15,7 @@ import type { LLMClient } from '../llm/types';
 import { addUsage, emptyUsage, priceUsage, type TokenUsage } from '../llm/usage';
 import { SecretStore } from '../security/secrets';
 import { UrlPolicy } from '../security/url-policy';
-import { raceAbort, sleep } from '../util/abort';
+import { raceAbort } from '../util/abort';
 import { withDeadline } from '../util/deadline';
 import { describeThrown } from '../util/describe-thrown';
 import { EventHub } from '../util/event-hub';
@@ -127,7 +127,8 @@ export class Collector<TRecord = unknown> {
   private failure: PlannavError | undefined;
   private pendingCheck: Promise<void> | undefined;
   private storeChain: Promise<void> = Promise.resolve();
-  private waiters: (() => void)[] = [];
+  /** The workers waiting for a change of the queue; woken all at once, also by a cancel. */
+  private readonly waiters = new Set<() => void>();
   private running: Promise<CollectionSummary> | undefined;
   private active = false;
   private closed = false;
@@ -251,6 +252,9 @@ export class Collector<TRecord = unknown> {
     this.active = true;
     const cleanups: (() => Promise<void> | void)[] = [];
     const unlink = this.linkSignal(this.options.signal);
+    // The one listener for all waiting workers: each wakes up, and its checkpoint throws the cancel.
+    const wakeOnCancel = (): void => this.notify();
+    this.control.signal.addEventListener('abort', wakeOnCancel, { once: true });
     const timer =
       this.options.timeout === undefined
         ? undefined
@@ -273,6 +277,7 @@ export class Collector<TRecord = unknown> {
     } finally {
       clearTimeout(timer);
       unlink();
+      this.control.signal.removeEventListener('abort', wakeOnCancel);
       for (const cleanup of cleanups.reverse()) await Promise.resolve(cleanup()).catch(() => undefined);
       // A commit in flight when the run was cancelled still lands (or fails) before the end.
       await this.storeChain.catch(() => undefined);
@@ -408,11 +413,11 @@ export class Collector<TRecord = unknown> {
 
   /** The next page to read, waiting for a pause, a check, politeness or pages in flight; undefined when the run is over. */
   private async nextPage(): Promise<QueuedPage | undefined> {
-    const signal = this.control.signal;
     for (;;) {
       await this.control.checkpoint();
       if (this.pendingCheck) {
-        await raceAbort(this.pendingCheck, signal);
+        // The check's end notifies.
+        await this.changed();
         continue;
       }
       if (this.stopping || this.failure) return undefined;
@@ -426,22 +431,32 @@ export class Collector<TRecord = unknown> {
         this.pagesStarted++;
         return taken.page;
       } else if (Number.isFinite(taken.waitMs)) {
-        await Promise.race([sleep(taken.waitMs, signal), this.changed()]);
+        await this.changed(taken.waitMs);
       } else {
         await this.changed();
       }
     }
   }
 
-  /** Resolves at the next change of the queue (a page finished, a check ended); rejects on cancel. */
-  private changed(): Promise<void> {
-    return raceAbort(new Promise<void>((resolve) => this.waiters.push(resolve)), this.control.signal);
+  /**
+   * Resolves at the next change of the queue (a page finished, a check ended, a cancel), or after
+   * `timeoutMs`. It adds no listener to the run's signal: with many workers waiting, they would pile up.
+   */
+  private changed(timeoutMs?: number): Promise<void> {
+    return new Promise<void>((resolve) => {
+      // A wait that times out leaves the set, so waits that end by time do not gather in it.
+      const wake = (): void => {
+        clearTimeout(timer);
+        this.waiters.delete(wake);
+        resolve();
+      };
+      const timer = timeoutMs === undefined ? undefined : setTimeout(wake, timeoutMs);
+      this.waiters.add(wake);
+    });
   }
 
   private notify(): void {
-    const woken = this.waiters;
-    this.waiters = [];
-    for (const wake of woken) wake();
+    for (const wake of [...this.waiters]) wake();
   }
 
   private async readAndCommit(slot: PageSlot, page: QueuedPage): Promise<void> {
@@ -449,10 +464,13 @@ export class Collector<TRecord = unknown> {
     const started = Date.now();
     const timeoutMs = this.options.pageTimeout;
     let read: PageRead<TRecord>;
+    // The page's own signal, linked to the run's without a listener on it: pages in flight at once
+    // would otherwise each add theirs to one signal (Node warns past 10).
+    const part = this.control.part();
     try {
       read = await withDeadline(
         timeoutMs,
-        this.control.signal,
+        part.signal,
         () => new TimeoutError(timeoutMs, `Reading ${page.url}`),
         (signal) => this.readPage(slot, page, signal),
       );
@@ -466,6 +484,8 @@ export class Collector<TRecord = unknown> {
       }
       await this.commitFailure(page, error);
       return;
+    } finally {
+      part.end();
     }
     await this.commitPage(page, read, Date.now() - started);
   }

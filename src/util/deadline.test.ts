@@ -1,3 +1,4 @@
+import { getEventListeners } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import { BrowserError, RequestCancelledError } from '../errors';
 import { withDeadline } from './deadline';
@@ -37,5 +38,16 @@ describe('withDeadline', () => {
       throw new Error('sync');
     };
     await expect(withDeadline(100, new AbortController().signal, late, body)).rejects.toThrow('sync');
+  });
+
+  it('adds one listener to the caller\u2019s signal while the body runs, and none is left after', async () => {
+    const controller = new AbortController();
+    let during = 0;
+    await withDeadline(1000, controller.signal, late, async () => {
+      await new Promise((resolve) => setImmediate(resolve));
+      during = getEventListeners(controller.signal, 'abort').length;
+    });
+    expect(during).toBe(1);
+    expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
   });
 });

@@ -25,13 +25,15 @@ export async function withDeadline<T>(
   const deadline = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
       const error = onTimeout();
-      controller.abort(error);
+      // Rejected before the abort, so the race ends with this error, not the cancel the abort makes of it.
       reject(error);
+      controller.abort(error);
     }, timeoutMs);
   });
   try {
-    // Started inside an async function, so a body that throws at once rejects like any other.
-    return await Promise.race([raceAbort((async () => body(controller.signal))(), signal), deadline]);
+    // Started inside an async function, so a body that throws at once rejects like any other. The
+    // race is on our own signal, which the caller's aborts: one listener on the caller's signal per call.
+    return await Promise.race([raceAbort((async () => body(controller.signal))(), controller.signal), deadline]);
   } finally {
     clearTimeout(timer);
     signal.removeEventListener('abort', onAbort);

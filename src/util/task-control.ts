@@ -2,12 +2,14 @@
 // loop awaits (no polling), and a cancel aborts the run's AbortSignal, which every wait, model call and action races.
 
 import { RequestCancelledError } from '../errors';
-import { raceAbort, throwIfAborted } from './abort';
+import { throwIfAborted } from './abort';
 
 /** The control state of the running task. */
 export class TaskControl {
   private controller = new AbortController();
   private pauseGate: { promise: Promise<void>; release: () => void } | undefined;
+  /** The signals of the parts running now ({@link TaskControl.part}), aborted by `cancel` itself. */
+  private parts = new Set<AbortController>();
 
   /** The running task's signal. */
   get signal(): AbortSignal {
@@ -21,6 +23,7 @@ export class TaskControl {
   /** Starts a fresh task: a new signal, not paused. */
   reset(): void {
     this.controller = new AbortController();
+    this.parts = new Set();
     this.pauseGate?.release();
     this.pauseGate = undefined;
   }
@@ -48,20 +51,39 @@ export class TaskControl {
   /** Aborts the task's signal with `reason` (a message, or the error to end with). Returns false when already cancelled. */
   cancel(reason: string | RequestCancelledError): boolean {
     if (this.controller.signal.aborted) return false;
-    this.controller.abort(typeof reason === 'string' ? new RequestCancelledError(reason) : reason);
+    const error = typeof reason === 'string' ? new RequestCancelledError(reason) : reason;
+    this.controller.abort(error);
+    for (const part of this.parts) part.abort(error);
+    this.parts.clear();
+    // The checkpoints waiting out a pause wake up and throw the cancel.
+    this.pauseGate?.release();
     return true;
   }
 
   /**
+   * A signal for one part of the task (a page of a collection) that aborts when the task is
+   * cancelled; `end()` when the part is over. It is linked without a listener on the task's
+   * signal, so any number of parts may run at once: Node warns past 10 listeners on one signal.
+   */
+  part(): { readonly signal: AbortSignal; end(): void } {
+    const controller = new AbortController();
+    if (this.cancelled) controller.abort(this.signal.reason);
+    else this.parts.add(controller);
+    return { signal: controller.signal, end: () => void this.parts.delete(controller) };
+  }
+
+  /**
    * Resolves at once (false), or when a pause ends (true: the page may have changed meanwhile);
-   * rejects as soon as the task is cancelled.
+   * rejects as soon as the task is cancelled. A wait adds no listener to the task's signal: the
+   * cancel opens the pause itself, however many parts are waiting.
    */
   async checkpoint(): Promise<boolean> {
     throwIfAborted(this.signal);
     let waited = false;
     while (this.pauseGate) {
       waited = true;
-      await raceAbort(this.pauseGate.promise, this.signal);
+      await this.pauseGate.promise;
+      throwIfAborted(this.signal);
     }
     return waited;
   }
