@@ -1,6 +1,6 @@
-// The collection site's HTML: a home page, the three listing variants (numbered pages, "Load more",
-// infinite scroll), the batches the last two fetch, a detail page per posting, the cookie wall and
-// the error pages. Server-rendered strings with a little inline CSS; no state lives here.
+// The collection site's HTML: a home page, the four listing variants (numbered pages, "Next" links
+// only, "Load more", infinite scroll), the batches the last two fetch, a detail page per posting,
+// the cookie wall and the error pages. Server-rendered strings with a little inline CSS; no state lives here.
 
 import { infiniteScrollScript, loadMoreScript } from './client-scripts';
 import type { JobPosting } from './jobs';
@@ -101,6 +101,21 @@ export function numberedListingPage(page: ListingPage, listing: ListingFrame): s
 <p class="summary">Page ${page.number} of ${listing.totalPages} · ${listing.totalItems} jobs in all</p>
 ${jobList(page)}
 ${pagination(page.number, listing.totalPages)}`;
+  return frame(`Jobs, page ${page.number}`, content, listing.wall);
+}
+
+/**
+ * `/next?page=N`: one page of postings and only "Previous page" and "Next page" links, as blogs and
+ * small shops paginate. Their text names them, so the model's view shows no href for them.
+ */
+export function nextLinkListingPage(page: ListingPage, listing: ListingFrame): string {
+  const links: string[] = [];
+  if (page.number > 1) links.push(`<a rel="prev" href="/next?page=${page.number - 1}">Previous page</a>`);
+  if (page.number < listing.totalPages) links.push(`<a rel="next" href="/next?page=${page.number + 1}">Next page</a>`);
+  const content = `<h1>Jobs</h1>
+<p class="summary">${listing.totalItems} jobs in all</p>
+${jobList(page)}
+<nav class="pagination" aria-label="Pagination">${links.join(' ')}</nav>`;
   return frame(`Jobs, page ${page.number}`, content, listing.wall);
 }
 

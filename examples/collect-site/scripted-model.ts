@@ -17,12 +17,15 @@ export type Job = z.output<typeof Job>;
 function survey(text: string): ScriptedResponse {
   const pageError = /error 500|Something went wrong/.test(text) ? '500 Internal Server Error' : '';
   const blocked = /Accept the cookies/.test(text) ? 'accept the cookie banner' : '';
+  // Numbered page links show their href; a "Next" link's text names it, so the view shows it without one: named by its index.
   const nextPages = [...text.matchAll(/<a[^>]*href=["']?([^"'\s>]*\/jobs\?page=\d+)["']?[^>]*>/g)].map((match) => match[1] as string);
+  const nextPageIndices = [...text.matchAll(/\[(\d+)\]<a(?![^>]*\bhref=)[^>]*>Next(?: page)? \/>/g)].map((match) => Number(match[1]));
   const loadMore = /\[(\d+)\]<button[^>]*>Load more/.exec(text);
   return {
     object: {
       page_error: pageError,
       blocked_by: blocked,
+      next_page_indices: nextPageIndices,
       next_pages: nextPages,
       load_more_index: loadMore ? Number(loadMore[1]) : null,
       infinite_scroll: /Scroll down for more jobs/.test(text),

@@ -1,5 +1,5 @@
 // The collection site's web server (issue 14): node:http on 127.0.0.1 and a free port, a job board
-// listed three ways, with broken, slow and empty pages and a cookie wall on demand. Loopback only.
+// listed four ways, with broken, slow and empty pages and a cookie wall on demand. Loopback only.
 
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -11,6 +11,7 @@ import {
   homePage,
   infiniteScrollPage,
   loadMorePage,
+  nextLinkListingPage,
   notFoundPage,
   numberedListingPage,
   serverErrorPage,
@@ -22,7 +23,7 @@ export type { ListingPage, PageFault } from './listing';
 
 /**
  * Options of {@link startCollectSite}. A page number means the same page in every variant: page N of
- * `/jobs?page=N`, and the N-th batch of `/more` and `/scroll` (batch 1 comes with the page itself).
+ * `/jobs?page=N` and `/next?page=N`, and the N-th batch of `/more` and `/scroll` (batch 1 comes with the page itself).
  */
 export interface CollectSiteOptions {
   /** The port on 127.0.0.1. @defaultValue a free one */
@@ -65,7 +66,10 @@ export interface CollectSiteOptions {
 
 /** A running collection site. */
 export interface CollectSite {
-  /** The home page, such as `http://127.0.0.1:41234/`; the listings are `/jobs`, `/more` and `/scroll`. */
+  /**
+   * The home page, such as `http://127.0.0.1:41234/`; the listings are `/jobs` (numbered pages),
+   * `/next` (only "Next page" links), `/more` and `/scroll`.
+   */
   readonly url: string;
   /** Every posting, in listing order: the whole truth, broken pages' postings included. */
   readonly items: readonly JobPosting[];
@@ -177,11 +181,12 @@ export async function startCollectSite(options: CollectSiteOptions = {}): Promis
       const job = items.find((candidate) => candidate.id === rest);
       return job ? send(200, detailPage(job, wall)) : send(404, notFoundPage());
     }
-    const variant = section === 'jobs' || section === 'more' || section === 'scroll' ? section : undefined;
-    const isBatch = variant !== 'jobs' && rest === 'items' && extra === undefined;
+    const variant = section === 'jobs' || section === 'next' || section === 'more' || section === 'scroll' ? section : undefined;
+    const paged = variant === 'jobs' || variant === 'next';
+    const isBatch = !paged && rest === 'items' && extra === undefined;
     if (!variant || !(rest === undefined || isBatch)) return send(404, notFoundPage());
-    // `/more` and `/scroll` always start at the first batch; `/jobs` and the batches take `?page=`.
-    const number = variant === 'jobs' || isBatch ? pageNumber(url.searchParams, pages.length) : 1;
+    // `/more` and `/scroll` always start at the first batch; `/jobs`, `/next` and the batches take `?page=`.
+    const number = paged || isBatch ? pageNumber(url.searchParams, pages.length) : 1;
     const page = number === undefined ? undefined : pages[number - 1];
     if (!page) return send(404, notFoundPage());
 
@@ -194,6 +199,7 @@ export async function startCollectSite(options: CollectSiteOptions = {}): Promis
         return send(200, batchFragment(page), headers);
       }
       if (variant === 'jobs') return send(200, numberedListingPage(page, listing));
+      if (variant === 'next') return send(200, nextLinkListingPage(page, listing));
       return send(200, variant === 'more' ? loadMorePage(page, listing) : infiniteScrollPage(page, listing));
     };
     if (!page.faults.includes('slow')) return answer();

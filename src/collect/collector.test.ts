@@ -411,6 +411,70 @@ describe('Collector', () => {
     expect(fieldOf(() => new Collector({ ...base, maxFailure: 2 } as never))).toBe('maxFailure');
   });
 
+  it('follows next pages the survey names by index to their whole href, and skips an index that is no link of the listing', async () => {
+    const pages: Record<string, FakePage> = {};
+    for (let page = 1; page <= 4; page++) {
+      const next = page < 4 ? [link('Next page', `https://site.test/list?page=${page + 1}`)] : [];
+      pages[`https://site.test/list?page=${page}`] = {
+        title: `List page ${page}`,
+        content: [`Item ${page}: Widget ${page}, price ${page}0`, { tag: 'button', text: 'Help' }, link('Partner site', 'https://other.test/'), ...next],
+      };
+    }
+    const browser = new FakeBrowserDriver({ pages });
+    const views: string[] = [];
+    const indexOf = (text: string, pattern: RegExp): number[] => [...text.matchAll(pattern)].map((match) => Number(match[1]));
+    const llm = new ScriptedLLM({
+      respond: (request) => {
+        const text = request.lastUserText;
+        if (request.output?.name !== 'collect_survey')
+          return siteModel()
+            .generate(request)
+            .then((result) => ({ object: result.object }));
+        views.push(text);
+        return {
+          object: {
+            page_error: '',
+            blocked_by: '',
+            // As a model reads the view: the "Next page" link, and three mistakes (a button, another site, an index not shown).
+            next_page_indices: [
+              ...indexOf(text, /\[(\d+)\]<a[^>]*>Next page \/>/g).map(String),
+              ...indexOf(text, /\[(\d+)\]<button>Help/g),
+              ...indexOf(text, /\[(\d+)\]<a[^>]*>Partner site/g),
+              999,
+            ],
+            next_pages: [],
+            load_more_index: null,
+            infinite_scroll: false,
+          },
+        };
+      },
+    });
+    const warnings: string[] = [];
+    const collector = new Collector({
+      llm,
+      browser,
+      start: 'https://site.test/list?page=1',
+      instruction: 'every item',
+      schema: Item,
+      modelRetry: fastRetry,
+    });
+    collector.on('collect-warning', (event) => void warnings.push(`${event.code}: ${event.message}`));
+    const summary = await collector.run();
+    expect(summary).toMatchObject({ reason: 'done', pagesDone: 4, records: 4 });
+    expect(browser.calls.filter((call) => call.method === 'goto').map((call) => call.args[0])).toEqual(
+      range(1, 4).map((page) => `https://site.test/list?page=${page}`),
+    );
+    // The view the model read has no href for the link it named: only the index led there.
+    expect(views[0]).toMatch(/\[\d+\]<a>Next page \/>/);
+    expect(views[0]).not.toContain('list?page=2');
+    expect(warnings.filter((warning) => warning.startsWith('NEXT_PAGE_SKIPPED'))).toHaveLength(12);
+    expect(warnings.slice(0, 3)).toEqual([
+      expect.stringMatching(/^NEXT_PAGE_SKIPPED: .*\[\d+\] as a next page, which is not a link to a web page\.$/),
+      expect.stringMatching(/which is a link to another site, other\.test\.$/),
+      expect.stringMatching(/\[999\] as a next page, which is not an element of the page\.$/),
+    ]);
+  });
+
   it('reads 8 pages at a time without piling up abort listeners on the run signal', async () => {
     const pages = listing({ pages: 32, perPage: 1 });
     // Page 1 links every other page at once, so 8 are read at the same time.

@@ -2,6 +2,7 @@
 // records, "load more" rounds, next pages. It commits nothing: the caller (Collector, worker) does.
 
 import type { ActionRegistry } from '../actions/registry';
+import type { PageState } from '../browser/page-state';
 import type { BrowserDriver, ResolvedBrowserDriver } from '../browser/types';
 import { resolveDriver } from '../dom/driver-defaults';
 import { defaultIncludeAttributes, PageStateReader } from '../dom/page-state-reader';
@@ -15,6 +16,7 @@ import type { UrlPolicy } from '../security/url-policy';
 import { withDeadline } from '../util/deadline';
 import { normalizePageUrl } from './frontier';
 import { runInteraction } from './interaction';
+import { LinkTargets } from './link-targets';
 import type { PageExtractor } from './page-extraction';
 import { surveyPage, type PageSurvey } from './page-survey';
 import type { QueuedPage } from './store';
@@ -24,6 +26,8 @@ export interface PageSlot {
   readonly raw: BrowserDriver;
   readonly driver: ResolvedBrowserDriver;
   readonly reader: PageStateReader;
+  /** The whole address of each link of the reader's latest state, for next pages named by index. */
+  readonly links: LinkTargets;
   /** Whether the driver enforces the URL policy itself (a navigation guard is installed). */
   readonly guarded: boolean;
 }
@@ -82,8 +86,10 @@ export function stableJson(value: unknown): string {
 /** A slot over `raw`: the whole page is read, since pagination and "load more" buttons sit below the fold. */
 export function pageSlot(raw: BrowserDriver, guarded: boolean): PageSlot {
   const driver = resolveDriver(raw);
-  const reader = new PageStateReader(driver, { viewportExpansion: -1, includeAttributes: defaultIncludeAttributes, maxTextLength: 100 });
-  return { raw, driver, reader, guarded };
+  const options = { viewportExpansion: -1, includeAttributes: defaultIncludeAttributes, maxTextLength: 100 };
+  const links = new LinkTargets(options);
+  const reader = new PageStateReader(links.watch(driver), options);
+  return { raw, driver, reader, links, guarded };
 }
 
 /** The extraction model with each call's usage counted (the extract_content action reports none itself). */
@@ -121,11 +127,7 @@ async function settle(slot: PageSlot, signal: AbortSignal): Promise<void> {
   });
 }
 
-async function survey<TRecord>(
-  context: PageStepContext<TRecord>,
-  slot: PageSlot,
-  signal: AbortSignal,
-): Promise<{ state: Awaited<ReturnType<PageStateReader['capture']>>; survey: PageSurvey }> {
+async function survey<TRecord>(context: PageStepContext<TRecord>, slot: PageSlot, signal: AbortSignal): Promise<{ state: PageState; survey: PageSurvey }> {
   await settle(slot, signal);
   const state = await slot.reader.capture({ screenshot: false, signal });
   assertAllowed(context.urlPolicy, state.url);
@@ -171,10 +173,10 @@ export async function readPage<TRecord>(context: PageStepContext<TRecord>, slot:
     ({ state, survey: found } = await survey(context, slot, signal));
   }
   const links = new Set<string>();
-  const addLinks = (surveyed: PageSurvey, base: string): void => {
-    for (const link of nextPageLinks(context, surveyed, base, page.url)) links.add(link);
+  const addLinks = (surveyed: PageSurvey, surveyedState: PageState): void => {
+    for (const link of nextPageLinks(context, surveyed, surveyedState, slot.links, page.url)) links.add(link);
   };
-  addLinks(found, state.url);
+  addLinks(found, state);
   const seenOnPage = new Set<string>();
   const records: TRecord[] = [];
   let invalid = 0;
@@ -211,32 +213,50 @@ export async function readPage<TRecord>(context: PageStepContext<TRecord>, slot:
     const fresh = await extract();
     if (fresh === 0) break;
     ({ state, survey: found } = await survey(context, slot, signal));
-    addLinks(found, state.url);
+    addLinks(found, state);
   }
   return { records, invalid, links: [...links], loadMore, interaction };
 }
 
-/** The survey's links that may be enqueued: absolute, same host as the page, allowed by the policy. */
-function nextPageLinks<TRecord>(context: PageStepContext<TRecord>, surveyed: PageSurvey, base: string, pageUrl: string): string[] {
+/**
+ * The survey's next pages that may be enqueued: absolute, same host as the page, allowed by the
+ * policy. A link named by index is followed to its whole href, which the model's view may not show.
+ */
+function nextPageLinks<TRecord>(context: PageStepContext<TRecord>, surveyed: PageSurvey, state: PageState, targets: LinkTargets, pageUrl: string): string[] {
   const host = new URL(pageUrl).host;
   const links: string[] = [];
+  const enqueue = (url: URL): void => {
+    const normalized = normalizePageUrl(url.href);
+    const decision = context.urlPolicy.check(normalized);
+    if (!decision.allowed) {
+      context.warn('LINK_NOT_ALLOWED', `Not enqueued: ${normalized} (${decision.reason}).`);
+      return;
+    }
+    links.push(normalized);
+  };
+  for (const index of surveyed.nextPageIndices) {
+    const element = state.elements.get(index);
+    const target = element === undefined ? undefined : targets.targetOf(element);
+    const url = target === undefined ? undefined : new URL(target);
+    if (url === undefined || url.host !== host) {
+      const what =
+        element === undefined ? 'not an element of the page' : url === undefined ? 'not a link to a web page' : `a link to another site, ${url.host}`;
+      context.warn('NEXT_PAGE_SKIPPED', `Not enqueued: the survey named [${index}] as a next page, which is ${what}.`);
+      continue;
+    }
+    enqueue(url);
+  }
   for (const href of surveyed.nextPages) {
     // A link the state shortened in the middle cannot be followed as written.
     if (href.includes('…')) continue;
     let url: URL;
     try {
-      url = new URL(href, base);
+      url = new URL(href, state.url);
     } catch {
       continue;
     }
     if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.host !== host) continue;
-    const normalized = normalizePageUrl(url.href);
-    const decision = context.urlPolicy.check(normalized);
-    if (!decision.allowed) {
-      context.warn('LINK_NOT_ALLOWED', `Not enqueued: ${normalized} (${decision.reason}).`);
-      continue;
-    }
-    links.push(normalized);
+    enqueue(url);
   }
   return links;
 }

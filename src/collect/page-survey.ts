@@ -12,12 +12,16 @@ import { guardText } from '../security/injection-guard';
 /** Models write "" or null for "none": both read as absent. */
 const optionalText = z.preprocess((value) => (value === null || value === undefined ? '' : value), z.string()).transform((value) => value.trim());
 const optionalIndex = z.preprocess((value) => (value === '' || value === undefined ? null : value), z.coerce.number().int().nullable());
+/** An element index as models write it: `12`, `"12"` or `"[12]"`, as the page state shows it. */
+const elementIndex = z.preprocess((value) => (typeof value === 'string' ? value.trim().replace(/^\[(.*)\]$/, '$1') : value), z.coerce.number().int());
+const optionalList = (value: unknown): unknown => (value === null || value === undefined ? [] : value);
 
 /** What the survey answer is validated against. */
 const surveySchema = z.object({
   page_error: optionalText,
   blocked_by: optionalText,
-  next_pages: z.preprocess((value) => (value === null || value === undefined ? [] : value), z.array(z.string())),
+  next_page_indices: z.preprocess(optionalList, z.array(elementIndex)),
+  next_pages: z.preprocess(optionalList, z.array(z.string())),
   load_more_index: optionalIndex,
   infinite_scroll: z.preprocess((value) => (typeof value === 'string' ? value.trim().toLowerCase() === 'true' : (value ?? false)), z.boolean()),
 });
@@ -30,7 +34,10 @@ const surveyJsonSchema = toModelJsonSchema(
     blocked_by: z
       .string()
       .describe('Empty when the records are readable; else what must be done first, as an instruction (e.g. "accept the cookie banner", "click Show all")'),
-    next_pages: z.array(z.string()).describe('The href of every link to another page of the same listing (next page, numbered pages), exactly as shown'),
+    next_page_indices: z
+      .array(z.number().int())
+      .describe('The index of every link to another page of the same listing (next page, numbered pages), as in [index]'),
+    next_pages: z.array(z.string()).describe('The href of such a link that has no index, exactly as shown; usually empty'),
     load_more_index: z
       .number()
       .int()
@@ -46,7 +53,9 @@ export interface PageSurvey {
   readonly pageError: string;
   /** What must happen before the records are readable, as an instruction; empty when nothing. */
   readonly blockedBy: string;
-  /** Links to further pages of the listing, as the model read them (relative or absolute). */
+  /** The indices of the links to further pages of the listing; their hrefs are the page's, whole. */
+  readonly nextPageIndices: readonly number[];
+  /** Links to further pages of the listing given by href, as the model read them (relative or absolute). */
   readonly nextPages: readonly string[];
   /** The index of a "load more" button of this state. */
   readonly loadMoreIndex: number | null;
@@ -58,7 +67,8 @@ const systemPrompt = `You look at one page of a listing for a data-collection cr
 - Elements are written [index]<tag attributes>text />; only indexed elements can be acted on.
 - page_error: the page is an error page (a server error, "not found", nothing loaded).
 - blocked_by: the records are hidden or incomplete until something is done (a cookie or consent wall covering the page, a "show all" toggle, a filter form to submit). Say what to do in a short instruction. Leave it empty when the records can be read as they are.
-- next_pages: links to other pages of the SAME listing (next, numbered pages). Not links to single records, other sections or other sites.
+- next_page_indices: the links to other pages of the SAME listing (next, numbered pages), by their [index]: a link's href is often not shown, the crawler reads it itself. Not links to single records, other sections or other sites.
+- next_pages: only for such a link without an index, its href exactly as shown.
 - load_more_index: a button that adds more records to this same page.
 - infinite_scroll: the page says more records load when scrolling down.`;
 
@@ -93,6 +103,7 @@ export async function surveyPage(input: {
   return {
     pageError: object.page_error,
     blockedBy: object.blocked_by,
+    nextPageIndices: object.next_page_indices,
     nextPages: object.next_pages,
     loadMoreIndex: object.load_more_index,
     infiniteScroll: object.infinite_scroll,
