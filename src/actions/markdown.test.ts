@@ -64,17 +64,27 @@ describe('htmlToMarkdown', () => {
   });
 });
 
-/** The chunks' source slices put back together. */
-const joined = (markdown: string, chunks: readonly MarkdownChunk[]): string => chunks.map((chunk) => markdown.slice(chunk.start, chunk.end)).join('');
+/** The chunks' source slices put back together, each character once (a chunk may start inside the previous one). */
+const joined = (markdown: string, chunks: readonly MarkdownChunk[]): string =>
+  chunks.map((chunk, index) => markdown.slice(Math.max(chunk.start, chunks[index - 1]?.end ?? 0), chunk.end)).join('');
 
 function expectWellFormed(markdown: string, chunks: readonly MarkdownChunk[], maxChunkChars: number): void {
   expect(joined(markdown, chunks)).toBe(markdown);
   chunks.forEach((chunk, index) => {
     expect(chunk.text.length, `chunk ${index}`).toBeLessThanOrEqual(maxChunkChars);
     expect(chunk.text.endsWith(markdown.slice(chunk.start, chunk.end))).toBe(true);
-    if (index > 0) expect(chunk.start).toBe(chunks[index - 1]?.end);
+    const previous = chunks[index - 1];
+    if (!previous) return;
+    // Each chunk goes further, and starts at most an eighth of a chunk before the previous one's end.
+    expect(chunk.start, `chunk ${index}`).toBeGreaterThan(previous.start);
+    expect(chunk.end, `chunk ${index}`).toBeGreaterThan(previous.end);
+    expect(chunk.start, `chunk ${index}`).toBeLessThanOrEqual(previous.end);
+    expect(previous.end - chunk.start, `chunk ${index}`).toBeLessThanOrEqual(maxChunkChars / 8);
   });
 }
+
+/** The chunks that hold `record` whole. */
+const holding = (chunks: readonly MarkdownChunk[], record: string): number => chunks.filter((chunk) => chunk.text.includes(record)).length;
 
 const paragraph = (word: string, count: number): string => Array.from({ length: count }, () => word).join(' ');
 
@@ -136,9 +146,54 @@ describe('chunkMarkdown', () => {
     const rows = Array.from({ length: 40 }, (_, index) => `| Mug ${index} | $${index} |`);
     const markdown = ['| Name | Price |', '| --- | --- |', ...rows].join('\n');
     const all = chunkMarkdown(markdown, { maxChunkChars: 200 });
-    const from = all[2]?.start ?? 0;
+    const from = all[1]?.end ?? 0;
     expect(chunkMarkdown(markdown, { maxChunkChars: 200, from })).toEqual(all.slice(2));
     expect(chunkMarkdown(markdown, { maxChunkChars: 200, from: markdown.length })).toEqual([]);
+  });
+
+  it('cuts between the records of a listing whose items are a heading and paragraphs, with no blank line between items', () => {
+    // As job boards render: each item a heading link, then company, place and salary as paragraphs;
+    // the blank lines are inside the items, the item starts follow a line of the previous item.
+    const items = Array.from(
+      { length: 60 },
+      (_, index) => `<li><h2><a href="/job/${index}">Job ${index}</a></h2><p>Company ${index}</p><p>City ${index % 7}</p><p>$${index},000 a year</p></li>`,
+    );
+    const markdown = htmlToMarkdown(`<h1>Jobs</h1><ol>${items.join('')}</ol>`, { includeLinks: true });
+    expect(markdown).toContain('1. ## [Job 0](/job/0)\n\n   Company 0\n\n   City 0\n\n   $0,000 a year\n2. ## [Job 1]');
+    const chunks = chunkMarkdown(markdown, { maxChunkChars: 1000 });
+    expectWellFormed(markdown, chunks, 1000);
+    expect(chunks.length).toBeGreaterThan(3);
+    for (const chunk of chunks.slice(1)) expect(chunk.text).toMatch(/^\d+\. ## \[Job \d+\]/);
+    // Cut between items, the parts need not share anything.
+    chunks.slice(1).forEach((chunk, index) => expect(chunk.start).toBe(chunks[index]?.end));
+    // Items from 10 on are indented one space more ("10. ").
+    const unindented = chunks.map((chunk) => ({ ...chunk, text: chunk.text.replace(/\n +/g, '\n') }));
+    for (let index = 0; index < 60; index++) {
+      const record = `## [Job ${index}](/job/${index})\n\nCompany ${index}\n\nCity ${index % 7}\n\n$${index},000 a year`;
+      expect(holding(unindented, record), `Job ${index}`).toBe(1);
+    }
+  });
+
+  it('cuts before a paragraph that fits in a chunk rather than inside it', () => {
+    const block = Array.from({ length: 10 }, (_, index) => `line ${index} ${paragraph('word', 4)}`).join('\n');
+    const markdown = `${paragraph('intro', 10)}\n\n${block}\n\n${paragraph('outro', 10)}`;
+    expect(block.length).toBeGreaterThan(200);
+    const chunks = chunkMarkdown(markdown, { maxChunkChars: 300 });
+    expectWellFormed(markdown, chunks, 300);
+    expect(holding(chunks, block)).toBe(1);
+  });
+
+  it('makes parts overlap where records have no seam between them, so each record is whole in a part', () => {
+    // One paragraph of lines (a listing of <br>-separated fields): any line could start a record.
+    const records = Array.from({ length: 80 }, (_, index) => `**Job ${index}**\nCompany ${index}\n$${index},000 a year`);
+    const markdown = `# Jobs\n\n${records.join('\n')}`;
+    const chunks = chunkMarkdown(markdown, { maxChunkChars: 800 });
+    expectWellFormed(markdown, chunks, 800);
+    expect(chunks.length).toBeGreaterThan(3);
+    chunks.slice(1).forEach((chunk, index) => expect(chunk.start, `chunk ${index + 1}`).toBeLessThan(chunks[index]?.end ?? 0));
+    for (const [index, record] of records.entries()) expect(holding(chunks, record), `Job ${index}`).toBeGreaterThanOrEqual(1);
+    // Going on from where a reading stopped reads the same parts, the overlap included.
+    expect(chunkMarkdown(markdown, { maxChunkChars: 800, from: chunks[1]?.end })).toEqual(chunks.slice(2));
   });
 
   it('does not cut inside a code block when it can cut before it', () => {

@@ -1,5 +1,5 @@
 // Page HTML as markdown for the extraction model, and long markdown cut into chunks at its seams
-// (headings, then paragraphs, then lines). Pure string work: no DOM and no Node API may be used here.
+// (headings, then blocks, then list items, then lines). Pure string work: no DOM and no Node API may be used here.
 
 import { htmlToMarkdown as convertHtml, type TransformPlugin } from '@mdream/js';
 
@@ -25,9 +25,12 @@ export interface MarkdownChunk {
    * starts in when the cut fell inside a table, so the model can still read the columns.
    */
   readonly text: string;
-  /** Offset of the chunk's first character in the whole markdown. */
+  /**
+   * Offset of the chunk's first character in the whole markdown. Before the previous chunk's `end`
+   * when the cut between them fell inside a block: the characters in between are in both chunks.
+   */
   readonly start: number;
-  /** Offset just past the chunk's last character in the whole markdown. */
+  /** Offset just past the chunk's last character in the whole markdown; each chunk ends further on than the one before. */
   readonly end: number;
 }
 
@@ -35,11 +38,13 @@ export interface MarkdownChunk {
 export interface ChunkOptions {
   /** The most characters one chunk may hold (the repeated table header included). */
   readonly maxChunkChars: number;
-  /** Stop after this many chunks; the last one's `end` says where the rest starts. @defaultValue no limit */
+  /** Stop after this many chunks; the last one's `end` is the `from` that reads on. @defaultValue no limit */
   readonly maxChunks?: number | undefined;
   /**
-   * Start at this offset (where an earlier reading stopped) instead of the beginning. Offsets stay
-   * those of the whole markdown, and a start inside a table repeats the table's header rows.
+   * Go on where an earlier reading stopped (its last chunk's `end`) instead of the beginning. As a
+   * chunk after a cut does, the first chunk starts a little before `from` when `from` is inside a
+   * block, so a record cut there is read whole. Offsets stay those of the whole markdown, and a start
+   * inside a table repeats the table's header rows.
    * @defaultValue 0
    */
   readonly from?: number | undefined;
@@ -125,23 +130,42 @@ export function htmlToMarkdown(html: string, options: MarkdownOptions = {}): str
   return tidy(markdown, Math.max(16, options.maxLineChars ?? defaultMaxLineChars));
 }
 
-/** How good a place the start of a line is to cut at: 3 before a heading, 2 a paragraph, 1 a line, 0 inside a table or code block. */
-type Seam = 0 | 1 | 2 | 3;
+/**
+ * How good a place the start of a line is to cut at: 4 before a heading (a list item that opens with
+ * one too, as job boards write their postings), 3 before a block (after a blank line, or where a
+ * table or code block opens), 2 before a list item, 1 before any other line (inside a paragraph, a
+ * list item's own paragraphs), 0 inside a table or code block.
+ */
+type Seam = 0 | 1 | 2 | 3 | 4;
+
+/** From seam 2 up, a cut falls between blocks (a list item is one): none is split. */
+const blockSeam = 2;
 
 interface LineInfo {
   readonly start: number;
   readonly seam: Seam;
   readonly tableRow: boolean;
+  /** Offset where the block this line is in starts (its own start for a line that opens one). */
+  readonly blockStart: number;
+  /** Offset where the next block after this line starts (the markdown's length after the last). */
+  readonly blockEnd: number;
 }
 
 const tableRow = (line: string): boolean => line.trimStart().startsWith('|');
 const tableSeparator = /^\s*\|?\s*:?-{3,}/;
+const heading = /^#{1,6}\s/;
+const listItem = /^\s*(?:[-*+]|\d{1,9}[.)])(?:\s|$)/;
+const headingItem = /^(?:[-*+]|\d{1,9}[.)])\s+#{1,6}\s/;
+
+type Described = Pick<LineInfo, 'start' | 'seam' | 'tableRow'>;
 
 function describeLines(markdown: string): { lines: string[]; info: LineInfo[] } {
   const lines = markdown.split('\n');
-  const info: LineInfo[] = [];
+  const described: Described[] = [];
   let offset = 0;
   let inFence = false;
+  // A list item goes on through blank lines and indented lines: those are its own paragraphs.
+  let inListItem = false;
   for (let index = 0; index < lines.length; index++) {
     const line = lines[index] as string;
     const previous = index > 0 ? (lines[index - 1] as string) : '';
@@ -149,15 +173,46 @@ function describeLines(markdown: string): { lines: string[]; info: LineInfo[] } 
     const insideFence = inFence; // this line is inside an open fence (its closing line included)
     if (fence) inFence = !inFence;
     const row = !insideFence && tableRow(line);
+    const blank = line.trim() === '';
+    const indented = /^\s/.test(line);
+    const continuation: boolean = inListItem && !blank && indented;
     let seam: Seam;
-    if (insideFence || (row && info[index - 1]?.tableRow)) seam = 0;
-    else if (/^#{1,6}\s/.test(line)) seam = 3;
-    else if (previous.trim() === '' && line.trim() !== '') seam = 2;
+    if (insideFence || (row && described[index - 1]?.tableRow)) seam = 0;
+    else if (heading.test(line) || headingItem.test(line)) seam = 4;
+    else if (continuation) seam = 1;
+    else if (!blank && (previous.trim() === '' || fence || row)) seam = 3;
+    else if (listItem.test(line)) seam = 2;
     else seam = 1;
-    info.push({ start: offset, seam, tableRow: row });
+    if (!insideFence && !blank) inListItem = listItem.test(line) || continuation;
+    described.push({ start: offset, seam, tableRow: row });
     offset += line.length + 1;
   }
+  // A line's block runs from the last line at a block seam up to it, to the next one after it.
+  const blockEnds: number[] = [];
+  let blockEnd = markdown.length;
+  for (let index = described.length - 1; index >= 0; index--) {
+    blockEnds[index] = blockEnd;
+    const line = described[index] as Described;
+    if (line.seam >= blockSeam) blockEnd = line.start;
+  }
+  let blockStart = 0;
+  const info = described.map((line, index): LineInfo => {
+    if (line.seam >= blockSeam) blockStart = line.start;
+    return { ...line, blockStart, blockEnd: blockEnds[index] as number };
+  });
   return { lines, info };
+}
+
+/** The index of the last line that starts at or before `offset`. */
+function lineAt(info: readonly LineInfo[], offset: number): number {
+  let low = 0;
+  let high = info.length - 1;
+  while (low < high) {
+    const middle = Math.ceil((low + high) / 2);
+    if ((info[middle] as LineInfo).start <= offset) low = middle;
+    else high = middle - 1;
+  }
+  return low;
 }
 
 /** The header and separator rows of the table that line `row` belongs to, with their line breaks; '' when it has none. */
@@ -169,68 +224,100 @@ function tableHeader(lines: readonly string[], info: readonly LineInfo[], row: n
   return `${lines[first]}\n${separator}\n`;
 }
 
+/** A chunk's cut at the start of a line that opens a block or a table row splits nothing: rows are whole too. */
+function splitsNothing(line: LineInfo): boolean {
+  return line.seam >= blockSeam || (line.seam === 0 && line.tableRow);
+}
+
 /**
  * Cuts markdown into chunks of at most `maxChunkChars` characters, at the best seam in reach: the
- * start of a heading, else of a paragraph, else of a line; inside a table or a code block only when
- * nothing else is in reach, and inside a line only for a line longer than a chunk. A chunk that
- * starts inside a table repeats the table's header rows.
+ * start of a heading, else of a block (a paragraph, a list, a table), else of a list item, else of a
+ * line; inside a table or a code block only when nothing else is in reach, and inside a line only
+ * for a line longer than a chunk. A block that fits in a chunk is never cut: the chunk ends before
+ * it instead. A chunk that starts inside a table repeats the table's header rows.
+ *
+ * A cut that still falls inside a block (one longer than a chunk, or a run of lines with no seam
+ * between its records) makes the chunks overlap: the next chunk starts back at that block's start,
+ * at most an eighth of `maxChunkChars` before the cut (at a line's start, or a word's inside a long
+ * line), so a record the cut splits is whole in the next chunk. Whoever merges what was read from
+ * the chunks must then keep what both read once.
  */
 export function chunkMarkdown(markdown: string, options: ChunkOptions): MarkdownChunk[] {
   const maxChars = Math.max(1, Math.floor(options.maxChunkChars));
   const maxChunks = options.maxChunks ?? Number.POSITIVE_INFINITY;
+  const overlapChars = Math.floor(maxChars / 8);
   const chunks: MarkdownChunk[] = [];
-  if (!markdown) return chunks;
+  const from = Math.min(markdown.length, Math.max(0, Math.floor(options.from ?? 0)));
+  if (from >= markdown.length) return chunks;
   const { lines, info } = describeLines(markdown);
-  let start = Math.min(markdown.length, Math.max(0, Math.floor(options.from ?? 0)));
-  let line = 0; // the first line starting after `start`
-  while (line < info.length && (info[line] as LineInfo).start <= start) line++;
-  // A reading that goes on inside a table (at a row's start) needs the table's header rows again.
-  const resumedRow = line - 1;
-  const resumed = info[resumedRow];
-  const resumeHeader = resumed && resumed.start === start && resumed.seam === 0 && resumed.tableRow ? tableHeader(lines, info, resumedRow) : '';
-  let prefix = resumeHeader.length <= maxChars / 4 ? resumeHeader : '';
-  while (start < markdown.length && chunks.length < maxChunks) {
+
+  /** Where the chunk after a cut at `end` starts: back inside the block the cut fell in, never at or before `after`. */
+  const nextStart = (end: number, after: number): number => {
+    const line = info[lineAt(info, end)] as LineInfo;
+    if (line.start === end && splitsNothing(line)) return end;
+    const back = Math.max(line.blockStart, end - overlapChars, after + 1);
+    if (back >= end) return end;
+    // The first line start from `back` on: the chunk reads the lines before the cut again.
+    const first = lineAt(info, back);
+    if ((info[first] as LineInfo).start === back) return back;
+    const following = info[first + 1];
+    if (following && following.start < end) return following.start;
+    if (line.start === end) return end;
+    // The cut is inside a line longer than the overlap: from its first word after `back`.
+    const space = markdown.indexOf(' ', back);
+    return space >= 0 && space + 1 < end ? space + 1 : end;
+  };
+  /** The header rows to repeat for a chunk starting at `offset`: only at a row's start inside a table. */
+  const headerAt = (offset: number): string => {
+    const index = lineAt(info, offset);
+    const line = info[index] as LineInfo;
+    if (line.start !== offset || line.seam !== 0 || !line.tableRow) return '';
+    const header = tableHeader(lines, info, index);
+    return header.length <= maxChars / 4 ? header : '';
+  };
+
+  // Chunks end further on than `readTo`, where the previous one (or the earlier reading) ended.
+  let readTo = from;
+  let start = from > 0 ? nextStart(from, -1) : 0;
+  while (chunks.length < maxChunks) {
+    const prefix = headerAt(start);
     const budget = maxChars - prefix.length;
     if (markdown.length - start <= budget) {
       chunks.push({ text: prefix + markdown.slice(start), start, end: markdown.length });
       break;
     }
     const limit = start + budget;
-    while (line < info.length && (info[line] as LineInfo).start <= start) line++;
     // The best seam in the second half of the reach wins (ties go to the later one); else the best
     // in the first half; else a cut inside a table or code block.
     const half = start + budget / 2;
     let upper: number | undefined;
     let lower: number | undefined;
     let fallback: number | undefined;
-    for (let index = line; index < info.length && (info[index] as LineInfo).start <= limit; index++) {
+    for (let index = lineAt(info, readTo) + 1; index < info.length && (info[index] as LineInfo).start <= limit; index++) {
       const { seam, start: at } = info[index] as LineInfo;
       if (seam === 0) fallback = index;
       else if (at > half) {
         if (upper === undefined || seam >= (info[upper] as LineInfo).seam) upper = index;
       } else if (lower === undefined || seam >= (info[lower] as LineInfo).seam) lower = index;
     }
-    const best = upper ?? lower;
-    const cutLine = best ?? fallback;
+    const cutLine = upper ?? lower ?? fallback;
     let end: number;
-    let nextPrefix = '';
     if (cutLine !== undefined) {
-      end = (info[cutLine] as LineInfo).start;
-      if ((info[cutLine] as LineInfo).seam === 0 && (info[cutLine] as LineInfo).tableRow) {
-        const header = tableHeader(lines, info, cutLine);
-        if (header.length <= maxChars / 4) nextPrefix = header;
-      }
+      const line = info[cutLine] as LineInfo;
+      // Inside a block that starts in reach and fits in a chunk: cut before it, the next chunk holds it whole.
+      const blockFits = line.blockStart > readTo && line.blockEnd - line.blockStart <= maxChars;
+      end = !splitsNothing(line) && blockFits ? line.blockStart : line.start;
     } else {
       // One line longer than a chunk: cut it, at a space when there is one near the end.
       const space = markdown.lastIndexOf(' ', limit - 1);
       end = space > start + budget * 0.8 ? space + 1 : limit;
       // Never between the halves of a surrogate pair (an emoji): a lone half is invalid text that
       // model APIs may reject as a bad request.
-      if (end - 1 > start && isLowSurrogate(markdown.charCodeAt(end))) end--;
+      if (end - 1 > readTo && isLowSurrogate(markdown.charCodeAt(end))) end--;
     }
     chunks.push({ text: prefix + markdown.slice(start, end), start, end });
-    start = end;
-    prefix = nextPrefix;
+    start = nextStart(end, start);
+    readTo = end;
   }
   return chunks;
 }

@@ -1,15 +1,16 @@
 // The records of one page: the extract_content action's reading (every frame as markdown, long
-// pages in parts) with a schema of a list of records, each validated alone. Never navigates.
+// pages in parts, their lists put together here) with a schema of a list of records, each validated alone. Never navigates.
 
 import { z } from 'zod';
 import { createActionContext } from '../actions/action-context';
-import { extractContentAction } from '../actions/builtin/extract-content';
+import { buildExtractContentAction, type PartRead } from '../actions/builtin/extract-content';
 import type { Action } from '../actions/types';
 import type { ResolvedBrowserDriver } from '../browser/types';
 import { ActionError, ChatModelOutputError, PlannavError } from '../errors';
 import type { ModelRetryOptions } from '../llm/generate-object';
 import type { LLMClient } from '../llm/types';
 import type { UrlPolicy } from '../security/url-policy';
+import { stableJson } from './page-step';
 
 /** Stands in for a record the schema rejected, so one bad record does not fail the whole answer. */
 const invalidRecord = Symbol('invalid record');
@@ -20,6 +21,48 @@ interface InvalidRecord {
 
 function isInvalid(value: unknown): value is InvalidRecord {
   return typeof value === 'object' && value !== null && invalidRecord in value;
+}
+
+/** How many of `earlier`'s last records are `later`'s first ones, in the same order, compared as JSON. */
+function sharedRun(earlier: readonly string[], later: readonly string[]): number {
+  for (let length = Math.min(earlier.length, later.length); length > 0; length--) {
+    const tail = earlier.slice(earlier.length - length);
+    if (tail.every((record, index) => record === later[index])) return length;
+  }
+  return 0;
+}
+
+/**
+ * The parts' record lists as one, in page order. Where two neighbouring parts overlap (the cut
+ * between them fell inside a block, so both read the characters around it), the records both read
+ * end the first list and start the second: the longest run of records that ends one list and starts
+ * the next, equal as JSON, is kept once. Rejected records at those two ends are left out of the
+ * comparison and, when a run is found, dropped too: they are the copies the cut cut off. A record
+ * the page itself repeats elsewhere stays; the Collector's `key` decides about it.
+ */
+function mergeRecordLists(parts: readonly PartRead[]): { records: unknown[] } {
+  const merged: unknown[] = [];
+  let previous: PartRead | undefined;
+  for (const part of parts) {
+    let records = (part.answer as { records: readonly unknown[] }).records;
+    if (previous && part.start < previous.end) {
+      let tail = merged.length;
+      while (tail > 0 && isInvalid(merged[tail - 1])) tail--;
+      let head = 0;
+      while (head < records.length && isInvalid(records[head])) head++;
+      // The shared run lies within the last part's records: those of earlier parts are not compared.
+      const previousCount = (previous.answer as { records: readonly unknown[] }).records.length;
+      const from = Math.max(0, merged.length - previousCount);
+      const shared = sharedRun(merged.slice(from, tail).map(stableJson), records.slice(head).map(stableJson));
+      if (shared > 0) {
+        merged.length = tail;
+        records = records.slice(head + shared);
+      }
+    }
+    merged.push(...records);
+    previous = part;
+  }
+  return { records: merged };
 }
 
 /** What one extraction gave: the valid records in page order and how many were rejected. */
@@ -39,12 +82,17 @@ export class PageExtractor<TRecord> {
     // Each record is checked alone: the model is asked for the record's shape, and a record that
     // does not fit becomes a marker instead of failing the list (and a repair round) for all.
     const tolerant = recordSchema.catch(() => ({ [invalidRecord]: true }) as unknown as TRecord);
-    this.action = extractContentAction({
-      name: 'collect_extract',
-      schema: z.object({ records: z.array(tolerant).describe('Every record on the page, in page order; empty when there is none') }),
-      maxChunkChars: settings.maxChunkChars,
-      retry: settings.retry,
-    });
+    // A long page's lists are put together in code: a model merge would have to write every record
+    // again, and could drop some.
+    this.action = buildExtractContentAction(
+      {
+        name: 'collect_extract',
+        schema: z.object({ records: z.array(tolerant).describe('Every record on the page, in page order; empty when there is none') }),
+        maxChunkChars: settings.maxChunkChars,
+        retry: settings.retry,
+      },
+      mergeRecordLists,
+    );
   }
 
   /**

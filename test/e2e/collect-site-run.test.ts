@@ -11,14 +11,6 @@ import { PlaywrightDriver } from '../../src/playwright/index';
 import { collectSiteModel as siteModel, Job } from '../../examples/collect-site/scripted-model';
 
 const fastRetry = { retries: 0, minTimeout: 1, maxTimeout: 1 };
-/**
- * The whole grown page in one extraction part. At the default 30000 characters the 240 postings
- * (~32000 characters of markdown) come in two parts, and extract_content cuts them at a line, in
- * the middle of a posting: neither part holds it whole, and it is lost (seen: job-0223). Known
- * limit of the chunking, reported; this keeps the test about "load more" and scrolling.
- */
-const onePart = 60_000;
-
 let browser: PlaywrightDriver;
 let secondBrowser: PlaywrightDriver;
 const sites: CollectSite[] = [];
@@ -94,7 +86,7 @@ describe('the Collector on the collection site, in headless Chromium', () => {
 
   it('/more: "Load more" until the last batch, every posting once', async () => {
     const site = await start();
-    const run = collector(site, { start: new URL('/more', site.url).href, maxChunkChars: onePart });
+    const run = collector(site, { start: new URL('/more', site.url).href });
     const found = records(run);
     const summary = await run.run();
     expect(summary.error).toBeUndefined();
@@ -108,7 +100,7 @@ describe('the Collector on the collection site, in headless Chromium', () => {
 
   it('/scroll: infinite scroll to the end, every posting once', async () => {
     const site = await start();
-    const run = collector(site, { start: new URL('/scroll', site.url).href, maxChunkChars: onePart });
+    const run = collector(site, { start: new URL('/scroll', site.url).href });
     const found = records(run);
     const summary = await run.run();
     expect(summary.error).toBeUndefined();

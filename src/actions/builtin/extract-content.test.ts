@@ -192,6 +192,25 @@ describe('extract_content: long pages', () => {
     expect(result.extractedContent).toBe(`Extracted from ${pageUrl} for "every item":\n<untrusted_content>\nAll sections merged\n</untrusted_content>`);
   });
 
+  it('tells the model which characters neighbouring parts share when a cut falls inside a block', async () => {
+    // One block of short lines (fields parted by <br>): no seam between records, so the parts overlap.
+    const registry = new ActionRegistry([extractContentAction({ maxChunkChars: 1000 })]);
+    const llm = new ScriptedLLM({ respond: (request) => answer(`answer ${request.callIndex + 1}`) });
+    const lines = Array.from({ length: 120 }, (_, index) => `Mug ${index}<br>$${index}`).join('<br>');
+    await registry.run('extract_content', { goal: 'prices' }, contextFor(driverFor(`<div>${lines}</div>`), llm));
+
+    const parts = llm.requests.filter((request) => request.output?.name === 'extract_content');
+    expect(parts.length).toBeGreaterThan(1);
+    const labels = parts.map((request) => pageTextOf(request).split('\n')[1] as string);
+    const [, firstEnd] = /^Part 1 of \d+: characters 0-(\d+) of \d+ \(characters (\d+)-\1 are also the start of part 2\)$/.exec(labels[0] as string) ?? [];
+    expect(firstEnd).toBeDefined();
+    const shared = /^Part 2 of \d+: characters (\d+)-\d+ of \d+ \(characters \1-(\d+) are also the end of part 1/.exec(labels[1] as string);
+    expect(shared?.[2]).toBe(firstEnd);
+    expect(Number(shared?.[1])).toBeLessThan(Number(firstEnd));
+    // The merge sees the same labels.
+    expect((llm.requests.at(-1) as ScriptedRequest).lastUserText).toContain(`${labels[1] as string}:\nanswer 2`);
+  });
+
   it('stops after maxChunks parts and says where to go on; start_from_char reads on from there', async () => {
     const registry = new ActionRegistry([extractContentAction({ maxChunkChars: 1500, maxChunks: 2 })]);
     const llm = new ScriptedLLM({ respond: (request) => answer(`answer ${request.callIndex + 1}`) });
