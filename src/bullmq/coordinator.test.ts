@@ -1,11 +1,16 @@
 // The BullMQ coordinator against a real redis-server (test/helpers/redis-server.ts) with in-process
 // workers over fake browsers and a scripted model: what reaches the summary, the budget, the checks.
+import { Queue, Worker, type ConnectionOptions } from 'bullmq';
+import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { startRedis, type RedisServer } from '../../test/helpers/redis-server';
 import type { CollectionSummary, CollectorEventMap } from '../collect/events';
+import type { CollectedRecord } from '../collect/store';
+import { emptyUsage } from '../llm/usage';
 import { FakeBrowserDriver, type FakeElement, type FakePage, ScriptedLLM, type ScriptedRequest, type ScriptedResponse } from '../testing/index';
 import { createCollectionCoordinator, type CollectionCoordinatorOptions } from './coordinator';
+import { keysOf, pageJobId, queueName, queuePrefix, redisOptions, type PageJobResult } from './protocol';
 import { createCollectionWorker, type CollectionWorker } from './worker';
 
 const Item = z.object({ id: z.number().int(), name: z.string() });
@@ -38,14 +43,20 @@ function listing(options: { pages: number; perPage: number; host?: string; broke
   return pages;
 }
 
-/** The scripted model reads what it is shown; `check` answers the progress checks. */
-function siteModel(options: { check?: (request: ScriptedRequest) => ScriptedResponse; latencyMs?: number } = {}): ScriptedLLM {
+/**
+ * The scripted model reads what it is shown; `check` answers the progress checks; a page whose
+ * survey text `hold` gives a promise for is answered only once that promise resolves.
+ */
+function siteModel(
+  options: { check?: (request: ScriptedRequest) => ScriptedResponse; latencyMs?: number; hold?: (text: string) => Promise<void> | undefined } = {},
+): ScriptedLLM {
   return new ScriptedLLM({
     latencyMs: options.latencyMs,
-    respond: (request) => {
+    respond: async (request) => {
       const text = request.lastUserText;
       switch (request.output?.name) {
         case 'collect_survey':
+          await options.hold?.(text);
           return {
             object: {
               page_error: text.includes('500 Internal Server Error') ? '500 Internal Server Error' : '',
@@ -66,8 +77,23 @@ function siteModel(options: { check?: (request: ScriptedRequest) => ScriptedResp
   });
 }
 
+/** A promise the test opens when something happened. */
+function gate(): { promise: Promise<void>; open: () => void } {
+  let open = (): void => undefined;
+  const promise = new Promise<void>((resolve) => (open = resolve));
+  return { promise, open };
+}
+
+const ids = (records: readonly Item[]): number[] => records.map((item) => item.id).sort((a, b) => a - b);
+const range = (from: number, to: number): number[] => Array.from({ length: to - from + 1 }, (_, index) => from + index);
+
+/** The URLs the workers' browsers loaded, in order. */
+const loaded = (browsers: readonly FakeBrowserDriver[]): unknown[] =>
+  browsers.flatMap((browser) => browser.calls.filter((call) => call.method === 'goto').map((call) => call.args[0])).sort();
+
 let redis: RedisServer;
 let collections = 0;
+const freshName = (): string => `unit-${++collections}`;
 
 beforeAll(async () => {
   redis = await startRedis();
@@ -76,6 +102,17 @@ beforeAll(async () => {
 afterAll(async () => {
   await redis?.stop();
 });
+
+/** The ids of the records in the collection's stream in Redis. */
+async function storedIds(name: string): Promise<number[]> {
+  const client = new Redis(redis.url);
+  try {
+    const entries = await client.xrange(keysOf(name).records, '-', '+');
+    return ids(entries.map(([, fields]) => (JSON.parse(fields[1] as string) as CollectedRecord<Item>).data));
+  } finally {
+    client.disconnect();
+  }
+}
 
 interface Run {
   readonly summary: CollectionSummary;
@@ -88,14 +125,15 @@ interface Run {
  * browser of `pages` and its own `model`; the coordinator's planner is `planner`.
  */
 async function runCollection(options: {
+  name?: string;
   pages: Record<string, FakePage>;
   model?: () => ScriptedLLM;
   planner?: ScriptedLLM;
   workers?: number;
   coordinator: Omit<CollectionCoordinatorOptions<Item>, 'connection' | 'name' | 'llm' | 'schema' | 'instruction'> & { instruction?: string };
-  onWorker?: (worker: CollectionWorker, model: ScriptedLLM) => void;
-}): Promise<Run & { models: ScriptedLLM[]; name: string }> {
-  const name = `unit-${++collections}`;
+  onEvent?: { readonly [K in keyof CollectorEventMap<Item>]?: (event: CollectorEventMap<Item>[K]) => void };
+}): Promise<Run & { models: ScriptedLLM[]; browsers: FakeBrowserDriver[]; name: string }> {
+  const name = options.name ?? freshName();
   const coordinator = createCollectionCoordinator<Item>({
     connection: redis.url,
     name,
@@ -110,7 +148,9 @@ async function runCollection(options: {
   const events: Record<string, unknown[]> = {};
   for (const event of ['collect-start', 'collect-page', 'collect-failure', 'collect-check', 'collect-model-call', 'collect-end'] as const)
     coordinator.on(event, (payload) => void (events[event] ??= []).push(payload));
+  for (const [event, listener] of Object.entries(options.onEvent ?? {})) coordinator.on(event as keyof CollectorEventMap, listener as () => void);
   const models: ScriptedLLM[] = [];
+  const browsers: FakeBrowserDriver[] = [];
   const workers: CollectionWorker[] = [];
   try {
     const records: Item[] = [];
@@ -119,20 +159,14 @@ async function runCollection(options: {
     })();
     for (let index = 0; index < (options.workers ?? 1); index++) {
       const model = options.model?.() ?? siteModel();
+      const browser = new FakeBrowserDriver({ pages: options.pages });
       models.push(model);
-      const worker = await createCollectionWorker({
-        connection: redis.url,
-        name,
-        llm: model,
-        browser: new FakeBrowserDriver({ pages: options.pages }),
-        schema: Item,
-      });
-      options.onWorker?.(worker, model);
-      workers.push(worker);
+      browsers.push(browser);
+      workers.push(await createCollectionWorker({ connection: redis.url, name, llm: model, browser, schema: Item }));
     }
     const summary = await coordinator.run();
     await reading;
-    return { summary, events, records, models, name };
+    return { summary, events, records, models, browsers, name };
   } finally {
     await Promise.all(workers.map((worker) => worker.close()));
     await coordinator.close();
@@ -147,7 +181,7 @@ describe('createCollectionCoordinator on a real Redis', () => {
       workers: 2,
       coordinator: { start: 'https://site.test/list?page=1', checkEvery: 100 },
     });
-    expect(records.map((item) => item.id).sort((a, b) => a - b)).toEqual([1, 2, 3, 4, 5, 6]);
+    expect(ids(records)).toEqual(range(1, 6));
     expect(summary).toMatchObject({ reason: 'done', pagesDone: 3 });
     const calls = events['collect-model-call'] ?? [];
     const byRole = (role: string): number => calls.filter((call) => call.role === role).length;
@@ -159,5 +193,173 @@ describe('createCollectionCoordinator on a real Redis', () => {
     for (const call of calls) expect(call.durationMs).toBeGreaterThan(0);
     expect(calls.every((call) => call.provider === 'scripted' && call.error === undefined)).toBe(true);
     expect(summary.usage.calls).toBe(calls.length);
+  });
+
+  it('gives up a batch after maxFailures failed pages in a row: its waiting pages are dropped, a page already taken ends, other batches go on', async () => {
+    const pages = { ...listing({ pages: 6, perPage: 3, broken: [2, 3] }), ...listing({ pages: 2, perPage: 3, host: 'other.test', firstId: 101 }) };
+    const abandoned = gate();
+    const { summary, events, records } = await runCollection({
+      pages,
+      // Page 4 is in the worker's hands when its batch is given up; pages 5 and 6 wait behind it.
+      model: () => siteModel({ hold: (text) => (text.includes('Item 10:') ? abandoned.promise : undefined) }),
+      coordinator: {
+        urls: [...[1, 2, 3, 4, 5, 6].map((page) => `https://site.test/list?page=${page}`), 'https://other.test/list?page=1'],
+        maxFailures: 2,
+        checkEvery: 100,
+      },
+      onEvent: { 'collect-failure': (event) => event.abandoned && abandoned.open() },
+    });
+    const failures = events['collect-failure'] ?? [];
+    expect(failures.map((event) => [event.url, event.consecutiveFailures, event.abandoned, event.dropped])).toEqual([
+      ['https://site.test/list?page=2', 1, false, 0],
+      ['https://site.test/list?page=3', 2, true, 2],
+    ]);
+    expect(summary).toMatchObject({ reason: 'done', pagesDone: 4, pagesFailed: 2, pagesAbandoned: 2, batchesAbandoned: 1, pagesQueued: 0 });
+    // Page 4 ended normally; pages 5 and 6 were never read; the other host's batch was read to its end.
+    expect(ids(records)).toEqual([1, 2, 3, 10, 11, 12, 101, 102, 103, 104, 105, 106]);
+  });
+
+  it('a check that says stop: no page starts after it, the page in flight is still committed, the run ends stopped with its reason', async () => {
+    const checked = gate();
+    const { summary, events, records, browsers } = await runCollection({
+      pages: listing({ pages: 6, perPage: 2 }),
+      // Page 3 is in flight during the check after 2 pages; 4 to 6 are waiting.
+      model: () => siteModel({ hold: (text) => (text.includes('Item 5:') ? checked.promise : undefined) }),
+      planner: siteModel({ check: () => ({ object: { decision: 'stop', reason: 'enough widgets', instruction: '' } }) }),
+      coordinator: { urls: [1, 2, 3, 4, 5, 6].map((page) => `https://site.test/list?page=${page}`), checkEvery: 2 },
+      onEvent: { 'collect-check': () => checked.open() },
+    });
+    expect((events['collect-check'] ?? []).map((check) => [check.pages, check.decision])).toEqual([[2, 'stop']]);
+    expect(summary).toMatchObject({ reason: 'stopped', message: 'enough widgets', pagesDone: 3, records: 6, pagesQueued: 0 });
+    expect(ids(records)).toEqual([1, 2, 3, 4, 5, 6]);
+    expect(loaded(browsers)).toEqual([1, 2, 3].map((page) => `https://site.test/list?page=${page}`));
+  });
+
+  it('a check that adjusts the instruction: the pages that start after it are read with the new one, on every worker', async () => {
+    const checked = gate();
+    const { summary, models } = await runCollection({
+      pages: listing({ pages: 6, perPage: 2 }),
+      // Pages 3 and 4 are in the two workers' hands during the check after 2 pages; 5 and 6 are waiting.
+      model: () => siteModel({ hold: (text) => (/Item [57]:/.test(text) ? checked.promise : undefined) }),
+      planner: siteModel({ check: () => ({ object: { decision: 'adjust', reason: 'too broad', instruction: 'only widgets with an even id' } }) }),
+      workers: 2,
+      coordinator: { urls: [1, 2, 3, 4, 5, 6].map((page) => `https://site.test/list?page=${page}`), checkEvery: 2 },
+      onEvent: { 'collect-check': () => checked.open() },
+    });
+    expect(summary).toMatchObject({ reason: 'done', pagesDone: 6 });
+    const surveys = models.flatMap((model) => model.requests).filter((request) => request.output?.name === 'collect_survey');
+    const instructionOf = (page: number): string | undefined => {
+      const survey = surveys.find((request) => request.lastUserText.includes(`Item ${2 * page - 1}:`));
+      return /The crawler collects: (.*)/.exec(survey?.lastUserText ?? '')?.[1];
+    };
+    expect([1, 2, 3, 4, 5, 6].map(instructionOf)).toEqual([
+      ...Array<string>(4).fill('every item: id, name'),
+      ...Array<string>(2).fill('only widgets with an even id'),
+    ]);
+  });
+
+  it('maxPages: no more pages than that are enqueued, and the run ends max-pages', async () => {
+    const { summary, records, browsers } = await runCollection({
+      pages: listing({ pages: 6, perPage: 3 }),
+      coordinator: { start: 'https://site.test/list?page=1', maxPages: 3, checkEvery: 100 },
+    });
+    expect(summary).toMatchObject({ reason: 'max-pages', pagesDone: 3, records: 9, pagesQueued: 0 });
+    expect(ids(records)).toEqual(range(1, 9));
+    expect(loaded(browsers)).toEqual([1, 2, 3].map((page) => `https://site.test/list?page=${page}`));
+  });
+
+  it('maxRecords: exactly that many records are kept (the rest of the last page is neither kept nor a duplicate), and the run ends max-records', async () => {
+    const { summary, records, name } = await runCollection({
+      pages: listing({ pages: 4, perPage: 3 }),
+      coordinator: { start: 'https://site.test/list?page=1', maxRecords: 5, checkEvery: 100 },
+    });
+    expect(summary).toMatchObject({ reason: 'max-records', records: 5, duplicates: 0, pagesDone: 2 });
+    expect(ids(records)).toEqual(range(1, 5));
+    expect(await storedIds(name)).toEqual(range(1, 5));
+  });
+
+  describe('resuming what an earlier coordinator of the collection left in Redis', () => {
+    const page = (number: number): string => `https://site.test/list?page=${number}`;
+    const batch = `start:${page(1)}`;
+
+    it('a page enqueued whose job was never added (the coordinator died in between) is enqueued again', async () => {
+      const name = freshName();
+      const keys = keysOf(name);
+      const client = new Redis(redis.url);
+      try {
+        await client.hset(keys.run, 'collectionId', 'earlier-run');
+        await client.hset(keys.enqueued, pageJobId(page(2)), JSON.stringify({ url: page(2), batch, depth: 1 }));
+      } finally {
+        client.disconnect();
+      }
+      const { summary, events, records, browsers } = await runCollection({
+        name,
+        pages: listing({ pages: 3, perPage: 3 }),
+        coordinator: { start: page(1), checkEvery: 100 },
+      });
+      expect(events['collect-start']).toMatchObject([{ resumed: true, collectionId: 'earlier-run' }]);
+      expect(summary).toMatchObject({ reason: 'done', pagesDone: 3, records: 9, duplicates: 0 });
+      expect(ids(records)).toEqual(range(1, 9));
+      expect(loaded(browsers)).toEqual([page(1), page(2), page(3)]);
+    });
+
+    it('a page committed whose job was not removed yet: not counted again, not read again, its next pages enqueued', async () => {
+      const name = freshName();
+      const keys = keysOf(name);
+      const jobId = pageJobId(page(1));
+      const result: PageJobResult<Item> = {
+        status: 'done',
+        records: [1, 2, 3].map((id) => ({ id, name: `Widget ${id}` })),
+        invalid: 0,
+        links: [page(2)],
+        loadMore: 0,
+        interaction: undefined,
+        modelCalls: [],
+        durationMs: 1,
+      };
+      // The earlier coordinator: page 1 read by a worker and committed (as the commit script does), then it died.
+      const queue = new Queue(queueName(name), { connection: redisOptions(redis.url) as ConnectionOptions, prefix: queuePrefix });
+      const worker = new Worker(queueName(name), () => Promise.resolve(result), {
+        connection: redisOptions(redis.url) as ConnectionOptions,
+        prefix: queuePrefix,
+      });
+      const client = new Redis(redis.url);
+      try {
+        await client.hset(keys.run, 'collectionId', 'earlier-run');
+        await client.hset(keys.enqueued, jobId, JSON.stringify({ url: page(1), batch, depth: 0 }));
+        await queue.add('page', { url: page(1), batch, depth: 0 }, { jobId, attempts: 1 });
+        for (let tries = 0; (await queue.getJobState(jobId)) !== 'completed'; tries++) {
+          if (tries > 200) throw new Error('The staged page was not completed within 200 looks.');
+          await new Promise((resolve) => setTimeout(resolve, 10));
+        }
+        await worker.close();
+        await client.sadd(keys.committed, jobId);
+        for (const data of result.records) {
+          await client.set(keys.record(String(data.id)), jobId);
+          await client.xadd(
+            keys.records,
+            '*',
+            'record',
+            JSON.stringify({ data, source: page(1), collectedAt: new Date().toISOString(), key: String(data.id) }),
+          );
+        }
+        const outcome = { url: page(1), batch, status: 'done', records: 3, duplicates: 0, invalid: 0, usage: emptyUsage };
+        await client.xadd(keys.pages, '*', 'page', JSON.stringify(outcome), 'job', jobId);
+      } finally {
+        await worker.close();
+        await queue.close();
+        client.disconnect();
+      }
+      const { summary, records, browsers } = await runCollection({
+        name,
+        pages: listing({ pages: 3, perPage: 3 }),
+        coordinator: { start: page(1), checkEvery: 100 },
+      });
+      expect(summary).toMatchObject({ reason: 'done', pagesDone: 3, records: 9, duplicates: 0 });
+      // This run streams only what it committed; Redis holds every record once.
+      expect(ids(records)).toEqual(range(4, 9));
+      expect(await storedIds(name)).toEqual(range(1, 9));
+      expect(loaded(browsers)).toEqual([page(2), page(3)]);
+    });
   });
 });

@@ -26,6 +26,8 @@ import {
   queueName,
   queuePrefix,
   redisOptions,
+  type CommittedCheck,
+  type CommittedOutcome,
   type PageJobData,
   type PageJobResult,
   type RedisConnection,
@@ -67,9 +69,9 @@ export interface CollectionCoordinator<TRecord = unknown> {
   off<K extends CollectorEventName>(name: K, listener: CollectorListener<K, TRecord>): this;
   /** Every page outcome committed so far, in commit order, from Redis. */
   pages(): Promise<PageOutcome[]>;
-  /** Cancels the run: queued pages are dropped, it ends `cancelled`. */
+  /** Cancels the run: queued pages are taken off the queue, it ends `cancelled`; a coordinator started again with the `name` reads them. */
   cancel(reason?: string): void;
-  /** Cancels a running collection, waits for its end, closes the connections. Idempotent. The collection's keys stay in Redis. */
+  /** Cancels a running collection, waits for its end, closes the connections. Idempotent. The collection's keys stay in Redis, to resume it. */
   close(): Promise<void>;
   [Symbol.asyncDispose](): Promise<void>;
 }
@@ -77,24 +79,31 @@ export interface CollectionCoordinator<TRecord = unknown> {
 /**
  * Commits one page's result, all or nothing: nothing if the page (its job id) was committed before;
  * else each record whose key is new (SET NX) is appended to the records stream, and the page outcome
- * to the pages stream. KEYS: committed set, records stream, pages stream, then one key per record.
- * ARGV: job id, outcome JSON (without `records`), most records to keep (-1: no limit), then each record's JSON.
- * Returns the 0-based indices of the records kept, or -1 for a page committed before.
+ * to the pages stream, with its records and duplicates counted here. KEYS: committed set, records
+ * stream, pages stream, then one key per record. ARGV: job id, outcome JSON (without `records` and
+ * `duplicates`), most records to keep (-1: no limit), then each record's JSON.
+ * Returns the duplicates, then the 0-based indices of the records kept; or -1 for a page committed before. Past
+ * `maxRecords` the page's other records are neither kept nor duplicates, as in the Collector.
  */
 const commitScript = `
 if redis.call('SADD', KEYS[1], ARGV[1]) == 0 then return -1 end
 local limit = tonumber(ARGV[3])
 local kept = {}
+local duplicates = 0
 for i = 4, #KEYS do
   if limit >= 0 and #kept >= limit then break end
   if redis.call('SET', KEYS[i], ARGV[1], 'NX') then
     redis.call('XADD', KEYS[2], '*', 'record', ARGV[i])
     kept[#kept + 1] = i - 4
+  else
+    duplicates = duplicates + 1
   end
 end
 local outcome = cjson.decode(ARGV[2])
 outcome['records'] = #kept
+outcome['duplicates'] = duplicates
 redis.call('XADD', KEYS[3], '*', 'page', cjson.encode(outcome), 'job', ARGV[1])
+table.insert(kept, 1, duplicates)
 return kept
 `;
 
@@ -102,9 +111,8 @@ type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 const recentFailureCount = 5;
 const sampleSize = 5;
 
-function newCollectionId(): string {
-  return globalThis.crypto.randomUUID();
-}
+/** Page and check entries of the streams and list, parsed. */
+const parseEntries = <T>(entries: [string, string[]][]): T[] => entries.map(([, fields]) => JSON.parse(fields[1] as string) as T);
 
 /**
  * Creates the coordinator of a collection run as BullMQ jobs on Redis: one job per page (its id from
@@ -113,6 +121,13 @@ function newCollectionId(): string {
  * (records de-duplicated by key with SET NX, and by the page's job id), runs the progress check every
  * `checkEvery` finished pages (workers take no new page meanwhile), and abandons a batch after
  * `maxFailures` failed pages in a row.
+ *
+ * Resuming: everything the run needs lives in Redis under its `name`, so a coordinator started again
+ * with that name (after a crash, `cancel()`, `close()` or a timeout) continues it: the counters, usage
+ * and batches are summed again from the committed outcomes, the instruction is the one in force, the
+ * pages enqueued but not committed are read (those whose job was lost are enqueued again, those of an
+ * abandoned batch dropped), pages committed are never read again and no record is written twice.
+ * A run that ended `stopped` or `max-records` stays so; to collect afresh, give a new `name`.
  * @example
  * ```ts
  * const coordinator = createCollectionCoordinator({
@@ -150,7 +165,8 @@ export function createCollectionCoordinator<TRecord>(options: CollectionCoordina
   const plannerLLM: LLMClient = resolved.plannerLLM ?? resolved.llm;
   const keys = keysOf(name);
   const connection = redisOptions(connectionOption);
-  const collectionId = newCollectionId();
+  // A resumed run keeps the id it started with (read from Redis at its start).
+  let collectionId: string = globalThis.crypto.randomUUID();
 
   const hub = new EventHub(() => undefined);
   const streams = new Set<PushStream<CollectedRecord<TRecord>>>();
@@ -194,29 +210,40 @@ export function createCollectionCoordinator<TRecord>(options: CollectionCoordina
     urlPolicy: { allow: resolved.urlPolicy.allow, deny: resolved.urlPolicy.deny },
   });
 
-  /** Adds a page unless its URL was ever enqueued in this collection (the Redis set, and the job id, say so). */
+  const addJob = (jobId: string, page: QueuedPage): Promise<unknown> => {
+    outstanding.set(jobId, page);
+    return queue.add('page', { url: page.url, batch: page.batch, depth: page.depth }, { jobId, attempts: 1 });
+  };
+
+  /** Adds a page unless its URL was ever enqueued in this collection (the Redis hash, and the job id, say so). */
   const enqueue = async (page: QueuedPage): Promise<boolean> => {
     if (resolved.maxPages !== undefined && enqueuedTotal >= resolved.maxPages) {
+      if (!pagesSkipped) await redis.hset(keys.run, 'pagesSkipped', '1');
       pagesSkipped = true;
       return false;
     }
-    if ((await redis.sadd(keys.seenUrls, page.url)) === 0) return false;
+    const jobId = pageJobId(page.url);
+    if ((await redis.hsetnx(keys.enqueued, jobId, JSON.stringify(page))) === 0) return false;
     enqueuedTotal++;
-    outstanding.set(pageJobId(page.url), page);
-    await queue.add('page', { url: page.url, batch: page.batch, depth: page.depth }, { jobId: pageJobId(page.url), attempts: 1 });
+    await addJob(jobId, page);
     return true;
   };
 
-  const addModelUsage = (
+  /** Reports one model call as a `collect-model-call`; returns its usage, priced. */
+  const reportModelCall = (
     role: 'planner' | 'navigator' | 'extraction',
     call: { provider: string; model: string; usage: TokenUsage; durationMs: number; error: ErrorInfo | undefined },
-  ): void => {
+  ): TokenUsage => {
     const priced = priceUsage(call.usage, resolved.prices?.[call.model]);
-    usage = addUsage(usage, priced);
     emit('collect-model-call', { role, provider: call.provider, model: call.model, usage: priced, durationMs: call.durationMs, error: call.error });
+    return priced;
   };
 
-  /** Drops the waiting pages of a batch (or of every batch); returns how many. A page a worker took meanwhile ends normally. */
+  /**
+   * Removes the waiting pages of a batch (or of every batch); returns how many. A page a worker took
+   * meanwhile ends normally. Pages of an abandoned batch are marked dropped, so a resumed run does
+   * not read them; other pages (a stop, a cancel) are not, and a resumed run reads them.
+   */
   const dropQueued = async (batch: string | undefined): Promise<number> => {
     let dropped = 0;
     for (const job of await queue.getJobs(['waiting', 'prioritized', 'delayed'])) {
@@ -226,96 +253,113 @@ export function createCollectionCoordinator<TRecord>(options: CollectionCoordina
       } catch {
         continue;
       }
-      if (outstanding.delete(job.id)) dropped++;
+      outstanding.delete(job.id);
+      if (batch === undefined || (await redis.sadd(keys.dropped, job.id)) === 1) dropped++;
     }
     return dropped;
   };
 
-  const commit = async (job: Job<PageJobData, PageJobResult<TRecord>>, result: PageJobResult<TRecord>): Promise<void> => {
+  /**
+   * Adds one committed outcome to the run's state: at its commit, and for each earlier one when a
+   * coordinator resumes, so both count alike. Returns whether it gave up its batch.
+   */
+  const apply = (outcome: CommittedOutcome): boolean => {
+    usage = addUsage(usage, outcome.usage);
+    const batch = batchOf(outcome.batch);
+    if (outcome.status === 'done') {
+      batch.failures = 0;
+      counters.pagesDone++;
+      if (outcome.records === 0) counters.pagesEmpty++;
+      counters.records += outcome.records;
+      counters.duplicates += outcome.duplicates;
+      counters.invalid += outcome.invalid;
+      if (resolved.maxRecords !== undefined && counters.records >= resolved.maxRecords) stopping ??= { reason: 'max-records', message: undefined };
+      return false;
+    }
+    batch.failures++;
+    counters.pagesFailed++;
+    recentFailures.push({ url: outcome.url, error: outcome.error ?? '' });
+    if (recentFailures.length > recentFailureCount) recentFailures.shift();
+    // The batch's source looks broken: its queued pages are given up, other batches go on.
+    if (batch.failures < resolved.maxFailures || batch.abandoned) return false;
+    batch.abandoned = true;
+    return true;
+  };
+
+  const keepSample = (data: unknown): void => {
+    sample.push(data);
+    if (sample.length > sampleSize) sample.shift();
+  };
+
+  /**
+   * Commits a finished page; returns false if it was committed before (by a coordinator that died
+   * before removing its job). Its next pages are enqueued either way: that coordinator may have died
+   * before it did.
+   */
+  const commit = async (job: Job<PageJobData, PageJobResult<TRecord>>, result: PageJobResult<TRecord>): Promise<boolean> => {
     const page = job.data;
     const jobId = job.id as string;
-    const batch = batchOf(page.batch);
-    if (result.status === 'done') {
-      const collectedAt = new Date().toISOString();
-      const candidates = result.records.map((data) => ({ data, source: page.url, collectedAt, key: keyOf(data) }));
-      const limit = resolved.maxRecords === undefined ? -1 : Math.max(0, resolved.maxRecords - counters.records);
-      const outcome = { url: page.url, batch: page.batch, status: 'done' };
-      const reply = (await redis.eval(
-        commitScript,
-        3 + candidates.length,
-        keys.committed,
-        keys.records,
-        keys.pages,
-        ...candidates.map((record) => keys.record(record.key)),
-        jobId,
-        JSON.stringify(outcome),
-        String(limit),
-        ...candidates.map((record) => JSON.stringify(record)),
-      )) as number | number[];
-      outstanding.delete(jobId);
-      if (reply === -1) return;
-      for (const call of result.modelCalls) addModelUsage(call.role, call);
-      const kept = (reply as number[]).map((index) => candidates[index] as CollectedRecord<TRecord>);
-      batch.failures = 0;
-      let enqueued = 0;
-      if (!batch.abandoned && !stopping && !cancelled)
-        for (const url of result.links) if (await enqueue({ url, batch: page.batch, depth: page.depth + 1 })) enqueued++;
-      counters.pagesDone++;
-      if (kept.length === 0) counters.pagesEmpty++;
-      counters.records += kept.length;
-      counters.duplicates += candidates.length - kept.length;
-      counters.invalid += result.invalid;
-      if (resolved.maxRecords !== undefined && counters.records >= resolved.maxRecords) stopping ??= { reason: 'max-records', message: undefined };
-      for (const record of kept) {
-        sample.push(record.data);
-        if (sample.length > sampleSize) sample.shift();
-        emit('collect-record', { record });
-        for (const stream of streams) stream.push(record);
-      }
-      emit('collect-page', {
-        url: page.url,
-        batch: page.batch,
-        records: kept.length,
-        duplicates: candidates.length - kept.length,
-        invalid: result.invalid,
-        enqueued,
-        loadMore: result.loadMore,
-        interaction: result.interaction,
-        durationMs: result.durationMs,
-      });
-      return;
-    }
+    const pageUsage = addUsage(emptyUsage, ...result.modelCalls.map((call) => priceUsage(call.usage, resolved.prices?.[call.model])));
+    const collectedAt = new Date().toISOString();
+    const candidates = result.status === 'done' ? result.records.map((data) => ({ data, source: page.url, collectedAt, key: keyOf(data) })) : [];
+    const limit = resolved.maxRecords === undefined ? -1 : Math.max(0, resolved.maxRecords - counters.records);
+    const outcome =
+      result.status === 'done'
+        ? { url: page.url, batch: page.batch, status: 'done' as const, invalid: result.invalid, usage: pageUsage }
+        : { url: page.url, batch: page.batch, status: 'failed' as const, error: result.error.message, invalid: 0, usage: pageUsage };
     const reply = (await redis.eval(
       commitScript,
-      3,
+      3 + candidates.length,
       keys.committed,
       keys.records,
       keys.pages,
+      ...candidates.map((record) => keys.record(record.key)),
       jobId,
-      JSON.stringify({ url: page.url, batch: page.batch, status: 'failed', error: result.error.message }),
-      '0',
+      JSON.stringify(outcome),
+      String(limit),
+      ...candidates.map((record) => JSON.stringify(record)),
     )) as number | number[];
     outstanding.delete(jobId);
-    if (reply === -1) return;
-    for (const call of result.modelCalls) addModelUsage(call.role, call);
-    batch.failures++;
-    counters.pagesFailed++;
-    let dropped = 0;
-    let abandoned = false;
-    if (batch.failures >= resolved.maxFailures && !batch.abandoned) {
-      // The batch's source looks broken: its queued pages are given up, other batches go on.
-      batch.abandoned = abandoned = true;
-      dropped = await dropQueued(page.batch);
+    const fresh = reply !== -1;
+    const [duplicates = 0, ...indices] = fresh ? (reply as number[]) : [];
+    const kept = indices.map((index) => candidates[index] as CollectedRecord<TRecord>);
+    if (fresh) for (const call of result.modelCalls) reportModelCall(call.role, call);
+    const abandoned = fresh && apply({ ...outcome, records: kept.length, duplicates });
+    if (result.status === 'failed') {
+      if (!fresh) return false;
+      const batch = batchOf(page.batch);
+      const dropped = abandoned ? await dropQueued(page.batch) : 0;
       counters.pagesAbandoned += dropped;
+      emit('collect-failure', { url: page.url, batch: page.batch, error: result.error, consecutiveFailures: batch.failures, abandoned, dropped });
+      return true;
     }
-    recentFailures.push({ url: page.url, error: result.error.message });
-    if (recentFailures.length > recentFailureCount) recentFailures.shift();
-    emit('collect-failure', { url: page.url, batch: page.batch, error: result.error, consecutiveFailures: batch.failures, abandoned, dropped });
+    let enqueued = 0;
+    if (!batchOf(page.batch).abandoned && !stopping && !cancelled)
+      for (const url of result.links) if (await enqueue({ url, batch: page.batch, depth: page.depth + 1 })) enqueued++;
+    if (!fresh) return false;
+    for (const record of kept) {
+      keepSample(record.data);
+      emit('collect-record', { record });
+      for (const stream of streams) stream.push(record);
+    }
+    emit('collect-page', {
+      url: page.url,
+      batch: page.batch,
+      records: kept.length,
+      duplicates,
+      invalid: result.invalid,
+      enqueued,
+      loadMore: result.loadMore,
+      interaction: result.interaction,
+      durationMs: result.durationMs,
+    });
+    return true;
   };
 
   /** The progress check; workers take no new page while it runs. Never rejects: a failed check is a warning (a fatal model error ends the run). */
   const runCheck = async (finished: number): Promise<void> => {
     await queue.pause();
+    let checkUsage = emptyUsage;
     try {
       const decision = await checkProgress({
         client: plannerLLM,
@@ -323,14 +367,17 @@ export function createCollectionCoordinator<TRecord>(options: CollectionCoordina
         signal: runController.signal,
         retry: resolved.modelRetry,
         observer: {
-          onCallEnd: (_attempt, outcome, client) =>
-            addModelUsage('planner', {
+          onCallEnd: (_attempt, outcome, client) => {
+            const priced = reportModelCall('planner', {
               provider: client.provider,
               model: client.model,
               usage: outcome.usage,
               durationMs: outcome.durationMs,
               error: outcome.error ? toErrorInfo(outcome.error) : undefined,
-            }),
+            });
+            usage = addUsage(usage, priced);
+            checkUsage = addUsage(checkUsage, priced);
+          },
         },
       });
       const record: CollectionCheckRecord = {
@@ -341,11 +388,13 @@ export function createCollectionCoordinator<TRecord>(options: CollectionCoordina
         timestamp: Date.now(),
       };
       checks.push(record);
-      if (record.decision === 'adjust' && record.instruction) {
-        instruction = record.instruction;
-        await redis.set(keys.settings, JSON.stringify(settings()));
-      }
+      if (record.decision === 'adjust' && record.instruction) instruction = record.instruction;
       if (record.decision === 'stop') stopping ??= { reason: 'stopped', message: record.reason };
+      // The check and the instruction it leaves in force, together: a resumed run sees both or neither.
+      const stored: CommittedCheck = { ...record, usage: checkUsage };
+      await redis.multi().set(keys.settings, JSON.stringify(settings())).rpush(keys.checks, JSON.stringify(stored)).exec();
+      // Before the queue resumes, or a worker would start a waiting page.
+      if (stopping) await dropQueued(undefined);
       emit('collect-check', record);
     } catch (error) {
       if (isFatalError(error))
@@ -359,7 +408,10 @@ export function createCollectionCoordinator<TRecord>(options: CollectionCoordina
   /** Commits every finished page found in Redis; returns how many. */
   const collectFinished = async (): Promise<number> => {
     let handled = 0;
-    const finishedJobs = [...(await queue.getCompleted(0, 99)), ...(await queue.getFailed(0, 99))];
+    // Oldest first: the order pages finished in is the order of their records, and of a batch's failures in a row.
+    const finishedJobs = (await queue.getJobs(['completed', 'failed'], 0, 99, true)).sort(
+      (first, second) => (first?.finishedOn ?? 0) - (second?.finishedOn ?? 0),
+    );
     for (const job of finishedJobs) {
       if (!job?.id) continue;
       const result: PageJobResult<TRecord> =
@@ -371,13 +423,61 @@ export function createCollectionCoordinator<TRecord>(options: CollectionCoordina
               durationMs: 0,
             }
           : (job.returnvalue as PageJobResult<TRecord>);
-      await commit(job as Job<PageJobData, PageJobResult<TRecord>>, result);
+      const fresh = await commit(job as Job<PageJobData, PageJobResult<TRecord>>, result);
       await job.remove().catch(() => undefined);
       handled++;
       const finished = counters.pagesDone + counters.pagesFailed;
-      if (finished % resolved.checkEvery === 0 && outstanding.size > 0 && !stopping && !failure) await runCheck(finished);
+      if (fresh && finished % resolved.checkEvery === 0 && outstanding.size > 0 && !stopping && !failure) await runCheck(finished);
     }
     return handled;
+  };
+
+  /**
+   * Starts the run, or takes it up from Redis when a coordinator of this `name` ran before: the state
+   * is summed again from the committed outcomes and checks, and every page enqueued but not committed
+   * is outstanding again. Returns whether the run was resumed.
+   */
+  const restore = async (): Promise<boolean> => {
+    const fresh = (await redis.hsetnx(keys.run, 'collectionId', collectionId)) === 1;
+    if (!fresh) {
+      const stored = await redis.get(keys.settings);
+      if (stored !== null) instruction = (JSON.parse(stored) as RunSettings).instruction;
+    }
+    // Before any page is enqueued again: a worker reads the settings as it takes a page.
+    await redis.set(keys.settings, JSON.stringify(settings()));
+    if (fresh) return false;
+    collectionId = (await redis.hget(keys.run, 'collectionId')) ?? collectionId;
+    pagesSkipped = (await redis.hget(keys.run, 'pagesSkipped')) === '1';
+    for (const outcome of parseEntries<CommittedOutcome>(await redis.xrange(keys.pages, '-', '+'))) apply(outcome);
+    for (const check of (await redis.lrange(keys.checks, 0, -1)).map((entry) => JSON.parse(entry) as CommittedCheck)) {
+      const { usage: checkUsage, ...record } = check;
+      usage = addUsage(usage, checkUsage);
+      checks.push(record);
+      if (record.decision === 'stop') stopping ??= { reason: 'stopped', message: record.reason };
+    }
+    for (const record of parseEntries<CollectedRecord<TRecord>>(await redis.xrevrange(keys.records, '+', '-', 'COUNT', sampleSize)).reverse())
+      keepSample(record.data);
+    counters.pagesAbandoned = await redis.scard(keys.dropped);
+    const enqueued = await redis.hgetall(keys.enqueued);
+    enqueuedTotal = Object.keys(enqueued).length;
+    // Finished jobs the dead coordinator had not removed: committed or not, collectFinished takes them.
+    for (const job of [...(await queue.getCompleted()), ...(await queue.getFailed())]) if (job?.id) outstanding.set(job.id, job.data as PageJobData);
+    const committed = new Set(await redis.smembers(keys.committed));
+    const dropped = new Set(await redis.smembers(keys.dropped));
+    for (const [jobId, json] of Object.entries(enqueued)) {
+      if (committed.has(jobId) || dropped.has(jobId) || outstanding.has(jobId)) continue;
+      const page = JSON.parse(json) as QueuedPage;
+      // The job is in the queue (waiting, in a worker's hands), or was never added or was removed before the
+      // coordinator died: then it is added again, unless its batch was given up or the run stopped.
+      if (await queue.getJob(jobId)) outstanding.set(jobId, page);
+      else if (batchOf(page.batch).abandoned) counters.pagesAbandoned += await redis.sadd(keys.dropped, jobId);
+      else if (!stopping) await addJob(jobId, page);
+    }
+    // A batch given up just before the crash may still have pages waiting.
+    for (const [batch, state] of batches) if (state.abandoned) counters.pagesAbandoned += await dropQueued(batch);
+    // The dead coordinator may have paused the queue for a check.
+    await queue.resume();
+    return true;
   };
 
   const execute = async (): Promise<CollectionSummary> => {
@@ -386,19 +486,24 @@ export function createCollectionCoordinator<TRecord>(options: CollectionCoordina
     const timer = resolved.timeout === undefined ? undefined : setTimeout(() => cancel('timed-out'), resolved.timeout);
     const onAbort = (): void => cancel('Cancelled by the caller\u2019s signal.');
     resolved.signal?.addEventListener('abort', onAbort, { once: true });
+    let leftWhenCancelled: number | undefined;
     try {
-      await redis.set(keys.settings, JSON.stringify(settings()));
+      const resumed = await restore();
       for (const seed of seeds) {
         batchOf(seed.batch);
         await enqueue(seed);
       }
-      emit('collect-start', { queued: outstanding.size, resumed: false });
+      emit('collect-start', { queued: outstanding.size, resumed });
       while (outstanding.size > 0 && !cancelled && !failure) {
         // Pages in flight when a check said stop still end and are committed, as in the Collector.
         if (stopping) await dropQueued(undefined);
         if ((await collectFinished()) === 0) await Promise.race([sleep(pollInterval), new Promise<void>((resolve) => (wake = resolve))]);
       }
-      if (cancelled) await dropQueued(undefined);
+      if (cancelled) {
+        // The pages a cancelled run leaves (queued, or in a worker's hands) are read when it is resumed.
+        leftWhenCancelled = outstanding.size;
+        await dropQueued(undefined);
+      }
     } catch (error) {
       if (!cancelled)
         failure ??= PlannavError.isInstance(error)
@@ -420,7 +525,7 @@ export function createCollectionCoordinator<TRecord>(options: CollectionCoordina
       message,
       error: failure ? toErrorInfo(failure) : undefined,
       batchesAbandoned: [...batches.values()].filter((batch) => batch.abandoned).length,
-      pagesQueued: outstanding.size,
+      pagesQueued: leftWhenCancelled ?? outstanding.size,
       usage,
       durationMs: Date.now() - startedAt,
     };
@@ -467,8 +572,9 @@ export function createCollectionCoordinator<TRecord>(options: CollectionCoordina
       return coordinator;
     },
     async pages() {
-      const entries = await redis.xrange(keys.pages, '-', '+');
-      return entries.map(([, fields]) => JSON.parse(fields[1] as string) as PageOutcome);
+      return parseEntries<CommittedOutcome>(await redis.xrange(keys.pages, '-', '+')).map(({ url, batch, status, records, error }) =>
+        error === undefined ? { url, batch, status, records } : { url, batch, status, records, error },
+      );
     },
     cancel,
     close,

@@ -4,6 +4,7 @@
 import { createHash } from 'node:crypto';
 import type { RedisOptions } from 'ioredis';
 import type { ErrorInfo } from '../events';
+import type { CollectionCheckRecord, PageOutcome } from '../collect/store';
 import type { ModelRetryOptions } from '../llm/generate-object';
 import type { TokenUsage } from '../llm/usage';
 
@@ -68,24 +69,55 @@ export function checkName(name: unknown): string {
 /** The BullMQ queue of a collection's pages. */
 export const queueName = (name: string): string => `collect-${name}`;
 
-/** The Redis keys of a collection; the hash tag keeps them on one cluster slot, for the commit script. */
+/**
+ * The Redis keys of a collection; the hash tag keeps them on one cluster slot, for the commit script.
+ * Together they are the collection's checkpoint, from which a new coordinator resumes it.
+ */
 export function keysOf(name: string): {
+  /** The run's settings (string, JSON {@link RunSettings}): the instruction in force. */
   settings: string;
+  /** The run itself (hash): `collectionId`, and `pagesSkipped` once `maxPages` refused a page. */
+  run: string;
+  /** Every page ever enqueued (hash, job id to the queued page as JSON): none is enqueued twice. */
+  enqueued: string;
+  /** The job ids of the pages committed (set). */
   committed: string;
+  /** The job ids of the queued pages given up with their batch (set). */
+  dropped: string;
+  /** The records kept, in commit order (stream, field `record`). */
   records: string;
+  /** The page outcomes, in commit order (stream, field `page`: {@link CommittedOutcome} JSON). */
   pages: string;
-  seenUrls: string;
+  /** The progress checks (list of {@link CommittedCheck} JSON). */
+  checks: string;
+  /** A record's key, set once (SET NX) by the page that kept it. */
   record: (key: string) => string;
 } {
   const base = `${queuePrefix}:{collect-${name}}`;
   return {
     settings: `${base}:settings`,
+    run: `${base}:run`,
+    enqueued: `${base}:enqueued`,
     committed: `${base}:committed`,
+    dropped: `${base}:dropped`,
     records: `${base}:records`,
     pages: `${base}:pages`,
-    seenUrls: `${base}:seen-urls`,
+    checks: `${base}:checks`,
     record: (key) => `${base}:record:${createHash('sha256').update(key).digest('hex')}`,
   };
+}
+
+/** A page outcome as committed: the Collector's outcome, plus what the counters of a resumed run are summed from. */
+export interface CommittedOutcome extends PageOutcome {
+  readonly duplicates: number;
+  readonly invalid: number;
+  /** The page's model calls, priced. */
+  readonly usage: TokenUsage;
+}
+
+/** A progress check as stored: its record and the usage of its model calls, priced. */
+export interface CommittedCheck extends CollectionCheckRecord {
+  readonly usage: TokenUsage;
 }
 
 /** The job id of a page: derived from its normalised URL, so that a page is never enqueued twice (BullMQ ids may not hold ':'). */
