@@ -9,7 +9,7 @@ import type { CollectionSummary, CollectorEventMap } from '../collect/events';
 import type { CollectedRecord } from '../collect/store';
 import { emptyUsage } from '../llm/usage';
 import { FakeBrowserDriver, type FakeElement, type FakePage, ScriptedLLM, type ScriptedRequest, type ScriptedResponse } from '../testing/index';
-import { createCollectionCoordinator, type CollectionCoordinatorOptions } from './coordinator';
+import { createCollectionCoordinator, type CollectionCoordinator, type CollectionCoordinatorOptions } from './coordinator';
 import { keysOf, pageJobId, queueName, queuePrefix, redisOptions, type PageJobResult } from './protocol';
 import { createCollectionWorker, type CollectionWorker } from './worker';
 
@@ -114,6 +114,12 @@ async function storedIds(name: string): Promise<number[]> {
   }
 }
 
+/** The coordinator and the workers' browsers of a collection being run, for event listeners. */
+interface Running {
+  readonly coordinator: CollectionCoordinator<Item>;
+  readonly browsers: readonly FakeBrowserDriver[];
+}
+
 interface Run {
   readonly summary: CollectionSummary;
   readonly events: { readonly [K in keyof CollectorEventMap<Item>]?: CollectorEventMap<Item>[K][] };
@@ -131,7 +137,7 @@ async function runCollection(options: {
   planner?: ScriptedLLM;
   workers?: number;
   coordinator: Omit<CollectionCoordinatorOptions<Item>, 'connection' | 'name' | 'llm' | 'schema' | 'instruction'> & { instruction?: string };
-  onEvent?: { readonly [K in keyof CollectorEventMap<Item>]?: (event: CollectorEventMap<Item>[K]) => void };
+  onEvent?: { readonly [K in keyof CollectorEventMap<Item>]?: (event: CollectorEventMap<Item>[K], run: Running) => void };
 }): Promise<Run & { models: ScriptedLLM[]; browsers: FakeBrowserDriver[]; name: string }> {
   const name = options.name ?? freshName();
   const coordinator = createCollectionCoordinator<Item>({
@@ -146,11 +152,23 @@ async function runCollection(options: {
     ...options.coordinator,
   });
   const events: Record<string, unknown[]> = {};
-  for (const event of ['collect-start', 'collect-page', 'collect-failure', 'collect-check', 'collect-model-call', 'collect-end'] as const)
+  for (const event of [
+    'collect-start',
+    'collect-page',
+    'collect-failure',
+    'collect-check',
+    'collect-model-call',
+    'collect-pause',
+    'collect-resume',
+    'collect-end',
+  ] as const)
     coordinator.on(event, (payload) => void (events[event] ??= []).push(payload));
-  for (const [event, listener] of Object.entries(options.onEvent ?? {})) coordinator.on(event as keyof CollectorEventMap, listener as () => void);
   const models: ScriptedLLM[] = [];
   const browsers: FakeBrowserDriver[] = [];
+  for (const [event, listener] of Object.entries(options.onEvent ?? {}))
+    coordinator.on(event as keyof CollectorEventMap, (payload: unknown) =>
+      (listener as (payload: unknown, run: Running) => void)(payload, { coordinator, browsers }),
+    );
   const workers: CollectionWorker[] = [];
   try {
     const records: Item[] = [];
@@ -360,6 +378,101 @@ describe('createCollectionCoordinator on a real Redis', () => {
       expect(ids(records)).toEqual(range(4, 9));
       expect(await storedIds(name)).toEqual(range(1, 9));
       expect(loaded(browsers)).toEqual([page(2), page(3)]);
+    });
+  });
+
+  describe('pause, resume and cancel', () => {
+    const page = (number: number): string => `https://site.test/list?page=${number}`;
+
+    /** Waits, at most 200 looks, until the collection's queue is paused in Redis. */
+    async function untilPaused(name: string): Promise<void> {
+      const queue = new Queue(queueName(name), { connection: redisOptions(redis.url) as ConnectionOptions, prefix: queuePrefix });
+      try {
+        for (let tries = 0; !(await queue.isPaused()); tries++) {
+          if (tries > 200) throw new Error('The queue was not paused.');
+          await new Promise((resolve) => setTimeout(resolve, 10));
+        }
+      } finally {
+        await queue.close();
+      }
+    }
+
+    /** Waits, at most 200 looks, until the collection's queue holds `waiting` waiting pages and none in a worker's hands. */
+    async function untilIdle(name: string, waiting: number): Promise<void> {
+      const queue = new Queue(queueName(name), { connection: redisOptions(redis.url) as ConnectionOptions, prefix: queuePrefix });
+      try {
+        for (let tries = 0; ; tries++) {
+          const counts = await queue.getJobCounts('waiting', 'active');
+          if (counts.waiting === waiting && counts.active === 0) return;
+          if (tries > 200) throw new Error(`The queue did not settle on ${waiting} waiting pages: ${JSON.stringify(counts)}.`);
+          await new Promise((resolve) => setTimeout(resolve, 10));
+        }
+      } finally {
+        await queue.close();
+      }
+    }
+
+    it('pause: workers take no new page (a check meanwhile does not undo it), the page in flight is committed; resume goes on', async () => {
+      const name = freshName();
+      const inFlight = gate();
+      let loadedWhilePaused: unknown[] = [];
+      const run = runCollection({
+        name,
+        pages: listing({ pages: 4, perPage: 2 }),
+        // Page 2 is in the worker's hands when the run is paused.
+        model: () => siteModel({ hold: (text) => (text.includes('Item 3:') ? inFlight.promise : undefined) }),
+        coordinator: { urls: [1, 2, 3, 4].map(page), checkEvery: 1 },
+        onEvent: {
+          'collect-page': (event, { coordinator, browsers }) => {
+            if (event.url === page(1)) {
+              coordinator.pause();
+              void untilPaused(name).then(inFlight.open);
+            }
+            if (event.url === page(2))
+              void untilIdle(name, 2).then(() => {
+                loadedWhilePaused = loaded(browsers);
+                coordinator.resume();
+              });
+          },
+        },
+      });
+      const { summary, events, records } = await run;
+      expect(loadedWhilePaused).toEqual([page(1), page(2)]);
+      expect(summary).toMatchObject({ reason: 'done', pagesDone: 4, records: 8 });
+      expect(ids(records)).toEqual(range(1, 8));
+      expect((events['collect-check'] ?? []).length).toBe(3);
+      expect([events['collect-pause']?.length, events['collect-resume']?.length]).toEqual([1, 1]);
+    });
+
+    it('cancel while paused: the run ends cancelled with the pages left counted, and a coordinator started again reads them', async () => {
+      const name = freshName();
+      const inFlight = gate();
+      const first = await runCollection({
+        name,
+        pages: listing({ pages: 4, perPage: 2 }),
+        model: () => siteModel({ hold: (text) => (text.includes('Item 3:') ? inFlight.promise : undefined) }),
+        coordinator: { urls: [1, 2, 3, 4].map(page), checkEvery: 100 },
+        onEvent: {
+          'collect-page': (event, { coordinator }) => {
+            if (event.url !== page(1)) return;
+            coordinator.pause();
+            void untilPaused(name)
+              .then(inFlight.open)
+              .then(() => untilIdle(name, 2))
+              .then(() => coordinator.cancel('enough for today'));
+          },
+        },
+      });
+      expect(first.summary.reason).toBe('cancelled');
+      expect(first.summary.message).toBe('enough for today');
+      // Page 2 ended while paused: committed, or left for the next coordinator to commit.
+      expect(first.summary.pagesDone + first.summary.pagesQueued).toBe(4);
+      expect(loaded(first.browsers)).toEqual([page(1), page(2)]);
+      const second = await runCollection({ name, pages: listing({ pages: 4, perPage: 2 }), coordinator: { urls: [1, 2, 3, 4].map(page), checkEvery: 100 } });
+      expect(second.events['collect-start']).toMatchObject([{ resumed: true }]);
+      expect(second.summary).toMatchObject({ reason: 'done', pagesDone: 4, records: 8, duplicates: 0 });
+      expect(await storedIds(name)).toEqual(range(1, 8));
+      expect(loaded(second.browsers)).toEqual([page(3), page(4)]);
     });
   });
 });

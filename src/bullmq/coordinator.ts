@@ -69,6 +69,10 @@ export interface CollectionCoordinator<TRecord = unknown> {
   off<K extends CollectorEventName>(name: K, listener: CollectorListener<K, TRecord>): this;
   /** Every page outcome committed so far, in commit order, from Redis. */
   pages(): Promise<PageOutcome[]>;
+  /** Pauses the run: workers take no new page (the BullMQ queue is paused); pages in flight end and are committed. */
+  pause(): void;
+  /** Resumes a paused run. */
+  resume(): void;
   /** Cancels the run: queued pages are taken off the queue, it ends `cancelled`; a coordinator started again with the `name` reads them. */
   cancel(reason?: string): void;
   /** Cancels a running collection, waits for its end, closes the connections. Idempotent. The collection's keys stay in Redis, to resume it. */
@@ -189,10 +193,21 @@ export function createCollectionCoordinator<TRecord>(options: CollectionCoordina
   let running: Promise<CollectionSummary> | undefined;
   let active = false;
   let wake: (() => void) | undefined;
+  // The queue is paused while a check runs or while the caller paused the run: each ends only its own.
+  let pausedByCaller = false;
+  let checking = false;
+  let queueState: Promise<void> = Promise.resolve();
 
   const redis = connection.url === undefined ? new Redis(connection) : new Redis(connection.url, connection);
   const queue = new Queue(queueName(name), { connection: connection as ConnectionOptions, prefix: queuePrefix });
   const runController = new AbortController();
+
+  /** Pauses or resumes the queue as the run needs it now; one change at a time, in call order. */
+  const syncQueue = (): Promise<void> => {
+    const change = queueState.then(() => (pausedByCaller || checking ? queue.pause() : queue.resume()));
+    queueState = change.catch(() => undefined);
+    return change;
+  };
 
   const batchOf = (batch: string): { failures: number; abandoned: boolean } => {
     let found = batches.get(batch);
@@ -358,7 +373,8 @@ export function createCollectionCoordinator<TRecord>(options: CollectionCoordina
 
   /** The progress check; workers take no new page while it runs. Never rejects: a failed check is a warning (a fatal model error ends the run). */
   const runCheck = async (finished: number): Promise<void> => {
-    await queue.pause();
+    checking = true;
+    await syncQueue();
     let checkUsage = emptyUsage;
     try {
       const decision = await checkProgress({
@@ -401,7 +417,8 @@ export function createCollectionCoordinator<TRecord>(options: CollectionCoordina
         failure ??= PlannavError.isInstance(error) ? error : new PlannavError('UNEXPECTED_ERROR', describeThrown(error), { cause: error });
       else emit('collect-warning', { code: 'CHECK_FAILED', message: `The progress check failed; the collection goes on: ${describeThrown(error)}` });
     } finally {
-      await queue.resume();
+      checking = false;
+      await syncQueue();
     }
   };
 
@@ -475,8 +492,8 @@ export function createCollectionCoordinator<TRecord>(options: CollectionCoordina
     }
     // A batch given up just before the crash may still have pages waiting.
     for (const [batch, state] of batches) if (state.abandoned) counters.pagesAbandoned += await dropQueued(batch);
-    // The dead coordinator may have paused the queue for a check.
-    await queue.resume();
+    // The coordinator before may have paused the queue (a check, the caller): a resumed run starts unpaused.
+    await syncQueue();
     return true;
   };
 
@@ -513,6 +530,9 @@ export function createCollectionCoordinator<TRecord>(options: CollectionCoordina
       clearTimeout(timer);
       resolved.signal?.removeEventListener('abort', onAbort);
     }
+    // A run that ended leaves its queue unpaused, for a coordinator that resumes it and for its workers.
+    pausedByCaller = false;
+    await syncQueue().catch(() => undefined);
     let reason: CollectionEndReason = 'done';
     let message: string | undefined;
     if (failure) [reason, message] = ['failed', failure.message];
@@ -536,6 +556,22 @@ export function createCollectionCoordinator<TRecord>(options: CollectionCoordina
   };
 
   const run = (): Promise<CollectionSummary> => (running ??= execute());
+  const pause = (): void => {
+    if (!active || cancelled || pausedByCaller) return;
+    pausedByCaller = true;
+    emit('collect-pause', {});
+    syncQueue().catch((error: unknown) =>
+      emit('collect-warning', { code: 'PAUSE_FAILED', message: `The queue could not be paused: ${describeThrown(error)}` }),
+    );
+  };
+  const resume = (): void => {
+    if (!active || !pausedByCaller) return;
+    pausedByCaller = false;
+    emit('collect-resume', {});
+    syncQueue().catch((error: unknown) =>
+      emit('collect-warning', { code: 'RESUME_FAILED', message: `The queue could not be resumed: ${describeThrown(error)}` }),
+    );
+  };
   const cancel = (reason = 'Cancelled by the caller.'): void => {
     if (!active || cancelled) return;
     cancelled = reason;
@@ -576,6 +612,8 @@ export function createCollectionCoordinator<TRecord>(options: CollectionCoordina
         error === undefined ? { url, batch, status, records } : { url, batch, status, records, error },
       );
     },
+    pause,
+    resume,
     cancel,
     close,
     [Symbol.asyncDispose]: close,
