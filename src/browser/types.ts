@@ -147,7 +147,8 @@ export interface BlockedNavigation {
    * changes, meta refresh), `redirect` (a hop of a redirect chain), `popup` (a new tab or
    * window), `frame` (an iframe's document), `prefetch` (a speculative prefetch or prerender) or
    * `request` (any other request of a page, worker or service worker: `fetch`, XHR, an image, a
-   * beacon, a ping; only with the guard's `scope: 'all-requests'`).
+   * beacon, a ping, a WebSocket; only with the guard's `scope: 'all-requests'`). A WebSocket
+   * refused by its host alone is reported with its host's URL, `https://host:port/`.
    */
   readonly kind: 'navigation' | 'redirect' | 'popup' | 'frame' | 'prefetch' | 'request';
   /** The tab it happened in, when the driver knows it. */
@@ -177,9 +178,9 @@ export interface NavigationGuard {
   readonly scope?: NavigationGuardScope | undefined;
   /**
    * The policy's lists as plain data (`UrlPolicy.toRules()`), for checks a driver must make where
-   * `check` cannot be called synchronously: inside pages and workers (the Puppeteer driver's
-   * WebSocket check with `all-requests`). Optional: without them such checks are not made, and the
-   * driver says so in `unenforced`.
+   * `check` cannot be called synchronously: in a proxy deciding on a tunnel's host, inside pages and
+   * workers (the bundled drivers' WebSocket checks with `all-requests`). Optional: without them
+   * such checks are not made, and the driver says so in `unenforced`.
    */
   readonly rules?: UrlPolicyRules | undefined;
 }

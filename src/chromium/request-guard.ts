@@ -3,6 +3,7 @@
 
 import type { BlockedNavigation, NavigationGuard, NavigationGuardStatus, UrlDecision } from '../browser/types';
 import { firstLine } from './call';
+import { hasUrlRules, type EgressProxy } from './egress-proxy';
 import { uncoveredWebSockets, WebSocketTargets, type CdpChannel } from './websocket-targets';
 
 /** The CDP event of a request paused by the Fetch domain, as far as the guard reads it. */
@@ -36,6 +37,13 @@ export interface RequestGuardOptions {
    * untouched. Undefined when the driver launched the browser, so every request is its own.
    */
   readonly browserContextId?: string | undefined;
+  /** The proxy the driver launched the browser with: it refuses tunnels (every WebSocket) to denied hosts. */
+  readonly proxy?: EgressProxy | undefined;
+  /**
+   * Restarts the `count` service workers that run already, in place of closing their targets: a
+   * library attached to them may not survive the close (Playwright's interception updates then never answer).
+   */
+  readonly restartServiceWorkers?: ((count: number) => Promise<void>) | undefined;
 }
 
 /**
@@ -55,11 +63,12 @@ const allRequests = [{ urlPattern: '*', requestStage: 'Request' }] as const;
  *
  * WebSockets are not seen by the Fetch domain, and `Network.setBlockedURLs` (with `urls` or
  * `urlPatterns`, on the browser's or each target's session) does not stop their handshake either
- * (headless Chromium 156). When the guard gives its rules (`rules`, `UrlPolicy.toRules()`) and
- * the session its targets' sessions, a wrapper of `WebSocket` in every page, frame and worker,
- * installed before it runs, throws a `SecurityError` for a denied URL (websocket-targets.ts), but
- * not in shared and service workers; otherwise WebSockets are the limit of this guard. The drivers
- * say what is not covered.
+ * (headless Chromium 156). Two checks stop them when the guard gives its rules (`rules`,
+ * `UrlPolicy.toRules()`): in a browser the driver launched, its proxy refuses the tunnel of any
+ * WebSocket, of any realm, to a denied host (egress-proxy.ts); and where the session gives its
+ * targets' sessions, a wrapper of `WebSocket` in every page, frame and dedicated worker, installed
+ * before it runs, throws a `SecurityError` for a denied URL, path included (websocket-targets.ts).
+ * {@link RequestGuard.unenforced} says what neither covers.
  */
 export class RequestGuard {
   private guard: NavigationGuard;
@@ -96,14 +105,23 @@ export class RequestGuard {
     await this.updateWebSockets().catch(() => undefined);
   }
 
-  /** Whether WebSocket handshakes are checked too. */
-  get checksWebSockets(): boolean {
-    return this.webSockets !== undefined;
+  /** The requests this guard lets through, in words for a log: see {@link NavigationGuardStatus.unenforced}. */
+  get unenforced(): readonly string[] {
+    const rules = this.guard.rules;
+    const tunnels = rules !== undefined && this.options.proxy !== undefined;
+    const wrapped = this.webSockets !== undefined;
+    if (!tunnels) return [wrapped ? uncoveredWebSockets : unenforcedWebSockets];
+    if (!hasUrlRules(rules)) return [];
+    return [
+      `the path of WebSocket handshakes${wrapped ? ' of shared and service workers' : ''}: their host is checked, so an exact-URL entry of the policy does not apply to them`,
+    ];
   }
 
-  /** Starts, updates or stops the WebSocket wrapper as the guard's rules say. */
+  /** Starts, updates or stops the WebSocket checks as the guard's rules say. */
   private async updateWebSockets(): Promise<void> {
     const rules = this.guard.rules;
+    const proxy = this.options.proxy;
+    proxy?.setGuard(rules && { rules, refused: (url) => this.report({ url, reason: this.tunnelReason(url), kind: 'request' }) });
     const channel = this.session.channel;
     if (!rules || !channel) {
       const previous = this.webSockets;
@@ -119,10 +137,17 @@ export class RequestGuard {
     this.webSockets = await WebSocketTargets.start(channel, rules, onBlocked, this.options.browserContextId);
   }
 
+  /** The guard's reason for a refused tunnel, `https://host:port/`. */
+  private tunnelReason(url: string): string {
+    const decision = this.decide(url);
+    return decision.allowed ? `no URL of host ${new URL(url).hostname} is allowed` : decision.reason;
+  }
+
   /** Stops intercepting and detaches the session; requests paused meanwhile go on. Idempotent. */
   async dispose(): Promise<void> {
     if (this.disposed) return;
     this.disposed = true;
+    this.options.proxy?.setGuard(undefined);
     await this.webSockets?.stop().catch(() => undefined);
     this.webSockets = undefined;
     await this.session.send('Fetch.disable').catch(() => undefined);
@@ -141,6 +166,8 @@ export class RequestGuard {
       targetInfos: readonly { readonly targetId: string; readonly type: string; readonly browserContextId?: string }[];
     };
     const running = targetInfos.filter((target) => target.type === 'service_worker' && (own === undefined || target.browserContextId === own));
+    if (running.length === 0) return;
+    if (this.options.restartServiceWorkers) return this.options.restartServiceWorkers(running.length);
     await Promise.all(running.map((target) => this.session.send('Target.closeTarget', { targetId: target.targetId }).catch(() => undefined)));
   }
 
@@ -199,10 +226,9 @@ function isSpeculative(event: PausedRequest): boolean {
   return Object.entries(event.request.headers ?? {}).some(([name, value]) => /^(sec-)?purpose$/i.test(name) && /prefetch|prerender/i.test(value));
 }
 
-/** What the drivers let through in the `all-requests` scope: see {@link RequestGuard}. */
-const unenforcedRequests = [
-  'WebSocket handshakes (the Fetch domain does not see them; checked only with a guard that gives its rules, in the Puppeteer driver)',
-] as const;
+/** What the drivers let through in the `all-requests` scope without either WebSocket check: see {@link RequestGuard}. */
+const unenforcedWebSockets =
+  'WebSocket handshakes (the Fetch domain does not see them; they are checked only with a guard that gives its rules, in a browser the driver launched without a proxy of your own, or in pages, frames and dedicated workers with the Puppeteer driver)';
 
 /**
  * Brings a driver's request guard in line with the guard given to `setNavigationGuard`: started
@@ -229,5 +255,5 @@ export async function updateRequestGuard(
       return { requestGuard: undefined, status: { scope: 'navigation' } };
     }
   }
-  return { requestGuard, status: { scope: 'all-requests', unenforced: requestGuard.checksWebSockets ? [uncoveredWebSockets] : unenforcedRequests } };
+  return { requestGuard, status: { scope: 'all-requests', unenforced: requestGuard.unenforced } };
 }

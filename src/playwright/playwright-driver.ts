@@ -21,6 +21,7 @@ import { BrowserDisconnectedError, BrowserError, ConfigError, URLNotAllowedError
 import { asBrowserError, firstLine, guardedCall, isLibraryTimeout } from '../chromium/call';
 import { BrowserConnection, browserGoneMessage, driverClosedMessage } from '../chromium/connection';
 import { findChromium } from '../chromium/find-chromium';
+import { startLaunchProxy, type EgressProxy } from '../chromium/egress-proxy';
 import { chromiumLaunchArgs } from '../chromium/launch-args';
 import { createProfile, removeProfileWhenGone } from '../chromium/profile';
 import { resolveSettleOptions } from '../chromium/settle-options';
@@ -34,6 +35,7 @@ import { evaluateInFrame, installRuntime } from '../chromium/runtime-calls';
 import { lookUpElement, onElement } from './runtime-calls';
 import { Settler } from './settle';
 import { TabTracker } from './tabs';
+import { sleep } from '../util/abort';
 
 /** How long close() waits for Playwright to remove the driver's init script from an attached context. */
 const initScriptRemovalMs = 2000;
@@ -43,6 +45,8 @@ interface Ownership {
   readonly browser?: Browser | undefined;
   readonly context?: BrowserContext | undefined;
   readonly userDataDir?: string | undefined;
+  /** The proxy the launched browser sends its traffic through (egress-proxy.ts). */
+  readonly proxy?: EgressProxy | undefined;
 }
 
 /**
@@ -120,35 +124,41 @@ export class PlaywrightDriver implements BrowserDriver {
 
   /**
    * Launches a local Chromium with a fresh profile in a temporary folder; `close()` ends the
-   * browser and removes the folder.
+   * browser and removes the folder. Its traffic goes through a local proxy of the driver on
+   * 127.0.0.1, which lets the URL policy's `all-requests` scope stop WebSockets; a proxy of your
+   * own (a proxy switch in `args`, or `contextOptions.proxy`) replaces it.
    * @throws `BrowserError` when no browser could be started; the message says where it looked.
    */
   static async launch(options: PlaywrightLaunchOptions = {}): Promise<PlaywrightDriver> {
     const executablePath = options.executablePath ?? findChromium();
     let userDataDir: string | undefined;
+    let proxy: EgressProxy | undefined;
     let context: BrowserContext;
     try {
       userDataDir = createProfile();
+      proxy = await startLaunchProxy(options.args, options.contextOptions?.proxy !== undefined);
       context = await chromium.launchPersistentContext(userDataDir, {
         ...options.contextOptions,
         executablePath,
         headless: options.headless ?? true,
-        args: [...chromiumLaunchArgs, ...(options.args ?? [])],
+        args: [...chromiumLaunchArgs, ...(proxy?.launchArgs ?? []), ...(options.args ?? [])],
         viewport: options.viewport ?? options.contextOptions?.viewport ?? { width: 1280, height: 1100 },
         timeout: options.launchTimeout ?? 30_000,
       });
     } catch (error) {
       if (userDataDir) rmSync(userDataDir, { recursive: true, force: true });
+      await proxy?.close();
       const where = executablePath ?? "Playwright's own Chromium (none found at /usr/bin/chromium, chromium-browser, google-chrome, …)";
       throw new BrowserError(`Could not launch Chromium from ${where}: ${firstLine(error)}. Install Chromium or pass \`executablePath\`.`, { cause: error });
     }
     // A browser that dies (killed, crashed) takes its profile folder with it, close() or not.
     removeProfileWhenGone(userDataDir, (listener) => context.once('close', listener));
+    context.once('close', () => void proxy?.close());
     // Whatever fails from here (bad options, an unreachable startUrl) must not leave the browser
     // running or its profile on disk.
     let driver: PlaywrightDriver | undefined;
     try {
-      driver = new PlaywrightDriver(context, { context, userDataDir }, options);
+      driver = new PlaywrightDriver(context, { context, userDataDir, proxy }, options);
       await driver.start(options.startUrl);
       return driver;
     } catch (error) {
@@ -510,7 +520,9 @@ export class PlaywrightDriver implements BrowserDriver {
    * never runs them, and in other browsers they are removed from documents while a guard is set.
    * With `guard.scope` `all-requests`, every other request of the browser's frames, workers and
    * service workers to a denied URL fails before it is sent (a browser-level CDP session's Fetch
-   * domain), reported with kind `request`; WebSocket handshakes are not seen, and the status says so.
+   * domain), reported with kind `request`. A WebSocket handshake is seen by no CDP domain: in a
+   * launched browser, the driver's proxy refuses its tunnel to a denied host (by host only);
+   * elsewhere it is not checked. The status says what is not covered.
    */
   async setNavigationGuard(guard: NavigationGuard | undefined, options?: CallOptions): Promise<NavigationGuardStatus> {
     return this.guarded('setNavigationGuard()', options, () => {
@@ -560,8 +572,40 @@ export class PlaywrightDriver implements BrowserDriver {
         onPaused: (listener) => session.on('Fetch.requestPaused', listener),
         detach: () => session.detach(),
       },
-      options: { browserContextId },
+      options: { browserContextId, proxy: this.owned.proxy, restartServiceWorkers: (count) => this.restartServiceWorkers(count) },
     };
+  }
+
+  /**
+   * Restarts the context's running service workers through a page's ServiceWorker domain, so that
+   * they run again under the request guard. Not by closing their targets, nor by only stopping
+   * them: Playwright keeps a session of each, and a stopped worker answers none of its commands,
+   * so every later `route` or `unroute` of the context would wait for it (seen: forever).
+   */
+  private async restartServiceWorkers(count: number): Promise<void> {
+    const page = this.context.pages().find((candidate) => !candidate.isClosed());
+    if (!page) return;
+    const session = await this.context.newCDPSession(page);
+    const scopes = new Map<string, string>();
+    const running: { readonly versionId: string; readonly registrationId: string }[] = [];
+    session.on('ServiceWorker.workerRegistrationUpdated', ({ registrations }) => {
+      for (const registration of registrations) scopes.set(registration.registrationId, registration.scopeURL);
+    });
+    session.on('ServiceWorker.workerVersionUpdated', ({ versions }) => {
+      for (const version of versions) if (version.runningStatus === 'running' || version.runningStatus === 'starting') running.push(version);
+    });
+    try {
+      await session.send('ServiceWorker.enable');
+      // The domain reports the registrations and versions there are after it answers.
+      for (const end = Date.now() + 2000; Date.now() < end && new Set(running.map((version) => version.versionId)).size < count;) await sleep(20);
+      const restarts = new Map(running.map((version) => [version.versionId, scopes.get(version.registrationId)]));
+      for (const [versionId, scopeURL] of restarts) {
+        await session.send('ServiceWorker.stopWorker', { versionId });
+        if (scopeURL !== undefined) await session.send('ServiceWorker.startWorker', { scopeURL });
+      }
+    } finally {
+      await session.detach().catch(() => undefined);
+    }
   }
 
   /** Closes what the driver created (browser, context, profile folder); only detaches from what it attached to. Idempotent. */
@@ -601,6 +645,7 @@ export class PlaywrightDriver implements BrowserDriver {
     }
     if (this.owned.context) await this.owned.context.close().catch((error: unknown) => problems.push(error));
     if (this.owned.browser) await this.owned.browser.close().catch((error: unknown) => problems.push(error));
+    await this.owned.proxy?.close();
     if (this.owned.userDataDir) rmSync(this.owned.userDataDir, { recursive: true, force: true, maxRetries: 3 });
     this.tabTracker.activePage = undefined;
     this.context.off('close', this.onGone);

@@ -36,6 +36,7 @@ import { BrowserConnection, browserGoneMessage, driverClosedMessage } from '../c
 import { abandonedActionLoadMessage, abandonedLoadMessage, loadBudget, stopMargin, stopStuckLoad } from '../chromium/pending-navigation';
 import { asBrowserError, guardedCall, within } from './call';
 import { chromiumCandidates, findChromium } from '../chromium/find-chromium';
+import { startLaunchProxy, type EgressProxy } from '../chromium/egress-proxy';
 import { chromiumLaunchArgs } from '../chromium/launch-args';
 import { createProfile, removeProfileWhenGone } from '../chromium/profile';
 import { resolveSettleOptions } from '../chromium/settle-options';
@@ -59,6 +60,8 @@ interface Ownership {
   /** The context the driver opened in a connected browser. */
   readonly context?: BrowserContext | undefined;
   readonly userDataDir?: string | undefined;
+  /** The proxy the launched browser sends its traffic through (egress-proxy.ts). */
+  readonly proxy?: EgressProxy | undefined;
 }
 
 /** The modifier keys of a click, as Puppeteer's keyboard names them. */
@@ -124,7 +127,9 @@ export class PuppeteerDriver implements BrowserDriver {
 
   /**
    * Launches a local Chromium with a fresh profile in a temporary folder; `close()` ends the
-   * browser and removes the folder. Headless unless `headless: false`.
+   * browser and removes the folder. Headless unless `headless: false`. Its traffic goes through a
+   * local proxy of the driver on 127.0.0.1, which lets the URL policy's `all-requests` scope stop
+   * WebSockets; a proxy switch of your own in `args` replaces it.
    * @throws `ConfigError` for a bad option; `BrowserError` when no browser could be started (the
    * message says where it looked).
    * @example
@@ -144,29 +149,33 @@ export class PuppeteerDriver implements BrowserDriver {
       throw new BrowserError(`No Chromium or Chrome found (looked at ${looked}): install one or pass \`executablePath\`. puppeteer-core downloads no browser.`);
     }
     let userDataDir: string | undefined;
+    let proxy: EgressProxy | undefined;
     let browser: Browser;
     try {
       userDataDir = createProfile();
+      proxy = await startLaunchProxy(options.args);
       browser = await puppeteer.launch({
         executablePath,
         headless: options.headless ?? true,
-        args: [...chromiumLaunchArgs, ...(options.args ?? [])],
+        args: [...chromiumLaunchArgs, ...(proxy?.launchArgs ?? []), ...(options.args ?? [])],
         userDataDir,
         defaultViewport: options.viewport ?? defaultViewport,
         timeout: options.launchTimeout ?? 30_000,
       });
     } catch (error) {
       if (userDataDir) rmSync(userDataDir, { recursive: true, force: true, maxRetries: 3 });
+      await proxy?.close();
       throw new BrowserError(`Could not launch Chromium from ${executablePath}: ${firstLine(error)}. Install Chromium or pass \`executablePath\`.`, {
         cause: error,
       });
     }
     // A browser that dies (killed, crashed) takes its profile folder with it, close() or not.
     removeProfileWhenGone(userDataDir, (listener) => browser.once('disconnected', listener));
+    browser.once('disconnected', () => void proxy?.close());
     // Whatever fails from here (an unreachable startUrl) must not leave the browser running or its profile on disk.
     let driver: PuppeteerDriver | undefined;
     try {
-      driver = new PuppeteerDriver(browser.defaultBrowserContext(), { browser, launched: true, userDataDir }, options);
+      driver = new PuppeteerDriver(browser.defaultBrowserContext(), { browser, launched: true, userDataDir, proxy }, options);
       await driver.start(options.startUrl);
       return driver;
     } catch (error) {
@@ -570,8 +579,10 @@ export class PuppeteerDriver implements BrowserDriver {
    * their prefetches and prerenders are not stopped. With `guard.scope` `all-requests`, every
    * other request of the browser's frames, workers and service workers to a denied URL fails
    * before it is sent (a browser-level CDP session's Fetch domain), reported with kind `request`.
-   * WebSocket handshakes are stopped in pages, frames and dedicated workers only when the guard
-   * gives its rules (`rules`, from `UrlPolicy.toRules()`); the status says what is not covered.
+   * WebSocket handshakes are checked when the guard gives its rules (`rules`, from
+   * `UrlPolicy.toRules()`): in a launched browser the driver's proxy refuses a tunnel to a denied
+   * host from any realm, and a wrapper in pages, frames and dedicated workers checks the whole URL;
+   * the status says what is not covered.
    */
   async setNavigationGuard(guard: NavigationGuard | undefined, options?: CallOptions): Promise<NavigationGuardStatus> {
     return this.guarded('setNavigationGuard()', options, () => {
@@ -614,7 +625,7 @@ export class PuppeteerDriver implements BrowserDriver {
         channel: cdpChannel(session),
       },
       // A launched browser's requests are all the driver's; elsewhere other contexts' go on.
-      options: { browserContextId: this.owned.launched === true ? undefined : this.context.id },
+      options: { browserContextId: this.owned.launched === true ? undefined : this.context.id, proxy: this.owned.proxy },
     };
   }
 
@@ -658,6 +669,7 @@ export class PuppeteerDriver implements BrowserDriver {
     if (this.owned.context) await this.owned.context.close().catch((error: unknown) => problems.push(error));
     if (this.owned.browser && this.owned.launched) await this.owned.browser.close().catch((error: unknown) => problems.push(error));
     else if (this.owned.browser) await this.owned.browser.disconnect().catch((error: unknown) => problems.push(error));
+    await this.owned.proxy?.close();
     if (this.owned.userDataDir) rmSync(this.owned.userDataDir, { recursive: true, force: true, maxRetries: 3 });
     this.tabTracker.activePage = undefined;
     this.context.browser().off('disconnected', this.onGone);
