@@ -34,6 +34,7 @@ import { BrowserDisconnectedError, BrowserError, ConfigError, URLNotAllowedError
 import { firstLine, isLibraryTimeout } from '../chromium/call';
 import { BrowserConnection, browserGoneMessage, driverClosedMessage } from '../chromium/connection';
 import { abandonedActionLoadMessage, abandonedLoadMessage, loadBudget, stopMargin, stopStuckLoad } from '../chromium/pending-navigation';
+import { gotoRetryingOnce } from '../chromium/goto-retry';
 import { asBrowserError, guardedCall, within } from './call';
 import { chromiumCandidates, findChromium } from '../chromium/find-chromium';
 import { startLaunchProxy, type EgressProxy } from '../chromium/egress-proxy';
@@ -325,20 +326,8 @@ export class PuppeteerDriver implements BrowserDriver {
     return this.guarded(`goto(${url})`, options, async (timeout, deadline) => {
       this.navigationsStarted++;
       const page = this.tabTracker.livePages().length > 0 ? this.active() : await this.openBlankTab();
-      try {
-        await this.navigate(page, url, timeout, options?.signal, deadline);
-      } catch (error) {
-        // A cancel (its stop aborts the load too) and a policy refusal are the caller's answer.
-        if (URLNotAllowedError.isInstance(error) || options?.signal?.aborted || Date.now() >= deadline) throw error;
-        // Another navigation of the tab aborted the load (the page's own script, the error page
-        // of a load the URL policy stopped), or the tab closed under it (a popup the policy
-        // stopped, a page that closed itself): the load is made again, once, in the tab that is
-        // active now. navigate() has waited for the tab to settle before it threw.
-        const closed = page.isClosed();
-        const aborted = !closed && /ERR_ABORTED/.test(error instanceof Error ? error.message : '');
-        if (!aborted && (!closed || this.tabTracker.livePages().length === 0)) throw error;
-        await this.navigate(this.active(), url, Math.max(1, deadline - Date.now()), options?.signal, deadline);
-      }
+      const load = (tab: Page, budget: number): Promise<void> => this.navigate(tab, url, budget, options?.signal, deadline);
+      await gotoRetryingOnce({ active: () => this.active(), livePages: () => this.tabTracker.livePages(), load }, page, timeout, deadline, options?.signal);
     });
   }
 
