@@ -84,9 +84,13 @@ describe('the Collector on the collection site, in headless Chromium', () => {
     expect(pages.filter((page) => page.interaction !== undefined).map((page) => page.url)).toEqual([site.pageUrl(1)]);
   });
 
-  it('/more: "Load more" until the last batch, every posting once', async () => {
+  // `batches`, where given: how many batch requests (`<path>/items?page=N`) the listing makes.
+  it.each<[path: string, behaviour: string, batches: number | undefined]>([
+    ['/more', '"Load more" until the last batch', 11],
+    ['/scroll', 'infinite scroll to the end', undefined],
+  ])('%s: %s, every posting once', async (path, _behaviour, batches) => {
     const site = await start();
-    const run = collector(site, { start: new URL('/more', site.url).href });
+    const run = collector(site, { start: new URL(path, site.url).href });
     const found = records(run);
     const summary = await run.run();
     expect(summary.error).toBeUndefined();
@@ -94,21 +98,8 @@ describe('the Collector on the collection site, in headless Chromium', () => {
     const jobs = await found;
     expect(jobs).toHaveLength(240);
     expect(idsOf(jobs)).toEqual(idsOf(site.reachableItems));
-    expectEachOnce(site, '/more');
-    expect(Object.keys(site.hits()).filter((path) => path.startsWith('/more/items'))).toHaveLength(11);
-  });
-
-  it('/scroll: infinite scroll to the end, every posting once', async () => {
-    const site = await start();
-    const run = collector(site, { start: new URL('/scroll', site.url).href });
-    const found = records(run);
-    const summary = await run.run();
-    expect(summary.error).toBeUndefined();
-    expect(summary).toMatchObject({ reason: 'done', pagesDone: 1, pagesFailed: 0, records: 240, duplicates: 0 });
-    const jobs = await found;
-    expect(jobs).toHaveLength(240);
-    expect(idsOf(jobs)).toEqual(idsOf(site.reachableItems));
-    expectEachOnce(site, '/scroll');
+    expectEachOnce(site, path);
+    if (batches !== undefined) expect(Object.keys(site.hits()).filter((hit) => hit.startsWith(`${path}/items`))).toHaveLength(batches);
   });
 
   it('three broken pages in a row abandon their batch; the run goes on with the other source and ends done', async () => {
