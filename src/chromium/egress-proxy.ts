@@ -1,11 +1,12 @@
-// The local proxy every browser a driver launches sends its traffic through, so that the
+// The local proxy through which a browser a driver launched opens its WebSockets, so that the
 // `all-requests` scope reaches what no CDP domain can stop: a WebSocket handshake of any realm
-// (page, frame, dedicated, shared or service worker). Chromium opens every WebSocket, ws: or wss:,
-// through an HTTP proxy with CONNECT, and the Fetch domain never sees it; a CONNECT names only its
-// host and port, so the proxy decides by host. HTTP(S) requests stay the Fetch domain's to decide
-// by their whole URL: the proxy only forwards them.
+// (page, frame, dedicated, shared or service worker). A PAC script sends ws: and wss: URLs, and
+// only those, to the proxy, which Chromium asks with CONNECT; a CONNECT names only its host and
+// port, so the proxy decides by host. Every other request goes direct, so a page's loads and
+// their network errors are what they would be without the proxy. Chromium never lets a PAC script
+// proxy loopback hosts (localhost, 127.0.0.0/8, [::1]): WebSockets to those go direct too.
 
-import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { connect, type AddressInfo, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { UrlPolicyRules } from '../browser/types';
@@ -18,22 +19,6 @@ export interface TunnelGuard {
   /** Called for each refused tunnel, with the URL of its host (`https://host:port/`). */
   readonly refused: (url: string) => void;
 }
-
-/**
- * Headers of one hop (RFC 9110, 7.6.1), and the proxy's own: never forwarded. `upgrade` goes too:
- * Chromium opens WebSockets with CONNECT, never with an upgrade through a forwarded request.
- */
-const hopHeaders = new Set([
-  'connection',
-  'keep-alive',
-  'proxy-connection',
-  'proxy-authenticate',
-  'proxy-authorization',
-  'te',
-  'trailer',
-  'transfer-encoding',
-  'upgrade',
-]);
 
 /**
  * Whether a tunnel to `host` could carry an allowed request, on `rules`: not when the host is
@@ -52,6 +37,13 @@ export function tunnelAllowed(rules: UrlPolicyRules, host: string): boolean {
   return hostname !== undefined && rules.allow.some((rule) => rule.kind === 'url' && hostnameOf(rule.key) === hostname);
 }
 
+/** Whether `rules` deny a loopback host (localhost, 127.0.0.0/8, [::1]), whose WebSockets Chromium never proxies. */
+export function deniesLoopback(rules: UrlPolicyRules): boolean {
+  // A non-empty allow list denies some loopback host: it cannot name all of 127.0.0.0/8.
+  if (rules.allow.length > 0) return true;
+  return rules.deny.some((rule) => rule.kind === 'host' && /^(localhost|.+\.localhost|127\.\d+\.\d+\.\d+|\[::1\])$/.test(rule.host));
+}
+
 /** Whether an exact-URL entry is among `rules`: the decisions a tunnel cannot make. */
 export function hasUrlRules(rules: UrlPolicyRules): boolean {
   return [...rules.allow, ...rules.deny].some((rule) => rule.kind === 'url');
@@ -66,8 +58,8 @@ function hostnameOf(url: string): string | undefined {
 }
 
 /**
- * An HTTP proxy on 127.0.0.1 for one launched browser: tunnels (CONNECT) and forwards plain HTTP
- * requests, and while a {@link TunnelGuard} is set refuses a tunnel to a host the rules deny.
+ * A tunnelling proxy on 127.0.0.1 for one launched browser's WebSockets: while a
+ * {@link TunnelGuard} is set, it refuses a tunnel to a host the rules deny.
  */
 export class EgressProxy {
   private guard: TunnelGuard | undefined;
@@ -76,31 +68,34 @@ export class EgressProxy {
 
   private constructor(
     private readonly server: Server,
-    /** The proxy's address, as Chromium's `--proxy-server` takes it. */
+    /** The proxy's address, `http://127.0.0.1:port`. */
     readonly address: string,
+    private readonly resolverRules: readonly HostRule[],
   ) {}
 
-  /** Starts a proxy on a free port of 127.0.0.1. */
-  static async start(): Promise<EgressProxy> {
+  /**
+   * Starts a proxy on a free port of 127.0.0.1. `hostResolverRules` are the browser's own
+   * (`--host-resolver-rules`): the proxy connects where the browser would have.
+   */
+  static async start(hostResolverRules?: string): Promise<EgressProxy> {
     const server = createServer();
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(0, '127.0.0.1', () => resolve());
     });
-    const proxy = new EgressProxy(server, `http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+    const proxy = new EgressProxy(server, `http://127.0.0.1:${(server.address() as AddressInfo).port}`, parseResolverRules(hostResolverRules));
     server.on('connection', (socket: Socket) => proxy.track(socket));
-    server.on('request', (request: IncomingMessage, response: ServerResponse) => proxy.forward(request, response));
+    // The PAC script sends only WebSockets here, as tunnels: anything else is not for this proxy.
+    server.on('request', (_request: IncomingMessage, response: ServerResponse) => void response.writeHead(405, { connection: 'close' }).end());
     server.on('connect', (request: IncomingMessage, socket: Duplex, head: Buffer) => proxy.tunnel(request, socket, head));
-    server.on('upgrade', (_request: IncomingMessage, socket: Duplex) => socket.end('HTTP/1.1 501 Not Implemented\r\nconnection: close\r\n\r\n'));
     return proxy;
   }
 
-  /**
-   * The switches that send all of a browser's traffic here, loopback included: Chromium otherwise
-   * goes direct to localhost and 127.0.0.0/8, which a policy may deny.
-   */
+  /** The switch that sends a browser's WebSockets here, and nothing else: a PAC script as a `data:` URL. */
   get launchArgs(): readonly string[] {
-    return [`--proxy-server=${this.address}`, '--proxy-bypass-list=<-loopback>'];
+    const { host } = new URL(this.address);
+    const script = `function FindProxyForURL(url, host) { return /^wss?:/i.test(url) ? 'PROXY ${host}' : 'DIRECT'; }`;
+    return [`--proxy-pac-url=data:application/x-ns-proxy-autoconfig;base64,${Buffer.from(script).toString('base64')}`];
   }
 
   /** Checks tunnels against `guard` from now on; `undefined` lets every tunnel through. */
@@ -137,7 +132,9 @@ export class EgressProxy {
       }
       return;
     }
-    const upstream = connect({ host: target.host, port: target.port });
+    const mapped = mapHost(this.resolverRules, target.host, target.port);
+    if (!mapped) return void client.end('HTTP/1.1 502 Bad Gateway\r\nconnection: close\r\n\r\n');
+    const upstream = connect(mapped);
     this.track(upstream);
     let established = false;
     upstream.once('connect', () => {
@@ -156,36 +153,6 @@ export class EgressProxy {
       if (established) client.destroy();
     });
   }
-
-  /** A plain-HTTP request in absolute form, sent on as it came but for the headers of its hop. */
-  private forward(request: IncomingMessage, response: ServerResponse): void {
-    let url: URL;
-    try {
-      url = new URL(request.url ?? '');
-    } catch {
-      return void response.writeHead(400, { connection: 'close' }).end();
-    }
-    if (url.protocol !== 'http:') return void response.writeHead(400, { connection: 'close' }).end();
-    const upstream = httpRequest(
-      {
-        host: url.hostname.replace(/^\[|\]$/g, ''),
-        port: url.port || 80,
-        method: request.method,
-        path: `${url.pathname}${url.search}`,
-        headers: endToEnd(request.rawHeaders),
-      },
-      (answer) => {
-        response.writeHead(answer.statusCode ?? 502, answer.statusMessage, endToEnd(answer.rawHeaders));
-        answer.pipe(response);
-      },
-    );
-    upstream.once('error', () => {
-      if (response.headersSent) response.destroy();
-      else response.writeHead(502, { connection: 'close' }).end();
-    });
-    response.once('close', () => upstream.destroy());
-    request.pipe(upstream);
-  }
 }
 
 /** `host:port` of a CONNECT, IPv6 in brackets; undefined unless both are there. */
@@ -198,18 +165,33 @@ function parseAuthority(authority: string): { readonly host: string; readonly po
   return { host: host.replace(/^\[|\]$/g, ''), port, authority };
 }
 
-/** Raw headers without those of one hop, nor those the `Connection` header names. */
-function endToEnd(raw: readonly string[]): string[] {
-  const named = new Set<string>();
-  for (let index = 0; index < raw.length; index += 2) {
-    if ((raw[index] as string).toLowerCase() === 'connection') for (const name of (raw[index + 1] as string).split(',')) named.add(name.trim().toLowerCase());
+/** A rule of Chromium's `--host-resolver-rules`: `MAP pattern replacement` or `EXCLUDE pattern`. */
+interface HostRule {
+  readonly pattern: RegExp;
+  /** `host` or `host:port`; `~NOTFOUND` fails the name; undefined for EXCLUDE. */
+  readonly replacement: string | undefined;
+}
+
+/** The rules of a `--host-resolver-rules` value (comma-separated); rules it cannot read are left out. */
+function parseResolverRules(value: string | undefined): HostRule[] {
+  const rules: HostRule[] = [];
+  for (const text of (value ?? '').split(',')) {
+    const [verb, pattern, replacement] = text.trim().split(/\s+/);
+    if (pattern === undefined || (verb?.toUpperCase() === 'MAP' && replacement === undefined)) continue;
+    const glob = new RegExp(`^${pattern.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*')}$`, 'i');
+    if (verb?.toUpperCase() === 'MAP') rules.push({ pattern: glob, replacement });
+    else if (verb?.toUpperCase() === 'EXCLUDE') rules.push({ pattern: glob, replacement: undefined });
   }
-  const kept: string[] = [];
-  for (let index = 0; index < raw.length; index += 2) {
-    const name = (raw[index] as string).toLowerCase();
-    if (!hopHeaders.has(name) && !named.has(name)) kept.push(raw[index] as string, raw[index + 1] as string);
-  }
-  return kept;
+  return rules;
+}
+
+/** Where a tunnel to `host:port` connects under `rules` (the first that matches); undefined for `~NOTFOUND`. */
+function mapHost(rules: readonly HostRule[], host: string, port: number): { readonly host: string; readonly port: number } | undefined {
+  const rule = rules.find((candidate) => candidate.pattern.test(host) || candidate.pattern.test(`${host}:${port}`));
+  if (rule?.replacement === undefined) return { host, port };
+  if (rule.replacement === '~NOTFOUND') return undefined;
+  const target = parseAuthority(rule.replacement) ?? { host: rule.replacement.replace(/^\[|\]$/g, ''), port };
+  return { host: target.host, port: target.port };
 }
 
 /** Switches by which a launch sets its own proxy: the browser's traffic is theirs to route then. */
@@ -222,5 +204,6 @@ const proxySwitches = /^--(proxy-server|proxy-pac-url|proxy-auto-detect|no-proxy
  */
 export async function startLaunchProxy(args: readonly string[] | undefined, ownProxy = false): Promise<EgressProxy | undefined> {
   if (ownProxy || (args ?? []).some((arg) => proxySwitches.test(arg))) return undefined;
-  return EgressProxy.start();
+  const resolverRules = (args ?? []).findLast((arg) => arg.startsWith('--host-resolver-rules='));
+  return EgressProxy.start(resolverRules?.slice('--host-resolver-rules='.length).replace(/^"|"$/g, ''));
 }

@@ -46,7 +46,7 @@ interface Ownership {
   readonly browser?: Browser | undefined;
   readonly context?: BrowserContext | undefined;
   readonly userDataDir?: string | undefined;
-  /** The proxy the launched browser sends its traffic through (egress-proxy.ts). */
+  /** The proxy the launched browser opens its WebSockets through (egress-proxy.ts). */
   readonly proxy?: EgressProxy | undefined;
 }
 
@@ -125,9 +125,9 @@ export class PlaywrightDriver implements BrowserDriver {
 
   /**
    * Launches a local Chromium with a fresh profile in a temporary folder; `close()` ends the
-   * browser and removes the folder. Its traffic goes through a local proxy of the driver on
-   * 127.0.0.1, which lets the URL policy's `all-requests` scope stop WebSockets; a proxy of your
-   * own (a proxy switch in `args`, or `contextOptions.proxy`) replaces it.
+   * browser and removes the folder. Its WebSockets (only they) go through a local proxy of the
+   * driver on 127.0.0.1, which lets the URL policy's `all-requests` scope stop them; a proxy of
+   * your own (a proxy switch in `args`, or `contextOptions.proxy`) replaces it.
    * @throws `BrowserError` when no browser could be started; the message says where it looked.
    */
   static async launch(options: PlaywrightLaunchOptions = {}): Promise<PlaywrightDriver> {
@@ -510,7 +510,7 @@ export class PlaywrightDriver implements BrowserDriver {
    * With `guard.scope` `all-requests`, every other request of the browser's frames, workers and
    * service workers to a denied URL fails before it is sent (a browser-level CDP session's Fetch
    * domain), reported with kind `request`. A WebSocket handshake is seen by no CDP domain: in a
-   * launched browser, the driver's proxy refuses its tunnel to a denied host (by host only);
+   * launched browser, the driver's proxy refuses its tunnel to a denied host (by host only, loopback hosts aside);
    * elsewhere it is not checked. The status says what is not covered.
    */
   async setNavigationGuard(guard: NavigationGuard | undefined, options?: CallOptions): Promise<NavigationGuardStatus> {

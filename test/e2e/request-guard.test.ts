@@ -1,5 +1,7 @@
 // The `all-requests` scope of both drivers' navigation guards in real headless Chromium: a page on
 // 127.0.0.1 fires every kind of request at a recording server on 127.0.0.2, which must see none.
+// The browser knows that server as denied.test: Chromium never sends a WebSocket to a loopback
+// address through the drivers' proxy, and the policy's loopback case has its own test.
 import { readFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -74,19 +76,23 @@ const site = createServer((request: IncomingMessage, response: ServerResponse) =
     );
   }
   if (path === '/request-guard/retry.html') {
-    // Tries a WebSocket to ?to= every 100 ms, for as long as it stays open.
-    const retry = `const to = new URL(location.href).searchParams.get('to').replace(/^http/, 'ws');
-      setInterval(() => { try { new WebSocket(to + '/retry'); } catch {} }, 100);`;
+    // Tries a WebSocket to ?to= every 100 ms (at /retry, or ?path=), for as long as it stays open.
+    const retry = `const query = new URL(location.href).searchParams;
+      const to = query.get('to').replace(/^http/, 'ws') + (query.get('path') ?? '/retry');
+      setInterval(() => { try { new WebSocket(to); } catch {} }, 100);`;
     return void response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(`<!doctype html><title>Retry</title><script>${retry}</script>`);
   }
   response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end('<!doctype html><title>Sink</title>');
 });
 
+/** The name the browsers resolve to the recording server. */
+const deniedHost = 'denied.test';
+const resolveDenied = `--host-resolver-rules=MAP ${deniedHost} 127.0.0.2`;
 let deniedOrigin: string;
 let siteOrigin: string;
 
 beforeAll(async () => {
-  deniedOrigin = await listen(recorder, '127.0.0.2');
+  deniedOrigin = (await listen(recorder, '127.0.0.2')).replace('127.0.0.2', deniedHost);
   siteOrigin = await listen(site, '127.0.0.1');
 });
 
@@ -103,7 +109,7 @@ beforeEach(() => {
 });
 
 /** The recording server's host, denied; its rules let a driver check WebSockets inside the page. */
-const policy = new UrlPolicy({ deny: ['127.0.0.2'] });
+const policy = new UrlPolicy({ deny: [deniedHost] });
 
 /** Denies the recording server's host; records what the driver reports. */
 function hostGuard(
@@ -116,7 +122,7 @@ function hostGuard(
     rules: policy.toRules(),
     check: (url) => {
       const { hostname } = new URL(url);
-      return hostname === '127.0.0.2' ? { allowed: false, reason: 'host 127.0.0.2 is on the deny list' } : { allowed: true, reason: 'allowed' };
+      return hostname === deniedHost ? { allowed: false, reason: `host ${deniedHost} is on the deny list` } : { allowed: true, reason: 'allowed' };
     },
     blocked: (navigation) => reports.push(navigation),
   };
@@ -149,8 +155,8 @@ async function firePage(driver: BrowserDriver, guard: ReturnType<typeof hostGuar
  * auto-attaches), which reports the whole URL.
  */
 const drivers: readonly { readonly name: string; readonly launch: () => Promise<BrowserDriver>; readonly socketUrls: boolean }[] = [
-  { name: 'PlaywrightDriver', launch: () => PlaywrightDriver.launch({ settle: { maxWaitMs: 1000 } }), socketUrls: false },
-  { name: 'PuppeteerDriver', launch: () => PuppeteerDriver.launch({ settle: { maxWaitMs: 1000 } }), socketUrls: true },
+  { name: 'PlaywrightDriver', launch: () => PlaywrightDriver.launch({ settle: { maxWaitMs: 1000 }, args: [resolveDenied] }), socketUrls: false },
+  { name: 'PuppeteerDriver', launch: () => PuppeteerDriver.launch({ settle: { maxWaitMs: 1000 }, args: [resolveDenied] }), socketUrls: true },
 ];
 
 describe.each(drivers)('$name', ({ launch, socketUrls }) => {
@@ -188,7 +194,7 @@ describe.each(drivers)('$name', ({ launch, socketUrls }) => {
     expect(recording.requests).toEqual([]);
     const reported = guard.reports.map((report) => new URL(report.url).pathname);
     for (const path of httpPaths) expect(reported).toContain(path);
-    expect(guard.reports.every((report) => report.kind === 'request' && report.reason === 'host 127.0.0.2 is on the deny list')).toBe(true);
+    expect(guard.reports.every((report) => report.kind === 'request' && report.reason === `host ${deniedHost} is on the deny list`)).toBe(true);
   });
 
   // Neither the Fetch domain nor Network.setBlockedURLs sees a WebSocket handshake in Chromium:
@@ -221,10 +227,23 @@ describe.each(drivers)('$name', ({ launch, socketUrls }) => {
   });
 
   it('with all-requests, a policy with an exact-URL entry says the path of WebSocket handshakes is not checked', async () => {
-    const rules = new UrlPolicy({ deny: ['127.0.0.2', 'http://127.0.0.1/logout'] }).toRules();
+    const rules = new UrlPolicy({ deny: [deniedHost, 'http://127.0.0.1/logout'] }).toRules();
     const status = (await driver.setNavigationGuard?.({ ...hostGuard('all-requests'), rules })) as NavigationGuardStatus;
     const workers = socketUrls ? ' of shared and service workers' : '';
     expect(status.unenforced).toEqual([expect.stringContaining(`the path of WebSocket handshakes${workers}: their host is checked`)]);
+  });
+
+  it('with all-requests, a policy that denies a loopback host says which WebSockets go unchecked, and the page wrapper still checks them', async () => {
+    const loopback = new UrlPolicy({ deny: ['127.0.0.2'] });
+    const guard = { ...hostGuard('all-requests'), rules: loopback.toRules(), check: (url: string) => loopback.check(url) };
+    const status = (await driver.setNavigationGuard?.(guard)) as NavigationGuardStatus;
+    const workers = socketUrls ? ' of shared and service workers' : '';
+    expect(status.unenforced).toEqual([expect.stringContaining(`WebSocket handshakes${workers} to loopback hosts`)]);
+    await driver.goto(`${siteOrigin}/request-guard/retry.html?path=/loopback&to=${encodeURIComponent(deniedOrigin.replace(deniedHost, '127.0.0.2'))}`);
+    for (const end = Date.now() + 3000; Date.now() < end && !recording.upgrades.includes('/loopback');) await sleep(50);
+    // Puppeteer's wrapper stops the page's WebSocket to 127.0.0.2; with Playwright (no wrapper) it goes direct: the gap the status names.
+    if (socketUrls) expect(recording.upgrades).not.toContain('/loopback');
+    else expect(recording.upgrades).toContain('/loopback');
   });
 
   it('lets WebSockets through again once the guard goes back to the navigation scope', async () => {
