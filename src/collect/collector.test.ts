@@ -393,6 +393,89 @@ describe('Collector', () => {
     expect(summary).toMatchObject({ records: 6, duplicates: 0, pagesDone: 1 });
   });
 
+  it('after each "load more" sends the extraction model only what the page added: every record read about once, each collected once', async () => {
+    const browser = new FakeBrowserDriver({ pages: {} });
+    const item = (id: number): string => `Item ${id}: Widget ${id}, price ${id}1`;
+    const batch = (from: number) => range(from, from + 19).map(item);
+    let shown = batch(1);
+    const footer = 'Showing the newest postings first';
+    const loadMore = {
+      tag: 'button',
+      text: 'Load more',
+      onClick: (driver: FakeBrowserDriver) => {
+        shown = [...shown, ...batch(shown.length + 1)];
+        driver.updateContent(shown.length < 240 ? [...shown, loadMore, footer] : [...shown, footer]);
+      },
+    };
+    browser.setPage('https://site.test/feed', { title: 'Feed', content: [...shown, loadMore, footer] });
+    const llm = siteModel();
+    const store = memoryCollectionStore<Item>();
+    const summary = await new Collector({
+      llm,
+      browser,
+      start: 'https://site.test/feed',
+      instruction: 'every item',
+      schema: Item,
+      key: (item) => String(item.id),
+      store,
+      modelRetry: fastRetry,
+      maxLoadMore: 20,
+    }).run();
+    expect(ids(store.committed)).toEqual(range(1, 240));
+    expect(summary).toMatchObject({ records: 240, duplicates: 0, invalid: 0, pagesDone: 1 });
+    const prompts = llm.requests.filter((request) => request.output?.name === 'collect_extract').map((request) => request.lastUserText);
+    expect(prompts).toHaveLength(12);
+    // Reading the grown page whole each time would show 20 + 40 + … + 240 records: 1560.
+    const recordsShown = prompts.reduce((sum, prompt) => sum + [...prompt.matchAll(/Item \d+:/g)].length, 0);
+    expect(recordsShown).toBeLessThan(240 * 1.5);
+    expect(prompts[1]).toContain(item(21));
+    expect(prompts[1]).toContain(item(40));
+    expect(prompts[1]).not.toContain(item(1));
+  });
+
+  it('reads the page whole again when a "load more" re-renders the list in another order, or replaces it: every record once', async () => {
+    for (const render of ['reordered', 'replaced'] as const) {
+      const browser = new FakeBrowserDriver({ pages: {} });
+      const item = (id: number): string => `Item ${id}: Widget ${id}, price ${id}1`;
+      let count = 20;
+      // Reordered: every other round lists the records newest first. Replaced: only the latest batch is shown.
+      const records = (): string[] => {
+        const all = render === 'replaced' ? range(count - 19, count) : range(1, count);
+        return (render === 'reordered' && count % 40 === 0 ? all.reverse() : all).map(item);
+      };
+      const loadMore = {
+        tag: 'button',
+        text: 'Load more',
+        onClick: (driver: FakeBrowserDriver) => {
+          count += 20;
+          driver.updateContent(count < 100 ? [...records(), loadMore] : records());
+        },
+      };
+      browser.setPage('https://site.test/feed', { title: 'Feed', content: [...records(), loadMore] });
+      const llm = siteModel();
+      const store = memoryCollectionStore<Item>();
+      const summary = await new Collector({
+        llm,
+        browser,
+        start: 'https://site.test/feed',
+        instruction: 'every item',
+        schema: Item,
+        key: (item) => String(item.id),
+        store,
+        modelRetry: fastRetry,
+      }).run();
+      expect(
+        ids(store.committed).sort((a, b) => a - b),
+        render,
+      ).toEqual(range(1, 100));
+      expect(summary, render).toMatchObject({ records: 100, duplicates: 0, pagesDone: 1 });
+      const prompts = llm.requests.filter((request) => request.output?.name === 'collect_extract').map((request) => request.lastUserText);
+      // Each round's prompt holds the whole list the page shows then.
+      const last = prompts.at(-1) ?? '';
+      for (const id of render === 'replaced' ? range(81, 100) : range(1, 100)) expect(last, `${render}: item ${id}`).toContain(item(id));
+    }
+  });
+
   it('checks its options: a ConfigError naming the field', () => {
     const base = { llm: siteModel(), browser: new FakeBrowserDriver(), start: 'https://site.test/', instruction: 'x', schema: Item };
     const fieldOf = (make: () => unknown) => {

@@ -31,18 +31,11 @@ type Job = z.output<typeof Job>;
 
 const salary = (index: number): string => `$${40 + (index % 90)},000 a year`;
 
-/**
- * A model that reads the postings `pattern` matches in the part it is shown, as a model would (a
- * posting cut off at the part's edge does not match), and merges parts by putting their lists together.
- */
+/** A model that reads the postings `pattern` matches in the part it is shown, as a model would (a posting cut off at the part's edge does not match). */
 function readingModel(pattern: RegExp): ScriptedLLM {
   return new ScriptedLLM({
     respond: (request): ScriptedResponse => {
       const text = request.lastUserText;
-      if (request.output?.name === 'collect_extract_merge') {
-        const lists = text.split('\n').filter((line) => line.startsWith('{"records"'));
-        return { object: { records: lists.flatMap((line) => (JSON.parse(line) as { records: Job[] }).records) } };
-      }
       const records = [...text.matchAll(pattern)].map((match) => ({ id: match[1] as string, company: match[2] as string, salary: match[3] as string }));
       return { object: { records } };
     },

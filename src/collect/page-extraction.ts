@@ -1,15 +1,18 @@
 // The records of one page: the extract_content action's reading (every frame as markdown, long
-// pages in parts, their lists put together here) with a schema of a list of records, each validated alone. Never navigates.
+// pages in parts, their lists put together here; after a "load more", only what the page added) with a
+// schema of a list of records, each validated alone. Never navigates.
 
 import { z } from 'zod';
 import { createActionContext } from '../actions/action-context';
 import { buildExtractContentAction, type PartRead } from '../actions/builtin/extract-content';
 import type { Action } from '../actions/types';
-import type { ResolvedBrowserDriver } from '../browser/types';
+import type { CallOptions, FrameInfo, PageScript, ResolvedBrowserDriver } from '../browser/types';
+import { runtimeScriptId } from '../dom/page-runtime';
 import { ActionError, ChatModelOutputError, PlannavError } from '../errors';
 import type { ModelRetryOptions } from '../llm/generate-object';
 import type { LLMClient } from '../llm/types';
 import type { UrlPolicy } from '../security/url-policy';
+import { addedPart } from './page-growth';
 import { stableJson } from './page-step';
 
 /** Stands in for a record the schema rejected, so one bad record does not fail the whole answer. */
@@ -69,6 +72,37 @@ function mergeRecordLists(parts: readonly PartRead[]): { records: unknown[] } {
 export interface PageRecords<TRecord> {
   readonly records: readonly TRecord[];
   readonly invalid: number;
+  /** The page's HTML as it was read (all of it, even when only a part went to the model), for a later `since`. */
+  readonly html: string | undefined;
+}
+
+const extractHtmlScript = runtimeScriptId('extractHtml');
+
+/**
+ * `driver` as the extract_content action reads it, with the top frame's HTML passed through
+ * `read` (the action reads the page itself and takes no text). Every other call goes to `driver`.
+ */
+function readingThrough(driver: ResolvedBrowserDriver, read: (html: string) => string): ResolvedBrowserDriver {
+  let topFrame: string | undefined;
+  const frames = async (options?: CallOptions): Promise<FrameInfo[]> => {
+    const found = await driver.frames(options);
+    topFrame = found[0]?.id;
+    return found;
+  };
+  const evaluate = async <TArg, TResult>(frameId: string, script: PageScript<TArg, TResult>, argument: TArg, options?: CallOptions): Promise<TResult> => {
+    const result = await driver.evaluate(frameId, script, argument, options);
+    if (script.id !== extractHtmlScript || frameId !== topFrame || typeof result !== 'object' || result === null) return result;
+    const { html } = result as { html?: unknown };
+    return typeof html === 'string' ? { ...result, html: read(html) } : result;
+  };
+  return new Proxy(driver, {
+    get: (target, property) => {
+      if (property === 'frames') return frames;
+      if (property === 'evaluate') return evaluate;
+      const value: unknown = Reflect.get(target, property, target);
+      return typeof value === 'function' ? (value as (...parts: unknown[]) => unknown).bind(target) : value;
+    },
+  });
 }
 
 /** The extraction of one collection: its action, built once for the record schema. */
@@ -96,7 +130,7 @@ export class PageExtractor<TRecord> {
   }
 
   /**
-   * Reads the active tab for `instruction`.
+   * Reads the active tab for `instruction`; with `since`, only what the page added to it.
    * @throws `ChatModelOutputError` when the answer is not a list of records after a repair round.
    */
   async extract(input: {
@@ -105,11 +139,24 @@ export class PageExtractor<TRecord> {
     readonly instruction: string;
     readonly urlPolicy: UrlPolicy;
     readonly signal: AbortSignal;
+    /**
+     * The `html` of an earlier extraction of this page (before a "load more"): the model reads only
+     * the blocks added since, with a few around them; the whole page when most of it changed.
+     */
+    readonly since?: string | undefined;
   }): Promise<PageRecords<TRecord>> {
-    const goal = `${input.instruction}\nList every such record on the page, each complete and exactly as written; an empty list when the page has none.`;
+    let html: string | undefined;
+    const driver = readingThrough(input.driver, (read) => {
+      html = read;
+      return (input.since === undefined ? undefined : addedPart(input.since, read)) ?? read;
+    });
+    // Blocks read around what was added may cut a record off at the text's start or end.
+    const part =
+      input.since === undefined ? '' : ' The text may be only what the page added since it was last read: leave out a record cut off at its start or end.';
+    const goal = `${input.instruction}\nList every such record on the page, each complete and exactly as written; an empty list when the page has none.${part}`;
     const params = this.action.schema.parse({ goal, include_links: true });
     const context = createActionContext({
-      driver: input.driver,
+      driver,
       state: undefined,
       signal: input.signal,
       extractionLLM: input.client,
@@ -128,9 +175,9 @@ export class PageExtractor<TRecord> {
       throw error;
     }
     // A page without readable text has no records.
-    if (typeof result === 'string' || result.data === undefined) return { records: [], invalid: 0 };
+    if (typeof result === 'string' || result.data === undefined) return { records: [], invalid: 0, html };
     const items = (result.data as { records: readonly unknown[] }).records;
     const records = items.filter((item): item is TRecord => !isInvalid(item));
-    return { records, invalid: items.length - records.length };
+    return { records, invalid: items.length - records.length, html };
   }
 }

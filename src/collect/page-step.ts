@@ -180,7 +180,10 @@ export async function readPage<TRecord>(context: PageStepContext<TRecord>, slot:
   const seenOnPage = new Set<string>();
   const records: TRecord[] = [];
   let invalid = 0;
-  // After a "load more" the page is read whole again: only records it did not show before are new.
+  // After a "load more" only what the page added is read (the whole page again would cost tokens
+  // with the square of the rounds), with a few blocks around it: the records read from those are
+  // the ones this page already gave, dropped here, as are all of them when the page is read whole again.
+  let read: string | undefined;
   const extract = async (): Promise<number> => {
     await context.checkpoint();
     const extracted = await context.extractor.extract({
@@ -189,7 +192,9 @@ export async function readPage<TRecord>(context: PageStepContext<TRecord>, slot:
       instruction,
       urlPolicy: context.urlPolicy,
       signal,
+      since: read,
     });
+    read = extracted.html;
     invalid += extracted.invalid;
     let fresh = 0;
     for (const record of extracted.records) {
