@@ -49,17 +49,7 @@ function extract(text: string): ScriptedResponse {
   return { object: { records } };
 }
 
-/** The merge of a long page's parts: each part's answer is one JSON line; every posting once, in page order. */
-function merge(text: string): ScriptedResponse {
-  const byId = new Map<string, Job>();
-  for (const line of text.split('\n')) {
-    if (!line.startsWith('{')) continue;
-    for (const job of (JSON.parse(line) as { records: Job[] }).records) if (!byId.has(job.id)) byId.set(job.id, job);
-  }
-  return { object: { records: [...byId.values()] } };
-}
-
-/** The model of the survey, extraction (and the merge of a long page's parts), interaction and progress check on the collection site. */
+/** The model of the survey, extraction, interaction and progress check on the collection site. */
 export function collectSiteModel(options: { check?: (request: ScriptedRequest) => ScriptedResponse } = {}): ScriptedLLM {
   return new ScriptedLLM({
     respond: (request) => {
@@ -69,8 +59,6 @@ export function collectSiteModel(options: { check?: (request: ScriptedRequest) =
           return survey(text);
         case 'collect_extract':
           return extract(text);
-        case 'collect_extract_merge':
-          return merge(text);
         case 'collect_check':
           return options.check?.(request) ?? { object: { decision: 'continue', reason: 'the postings look right', instruction: '' } };
         case 'navigator_output': {
