@@ -636,11 +636,13 @@ export class PlaywrightDriver implements BrowserDriver {
     if (this.owned.browser) await this.owned.browser.close().catch((error: unknown) => problems.push(error));
     await this.owned.proxy?.close();
     if (this.owned.userDataDir) rmSync(this.owned.userDataDir, { recursive: true, force: true, maxRetries: 3 });
+    // A browser that died while it was closed (a SIGTERM reaching it and the app at once) is closed.
+    const lost = gone || this.connection.lost;
     this.tabTracker.activePage = undefined;
     this.context.off('close', this.onGone);
     this.context.browser()?.off('disconnected', this.onGone);
     this.connection.lose(driverClosedMessage);
-    if (problems.length > 0 && this.owned.context && !gone) throw asBrowserError('close()', problems[0]);
+    if (problems.length > 0 && this.owned.context && !lost) throw asBrowserError('close()', problems[0]);
   }
 
   /** Installs the listener recorder, adopts the context's pages and makes one active. */
