@@ -47,9 +47,14 @@ export function addedPart(before: string, after: string): string | undefined {
   const old = blocksOf(before);
   const current = blocksOf(after);
   const ranges: { from: number; to: number }[] = [];
+  // The diff's edits are twice the blocks removed plus the growth, so more than `current.length`
+  // edits means more than half of `old` is gone: the diff gives up there, not after its whole
+  // quadratic search on a page the site rendered anew.
+  const changes = diffArrays(old, current, { maxEditLength: current.length });
+  if (!changes) return undefined;
   let removed = 0;
   let index = 0;
-  for (const change of diffArrays(old, current)) {
+  for (const change of changes) {
     const count = change.value.length;
     if (change.removed) {
       removed += count;
