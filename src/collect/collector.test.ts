@@ -393,6 +393,23 @@ describe('Collector', () => {
     expect(summary).toMatchObject({ records: 6, duplicates: 0, pagesDone: 1 });
   });
 
+  /** Collects the items of the fake browser's https://site.test/feed, with up to `maxLoadMore` rounds. */
+  async function collectFeed(browser: FakeBrowserDriver, llm: ReturnType<typeof siteModel>, maxLoadMore?: number) {
+    const store = memoryCollectionStore<Item>();
+    const summary = await new Collector({
+      llm,
+      browser,
+      start: 'https://site.test/feed',
+      instruction: 'every item',
+      schema: Item,
+      key: (item) => String(item.id),
+      store,
+      modelRetry: fastRetry,
+      ...(maxLoadMore === undefined ? {} : { maxLoadMore }),
+    }).run();
+    return { summary, store };
+  }
+
   it('after each "load more" sends the extraction model only what the page added: every record read about once, each collected once', async () => {
     const browser = new FakeBrowserDriver({ pages: {} });
     const item = (id: number): string => `Item ${id}: Widget ${id}, price ${id}1`;
@@ -409,18 +426,7 @@ describe('Collector', () => {
     };
     browser.setPage('https://site.test/feed', { title: 'Feed', content: [...shown, loadMore, footer] });
     const llm = siteModel();
-    const store = memoryCollectionStore<Item>();
-    const summary = await new Collector({
-      llm,
-      browser,
-      start: 'https://site.test/feed',
-      instruction: 'every item',
-      schema: Item,
-      key: (item) => String(item.id),
-      store,
-      modelRetry: fastRetry,
-      maxLoadMore: 20,
-    }).run();
+    const { summary, store } = await collectFeed(browser, llm, 20);
     expect(ids(store.committed)).toEqual(range(1, 240));
     expect(summary).toMatchObject({ records: 240, duplicates: 0, invalid: 0, pagesDone: 1 });
     const prompts = llm.requests.filter((request) => request.output?.name === 'collect_extract').map((request) => request.lastUserText);
@@ -453,17 +459,7 @@ describe('Collector', () => {
       };
       browser.setPage('https://site.test/feed', { title: 'Feed', content: [...records(), loadMore] });
       const llm = siteModel();
-      const store = memoryCollectionStore<Item>();
-      const summary = await new Collector({
-        llm,
-        browser,
-        start: 'https://site.test/feed',
-        instruction: 'every item',
-        schema: Item,
-        key: (item) => String(item.id),
-        store,
-        modelRetry: fastRetry,
-      }).run();
+      const { summary, store } = await collectFeed(browser, llm);
       expect(
         ids(store.committed).sort((a, b) => a - b),
         render,

@@ -1,58 +1,23 @@
 // plannav/bullmq end to end (issue 14): a coordinator here, two worker child processes with their
 // own Chromium and model, a real redis-server; one worker is SIGKILLed in the middle of a slow page.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCollectSite, type CollectSite } from '../../examples/collect-site/server';
 import { createCollectionCoordinator } from '../../src/bullmq/index';
 import { collectSiteModel, Job } from '../../examples/collect-site/scripted-model';
+import { ChildScripts, until, type ChildScript } from '../helpers/child-scripts';
 import { startRedis, type RedisServer } from '../helpers/redis-server';
-
-interface WorkerProcess {
-  readonly child: ChildProcess;
-  readonly events: Record<string, unknown>[];
-  readonly exited: Promise<void>;
-}
 
 let redis: RedisServer;
 let site: CollectSite;
-const workers: WorkerProcess[] = [];
-
-function startWorker(name: string): WorkerProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'test/e2e/bullmq-worker.ts'], {
-    env: { ...process.env, REDIS_URL: redis.url, COLLECTION_NAME: name },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const events: Record<string, unknown>[] = [];
-  createInterface({ input: child.stdout as NodeJS.ReadableStream }).on('line', (line) => {
-    try {
-      events.push(JSON.parse(line) as Record<string, unknown>);
-    } catch {
-      // Not one of the worker's event lines.
-    }
-  });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const worker = { child, events, exited };
-  workers.push(worker);
-  return worker;
-}
-
-/** Waits until `predicate` holds, checking every 50 ms, at most `timeoutMs`. */
-async function until(predicate: () => boolean, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!predicate()) {
-    if (Date.now() > deadline) throw new Error(`Timed out after ${timeoutMs} ms waiting for ${what}.`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
+const scripts = new ChildScripts();
+const startWorker = (name: string): ChildScript => scripts.start('test/e2e/bullmq-worker.ts', { REDIS_URL: redis.url, COLLECTION_NAME: name });
 
 beforeAll(async () => {
   [redis, site] = await Promise.all([startRedis(), startCollectSite({ slowPages: [3], slowDelayMs: 4000 })]);
 }, 30_000);
 
 afterAll(async () => {
-  for (const worker of workers) if (worker.child.exitCode === null && worker.child.signalCode === null) worker.child.kill('SIGKILL');
-  await Promise.race([Promise.all(workers.map((worker) => worker.exited)), new Promise((resolve) => setTimeout(resolve, 5000))]);
+  await scripts.stopAll();
   await Promise.all([site?.close(), redis?.stop()]);
 }, 20_000);
 
@@ -84,7 +49,7 @@ describe('plannav/bullmq on a real Redis', () => {
 
       // The worker that starts the slow page dies in the middle of it.
       const slowUrl = site.pageUrl(3);
-      const holdsSlowPage = (worker: WorkerProcess): boolean => worker.events.some((event) => event.type === 'page-start' && event.url === slowUrl);
+      const holdsSlowPage = (worker: ChildScript): boolean => worker.events.some((event) => event.type === 'page-start' && event.url === slowUrl);
       await until(() => holdsSlowPage(first) || holdsSlowPage(second), 60_000, 'a worker to start the slow page');
       const victim = holdsSlowPage(first) ? first : second;
       const survivor = victim === first ? second : first;

@@ -1,8 +1,6 @@
 // plannav/bullmq end to end (issue 14): the coordinator is a child process, SIGKILLed in the middle of
 // a run; a new coordinator of the same collection resumes from what Redis holds. One worker process,
 // a real redis-server; every record committed exactly once, and the same summary as an uninterrupted run.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { createInterface } from 'node:readline';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCollectSite, type CollectSite } from '../../examples/collect-site/server';
@@ -10,43 +8,13 @@ import { keysOf } from '../../src/bullmq/protocol';
 import type { CollectionSummary } from '../../src/collect/events';
 import type { CollectedRecord } from '../../src/collect/store';
 import type { Job } from '../../examples/collect-site/scripted-model';
+import { ChildScripts, until, type ChildScript } from '../helpers/child-scripts';
 import { startRedis, type RedisServer } from '../helpers/redis-server';
-
-interface ChildScript {
-  readonly child: ChildProcess;
-  readonly events: Record<string, unknown>[];
-  readonly exited: Promise<void>;
-}
 
 let redis: RedisServer;
 let site: CollectSite;
-const children: ChildScript[] = [];
-
-/** Runs a script of this folder as a child process; its JSON lines on stdout are collected as events. */
-function startScript(script: string, env: Record<string, string>): ChildScript {
-  const child = spawn(process.execPath, ['--import', 'tsx', `test/e2e/${script}`], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
-  const events: Record<string, unknown>[] = [];
-  createInterface({ input: child.stdout as NodeJS.ReadableStream }).on('line', (line) => {
-    try {
-      events.push(JSON.parse(line) as Record<string, unknown>);
-    } catch {
-      // Not one of the script's event lines.
-    }
-  });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const started = { child, events, exited };
-  children.push(started);
-  return started;
-}
-
-/** Waits until `predicate` holds, checking every 20 ms, at most `timeoutMs`. */
-async function until(predicate: () => boolean, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!predicate()) {
-    if (Date.now() > deadline) throw new Error(`Timed out after ${timeoutMs} ms waiting for ${what}.`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
+const scripts = new ChildScripts();
+const startScript = (script: string, env: Record<string, string>): ChildScript => scripts.start(`test/e2e/${script}`, env);
 
 beforeAll(async () => {
   // Two slow pages keep a page in flight and others queued when the coordinator dies.
@@ -54,8 +22,7 @@ beforeAll(async () => {
 }, 30_000);
 
 afterAll(async () => {
-  for (const started of children) if (started.child.exitCode === null && started.child.signalCode === null) started.child.kill('SIGKILL');
-  await Promise.race([Promise.all(children.map((started) => started.exited)), new Promise((resolve) => setTimeout(resolve, 5000))]);
+  await scripts.stopAll();
   await Promise.all([site?.close(), redis?.stop()]);
 }, 20_000);
 
