@@ -8,6 +8,11 @@ import { firstLine } from './call';
 /** What a killed browser or a dropped connection looks like in a call that was under way. */
 const goneWords = /closed|disconnected|crashed|Connection closed|Session closed|WebSocket is not open|Target page, context or browser/i;
 
+/** Whether an error reads as a killed browser or a dropped connection. */
+export function readsAsGone(error: unknown): boolean {
+  return goneWords.test(`${error instanceof Error ? error.message : ''} ${firstLine(error)}`);
+}
+
 /** How long a failed call waits for the library to report a lost browser, when its failure looks like one. */
 const reportGraceMs = 250;
 

@@ -4,7 +4,7 @@ import { runInNewContext } from 'node:vm';
 import { connect, createServer as createNetServer, type AddressInfo, type Server as NetServer, type Socket } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { UrlPolicy, type UrlPolicyOptions } from '../security/url-policy';
-import { EgressProxy, hasUrlRules, startLaunchProxy, tunnelAllowed } from './egress-proxy';
+import { deniesDirectHosts, EgressProxy, hasUrlRules, startLaunchProxy, tunnelAllowed } from './egress-proxy';
 
 describe('tunnelAllowed', () => {
   const rules = (options: UrlPolicyOptions): ReturnType<UrlPolicy['toRules']> => new UrlPolicy(options).toRules();
@@ -33,6 +33,14 @@ describe('tunnelAllowed', () => {
     expect(hasUrlRules(rules({ allow: ['shop.example'], deny: ['evil.example'] }))).toBe(false);
     expect(hasUrlRules(rules({ deny: ['https://shop.example/logout'] }))).toBe(true);
   });
+
+  it('says when a policy denies a host Chromium never proxies: loopback and link-local', () => {
+    expect(deniesDirectHosts(rules({ deny: ['evil.example'] }))).toBe(false);
+    for (const host of ['localhost', 'app.localhost', '127.0.0.2', '169.254.169.254', '[::1]', '[fe80::1]'])
+      expect(deniesDirectHosts(rules({ deny: [host] })), host).toBe(true);
+    // An allow list denies some of them whatever it names.
+    expect(deniesDirectHosts(rules({ allow: ['127.0.0.1', 'shop.example'] }))).toBe(true);
+  });
 });
 
 describe('startLaunchProxy', () => {
@@ -41,7 +49,12 @@ describe('startLaunchProxy', () => {
     expect(await startLaunchProxy(['--proxy-pac-url=http://corp/proxy.pac'])).toBeUndefined();
     expect(await startLaunchProxy(['--no-proxy-server'])).toBeUndefined();
     expect(await startLaunchProxy([], true)).toBeUndefined();
-    const proxy = await startLaunchProxy(['--proxy-bypass-list=foo', '--window-size=800,600']);
+    // Chromium reads a switch with one dash as with two.
+    expect(await startLaunchProxy(['-proxy-server=http://corp:3128'])).toBeUndefined();
+    // A proxy in the environment is the browser's own, which the PAC script would override.
+    expect(await startLaunchProxy([], false, { https_proxy: 'http://corp:3128' })).toBeUndefined();
+    expect(await startLaunchProxy([], false, { HTTP_PROXY: 'http://corp:3128' })).toBeUndefined();
+    const proxy = await startLaunchProxy(['--proxy-bypass-list=foo', '--window-size=800,600'], false, { no_proxy: 'corp.example' });
     const [pac, ...rest] = proxy?.launchArgs ?? [];
     expect(rest).toEqual([]);
     const script = Buffer.from(/^--proxy-pac-url=data:application\/x-ns-proxy-autoconfig;base64,(.+)$/.exec(pac ?? '')?.[1] ?? '', 'base64').toString();
@@ -164,6 +177,31 @@ describe('EgressProxy', () => {
     const gone = await tunnel(`gone.example:${echoPort}`);
     expect(gone.statusLine).toBe('HTTP/1.1 502 Bad Gateway');
     gone.socket.destroy();
+  });
+
+  it('reads EXCLUDE wherever it stands, as Chromium does, and ? as one character', async () => {
+    proxy = await EgressProxy.start('MAP * 127.0.0.1, EXCLUDE kept.invalid, MAP gone?.example ~NOTFOUND');
+    // Not mapped: the name is looked up as it is, and .invalid never resolves.
+    const kept = await tunnel(`kept.invalid:${echoPort}`);
+    expect(kept.statusLine).toBe('HTTP/1.1 502 Bad Gateway');
+    kept.socket.destroy();
+    const mapped = await tunnel(`other.invalid:${echoPort}`);
+    expect(mapped.statusLine).toBe('HTTP/1.1 200 Connection Established');
+    mapped.socket.destroy();
+  });
+
+  it('ends the open tunnels a new guard denies, and reports them', async () => {
+    proxy = await EgressProxy.start();
+    const open = await tunnel(`127.0.0.1:${echoPort}`);
+    expect(open.statusLine).toBe('HTTP/1.1 200 Connection Established');
+    const closed = once(open.socket, 'close');
+    const refused: string[] = [];
+    proxy.setGuard({ rules: new UrlPolicy({ allow: ['127.0.0.1'] }).toRules(), refused: (url) => refused.push(url) });
+    const kept = await tunnel(`127.0.0.1:${echoPort}`);
+    proxy.setGuard({ rules: new UrlPolicy({ deny: ['127.0.0.1'] }).toRules(), refused: (url) => refused.push(url) });
+    await closed;
+    await once(kept.socket, 'close');
+    expect(refused).toEqual([`https://127.0.0.1:${echoPort}/`, `https://127.0.0.1:${echoPort}/`]);
   });
 
   it('refuses a CONNECT that names no port', async () => {

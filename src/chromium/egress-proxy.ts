@@ -4,7 +4,8 @@
 // only those, to the proxy, which Chromium asks with CONNECT; a CONNECT names only its host and
 // port, so the proxy decides by host. Every other request goes direct, so a page's loads and
 // their network errors are what they would be without the proxy. Chromium never lets a PAC script
-// proxy loopback hosts (localhost, 127.0.0.0/8, [::1]): WebSockets to those go direct too.
+// proxy loopback and link-local hosts (its implicit bypass rules: localhost, 127.0.0.0/8, [::1],
+// 169.254.0.0/16, [fe80::]/10): WebSockets to those go direct too.
 
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { connect, type AddressInfo, type Socket } from 'node:net';
@@ -37,11 +38,18 @@ export function tunnelAllowed(rules: UrlPolicyRules, host: string): boolean {
   return hostname !== undefined && rules.allow.some((rule) => rule.kind === 'url' && hostnameOf(rule.key) === hostname);
 }
 
-/** Whether `rules` deny a loopback host (localhost, 127.0.0.0/8, [::1]), whose WebSockets Chromium never proxies. */
-export function deniesLoopback(rules: UrlPolicyRules): boolean {
-  // A non-empty allow list denies some loopback host: it cannot name all of 127.0.0.0/8.
+/** The hosts Chromium never sends through a proxy a PAC script names (its implicit bypass rules), in the policy's normal form. */
+const implicitlyDirect =
+  /^(localhost|.+\.localhost|localhost6|localhost6\.localdomain6|127\.\d+\.\d+\.\d+|169\.254\.\d+\.\d+|\[::1\]|\[fe[89ab][\da-f]?:[\da-f:.]*\])$/i;
+
+/** The words for those hosts in a log. */
+export const implicitlyDirectHosts = 'loopback and link-local hosts (localhost, 127.0.0.0/8, [::1], 169.254.0.0/16, [fe80::]/10)';
+
+/** Whether `rules` deny a host that Chromium never proxies (see {@link implicitlyDirectHosts}). */
+export function deniesDirectHosts(rules: UrlPolicyRules): boolean {
+  // A non-empty allow list denies some of them: it cannot name all of 127.0.0.0/8.
   if (rules.allow.length > 0) return true;
-  return rules.deny.some((rule) => rule.kind === 'host' && /^(localhost|.+\.localhost|127\.\d+\.\d+\.\d+|\[::1\])$/.test(rule.host));
+  return rules.deny.some((rule) => rule.kind === 'host' && implicitlyDirect.test(rule.host));
 }
 
 /** Whether an exact-URL entry is among `rules`: the decisions a tunnel cannot make. */
@@ -64,6 +72,8 @@ function hostnameOf(url: string): string | undefined {
 export class EgressProxy {
   private guard: TunnelGuard | undefined;
   private readonly sockets = new Set<Duplex>();
+  /** The browser's side of each open tunnel, with the `host:port` it asked for. */
+  private readonly tunnels = new Map<Duplex, string>();
   private closing: Promise<void> | undefined;
 
   private constructor(
@@ -84,6 +94,8 @@ export class EgressProxy {
       server.listen(0, '127.0.0.1', () => resolve());
     });
     const proxy = new EgressProxy(server, `http://127.0.0.1:${(server.address() as AddressInfo).port}`, parseResolverRules(hostResolverRules));
+    // A failed accept (too many open files) is the one connection's loss, not the process's.
+    server.on('error', () => undefined);
     server.on('connection', (socket: Socket) => proxy.track(socket));
     // The PAC script sends only WebSockets here, as tunnels: anything else is not for this proxy.
     server.on('request', (_request: IncomingMessage, response: ServerResponse) => void response.writeHead(405, { connection: 'close' }).end());
@@ -98,9 +110,18 @@ export class EgressProxy {
     return [`--proxy-pac-url=data:application/x-ns-proxy-autoconfig;base64,${Buffer.from(script).toString('base64')}`];
   }
 
-  /** Checks tunnels against `guard` from now on; `undefined` lets every tunnel through. */
+  /**
+   * Checks tunnels against `guard` from now on, and ends the open ones it denies (a WebSocket
+   * opened before the guard, or under laxer rules); `undefined` lets every tunnel through.
+   */
   setGuard(guard: TunnelGuard | undefined): void {
     this.guard = guard;
+    if (!guard) return;
+    for (const [client, authority] of this.tunnels) {
+      if (tunnelAllowed(guard.rules, authority)) continue;
+      client.destroy();
+      report(guard, authority);
+    }
   }
 
   /** Stops listening and ends every connection. Idempotent. */
@@ -125,17 +146,15 @@ export class EgressProxy {
     const guard = this.guard;
     if (guard && !tunnelAllowed(guard.rules, target.authority)) {
       client.end('HTTP/1.1 403 Forbidden\r\nconnection: close\r\n\r\n');
-      try {
-        guard.refused(`https://${target.authority}/`);
-      } catch {
-        // A reporting hook that throws must not undo the refusal.
-      }
+      report(guard, target.authority);
       return;
     }
     const mapped = mapHost(this.resolverRules, target.host, target.port);
     if (!mapped) return void client.end('HTTP/1.1 502 Bad Gateway\r\nconnection: close\r\n\r\n');
     const upstream = connect(mapped);
     this.track(upstream);
+    this.tunnels.set(client, target.authority);
+    client.once('close', () => this.tunnels.delete(client));
     let established = false;
     upstream.once('connect', () => {
       established = true;
@@ -152,6 +171,15 @@ export class EgressProxy {
     upstream.once('close', () => {
       if (established) client.destroy();
     });
+  }
+}
+
+/** Tells the guard of a refused tunnel; a reporting hook that throws must not undo the refusal. */
+function report(guard: TunnelGuard, authority: string): void {
+  try {
+    guard.refused(`https://${authority}/`);
+  } catch {
+    // Nothing to do: the tunnel is refused either way.
   }
 }
 
@@ -178,32 +206,53 @@ function parseResolverRules(value: string | undefined): HostRule[] {
   for (const text of (value ?? '').split(',')) {
     const [verb, pattern, replacement] = text.trim().split(/\s+/);
     if (pattern === undefined || (verb?.toUpperCase() === 'MAP' && replacement === undefined)) continue;
-    const glob = new RegExp(`^${pattern.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*')}$`, 'i');
+    // Chromium's patterns: `*` any run of characters, `?` one character.
+    const glob = new RegExp(
+      `^${pattern
+        .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+        .replace(/\*/g, '.*')
+        .replace(/\?/g, '.')}$`,
+      'i',
+    );
     if (verb?.toUpperCase() === 'MAP') rules.push({ pattern: glob, replacement });
     else if (verb?.toUpperCase() === 'EXCLUDE') rules.push({ pattern: glob, replacement: undefined });
   }
   return rules;
 }
 
-/** Where a tunnel to `host:port` connects under `rules` (the first that matches); undefined for `~NOTFOUND`. */
+/**
+ * Where a tunnel to `host:port` connects under `rules`, as Chromium reads them: a host that an
+ * EXCLUDE names anywhere in the list is not mapped, else the first MAP that matches; undefined for `~NOTFOUND`.
+ */
 function mapHost(rules: readonly HostRule[], host: string, port: number): { readonly host: string; readonly port: number } | undefined {
-  const rule = rules.find((candidate) => candidate.pattern.test(host) || candidate.pattern.test(`${host}:${port}`));
+  const matches = (candidate: HostRule): boolean => candidate.pattern.test(host) || candidate.pattern.test(`${host}:${port}`);
+  if (rules.some((candidate) => candidate.replacement === undefined && matches(candidate))) return { host, port };
+  const rule = rules.find((candidate) => candidate.replacement !== undefined && matches(candidate));
   if (rule?.replacement === undefined) return { host, port };
   if (rule.replacement === '~NOTFOUND') return undefined;
   const target = parseAuthority(rule.replacement) ?? { host: rule.replacement.replace(/^\[|\]$/g, ''), port };
   return { host: target.host, port: target.port };
 }
 
-/** Switches by which a launch sets its own proxy: the browser's traffic is theirs to route then. */
-const proxySwitches = /^--(proxy-server|proxy-pac-url|proxy-auto-detect|no-proxy-server)(=|$)/;
+/** Switches by which a launch sets its own proxy (Chromium reads one leading dash as two): the browser's traffic is theirs to route then. */
+const proxySwitches = /^--?(proxy-server|proxy-pac-url|proxy-auto-detect|no-proxy-server)(=|$)/;
+
+/** The environment variables by which Chromium on Linux takes a proxy when no switch names one. */
+const proxyVariables = ['http_proxy', 'https_proxy', 'all_proxy', 'HTTP_PROXY', 'HTTPS_PROXY', 'ALL_PROXY'];
 
 /**
  * The proxy for a browser about to launch with `args`, or none when the launch routes its traffic
- * itself (a proxy switch in `args`, or `ownProxy`, such as Playwright's `proxy` option): WebSockets
- * of workers go unchecked then, as the guard's status says.
+ * itself: a proxy switch in `args`, `ownProxy` (such as Playwright's `proxy` option), or a proxy
+ * in the environment (`http_proxy` and the like), which the PAC script would override. WebSockets
+ * are not checked by a proxy then, as the guard's status says.
  */
-export async function startLaunchProxy(args: readonly string[] | undefined, ownProxy = false): Promise<EgressProxy | undefined> {
+export async function startLaunchProxy(
+  args: readonly string[] | undefined,
+  ownProxy = false,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<EgressProxy | undefined> {
   if (ownProxy || (args ?? []).some((arg) => proxySwitches.test(arg))) return undefined;
-  const resolverRules = (args ?? []).findLast((arg) => arg.startsWith('--host-resolver-rules='));
-  return EgressProxy.start(resolverRules?.slice('--host-resolver-rules='.length).replace(/^"|"$/g, ''));
+  if (proxyVariables.some((name) => (env[name] ?? '') !== '')) return undefined;
+  const resolverRules = (args ?? []).findLast((arg) => /^--?host-resolver-rules=/.test(arg));
+  return EgressProxy.start(resolverRules?.replace(/^--?host-resolver-rules=/, '').replace(/^"|"$/g, ''));
 }

@@ -3,7 +3,7 @@
 
 import type { BlockedNavigation, NavigationGuard, NavigationGuardStatus, UrlDecision } from '../browser/types';
 import { firstLine } from './call';
-import { deniesLoopback, hasUrlRules, type EgressProxy } from './egress-proxy';
+import { deniesDirectHosts, hasUrlRules, implicitlyDirectHosts, type EgressProxy } from './egress-proxy';
 import { uncoveredWebSockets, WebSocketTargets, type CdpChannel } from './websocket-targets';
 
 /** The CDP event of a request paused by the Fetch domain, as far as the guard reads it. */
@@ -65,7 +65,7 @@ const allRequests = [{ urlPattern: '*', requestStage: 'Request' }] as const;
  * `urlPatterns`, on the browser's or each target's session) does not stop their handshake either
  * (headless Chromium 156). Two checks stop them when the guard gives its rules (`rules`,
  * `UrlPolicy.toRules()`): in a browser the driver launched, its proxy refuses the tunnel of any
- * WebSocket, of any realm, to a denied host but a loopback one (egress-proxy.ts); and where the session gives its
+ * WebSocket, of any realm, to a denied host but a loopback or link-local one (egress-proxy.ts); and where the session gives its
  * targets' sessions, a wrapper of `WebSocket` in every page, frame and dedicated worker, installed
  * before it runs, throws a `SecurityError` for a denied URL, path included (websocket-targets.ts).
  * {@link RequestGuard.unenforced} says what neither covers.
@@ -113,7 +113,7 @@ export class RequestGuard {
     if (!tunnels) return [wrapped ? uncoveredWebSockets : unenforcedWebSockets];
     const realms = wrapped ? ' of shared and service workers' : '';
     const gaps: string[] = [];
-    if (deniesLoopback(rules)) gaps.push(`WebSocket handshakes${realms} to loopback hosts (localhost, 127.0.0.0/8, [::1]): Chromium never proxies those`);
+    if (deniesDirectHosts(rules)) gaps.push(`WebSocket handshakes${realms} to ${implicitlyDirectHosts}: Chromium never proxies those`);
     if (hasUrlRules(rules))
       gaps.push(`the path of WebSocket handshakes${realms}: their host is checked, so an exact-URL entry of the policy does not apply to them`);
     return gaps;

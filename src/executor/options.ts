@@ -219,7 +219,7 @@ export interface ExecutorUrlPolicy extends UrlPolicyOptions {
    * `all-requests`: every request as well, of every frame, worker and service worker (`fetch`,
    * XHR, images, scripts, styles, beacons, `<a ping>`), failed before it is sent and reported as
    * a `url-blocked` event of kind `request` once per host and step, with a note in the next
-   * action result; such a request never ends the task. WebSocket handshakes are stopped by host (but loopback hosts)
+   * action result; such a request never ends the task. WebSocket handshakes are stopped by host (but loopback and link-local hosts)
    * in a browser the bundled drivers launched (through their local proxy), not in one you attach
    * or connect to, nor one launched with your own proxy: a `URL_POLICY_REQUESTS_NOT_ENFORCED`
    * warning says what goes unchecked at each task's start, as it does for a driver that cannot

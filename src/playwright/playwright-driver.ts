@@ -19,7 +19,7 @@ import type {
 } from '../browser/types';
 import { BrowserDisconnectedError, BrowserError, ConfigError, URLNotAllowedError } from '../errors';
 import { asBrowserError, firstLine, guardedCall, isLibraryTimeout } from '../chromium/call';
-import { BrowserConnection, browserGoneMessage, driverClosedMessage } from '../chromium/connection';
+import { BrowserConnection, browserGoneMessage, driverClosedMessage, readsAsGone } from '../chromium/connection';
 import { findChromium } from '../chromium/find-chromium';
 import { startLaunchProxy, type EgressProxy } from '../chromium/egress-proxy';
 import { chromiumLaunchArgs } from '../chromium/launch-args';
@@ -49,6 +49,9 @@ interface Ownership {
   /** The proxy the launched browser opens its WebSockets through (egress-proxy.ts). */
   readonly proxy?: EgressProxy | undefined;
 }
+
+/** How long one step of a service worker's restart may take (see `restartServiceWorkers`). */
+const serviceWorkerStepMs = 5000;
 
 /**
  * A `BrowserDriver` (the `plannav` contract) over Playwright (`playwright-core`, Chromium). Create one with
@@ -127,7 +130,8 @@ export class PlaywrightDriver implements BrowserDriver {
    * Launches a local Chromium with a fresh profile in a temporary folder; `close()` ends the
    * browser and removes the folder. Its WebSockets (only they) go through a local proxy of the
    * driver on 127.0.0.1, which lets the URL policy's `all-requests` scope stop them; a proxy of
-   * your own (a proxy switch in `args`, or `contextOptions.proxy`) replaces it.
+   * your own (a proxy switch in `args`, `contextOptions.proxy`, or `http_proxy` and the like in
+   * the environment) replaces it.
    * @throws `BrowserError` when no browser could be started; the message says where it looked.
    */
   static async launch(options: PlaywrightLaunchOptions = {}): Promise<PlaywrightDriver> {
@@ -510,7 +514,7 @@ export class PlaywrightDriver implements BrowserDriver {
    * With `guard.scope` `all-requests`, every other request of the browser's frames, workers and
    * service workers to a denied URL fails before it is sent (a browser-level CDP session's Fetch
    * domain), reported with kind `request`. A WebSocket handshake is seen by no CDP domain: in a
-   * launched browser, the driver's proxy refuses its tunnel to a denied host (by host only, loopback hosts aside);
+   * launched browser, the driver's proxy refuses its tunnel to a denied host (by host only, loopback and link-local hosts aside);
    * elsewhere it is not checked. The status says what is not covered.
    */
   async setNavigationGuard(guard: NavigationGuard | undefined, options?: CallOptions): Promise<NavigationGuardStatus> {
@@ -575,22 +579,45 @@ export class PlaywrightDriver implements BrowserDriver {
     const page = this.context.pages().find((candidate) => !candidate.isClosed());
     if (!page) return;
     const session = await this.context.newCDPSession(page);
+    // A step that does not answer must not hold the guard's install, and close() after it.
+    const send = async (
+      method: 'ServiceWorker.stopWorker' | 'ServiceWorker.startWorker',
+      params: { versionId: string } | { scopeURL: string },
+    ): Promise<void> => {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${method} did not answer`)), serviceWorkerStepMs)));
+      try {
+        await Promise.race([session.send(method, params as never), late]);
+      } finally {
+        clearTimeout(timer);
+      }
+    };
     const scopes = new Map<string, string>();
-    const running: { readonly versionId: string; readonly registrationId: string }[] = [];
+    const running = new Map<string, string>();
     session.on('ServiceWorker.workerRegistrationUpdated', ({ registrations }) => {
       for (const registration of registrations) scopes.set(registration.registrationId, registration.scopeURL);
     });
     session.on('ServiceWorker.workerVersionUpdated', ({ versions }) => {
-      for (const version of versions) if (version.runningStatus === 'running' || version.runningStatus === 'starting') running.push(version);
+      // The active version only: an installing or waiting one is not restarted, its update goes on.
+      for (const version of versions) {
+        if (version.status === 'activated' && (version.runningStatus === 'running' || version.runningStatus === 'starting'))
+          running.set(version.versionId, version.registrationId);
+      }
     });
     try {
       await session.send('ServiceWorker.enable');
       // The domain reports the registrations and versions there are after it answers.
-      for (const end = Date.now() + 2000; Date.now() < end && new Set(running.map((version) => version.versionId)).size < count;) await sleep(20);
-      const restarts = new Map(running.map((version) => [version.versionId, scopes.get(version.registrationId)]));
-      for (const [versionId, scopeURL] of restarts) {
-        await session.send('ServiceWorker.stopWorker', { versionId });
-        if (scopeURL !== undefined) await session.send('ServiceWorker.startWorker', { scopeURL });
+      for (const end = Date.now() + 2000; Date.now() < end && running.size < count;) await sleep(20);
+      for (const [versionId, registrationId] of running) {
+        // A worker stopped and not started again would hang Playwright's session of it: no scope, no stop.
+        const scopeURL = scopes.get(registrationId);
+        if (scopeURL === undefined) continue;
+        try {
+          await send('ServiceWorker.stopWorker', { versionId });
+          await send('ServiceWorker.startWorker', { scopeURL });
+        } catch {
+          // That worker stays as it was; the others are still restarted.
+        }
       }
     } finally {
       await session.detach().catch(() => undefined);
@@ -637,7 +664,7 @@ export class PlaywrightDriver implements BrowserDriver {
     await this.owned.proxy?.close();
     if (this.owned.userDataDir) rmSync(this.owned.userDataDir, { recursive: true, force: true, maxRetries: 3 });
     // A browser that died while it was closed (a SIGTERM reaching it and the app at once) is closed.
-    const lost = gone || this.connection.lost;
+    const lost = gone || problems.every((problem) => readsAsGone(problem));
     this.tabTracker.activePage = undefined;
     this.context.off('close', this.onGone);
     this.context.browser()?.off('disconnected', this.onGone);

@@ -130,7 +130,8 @@ export class PuppeteerDriver implements BrowserDriver {
    * Launches a local Chromium with a fresh profile in a temporary folder; `close()` ends the
    * browser and removes the folder. Headless unless `headless: false`. Its WebSockets (only they)
    * go through a local proxy of the driver on 127.0.0.1, which lets the URL policy's
-   * `all-requests` scope stop them; a proxy switch of your own in `args` replaces it.
+   * `all-requests` scope stop them; a proxy of your own (a switch in `args`, or `http_proxy` and
+   * the like in the environment) replaces it.
    * @throws `ConfigError` for a bad option; `BrowserError` when no browser could be started (the
    * message says where it looked).
    * @example
@@ -570,7 +571,7 @@ export class PuppeteerDriver implements BrowserDriver {
    * before it is sent (a browser-level CDP session's Fetch domain), reported with kind `request`.
    * WebSocket handshakes are checked when the guard gives its rules (`rules`, from
    * `UrlPolicy.toRules()`): in a launched browser the driver's proxy refuses a tunnel to a denied
-   * host from any realm (loopback hosts aside), and a wrapper in pages, frames and dedicated workers checks the whole URL;
+   * host from any realm (loopback and link-local hosts aside), and a wrapper in pages, frames and dedicated workers checks the whole URL;
    * the status says what is not covered.
    */
   async setNavigationGuard(guard: NavigationGuard | undefined, options?: CallOptions): Promise<NavigationGuardStatus> {

@@ -78,7 +78,7 @@ const schemeHint = 'write a host ("example.com") or an http(s) URL ("https://exa
  * `setNavigationGuard`, every document a tab or frame loads (links, forms, scripts, redirect hops,
  * popups, frames, prefetches). With `scope: 'all-requests'` it also checks every other request of
  * every frame, worker and service worker (`fetch`, XHR, images, beacons, pings) and, by host,
- * WebSocket handshakes (loopback hosts aside) in a browser a bundled driver launched; not a dedicated or shared worker
+ * WebSocket handshakes (loopback and link-local hosts aside) in a browser a bundled driver launched; not a dedicated or shared worker
  * already running when the guard is installed. Never checked: DNS prefetch and `preconnect` (names resolved and connections opened
  * without a request), requests of browser extensions, and anything outside the browser.
  *

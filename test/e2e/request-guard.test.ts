@@ -238,7 +238,7 @@ describe.each(drivers)('$name', ({ launch, socketUrls }) => {
     const guard = { ...hostGuard('all-requests'), rules: loopback.toRules(), check: (url: string) => loopback.check(url) };
     const status = (await driver.setNavigationGuard?.(guard)) as NavigationGuardStatus;
     const workers = socketUrls ? ' of shared and service workers' : '';
-    expect(status.unenforced).toEqual([expect.stringContaining(`WebSocket handshakes${workers} to loopback hosts`)]);
+    expect(status.unenforced).toEqual([expect.stringContaining(`WebSocket handshakes${workers} to loopback and link-local hosts`)]);
     await driver.goto(`${siteOrigin}/request-guard/retry.html?path=/loopback&to=${encodeURIComponent(deniedOrigin.replace(deniedHost, '127.0.0.2'))}`);
     for (const end = Date.now() + 3000; Date.now() < end && !recording.upgrades.includes('/loopback');) await sleep(50);
     // Puppeteer's wrapper stops the page's WebSocket to 127.0.0.2; with Playwright (no wrapper) it goes direct: the gap the status names.
