@@ -365,34 +365,6 @@ describe('Collector', () => {
     expect(browser.calls.some((call) => call.method === 'click')).toBe(true);
   });
 
-  it('clicks "load more" and keeps only the records that are new', async () => {
-    const browser = new FakeBrowserDriver({ pages: {} });
-    const batch = (from: number) => range(from, from + 1).map((id) => `Item ${id}: Widget ${id}, price ${id}0`);
-    let shown = batch(1);
-    const loadMore = {
-      tag: 'button',
-      text: 'Load more',
-      onClick: (driver: FakeBrowserDriver) => {
-        shown = [...shown, ...batch(shown.length + 1)];
-        driver.updateContent(shown.length < 6 ? [...shown, loadMore] : shown);
-      },
-    };
-    browser.setPage('https://site.test/feed', { title: 'Feed', content: [...shown, loadMore] });
-    const store = memoryCollectionStore<Item>();
-    const summary = await new Collector({
-      llm: siteModel(),
-      browser,
-      start: 'https://site.test/feed',
-      instruction: 'every item',
-      schema: Item,
-      key: (item) => String(item.id),
-      store,
-      modelRetry: fastRetry,
-    }).run();
-    expect(ids(store.committed)).toEqual(range(1, 6));
-    expect(summary).toMatchObject({ records: 6, duplicates: 0, pagesDone: 1 });
-  });
-
   /** Collects the items of the fake browser's https://site.test/feed, with up to `maxLoadMore` rounds. */
   async function collectFeed(browser: FakeBrowserDriver, llm: ReturnType<typeof siteModel>, maxLoadMore?: number) {
     const store = memoryCollectionStore<Item>();
@@ -409,6 +381,24 @@ describe('Collector', () => {
     }).run();
     return { summary, store };
   }
+
+  it('clicks "load more" and keeps only the records that are new', async () => {
+    const browser = new FakeBrowserDriver({ pages: {} });
+    const batch = (from: number) => range(from, from + 1).map((id) => `Item ${id}: Widget ${id}, price ${id}0`);
+    let shown = batch(1);
+    const loadMore = {
+      tag: 'button',
+      text: 'Load more',
+      onClick: (driver: FakeBrowserDriver) => {
+        shown = [...shown, ...batch(shown.length + 1)];
+        driver.updateContent(shown.length < 6 ? [...shown, loadMore] : shown);
+      },
+    };
+    browser.setPage('https://site.test/feed', { title: 'Feed', content: [...shown, loadMore] });
+    const { summary, store } = await collectFeed(browser, siteModel());
+    expect(ids(store.committed)).toEqual(range(1, 6));
+    expect(summary).toMatchObject({ records: 6, duplicates: 0, pagesDone: 1 });
+  });
 
   it('after each "load more" sends the extraction model only what the page added: every record read about once, each collected once', async () => {
     const browser = new FakeBrowserDriver({ pages: {} });
