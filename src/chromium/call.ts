@@ -13,11 +13,28 @@ export function firstLine(error: unknown): string {
 }
 
 /**
+ * Playwright's and Puppeteer's words for a document that a navigation replaced under a call, or a
+ * frame removed meanwhile: the call ran in a document that no longer exists, and made again it
+ * runs in the new one.
+ */
+const documentGonePatterns =
+  /Execution context was destroyed|Cannot find context with specified id|Frame was detached|detached Frame|frame got detached|Navigating frame was detached|Inspected target navigated or closed/i;
+
+/** Whether a library error says that the document or frame a call ran in went away during the call (a navigation, a removed frame). */
+export function isDocumentGoneError(error: unknown): boolean {
+  return !PlannavError.isInstance(error) && documentGonePatterns.test(firstLine(error));
+}
+
+/**
  * Wraps a failure in a BrowserError unless it already is a plannav error (a cancel, a stale
- * element). A library timeout (an error named `TimeoutError`) is retryable.
+ * element). A library timeout (an error named `TimeoutError`) is retryable, and so is a call whose
+ * document a navigation replaced: the next try runs in the new document.
  */
 export function asBrowserError(what: string, error: unknown): PlannavError {
   if (PlannavError.isInstance(error)) return error;
+  if (isDocumentGoneError(error)) {
+    return new BrowserError(`${what} failed: the page changed under it (${firstLine(error)}). Read the page state again.`, { cause: error, retryable: true });
+  }
   return new BrowserError(`${what} failed: ${firstLine(error)}`, { cause: error, retryable: isLibraryTimeout(error) });
 }
 

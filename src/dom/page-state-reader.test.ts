@@ -53,7 +53,7 @@ describe('PageStateReader.capture', () => {
   it('passes the snapshot options to the driver', async () => {
     const driver = newsDriver();
     await new PageStateReader(driver, scriptOptions).capture({ screenshot: false });
-    const evaluate = driver.calls.find((call) => call.method === 'evaluate');
+    const evaluate = driver.calls.find((call) => call.method === 'evaluate' && call.args[1] === 'plannav.runtime/snapshot');
     expect(evaluate?.args[2]).toEqual(scriptOptions);
   });
 

@@ -6,6 +6,7 @@ import type { PageState } from '../browser/page-state';
 import type { BrowserDriver, CallOptions, FrameInfo, TabInfo } from '../browser/types';
 import { isFatalError } from '../errors';
 import { bytesToBase64 } from '../util/base64';
+import { readOneDocument } from './document-read';
 import { ElementIndexer } from './serialize';
 import { callRuntime } from './page-runtime';
 import type { FrameSnapshot, SnapshotScriptOptions } from './types';
@@ -116,11 +117,16 @@ export class PageStateReader {
 
   private async captureActiveTab(options: CaptureOptions): Promise<PageState> {
     const call = { signal: options.signal };
-    // The tab list runs alongside the snapshot: each is a round trip to the browser.
-    const tabsRead = Promise.all([this.driver.tabs(call), this.driver.activeTab(call)]);
-    tabsRead.catch(() => undefined);
-    const snapshots = await this.snapshotFrames(await this.driver.frames(call), call);
-    const [tabs, active] = await tabsRead;
+    // The snapshots, the URL and the title come from one document: a navigation meanwhile reads them again.
+    const { snapshots, tabs, active } = await readOneDocument(this.driver, call, async () => {
+      // The tab list runs alongside the snapshot: each is a round trip to the browser.
+      const tabsRead = Promise.all([this.driver.tabs(call), this.driver.activeTab(call)]);
+      tabsRead.catch(() => undefined);
+      const frameSnapshots = await this.snapshotFrames(await this.driver.frames(call), call);
+      const [tabList, activeTab] = await tabsRead;
+      return { snapshots: frameSnapshots, tabs: tabList, active: activeTab };
+    });
+    // Serialized only once the read is known to be of one document, so a discarded read leaves the indexes alone.
     const page = this.indexer.serialize(snapshots);
     const top = snapshots[0]?.snapshot;
     const screenshot = options.screenshot

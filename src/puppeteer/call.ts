@@ -2,19 +2,19 @@
 // small bounded waits. The generic time budget and error wrapping are in src/chromium/call.ts.
 
 import type { CallOptions } from '../browser/types';
-import { asBrowserError as asGenericBrowserError, firstLine, guardedCall as guardedGenericCall } from '../chromium/call';
+import { asBrowserError as asGenericBrowserError, firstLine, guardedCall as guardedGenericCall, isDocumentGoneError } from '../chromium/call';
 import { BrowserError, PlannavError } from '../errors';
 
 /**
  * Puppeteer's words for a document or frame that went away under a call: a navigation replaced
  * the document, the frame was removed, the tab closed. Trying again on the new page can work.
  */
-const gonePatterns =
-  /Execution context was destroyed|Cannot find context with specified id|detached Frame|frame got detached|Navigating frame was detached|Target closed|Session closed|No target with given id|Inspected target navigated or closed|Node with given id does not belong to the document|Node is detached from document/i;
+const targetGonePatterns =
+  /Target closed|Session closed|No target with given id|Node with given id does not belong to the document|Node is detached from document/i;
 
-/** Whether a Puppeteer error says the document, frame or tab went away during the call. */
+/** Whether a Puppeteer error says the document, frame or tab went away during the call (the documents' words are shared: src/chromium/call.ts). */
 export function isGoneError(error: unknown): boolean {
-  return gonePatterns.test(firstLine(error));
+  return isDocumentGoneError(error) || targetGonePatterns.test(firstLine(error));
 }
 
 /**

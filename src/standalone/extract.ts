@@ -137,6 +137,9 @@ function callerError(error: unknown, llm: LLMClient): unknown {
  * {@link BrowserDriver}, without the loop. The page (every visible frame, also what is scrolled out
  * of view) is read as markdown the way the `extract_content` action reads it, inside
  * untrusted-content tags; long pages go in parts of `maxChunkChars`, whose answers are merged.
+ * The page is read once it has settled, and from one document: when a navigation replaces the
+ * document while it is read (a redirect, a page that changes its `location`), it is read again in
+ * the new one, within `timeout`.
  *
  * @example
  * ```ts
@@ -185,6 +188,8 @@ export async function extract<S extends z.ZodType = z.ZodString>(
       urlPolicy: noNavigation,
       askHuman: () => Promise.resolve({ answer: undefined, timedOut: false }),
     });
+    // A page another framework has just loaded may still be loading or about to redirect: read it once it has settled.
+    await driver.waitForSettled({ signal });
     const result = await action.handler(params, context).catch((error: unknown) => {
       throw callerError(error, llm);
     });

@@ -90,7 +90,9 @@ export function pageReaderFor(
 /**
  * Reads the active tab as the Navigator sees it: the URL, title and tabs, the indexed elements
  * and page text the model reads (`elementsText`), the element behind each index (`elements`), the
- * scroll position and, when asked, a screenshot. Works with any {@link BrowserDriver}.
+ * scroll position and, when asked, a screenshot. Works with any {@link BrowserDriver}. The state
+ * is of one document: when a navigation replaces the document while it is read (a redirect, a page
+ * that changes its `location`), it is read again in the new one once that has settled, within `timeout`.
  *
  * @remarks
  * Indexes are stable: an element keeps its index across calls on the same browser while it lives

@@ -189,9 +189,10 @@ describe('standalone calls in a real page', () => {
       expect(RequestCancelledError.isInstance(await call)).toBe(true);
       expect(llm.requests[0]?.signal?.aborted).toBe(true);
 
-      const late = await rejectionOf<TimeoutError>(extract(fixture.driver, { llm, instruction: 'the mugs' }, { timeout: 300 }));
+      // Long enough for the page to settle before it is read (a DOM-quiet window), so the model call is in flight when it runs out.
+      const late = await rejectionOf<TimeoutError>(extract(fixture.driver, { llm, instruction: 'the mugs' }, { timeout: 1500 }));
       expect(TimeoutError.isInstance(late)).toBe(true);
-      expect(late.message).toBe('extract() did not finish within its timeout of 300 ms. Give it a longer `timeout`, or none.');
+      expect(late.message).toBe('extract() did not finish within its timeout of 1500 ms. Give it a longer `timeout`, or none.');
       expect(llm.requests[1]?.signal?.aborted).toBe(true);
     });
   });

@@ -4,6 +4,7 @@
 import { z } from 'zod';
 import type { FrameInfo } from '../../browser/types';
 import type { ExtractHtmlResult } from '../../dom/page/actions/extract-html';
+import { readOneDocument } from '../../dom/document-read';
 import { callRuntime, runtimeScriptId } from '../../dom/page-runtime';
 import { ActionError, BrowserError, ConfigError, isFatalError, RequestCancelledError } from '../../errors';
 import { generateObject, type ModelRetryOptions } from '../../llm/generate-object';
@@ -172,23 +173,40 @@ function readableFrames(frames: readonly FrameInfo[]): FrameInfo[] {
     .slice(0, maxFrames);
 }
 
-async function readPage(context: ActionContext, includeLinks: boolean): Promise<PageText> {
+/** The HTML of the top frame and of each readable child frame (undefined for one that could not be read). */
+interface PageHtml {
+  readonly main: ExtractHtmlResult;
+  readonly frames: readonly (ExtractHtmlResult | undefined)[];
+}
+
+async function readHtml(context: ActionContext): Promise<PageHtml> {
   const options = { signal: context.signal };
   const scriptOptions = { maxChars: maxHtmlChars, maxNodes };
   const frames = await context.driver.frames(options);
   const top = frames[0];
   if (!top) throw new BrowserError('The browser has no page to read.');
   const main = checkedPageResult(await callRuntime(context.driver, top.id, 'extractHtml', scriptOptions, options));
+  const children: (ExtractHtmlResult | undefined)[] = [];
+  for (const frame of readableFrames(frames)) {
+    throwIfAborted(context.signal);
+    try {
+      children.push(checkedPageResult(await callRuntime(context.driver, frame.id, 'extractHtml', scriptOptions, options)));
+    } catch (error) {
+      if (RequestCancelledError.isInstance(error) || context.signal.aborted) throw error;
+      children.push(undefined);
+    }
+  }
+  return { main, frames: children };
+}
+
+async function readPage(context: ActionContext, includeLinks: boolean): Promise<PageText> {
+  // Every frame's HTML from one document of the page: a navigation meanwhile reads them again in the new one.
+  const { main, frames } = await readOneDocument(context.driver, { signal: context.signal }, () => readHtml(context));
   const sections = [htmlToMarkdown(main.html, { includeLinks })];
   let truncated = main.truncated;
   let unreadFrames = 0;
-  for (const frame of readableFrames(frames)) {
-    throwIfAborted(context.signal);
-    let result: ExtractHtmlResult;
-    try {
-      result = checkedPageResult(await callRuntime(context.driver, frame.id, 'extractHtml', scriptOptions, options));
-    } catch (error) {
-      if (RequestCancelledError.isInstance(error) || context.signal.aborted) throw error;
+  for (const result of frames) {
+    if (!result) {
       unreadFrames++;
       continue;
     }

@@ -78,6 +78,14 @@ export function knownElements(): Set<Element> {
   return known;
 }
 
+/**
+ * This document's token: it tells documents apart, so a reader that gets the same token before and
+ * after its calls knows they all ran in one document (no navigation replaced it in between).
+ */
+export function documentToken(): string {
+  return registry().token;
+}
+
 /** True when a snapshot ran in this document (ids of this document exist). */
 export function hasSnapshot(): boolean {
   return state !== undefined && state.next > 1;

@@ -6,7 +6,7 @@ import { probeChanges } from './changes';
 import { driverMethods, elementMethods } from './driver/index';
 import { fingerprints } from './fingerprint';
 import { installRecorder } from './recorder';
-import { elementIdOf, resolveElement, type ElementLocator, type LookupFailure } from './registry';
+import { documentToken, elementIdOf, resolveElement, type ElementLocator, type LookupFailure } from './registry';
 import { startTimerProbe, timerProbeFired, waitForDomQuiet } from './settle';
 import { takeSnapshot } from './snapshot';
 
@@ -21,6 +21,7 @@ export const runtimeMethods = {
   timerProbe: startTimerProbe,
   timerProbeFired,
   fingerprints,
+  documentToken,
   ...driverMethods,
   ...actionMethods,
 };
