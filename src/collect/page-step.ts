@@ -14,6 +14,7 @@ import type { LLMClient } from '../llm/types';
 import { emptyUsage, normalizeUsage, type PriceTable, type TokenUsage } from '../llm/usage';
 import type { SecretStore } from '../security/secrets';
 import type { UrlPolicy } from '../security/url-policy';
+import { sleep } from '../util/abort';
 import { withDeadline } from '../util/deadline';
 import { normalizePageUrl } from './frontier';
 import { runInteraction } from './interaction';
@@ -144,6 +145,9 @@ function assertAllowed(urlPolicy: UrlPolicy, url: string): void {
   if (!decision.allowed) throw new URLNotAllowedError(url, `The URL policy denies ${url}: ${decision.reason}.`);
 }
 
+/** Rounds of "load more" or scrolling that added nothing, tried again before the page is taken as whole. */
+const idleRetries = 2;
+
 /** Best effort: past the deadline the page is read as it is. */
 async function settle(slot: PageSlot, signal: AbortSignal): Promise<void> {
   const slow = (): BrowserError => new BrowserError('The page did not settle in time.', { code: 'BROWSER_TIMEOUT', retryable: true });
@@ -217,6 +221,9 @@ export async function readPage<TRecord>(
   assertAllowed(context.urlPolicy, page.url.replace(/#.*$/, ''));
   await arrive(context, slot, page, signal, there);
   let state = await capture(context as PageStepContext<unknown>, slot, signal);
+  // A page reached by a click or a form has no goto answer: its document's own status tells an error page.
+  const facts = await documentFacts(slot, signal);
+  if (page.way) assertPageAnswered(state.url, facts.status > 0 ? { status: facts.status, headers: {} } : undefined);
   const template = templateOf(state.url);
   const plans = context.plans ?? new Map<string, ListingPlan>();
   let plan = plans.get(template);
@@ -305,6 +312,7 @@ export async function readPage<TRecord>(
   const current = plan as ListingPlan;
 
   let loadMore = 0;
+  let idleRounds = 0;
   while (loadMore < context.maxLoadMore) {
     const button = current.loadMore ? findControl(current.loadMore, state, slot.links) : undefined;
     if (button) await slot.driver.click(button, { signal });
@@ -313,11 +321,20 @@ export async function readPage<TRecord>(
     loadMore++;
     await settle(slot, signal);
     const fresh = await extract();
-    if (fresh === 0) break;
     state = await capture(context as PageStepContext<unknown>, slot, signal);
+    if (fresh > 0) {
+      idleRounds = 0;
+      continue;
+    }
+    // A round that added nothing may have failed for a moment (the page's own request): with the
+    // button still there, or on a scrolling page, it is tried again after a pause, twice at most.
+    idleRounds++;
+    const stillThere = current.loadMore !== undefined && findControl(current.loadMore, state, slot.links) !== undefined;
+    if (idleRounds > idleRetries || (!stillThere && !current.infiniteScroll)) break;
+    await sleep(idleRounds * 1000, signal);
   }
 
-  const pages = nextPages(context, current, found, state, await relNextLinks(slot, signal), slot.links, page);
+  const pages = nextPages(context, current, found, state, loadMore > 0 ? (await documentFacts(slot, signal)).next : facts.next, slot.links, page);
   let continuation: FoundPage | undefined;
   const next = current.next && current.next.kind === 'click' ? findControl(current.next.control, state, slot.links) : undefined;
   if (next && current.next) {
@@ -347,17 +364,20 @@ export async function readPage<TRecord>(
   };
 }
 
-/** The addresses the top frame names as its next page in markup (`<link rel="next">`); none when it cannot say. */
-async function relNextLinks(slot: PageSlot, signal: AbortSignal): Promise<string[]> {
+/**
+ * What the top frame's markup says: the addresses it names as its next page (`<link rel="next">`)
+ * and its document's HTTP status (0 when unknown); nothing when it cannot say.
+ */
+async function documentFacts(slot: PageSlot, signal: AbortSignal): Promise<{ next: string[]; status: number }> {
   try {
     const [top] = await slot.driver.frames({ signal });
-    if (!top) return [];
-    const answer: unknown = await callRuntime(slot.driver, top.id, 'nextLinks', undefined as never, { signal });
-    const next = (answer as { next?: unknown } | null)?.next;
-    return Array.isArray(next) ? next.filter((href): href is string => typeof href === 'string') : [];
+    if (!top) return { next: [], status: 0 };
+    const answer = (await callRuntime(slot.driver, top.id, 'nextLinks', undefined as never, { signal })) as { next?: unknown; status?: unknown } | null;
+    const next = Array.isArray(answer?.next) ? answer.next.filter((href): href is string => typeof href === 'string') : [];
+    return { next, status: typeof answer?.status === 'number' ? answer.status : 0 };
   } catch (error) {
     if (signal.aborted) throw error;
-    return [];
+    return { next: [], status: 0 };
   }
 }
 

@@ -91,6 +91,44 @@ const systemPrompt = `You look at one page of a listing for a data-collection cr
 - infinite_scroll: the page says more records load when scrolling down.
 - listing_indices: links to sub-listings (categories, sub-categories) that list more records of the kind collected.`;
 
+/** Runs of look-alike records longer than this are shown by their first few only. */
+const shownOfARun = 3;
+
+/**
+ * The page state as the survey needs it: every control and line, except that a long run of
+ * look-alike records (an element with long text, the same tag and the same number of text lines
+ * after it, again and again) is cut to its first few and a line saying how many more there are.
+ * The survey looks for the page's controls, not its records: the records are most of a listing's text.
+ */
+export function compactForSurvey(elementsText: string): string {
+  const lines = elementsText.split('\n');
+  // Blocks: an indexed element's line and the plain lines after it (a record's card, most often).
+  const blocks: { lines: string[]; shape: string | undefined }[] = [];
+  for (const line of lines) {
+    const element = /^\s*\*?\[\d+\]<(\w+)[^>]*>(.*)$/.exec(line);
+    if (element || blocks.length === 0) blocks.push({ lines: [line], shape: element ? `${element[1]}` : undefined });
+    else (blocks.at(-1) as { lines: string[] }).lines.push(line);
+  }
+  const shapeOf = (block: { lines: string[]; shape: string | undefined }): string | undefined => {
+    if (block.shape === undefined) return undefined;
+    const text = (/>(.*?)\s*\/>\s*$/.exec(block.lines[0] ?? '')?.[1] ?? '').trim();
+    // Short texts (page numbers, "Next", category names) are controls to see, never cut.
+    return text.length >= 16 || block.lines.length > 1 ? `${block.shape}:${block.lines.length}` : undefined;
+  };
+  const out: string[] = [];
+  for (let start = 0; start < blocks.length; ) {
+    const shape = shapeOf(blocks[start] as { lines: string[]; shape: string | undefined });
+    let end = start + 1;
+    while (shape !== undefined && end < blocks.length && shapeOf(blocks[end] as { lines: string[]; shape: string | undefined }) === shape) end++;
+    const run = blocks.slice(start, end);
+    for (const block of run.slice(0, shownOfARun)) out.push(...block.lines);
+    if (run.length > shownOfARun + 1) out.push(`(… ${run.length - shownOfARun} more like these)`);
+    else if (run.length === shownOfARun + 1) out.push(...(run[shownOfARun] as { lines: string[] }).lines);
+    start = end;
+  }
+  return out.join('\n');
+}
+
 /** Asks the model about `state`. */
 export async function surveyPage(input: {
   readonly client: LLMClient;
@@ -101,7 +139,7 @@ export async function surveyPage(input: {
   readonly observer: ModelCallObserver;
 }): Promise<PageSurvey> {
   const { state } = input;
-  const page = `Page: ${guardText(state.title).text} (${state.url})\n${state.pixelsBelow > 0 ? `${state.pixelsBelow} pixels of content below the viewport.\n` : ''}\n${guardText(state.elementsText).text}`;
+  const page = `Page: ${guardText(state.title).text} (${state.url})\n${state.pixelsBelow > 0 ? `${state.pixelsBelow} pixels of content below the viewport.\n` : ''}\n${guardText(compactForSurvey(state.elementsText)).text}`;
   const { object } = await generateObject({
     client: input.client,
     messages: [

@@ -519,7 +519,7 @@ const actionAnswers: { readonly [M in RuntimeMethodName]?: Answer } = {
   extractHtml: (frame, argument: ExtractHtmlOptions) => extractHtml(frame, argument),
   canGoBack: (frame) => frame.canGoBack,
   hasFocus: unsupported('hasFocus', 'fake pages have no keyboard focus'),
-  nextLinks: (frame) => ({ next: nextLinksOf(frame.document) }),
+  nextLinks: (frame) => ({ next: nextLinksOf(frame.document), status: 0 }),
   fingerprints: (frame, argument: { readonly elements: readonly { readonly elementId: string }[] }) =>
     argument.elements.map(({ elementId }) => {
       const found = findElement(frame.document, elementId);
