@@ -83,6 +83,11 @@ export function learnPlan(survey: PageSurvey, state: PageState, targets: LinkTar
     const target = element === undefined ? undefined : targets.targetOf(element);
     if (target !== undefined) shapes.set(addressShape(target), (shapes.get(addressShape(target)) ?? 0) + 1);
   }
+  for (const href of survey.nextPages) {
+    if (!URL.canParse(href, state.url)) continue;
+    const shape = addressShape(new URL(href, state.url).href);
+    shapes.set(shape, (shapes.get(shape) ?? 0) + 1);
+  }
   const pageLinkShape = [...shapes].sort((a, b) => b[1] - a[1])[0]?.[0];
   return {
     next,

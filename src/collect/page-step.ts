@@ -443,8 +443,9 @@ function nextPages<TRecord>(
     for (const index of [...surveyed.pageIndices, ...surveyed.listingIndices]) {
       const element = state.elements.get(index);
       const target = element === undefined ? undefined : targets.targetOf(element);
-      if (target === undefined) {
-        const what = element === undefined ? 'not an element of the page' : 'not a link to a web page';
+      const elsewhere = target === undefined ? undefined : new URL(target).host;
+      if (target === undefined || elsewhere !== host) {
+        const what = element === undefined ? 'not an element of the page' : target === undefined ? 'not a link to a web page' : `a link to another site, ${elsewhere}`;
         context.warn('NEXT_PAGE_SKIPPED', `Not enqueued: the survey named [${index}] as a page of the listing, which is ${what}.`);
         continue;
       }
