@@ -21,6 +21,7 @@ export type {
   NavigationGuard,
   NavigationGuardScope,
   NavigationGuardStatus,
+  NavigationResponse,
   PageScript,
   ResolvedBrowserDriver,
   ScreenshotOptions,

@@ -19,14 +19,17 @@ function survey(text: string): ScriptedResponse {
   const blocked = /Accept the cookies/.test(text) ? 'accept the cookie banner' : '';
   // Numbered page links show their href; a "Next" link's text names it, so the view shows it without one: named by its index.
   const nextPages = [...text.matchAll(/<a[^>]*href=["']?([^"'\s>]*\/jobs\?page=\d+)["']?[^>]*>/g)].map((match) => match[1] as string);
-  const nextPageIndices = [...text.matchAll(/\[(\d+)\]<a(?![^>]*\bhref=)[^>]*>Next(?: page)? \/>/g)].map((match) => Number(match[1]));
+  const next = /\[(\d+)\]<a(?![^>]*\bhref=)[^>]*>Next(?: page)? \/>/.exec(text);
   const loadMore = /\[(\d+)\]<button[^>]*>Load more/.exec(text);
   return {
     object: {
       page_error: pageError,
       blocked_by: blocked,
-      next_page_indices: nextPageIndices,
+      next_index: next ? Number(next[1]) : null,
+      page_indices: [],
       next_pages: nextPages,
+      page_select_index: null,
+      listing_indices: [],
       load_more_index: loadMore ? Number(loadMore[1]) : null,
       infinite_scroll: /Scroll down for more jobs/.test(text),
     },

@@ -84,6 +84,17 @@ export interface ElementRef {
   readonly selector?: string | undefined;
 }
 
+/**
+ * What the server answered to the main document of a `goto`.
+ * @public
+ */
+export interface NavigationResponse {
+  /** The HTTP status, such as 200, 404 or 503. */
+  readonly status: number;
+  /** The response headers, names in lower case. */
+  readonly headers: Readonly<Record<string, string>>;
+}
+
 /** Options of a click. @public */
 export interface ClickOptions extends CallOptions {
   /** The mouse button to click with; `left` when absent. */
@@ -270,9 +281,11 @@ export interface BrowserDriver {
    * Loads `url` in the active tab and resolves once the document has committed and settled. When
    * the load fails, reject (a retryable `BrowserError`) only once the tab is ready for the next
    * load (Chromium commits an error page after the failure). When it does not commit within the
-   * timeout, stop it before rejecting, so the tab can be read again.
+   * timeout, stop it before rejecting, so the tab can be read again. Resolve with the main
+   * document's {@link NavigationResponse} when the browser reports one (optional: a collection
+   * then retries a 5xx or 429 answer as a transient failure, honouring `Retry-After`).
    */
-  goto(url: string, options?: CallOptions): Promise<void>;
+  goto(url: string, options?: CallOptions): Promise<NavigationResponse | void>;
   /**
    * Goes back in the active tab's history and waits until the page has settled.
    * Optional: the default runs `history.back()` in the page, then settles.

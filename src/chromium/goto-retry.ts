@@ -1,6 +1,7 @@
 // When a goto that failed is made again: both Chromium drivers share the decision and the one
 // retry; how a URL is loaded in a tab stays the driver's, and this never opens or picks a tab itself.
 
+import type { NavigationResponse } from '../browser/types';
 import { URLNotAllowedError } from '../errors';
 
 /** What a goto's retry needs of a tab: Playwright's and Puppeteer's `Page` both have it. */
@@ -15,7 +16,7 @@ export interface GotoDriver<P extends RetriedPage> {
   /** The tabs still open. */
   livePages(): readonly P[];
   /** Loads the goto's URL in `page` within `timeout` ms; it waits for the tab to settle before it throws. */
-  load(page: P, timeout: number): Promise<void>;
+  load(page: P, timeout: number): Promise<NavigationResponse | undefined>;
 }
 
 /**
@@ -29,9 +30,9 @@ export async function gotoRetryingOnce<P extends RetriedPage>(
   timeout: number,
   deadline: number,
   signal: AbortSignal | undefined,
-): Promise<void> {
+): Promise<NavigationResponse | undefined> {
   try {
-    await driver.load(page, timeout);
+    return await driver.load(page, timeout);
   } catch (error) {
     // A cancel (its stop aborts the load too) and a policy refusal are the caller's answer.
     if (URLNotAllowedError.isInstance(error) || signal?.aborted || Date.now() >= deadline) throw error;
@@ -42,6 +43,6 @@ export async function gotoRetryingOnce<P extends RetriedPage>(
     const closed = page.isClosed();
     const aborted = !closed && /ERR_ABORTED/.test(error instanceof Error ? error.message : '');
     if (!aborted && (!closed || driver.livePages().length === 0)) throw error;
-    await driver.load(driver.active(), Math.max(1, deadline - Date.now()));
+    return driver.load(driver.active(), Math.max(1, deadline - Date.now()));
   }
 }

@@ -23,7 +23,20 @@ import type { CollectionEndReason, CollectionSummary, CollectorEventBase, Collec
 import { Frontier, normalizePageUrl } from './frontier';
 import { resolveCollectOptions, type CollectOptions, type ResolvedCollectOptions } from './options';
 import { PageExtractor } from './page-extraction';
-import { countingClient, pageSlot, readPage, stableJson, type PageRead, type PageSlot, type PageStepContext } from './page-step';
+import type { ListingPlan } from './listing-plan';
+import { judgeFailure, resolvePageRetry, retryDelayMs, type ResolvedPageRetry } from './page-retry';
+import {
+  countingClient,
+  pageSlot,
+  readDetailPage,
+  readPage,
+  stableJson,
+  type DetailRead,
+  type FoundPage,
+  type PageRead,
+  type PageSlot,
+  type PageStepContext,
+} from './page-step';
 import { checkProgress } from './progress-check';
 import { createPushStream, type PushStream } from './record-stream';
 import {
@@ -36,6 +49,7 @@ import {
   type CollectionStore,
   type PageOutcome,
   type QueuedPage,
+  type RejectedRecord,
 } from './store';
 import { TaskControl } from '../util/task-control';
 
@@ -61,7 +75,34 @@ function newCollectionId(): string {
   return crypto?.randomUUID?.() ?? `collect-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 10)}`;
 }
 
-const zeroCounters: CollectionCounters = { pagesDone: 0, pagesFailed: 0, pagesEmpty: 0, records: 0, duplicates: 0, invalid: 0, pagesAbandoned: 0 };
+const zeroCounters: Required<CollectionCounters> = {
+  pagesDone: 0,
+  pagesFailed: 0,
+  pagesEmpty: 0,
+  records: 0,
+  duplicates: 0,
+  invalid: 0,
+  pagesAbandoned: 0,
+  retries: 0,
+  rejected: 0,
+  detailPages: 0,
+};
+
+/** The first field of a record whose value is an http(s) address of `page`'s host, or a path: the record's own page. */
+function ownPageOf(record: unknown, page: string): string | undefined {
+  if (typeof record !== 'object' || record === null) return undefined;
+  const host = new URL(page).host;
+  for (const value of Object.values(record as Record<string, unknown>)) {
+    if (typeof value !== 'string' || !/^(https?:\/\/|\/)/i.test(value.trim())) continue;
+    try {
+      const url = new URL(value.trim(), page);
+      if (url.host === host && url.href !== new URL(page).href) return url.href;
+    } catch {
+      // not an address
+    }
+  }
+  return undefined;
+}
 
 /**
  * Collects records across many pages: from start URLs (the model finds the next pages: pagination
@@ -107,15 +148,24 @@ export class Collector<TRecord = unknown> {
   private readonly extractionLLM: LLMClient;
   private readonly frontier: Frontier;
   private readonly streams = new Set<PushStream<CollectedRecord<TRecord>>>();
+  private readonly rejectStreams = new Set<PushStream<RejectedRecord>>();
+  private readonly retry: ResolvedPageRetry;
+  /** What was learnt of each listing template: found again on its other pages without a survey. */
+  private readonly plans = new Map<string, ListingPlan>();
 
   // The run's state; restored from the store's checkpoint when it holds one.
   private instruction: string;
-  private counters: Mutable<CollectionCounters> = { ...zeroCounters };
+  private counters: Mutable<Required<CollectionCounters>> = { ...zeroCounters };
   private readonly seenKeys = new Set<string>();
   private readonly finished = new Set<string>();
   private readonly batches = new Map<string, { failures: number; abandoned: boolean }>();
   private checks: CollectionCheckRecord[] = [];
-  private readonly pages: PageOutcome[] = [];
+  /** The last outcome of each page: a page retried later (a resumed run, a check) ends once. */
+  private readonly pages = new Map<string, PageOutcome>();
+  /** Pages that failed all their attempts, as they were queued. */
+  private readonly failedPages = new Map<string, QueuedPage>();
+  /** Pages of given-up batches, never read. */
+  private readonly abandonedPages = new Map<string, QueuedPage>();
   private usage: TokenUsage = emptyUsage;
   private pagesStarted = 0;
   private readonly recentFailures: { url: string; error: string }[] = [];
@@ -153,7 +203,12 @@ export class Collector<TRecord = unknown> {
     const names = this.options.actions.map((action) => action.name);
     const builtins = builtinActions().filter((action) => !names.includes(action.name));
     this.registry = new ActionRegistry([...builtins, ...this.options.actions]);
-    this.extractor = new PageExtractor(this.schema, { retry: this.options.modelRetry, maxChunkChars: this.options.maxChunkChars });
+    this.extractor = new PageExtractor(this.schema, {
+      retry: this.options.modelRetry,
+      maxChunkChars: this.options.maxChunkChars,
+      partial: Boolean(this.options.details),
+    });
+    this.retry = resolvePageRetry(this.options.retry);
     const llm = this.options.llm;
     // Every model reads requests with the secret values redacted, as in a task.
     this.navigatorLLM = redactingClient(this.options.navigatorLLM ?? llm, this.secrets);
@@ -205,6 +260,18 @@ export class Collector<TRecord = unknown> {
     return stream.iterator;
   }
 
+  /**
+   * The records the schema rejected (after their own page, with `details`), each with the reason,
+   * from now until the run ends. Starts the run if it has not started.
+   */
+  rejects(): AsyncIterableIterator<RejectedRecord> {
+    const stream = createPushStream<RejectedRecord>(() => this.rejectStreams.delete(stream));
+    if (this.running && !this.active) stream.end();
+    else this.rejectStreams.add(stream);
+    void this.run().catch(() => undefined);
+    return stream.iterator;
+  }
+
   /** Pauses the run: no new page starts, and pages in flight wait at their next checkpoint. */
   pause(): void {
     if (this.active && this.control.pause()) this.emit('collect-pause', {});
@@ -222,7 +289,7 @@ export class Collector<TRecord = unknown> {
 
   /** What the run did so far: its checks and finished pages. */
   get history(): CollectionHistory {
-    return { checks: [...this.checks], pages: [...this.pages] };
+    return { checks: [...this.checks], pages: [...this.pages.values()] };
   }
 
   /** Cancels a running collection and waits for its end; ends the record streams. Idempotent. The browsers given are not closed. */
@@ -231,6 +298,7 @@ export class Collector<TRecord = unknown> {
     this.cancel('The collector was closed.');
     await this.running?.catch(() => undefined);
     for (const stream of [...this.streams]) stream.end();
+    for (const stream of [...this.rejectStreams]) stream.end();
   }
 
   async [Symbol.asyncDispose](): Promise<void> {
@@ -286,6 +354,7 @@ export class Collector<TRecord = unknown> {
     this.active = false;
     this.emit('collect-end', { summary });
     for (const stream of [...this.streams]) stream.end();
+    for (const stream of [...this.rejectStreams]) stream.end();
     return summary;
   }
 
@@ -321,23 +390,54 @@ export class Collector<TRecord = unknown> {
   }
 
   private restore(checkpoint: CollectionCheckpoint): void {
-    if (checkpoint.version !== 1)
-      throw new ConfigError(`The store holds a checkpoint of version ${String(checkpoint.version)}; this plannav reads version 1.`, { field: 'store' });
+    if (checkpoint.version !== 1 && checkpoint.version !== 2)
+      throw new ConfigError(`The store holds a checkpoint of version ${String(checkpoint.version)}; this plannav reads versions 1 and 2.`, { field: 'store' });
     this.frontier.restore(checkpoint.queue, checkpoint.seenUrls);
     for (const key of checkpoint.seenKeys) this.seenKeys.add(key);
     for (const url of checkpoint.finished) this.finished.add(url);
     for (const [name, batch] of Object.entries(checkpoint.batches)) this.batches.set(name, { ...batch });
-    this.counters = { ...checkpoint.counters };
+    this.counters = { ...zeroCounters, ...checkpoint.counters };
     this.pagesStarted = checkpoint.pagesStarted;
     this.instruction = checkpoint.instruction;
     this.checks = [...checkpoint.checks];
     this.usage = checkpoint.usage;
+    for (const page of checkpoint.failed ?? []) this.failedPages.set(page.url, page);
+    for (const page of checkpoint.abandoned ?? []) this.abandonedPages.set(page.url, page);
+    for (const [template, plan] of Object.entries(checkpoint.templates ?? {})) this.plans.set(template, plan as ListingPlan);
+    const { retryFailed = true, retryAbandoned = true } = this.options.resume;
+    this.requeueGivenUp({ failed: retryFailed, abandoned: retryAbandoned });
+  }
+
+  /**
+   * Queues failed and/or abandoned pages again, their attempts and their batches' failure counts
+   * reset; returns how many. Their earlier outcome is replaced by the one they end with now.
+   */
+  private requeueGivenUp(which: { readonly failed: boolean; readonly abandoned: boolean }): number {
+    let queued = 0;
+    const again = (pages: Map<string, QueuedPage>, counter: 'pagesFailed' | 'pagesAbandoned'): void => {
+      for (const page of [...pages.values()]) {
+        pages.delete(page.url);
+        this.finished.delete(page.url);
+        this.pages.delete(page.url);
+        this.counters[counter] = Math.max(0, this.counters[counter] - 1);
+        const batch = this.batchOf(page.batch);
+        batch.failures = 0;
+        batch.abandoned = false;
+        if (this.frontier.enqueueAgain({ ...page, attempts: 0, lastError: undefined })) queued++;
+      }
+    };
+    if (which.failed) again(this.failedPages, 'pagesFailed');
+    if (which.abandoned) again(this.abandonedPages, 'pagesAbandoned');
+    return queued;
   }
 
   private checkpointNow(): CollectionCheckpoint {
     return {
-      version: 1,
+      version: 2,
       queue: this.frontier.pending(),
+      failed: [...this.failedPages.values()],
+      abandoned: [...this.abandonedPages.values()],
+      templates: Object.fromEntries(this.plans),
       seenUrls: this.frontier.seenUrls(),
       seenKeys: [...this.seenKeys],
       finished: [...this.finished],
@@ -404,11 +504,26 @@ export class Collector<TRecord = unknown> {
   }
 
   private async work(slot: PageSlot): Promise<void> {
+    let carried: QueuedPage | undefined;
     for (;;) {
-      const page = await this.nextPage();
+      // A page the tab already shows (a pager run by script) is read next, without loading it again.
+      const page = carried ?? (await this.nextPage());
       if (!page) return;
-      await this.readAndCommit(slot, page);
+      const there = carried !== undefined;
+      const continuation = await this.readAndCommit(slot, page, there);
+      carried = continuation === undefined ? undefined : await this.takeContinuation(continuation);
     }
+  }
+
+  /** The page the tab shows after the pager's click, taken from the queue for this slot; undefined when the run will not read it now. */
+  private async takeContinuation(url: string): Promise<QueuedPage | undefined> {
+    await this.control.checkpoint();
+    while (this.pendingCheck) await this.changed();
+    if (this.stopping || this.failure) return undefined;
+    if (this.options.maxPages !== undefined && this.pagesStarted >= this.options.maxPages) return undefined;
+    const page = this.frontier.takeNow(url);
+    if (page) this.pagesStarted++;
+    return page;
   }
 
   /** The next page to read, waiting for a pause, a check, politeness or pages in flight; undefined when the run is over. */
@@ -428,7 +543,8 @@ export class Collector<TRecord = unknown> {
         if (this.frontier.inFlightCount === 0) return undefined;
         await this.changed();
       } else if ('page' in taken) {
-        this.pagesStarted++;
+        // A retry is the same page: maxPages counts pages, not attempts.
+        if (!taken.page.attempts) this.pagesStarted++;
         return taken.page;
       } else if (Number.isFinite(taken.waitMs)) {
         await this.changed(taken.waitMs);
@@ -459,11 +575,13 @@ export class Collector<TRecord = unknown> {
     for (const wake of [...this.waiters]) wake();
   }
 
-  private async readAndCommit(slot: PageSlot, page: QueuedPage): Promise<void> {
-    this.emit('collect-page-start', { url: page.url, batch: page.batch });
+  /** Reads a page and commits what it gave, or retries it later, or commits its failure; returns the address of a page the tab went on to. */
+  private async readAndCommit(slot: PageSlot, page: QueuedPage, there: boolean): Promise<string | undefined> {
+    const attempt = (page.attempts ?? 0) + 1;
+    this.emit('collect-page-start', { url: page.url, batch: page.batch, attempt });
     const started = Date.now();
     const timeoutMs = this.options.pageTimeout;
-    let read: PageRead<TRecord>;
+    let read: PageRead<TRecord> | DetailRead<TRecord>;
     // The page's own signal, linked to the run's without a listener on it: pages in flight at once
     // would otherwise each add theirs to one signal (Node warns past 10).
     const part = this.control.part();
@@ -472,7 +590,8 @@ export class Collector<TRecord = unknown> {
         timeoutMs,
         part.signal,
         () => new TimeoutError(timeoutMs, `Reading ${page.url}`),
-        (signal) => this.readPage(slot, page, signal),
+        (signal): Promise<PageRead<TRecord> | DetailRead<TRecord>> =>
+          page.kind === 'detail' ? readDetailPage(this.pageStepContext(), slot, page, this.schema, signal) : this.readPage(slot, page, signal, there),
       );
     } catch (error) {
       // A page the run's end interrupted is not finished: it stays queued for a resumed run.
@@ -480,19 +599,33 @@ export class Collector<TRecord = unknown> {
         if (!this.control.cancelled) this.failRun(toPlannavError(error));
         this.frontier.requeue(page);
         this.notify();
-        return;
+        return undefined;
       }
-      await this.commitFailure(page, error);
-      return;
+      const verdict = judgeFailure(error);
+      const message = this.secrets.redact(toErrorInfo(error).message);
+      const tried: QueuedPage = { ...page, attempts: attempt, lastError: message };
+      if (verdict.transient && attempt < this.retry.attempts) {
+        // It may pass: the page goes back to the queue until its backoff (or the server's Retry-After) is over.
+        const delayMs = retryDelayMs(attempt, this.retry, verdict.retryAfterMs);
+        const now = Date.now();
+        this.frontier.retryLater(page, tried, now + delayMs, verdict.retryAfterMs === undefined ? undefined : now + verdict.retryAfterMs);
+        this.counters.retries++;
+        this.emit('collect-retry', { url: page.url, batch: page.batch, attempt, delayMs, error: toErrorInfo(error) });
+        this.notify();
+        return undefined;
+      }
+      await this.commitFailure(tried, error);
+      return undefined;
     } finally {
       part.end();
     }
-    await this.commitPage(page, read, Date.now() - started);
+    if ('found' in read) return this.commitPage(page, attempt, read, Date.now() - started);
+    await this.commitDetail(page, attempt, read, Date.now() - started);
+    return undefined;
   }
 
-  /** Reads one page with the page step, in the run's current instruction. */
-  private readPage(slot: PageSlot, page: QueuedPage, signal: AbortSignal): Promise<PageRead<TRecord>> {
-    const context: PageStepContext<TRecord> = {
+  private pageStepContext(): PageStepContext<TRecord> {
+    return {
       instruction: this.instruction,
       interactionSteps: this.options.interactionSteps,
       maxLoadMore: this.options.maxLoadMore,
@@ -508,8 +641,13 @@ export class Collector<TRecord = unknown> {
       onInteractionCall: (call) => this.addUsage('navigator', call),
       checkpoint: () => this.control.checkpoint(),
       warn: (code, message) => this.emit('collect-warning', { code, message }),
+      plans: this.plans,
     };
-    return readPage(context, slot, page, signal);
+  }
+
+  /** Reads one page with the page step, in the run's current instruction. */
+  private readPage(slot: PageSlot, page: QueuedPage, signal: AbortSignal, there: boolean): Promise<PageRead<TRecord>> {
+    return readPage(this.pageStepContext(), slot, page, signal, there);
   }
 
   private batchOf(name: string): { failures: number; abandoned: boolean } {
@@ -521,12 +659,13 @@ export class Collector<TRecord = unknown> {
     return batch;
   }
 
-  private async commitPage(page: QueuedPage, read: PageRead<TRecord>, durationMs: number): Promise<void> {
+  /** Keeps the records whose key is new, in order; returns them and how many were duplicates. */
+  private keep(records: readonly TRecord[], source: string): { kept: CollectedRecord<TRecord>[]; duplicates: number } {
     const kept: CollectedRecord<TRecord>[] = [];
     let duplicates = 0;
     const collectedAt = new Date().toISOString();
     const { maxRecords } = this.options;
-    for (const raw of read.records) {
+    for (const raw of records) {
       if (maxRecords !== undefined && this.counters.records + kept.length >= maxRecords) break;
       // Keys and records are redacted: no secret value reaches the store, a listener or the check.
       const key = this.secrets.redact(this.keyOf(raw));
@@ -535,16 +674,67 @@ export class Collector<TRecord = unknown> {
         continue;
       }
       this.seenKeys.add(key);
-      kept.push({ data: this.secrets.redactDeep(raw), source: page.url, collectedAt, key });
+      kept.push({ data: this.secrets.redactDeep(raw), source, collectedAt, key });
+    }
+    return { kept, duplicates };
+  }
+
+  private rejectRecord(data: unknown, reason: string, source: string, detail?: string): RejectedRecord {
+    return this.secrets.redactDeep({ data, reason, source, detail, rejectedAt: new Date().toISOString() });
+  }
+
+  /** Queues a page found on `page` (or keeps it as abandoned when its batch was given up); returns whether it is new. */
+  private enqueueFound(page: QueuedPage, next: QueuedPage): boolean {
+    if (this.finished.has(next.url) || this.frontier.hasSeen(next.url)) return false;
+    if (this.batchOf(next.batch).abandoned) {
+      if (this.abandonedPages.has(next.url)) return false;
+      this.abandonedPages.set(next.url, next);
+      this.counters.pagesAbandoned++;
+      return false;
+    }
+    return this.frontier.enqueue(next);
+  }
+
+  private async commitPage(page: QueuedPage, attempts: number, read: PageRead<TRecord>, durationMs: number): Promise<string | undefined> {
+    const { kept, duplicates } = this.keep(read.records, page.url);
+    const rejects: RejectedRecord[] = [];
+    let detailsQueued = 0;
+    const details = this.options.details;
+    for (const item of read.rejected) {
+      const own = details ? (typeof details === 'object' && details.url ? details.url(item.data as Partial<TRecord>) : ownPageOf(item.data, page.url)) : undefined;
+      if (own !== undefined && URL.canParse(own, page.url)) {
+        const url = normalizePageUrl(new URL(own, page.url).href);
+        const detail: QueuedPage = {
+          url,
+          batch: `details:${new URL(url).host}`,
+          depth: page.depth + 1,
+          kind: 'detail',
+          partial: this.secrets.redactDeep(item.data as Record<string, unknown>),
+          listedOn: page.url,
+        };
+        if (this.urlPolicy.check(url).allowed && this.enqueueFound(page, detail)) detailsQueued++;
+        else if (this.finished.has(url) || this.frontier.hasSeen(url)) this.counters.duplicates++;
+        else rejects.push(this.rejectRecord(item.data, `${item.reason}; its own page ${url} may not be loaded`, page.url));
+        continue;
+      }
+      rejects.push(this.rejectRecord(item.data, item.reason, page.url));
     }
     this.frontier.release(page);
     this.finished.add(page.url);
+    this.failedPages.delete(page.url);
     const batch = this.batchOf(page.batch);
     batch.failures = 0;
-    let enqueued = 0;
-    if (!batch.abandoned) {
-      for (const url of read.links) {
-        if (!this.finished.has(url) && this.frontier.enqueue({ url, batch: page.batch, depth: page.depth + 1 })) enqueued++;
+    let enqueued = detailsQueued;
+    for (const found of read.found) {
+      const next = this.foundPage(page, found);
+      if (this.enqueueFound(page, next)) enqueued++;
+    }
+    let continuation: string | undefined;
+    if (read.continuation) {
+      const next = this.foundPage(page, read.continuation);
+      if (this.enqueueFound(page, next)) {
+        enqueued++;
+        continuation = next.url;
       }
     }
     const counters = this.counters;
@@ -552,61 +742,141 @@ export class Collector<TRecord = unknown> {
     if (kept.length === 0) counters.pagesEmpty++;
     counters.records += kept.length;
     counters.duplicates += duplicates;
-    counters.invalid += read.invalid;
-    if (maxRecords !== undefined && counters.records >= maxRecords) this.stopping ??= { reason: 'max-records', message: undefined };
+    counters.invalid += rejects.length;
+    counters.rejected += rejects.length;
+    if (this.options.maxRecords !== undefined && counters.records >= this.options.maxRecords) this.stopping ??= { reason: 'max-records', message: undefined };
     for (const record of kept) {
       this.sample.push(record.data);
       if (this.sample.length > sampleSize) this.sample.shift();
     }
-    const outcome: PageOutcome = { url: page.url, batch: page.batch, status: 'done', records: kept.length };
-    this.pages.push(outcome);
-    const commit = this.persist({ records: kept, page: outcome });
+    const outcome: PageOutcome = { url: page.url, batch: page.batch, status: 'done', records: kept.length, attempts, way: page.way };
+    this.pages.set(page.url, outcome);
+    const commit = this.persist({ records: kept, page: outcome, rejects });
     this.scheduleCheck();
     this.notify();
     await commit;
-    for (const record of kept) {
-      this.emit('collect-record', { record });
-      for (const stream of this.streams) stream.push(record);
-    }
+    this.publish(kept, rejects);
     this.emit('collect-page', {
       url: page.url,
       batch: page.batch,
       records: kept.length,
       duplicates,
-      invalid: read.invalid,
+      invalid: rejects.length,
       enqueued,
       loadMore: read.loadMore,
       interaction: read.interaction,
       durationMs,
+      attempts,
+      surveys: read.surveys,
     });
+    return continuation;
+  }
+
+  /** A page found on `page` as the queue holds it: a sub-listing starts a batch of its own. */
+  private foundPage(page: QueuedPage, found: FoundPage): QueuedPage {
+    const batch = found.listing ? `listing:${found.url}` : page.batch;
+    if (found.listing && !this.batches.has(batch)) this.batches.set(batch, { failures: 0, abandoned: false });
+    return { url: found.url, batch, depth: page.depth + 1, way: found.way };
+  }
+
+  private async commitDetail(page: QueuedPage, attempts: number, read: DetailRead<TRecord>, durationMs: number): Promise<void> {
+    const source = page.listedOn ?? page.url;
+    const { kept, duplicates } = read.record === undefined ? { kept: [], duplicates: 0 } : this.keep([read.record], source);
+    const rejects = read.rejected ? [this.rejectRecord(read.rejected.data, read.rejected.reason, source, page.url)] : [];
+    this.frontier.release(page);
+    this.finished.add(page.url);
+    this.failedPages.delete(page.url);
+    this.batchOf(page.batch).failures = 0;
+    const counters = this.counters;
+    counters.pagesDone++;
+    counters.detailPages++;
+    if (kept.length === 0) counters.pagesEmpty++;
+    counters.records += kept.length;
+    counters.duplicates += duplicates;
+    counters.invalid += rejects.length;
+    counters.rejected += rejects.length;
+    if (this.options.maxRecords !== undefined && counters.records >= this.options.maxRecords) this.stopping ??= { reason: 'max-records', message: undefined };
+    const outcome: PageOutcome = { url: page.url, batch: page.batch, status: 'done', records: kept.length, attempts };
+    this.pages.set(page.url, outcome);
+    const commit = this.persist({ records: kept, page: outcome, rejects });
+    this.scheduleCheck();
+    this.notify();
+    await commit;
+    this.publish(kept, rejects);
+    this.emit('collect-page', {
+      url: page.url,
+      batch: page.batch,
+      records: kept.length,
+      duplicates,
+      invalid: rejects.length,
+      enqueued: 0,
+      loadMore: 0,
+      interaction: undefined,
+      durationMs,
+      attempts,
+      surveys: 0,
+    });
+  }
+
+  private publish(kept: readonly CollectedRecord<TRecord>[], rejects: readonly RejectedRecord[]): void {
+    for (const record of kept) {
+      this.emit('collect-record', { record });
+      for (const stream of this.streams) stream.push(record);
+    }
+    for (const reject of rejects) {
+      this.emit('collect-reject', { reject });
+      for (const stream of this.rejectStreams) stream.push(reject);
+    }
   }
 
   private async commitFailure(page: QueuedPage, error: unknown): Promise<void> {
     const info = toErrorInfo(error);
     this.frontier.release(page);
     this.finished.add(page.url);
+    this.failedPages.set(page.url, page);
     const batch = this.batchOf(page.batch);
     batch.failures++;
     this.counters.pagesFailed++;
-    let dropped = 0;
+    const abandonedOutcomes: PageOutcome[] = [];
     let abandoned = false;
     if (batch.failures >= this.options.maxFailures && !batch.abandoned) {
-      // The batch's source looks broken: its queued pages are given up, other batches go on.
+      // The batch's source looks broken: its queued pages are given up (kept, for a check or a resumed run to queue again), other batches go on.
       batch.abandoned = true;
       abandoned = true;
-      dropped = this.frontier.dropBatch(page.batch);
-      this.counters.pagesAbandoned += dropped;
+      for (const dropped of this.frontier.dropBatch(page.batch)) {
+        this.abandonedPages.set(dropped.url, dropped);
+        const outcome: PageOutcome = { url: dropped.url, batch: dropped.batch, status: 'abandoned', records: 0, attempts: dropped.attempts ?? 0, way: dropped.way };
+        this.pages.set(dropped.url, outcome);
+        abandonedOutcomes.push(outcome);
+      }
+      this.counters.pagesAbandoned += abandonedOutcomes.length;
     }
     const message = this.secrets.redact(info.message);
     this.recentFailures.push({ url: page.url, error: message });
     if (this.recentFailures.length > recentFailureCount) this.recentFailures.shift();
-    const outcome: PageOutcome = { url: page.url, batch: page.batch, status: 'failed', records: 0, error: message };
-    this.pages.push(outcome);
-    const commit = this.persist({ records: [], page: outcome });
+    const rejects: RejectedRecord[] = [];
+    if (page.kind === 'detail' && page.partial) {
+      // The record's own page could not be read: the record stays incomplete, kept with the reason.
+      rejects.push(this.rejectRecord(page.partial, `its own page failed after ${page.attempts ?? 1} attempt(s): ${message}`, page.listedOn ?? page.url, page.url));
+      this.counters.invalid++;
+      this.counters.rejected++;
+    }
+    const outcome: PageOutcome = { url: page.url, batch: page.batch, status: 'failed', records: 0, attempts: page.attempts ?? 1, error: message, way: page.way };
+    this.pages.set(page.url, outcome);
+    const commit = this.persist({ records: [], page: outcome, abandoned: abandonedOutcomes, rejects });
     this.scheduleCheck();
     this.notify();
     await commit;
-    this.emit('collect-failure', { url: page.url, batch: page.batch, error: info, consecutiveFailures: batch.failures, abandoned, dropped });
+    this.publish([], rejects);
+    this.emit('collect-failure', {
+      url: page.url,
+      batch: page.batch,
+      error: info,
+      consecutiveFailures: batch.failures,
+      abandoned,
+      dropped: abandonedOutcomes.length,
+      attempts: page.attempts ?? 1,
+    });
   }
 
   /** Starts the progress check when this many pages finished, unless the run is ending anyway. */
@@ -634,6 +904,7 @@ export class Collector<TRecord = unknown> {
           sample: this.sample,
           recentFailures: this.recentFailures,
           queued: this.frontier.queued(),
+          givenUp: { failed: this.failedPages.size, abandoned: this.abandonedPages.size },
         },
         signal: this.control.signal,
         retry: this.options.modelRetry,
@@ -644,6 +915,7 @@ export class Collector<TRecord = unknown> {
         decision: decision.decision,
         reason: decision.reason,
         instruction: decision.instruction,
+        retried: decision.retryGivenUp ? this.requeueGivenUp({ failed: true, abandoned: true }) : undefined,
         timestamp: Date.now(),
       });
       this.checks.push(record);

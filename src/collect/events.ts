@@ -3,7 +3,7 @@
 
 import type { ErrorInfo } from '../events';
 import type { TokenUsage } from '../llm/usage';
-import type { CollectedRecord, CollectionCheckRecord, CollectionCounters } from './store';
+import type { CollectedRecord, CollectionCheckRecord, CollectionCounters, RejectedRecord } from './store';
 
 /**
  * How a collection ended: `done` (nothing left to read), `max-pages`, `max-records`, `stopped` by
@@ -50,7 +50,21 @@ export interface CollectorEventMap<TRecord = unknown> {
   /** The run starts (or resumes: `resumed` is true and `queued` holds what is left). */
   'collect-start': CollectorEventBase & { readonly queued: number; readonly resumed: boolean };
   /** A page starts loading. */
-  'collect-page-start': CollectorEventBase & { readonly url: string; readonly batch: string };
+  'collect-page-start': CollectorEventBase & {
+    readonly url: string;
+    readonly batch: string;
+    /** 1 for the first attempt, more for a retry. */
+    readonly attempt?: number | undefined;
+  };
+  /** An attempt of a page failed for a reason that may pass: it is tried again after `delayMs`. */
+  'collect-retry': CollectorEventBase & {
+    readonly url: string;
+    readonly batch: string;
+    /** The attempt that failed. */
+    readonly attempt: number;
+    readonly delayMs: number;
+    readonly error: ErrorInfo;
+  };
   /** A page was read to the end. */
   'collect-page': CollectorEventBase & {
     readonly url: string;
@@ -66,9 +80,15 @@ export interface CollectorEventMap<TRecord = unknown> {
     /** The short Navigator task that got it ready, when one ran: what it was for. */
     readonly interaction: string | undefined;
     readonly durationMs: number;
+    /** Attempts it took. */
+    readonly attempts?: number | undefined;
+    /** Model surveys of the page: 0 when what was learnt of its template held. */
+    readonly surveys?: number | undefined;
   };
   /** A record was kept (after validation and de-duplication). */
   'collect-record': CollectorEventBase & { readonly record: CollectedRecord<TRecord> };
+  /** A record failed its schema (after its own page, with `details`): kept in the rejects with the reason. */
+  'collect-reject': CollectorEventBase & { readonly reject: RejectedRecord };
   /** A page failed; with `abandoned`, its batch was given up and `dropped` queued pages with it. */
   'collect-failure': CollectorEventBase & {
     readonly url: string;
@@ -78,6 +98,8 @@ export interface CollectorEventMap<TRecord = unknown> {
     readonly consecutiveFailures: number;
     readonly abandoned: boolean;
     readonly dropped: number;
+    /** Attempts made. */
+    readonly attempts?: number | undefined;
   };
   /** A progress check decided. */
   'collect-check': CollectorEventBase & CollectionCheckRecord;

@@ -1,5 +1,6 @@
 // The pages a collection has yet to read: the queue, the URLs ever enqueued (none twice), the
-// pages in flight, and the per-host politeness (concurrent pages, delay between starts).
+// pages in flight, the per-host politeness (concurrent pages, delay between starts, a server's
+// Retry-After) and the pages waiting out their backoff before another attempt.
 
 import type { QueuedPage } from './store';
 
@@ -24,6 +25,10 @@ export class Frontier {
   private readonly inFlight = new Map<string, QueuedPage>();
   private readonly activeByHost = new Map<string, number>();
   private readonly lastStartByHost = new Map<string, number>();
+  /** Pages waiting before another attempt: not taken before this time (epoch ms). */
+  private readonly notBefore = new Map<string, number>();
+  /** Hosts that asked to be left alone (Retry-After) until this time. */
+  private readonly heldUntil = new Map<string, number>();
 
   constructor(private readonly politeness: { readonly maxConcurrent: number; readonly delayMs: number }) {}
 
@@ -49,12 +54,17 @@ export class Frontier {
     for (const [position, page] of this.queue.entries()) {
       const host = hostOf(page.url);
       if ((this.activeByHost.get(host) ?? 0) >= this.politeness.maxConcurrent) continue;
-      const readyAt = (this.lastStartByHost.get(host) ?? Number.NEGATIVE_INFINITY) + this.politeness.delayMs;
+      const readyAt = Math.max(
+        (this.lastStartByHost.get(host) ?? Number.NEGATIVE_INFINITY) + this.politeness.delayMs,
+        this.heldUntil.get(host) ?? Number.NEGATIVE_INFINITY,
+        this.notBefore.get(page.url) ?? Number.NEGATIVE_INFINITY,
+      );
       if (readyAt > now) {
         soonest = Math.min(soonest, readyAt - now);
         continue;
       }
       this.queue.splice(position, 1);
+      this.notBefore.delete(page.url);
       this.inFlight.set(page.url, page);
       this.activeByHost.set(host, (this.activeByHost.get(host) ?? 0) + 1);
       this.lastStartByHost.set(host, now);
@@ -62,6 +72,24 @@ export class Frontier {
     }
     // Every queued host is busy (its pages end and wake the caller) or waiting out its delay.
     return { waitMs: Number.isFinite(soonest) ? soonest : Number.POSITIVE_INFINITY };
+  }
+
+  /** Takes the queued page of `url` now, whatever the politeness (a page the tab already shows); undefined when it is not queued. */
+  takeNow(url: string): QueuedPage | undefined {
+    const position = this.queue.findIndex((page) => page.url === url);
+    if (position < 0) return undefined;
+    const [page] = this.queue.splice(position, 1) as [QueuedPage];
+    this.notBefore.delete(url);
+    this.inFlight.set(url, page);
+    const host = hostOf(url);
+    this.activeByHost.set(host, (this.activeByHost.get(host) ?? 0) + 1);
+    this.lastStartByHost.set(host, Date.now());
+    return page;
+  }
+
+  /** Whether a page of this address was ever enqueued. */
+  hasSeen(url: string): boolean {
+    return this.seen.has(url);
   }
 
   /** A page taken is no longer in flight (finished, failed, or abandoned by a cancel). */
@@ -78,11 +106,34 @@ export class Frontier {
     this.queue.unshift(page);
   }
 
-  /** Drops the queued pages of `batch`; returns how many. */
-  dropBatch(batch: string): number {
-    const before = this.queue.length;
+  /**
+   * A page taken goes back to the end of the queue for another attempt, not before `at` (epoch
+   * ms); with `holdHostUntil`, no page of its host starts before then (the server's Retry-After).
+   */
+  retryLater(taken: QueuedPage, again: QueuedPage, at: number, holdHostUntil?: number): void {
+    this.release(taken);
+    this.queue.push(again);
+    this.notBefore.set(again.url, at);
+    if (holdHostUntil !== undefined) {
+      const host = hostOf(again.url);
+      this.heldUntil.set(host, Math.max(holdHostUntil, this.heldUntil.get(host) ?? 0));
+    }
+  }
+
+  /** Queues a page again that was finished or given up (a retry of failed or abandoned pages); false when it is queued already. */
+  enqueueAgain(page: QueuedPage): boolean {
+    if (this.inFlight.has(page.url) || this.queue.some((queued) => queued.url === page.url)) return false;
+    this.seen.add(page.url);
+    this.queue.push(page);
+    return true;
+  }
+
+  /** Takes the queued pages of `batch` out of the queue and returns them. */
+  dropBatch(batch: string): QueuedPage[] {
+    const dropped = this.queue.filter((page) => page.batch === batch);
     this.queue = this.queue.filter((page) => page.batch !== batch);
-    return before - this.queue.length;
+    for (const page of dropped) this.notBefore.delete(page.url);
+    return dropped;
   }
 
   get queuedCount(): number {

@@ -10,7 +10,32 @@ import type { LLMClient } from '../llm/types';
 import type { PriceTable } from '../llm/usage';
 import type { SecretsOption } from '../security/secrets';
 import type { UrlPolicyOptions } from '../security/url-policy';
+import type { PageRetryOptions } from './page-retry';
 import type { CollectionStore } from './store';
+
+/**
+ * Following each record's own page to complete it.
+ * @public
+ */
+export interface DetailPagesOptions<TRecord = unknown> {
+  /**
+   * The address of a record's own page, from the record as the listing showed it (fields may be missing).
+   * @defaultValue the first field whose value is an http(s) address on the listing's host (or a path)
+   * @example `(job) => job.link`
+   */
+  readonly url?: ((record: Partial<TRecord>) => string | undefined) | undefined;
+}
+
+/**
+ * What a run that resumes from a checkpoint does with the pages the earlier run gave up.
+ * @public
+ */
+export interface ResumeOptions {
+  /** Queue the pages that failed all their attempts again. @defaultValue true */
+  readonly retryFailed?: boolean | undefined;
+  /** Queue the pages of batches given up after `maxFailures` failures in a row again. @defaultValue true */
+  readonly retryAbandoned?: boolean | undefined;
+}
 
 /**
  * A pool of browsers for concurrent pages: `create()` is called lazily, at most `size` times; the
@@ -121,6 +146,22 @@ export interface CollectOptions<TRecord = unknown> {
   readonly prices?: PriceTable | undefined;
   /** The most characters of page text per extraction call; longer pages are read in parts. @defaultValue 30000 */
   readonly maxChunkChars?: number | undefined;
+  /**
+   * How pages that fail for a reason that may pass (5xx, 429 with `Retry-After`, a timeout, a
+   * network error, a crashed page, an error page) are tried again. Only a page that fails all its
+   * attempts is failed and counts towards `maxFailures`.
+   * @defaultValue 3 attempts, 1 s backoff doubling up to 30 s
+   */
+  readonly retry?: PageRetryOptions | undefined;
+  /** What a resumed run does with failed and abandoned pages. @defaultValue both are queued again */
+  readonly resume?: ResumeOptions | undefined;
+  /**
+   * Complete records from their own pages: a record that lacks a field of the schema on the listing
+   * is read again from its own page (politely, resumably, once per address), and kept when it is
+   * then whole; else it goes to the rejects with the reason. Needs an object schema.
+   * @defaultValue off: a record that fails its schema is rejected
+   */
+  readonly details?: boolean | DetailPagesOptions<TRecord> | undefined;
 }
 
 const llmClient = z.custom<LLMClient>(
@@ -202,6 +243,26 @@ const optionsSchema = z
       .default({}),
     prices: z.record(z.string(), z.unknown()).optional(),
     maxChunkChars: z.number().int().min(1000, 'must be at least 1000').optional(),
+    retry: z
+      .object({
+        attempts: positiveInteger.optional(),
+        minDelayMs: nonNegative.optional(),
+        maxDelayMs: nonNegative.optional(),
+        factor: z.number({ error: 'must be a number' }).min(1, 'must be at least 1').optional(),
+      })
+      .strict()
+      .default({}),
+    resume: z.object({ retryFailed: z.boolean().optional(), retryAbandoned: z.boolean().optional() }).strict().default({}),
+    details: z
+      .union([
+        z.boolean(),
+        z
+          .object({
+            url: z.custom<(record: unknown) => string | undefined>((value) => typeof value === 'function', { error: 'must be a function' }).optional(),
+          })
+          .strict(),
+      ])
+      .optional(),
   })
   .strict();
 
@@ -247,6 +308,11 @@ export function resolveCollectOptions<TRecord>(input: CollectOptions<TRecord>): 
   const starts = options.start === undefined ? [] : typeof options.start === 'string' ? [options.start] : options.start;
   if (starts.length === 0 && (options.urls ?? []).length === 0) {
     throw new ConfigError('The collection needs somewhere to start: give `start` (listing URLs) or `urls` (a known list).', { field: 'start' });
+  }
+  if (options.details && !(input.schema instanceof z.ZodObject)) {
+    throw new ConfigError('Option `details` needs an object schema (z.object({...})): the fields a listing lacks are read from the record\u2019s own page.', {
+      field: 'details',
+    });
   }
   return { ...options, prices: options.prices as PriceTable | undefined };
 }

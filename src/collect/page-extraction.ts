@@ -20,6 +20,15 @@ const invalidRecord = Symbol('invalid record');
 
 interface InvalidRecord {
   readonly [invalidRecord]: true;
+  /** What the model wrote. */
+  readonly input: unknown;
+  /** Why the schema rejected it. */
+  readonly reason: string;
+}
+
+/** A zod error as one line: `price: Invalid input; title: Required`. */
+export function describeIssues(issues: readonly { readonly path: readonly PropertyKey[]; readonly message: string }[]): string {
+  return issues.map((issue) => `${issue.path.map(String).join('.') || '(record)'}: ${issue.message}`).join('; ');
 }
 
 function isInvalid(value: unknown): value is InvalidRecord {
@@ -68,9 +77,16 @@ function mergeRecordLists(parts: readonly PartRead[]): { records: unknown[] } {
   return { records: merged };
 }
 
-/** What one extraction gave: the valid records in page order and how many were rejected. */
+/** A record the schema rejected: what the model wrote, and why. */
+export interface RejectedItem {
+  readonly data: unknown;
+  readonly reason: string;
+}
+
+/** What one extraction gave: the valid records in page order and the rejected ones. */
 export interface PageRecords<TRecord> {
   readonly records: readonly TRecord[];
+  readonly rejected: readonly RejectedItem[];
   readonly invalid: number;
   /** The page's HTML as it was read (all of it, even when only a part went to the model), for a later `since`. */
   readonly html: string | undefined;
@@ -110,12 +126,20 @@ export class PageExtractor<TRecord> {
   private readonly action: Action;
 
   constructor(
-    recordSchema: z.ZodType<TRecord>,
-    private readonly settings: { readonly retry: ModelRetryOptions; readonly maxChunkChars: number | undefined },
+    private readonly recordSchema: z.ZodType<TRecord>,
+    private readonly settings: {
+      readonly retry: ModelRetryOptions;
+      readonly maxChunkChars: number | undefined;
+      /** The model may leave out fields the page does not show (detail pages complete them): asked for the partial shape. */
+      readonly partial?: boolean | undefined;
+    },
   ) {
     // Each record is checked alone: the model is asked for the record's shape, and a record that
     // does not fit becomes a marker instead of failing the list (and a repair round) for all.
-    const tolerant = recordSchema.catch(() => ({ [invalidRecord]: true }) as unknown as TRecord);
+    const asked = settings.partial && recordSchema instanceof z.ZodObject ? (recordSchema.partial() as unknown as z.ZodType<TRecord>) : recordSchema;
+    const tolerant = asked.catch(
+      (context) => ({ [invalidRecord]: true, input: context.input, reason: describeIssues(context.error.issues) }) as unknown as TRecord,
+    );
     // A long page's lists are put together in code: a model merge would have to write every record
     // again, and could drop some.
     this.action = buildExtractContentAction(
@@ -175,9 +199,20 @@ export class PageExtractor<TRecord> {
       throw error;
     }
     // A page without readable text has no records.
-    if (typeof result === 'string' || result.data === undefined) return { records: [], invalid: 0, html };
+    if (typeof result === 'string' || result.data === undefined) return { records: [], rejected: [], invalid: 0, html };
     const items = (result.data as { records: readonly unknown[] }).records;
-    const records = items.filter((item): item is TRecord => !isInvalid(item));
-    return { records, invalid: items.length - records.length, html };
+    const records: TRecord[] = [];
+    const rejected: RejectedItem[] = [];
+    for (const item of items) {
+      if (isInvalid(item)) {
+        rejected.push({ data: item.input, reason: item.reason });
+        continue;
+      }
+      // A partial answer is checked against the whole schema: what it lacks, a detail page may give.
+      const checked = this.settings.partial ? this.recordSchema.safeParse(item) : { success: true as const, data: item as TRecord };
+      if (checked.success) records.push(checked.data);
+      else rejected.push({ data: item, reason: describeIssues(checked.error.issues) });
+    }
+    return { records, rejected, invalid: rejected.length, html };
   }
 }

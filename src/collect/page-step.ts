@@ -1,5 +1,6 @@
-// The work on one page of a collection, callable alone: load, survey, interaction if blocked,
-// records, "load more" rounds, next pages. It commits nothing: the caller (Collector, worker) does.
+// The work on one page of a collection, callable alone: load (or the way there), the listing's
+// plan (a survey only for a template not seen, or when the plan no longer holds), interaction if
+// blocked, records, "load more" rounds, next pages. It commits nothing: the caller (Collector, worker) does.
 
 import type { ActionRegistry } from '../actions/registry';
 import type { PageState } from '../browser/page-state';
@@ -13,13 +14,19 @@ import type { LLMClient } from '../llm/types';
 import { emptyUsage, normalizeUsage, type PriceTable, type TokenUsage } from '../llm/usage';
 import type { SecretStore } from '../security/secrets';
 import type { UrlPolicy } from '../security/url-policy';
+import { sleep } from '../util/abort';
 import { withDeadline } from '../util/deadline';
 import { normalizePageUrl } from './frontier';
 import { runInteraction } from './interaction';
 import { LinkTargets } from './link-targets';
-import type { PageExtractor } from './page-extraction';
+import { findControl, learnPlan, locatorOf, pageLinksOf, templateOf, type ListingPlan } from './listing-plan';
+import { describeIssues, type PageExtractor, type RejectedItem } from './page-extraction';
+import { assertPageAnswered } from './page-retry';
 import { surveyPage, type PageSurvey } from './page-survey';
-import type { QueuedPage } from './store';
+import type { PageWayStep, QueuedPage } from './store';
+import { callRuntime } from '../dom/page-runtime';
+import { dropdownAnswerSchema } from '../actions/builtin/dropdown';
+import { elementArgument } from '../actions/builtin/element-script';
 
 /** One browser ready to read pages. */
 export interface PageSlot {
@@ -32,13 +39,29 @@ export interface PageSlot {
   readonly guarded: boolean;
 }
 
+/** A page the page step found: a listing page to read next, or a record's own page. */
+export interface FoundPage {
+  readonly url: string;
+  readonly way?: QueuedPage['way'];
+  /** A sub-listing (a category): a batch of its own. */
+  readonly listing?: boolean | undefined;
+}
+
 /** What reading one page gave, before de-duplication against the run. */
 export interface PageRead<TRecord> {
   readonly records: readonly TRecord[];
+  /** Records the schema rejected, with what the model wrote and why. */
+  readonly rejected: readonly RejectedItem[];
   readonly invalid: number;
   readonly links: readonly string[];
+  /** Further pages: by address, by the way there (a script pager), and sub-listings. */
+  readonly found: readonly FoundPage[];
+  /** The page the tab now shows after clicking the listing's next control, when it did: read it next without loading it again. */
+  readonly continuation?: FoundPage | undefined;
   readonly loadMore: number;
   readonly interaction: string | undefined;
+  /** Model surveys made on this page (0 when the template's plan held). */
+  readonly surveys: number;
 }
 
 /** A model call of the page step, for usage accounting. */
@@ -72,6 +95,8 @@ export interface PageStepContext<TRecord> {
   readonly checkpoint: () => Promise<boolean>;
   /** Something worth knowing that changes nothing (a link the policy denies). */
   readonly warn: (code: string, message: string) => void;
+  /** What was learnt of each listing template, shared by the run's pages; without it every page is surveyed. */
+  readonly plans?: Map<string, ListingPlan> | undefined;
 }
 
 /** JSON with sorted keys: the same record always gives the same text, whatever its key order. */
@@ -86,7 +111,8 @@ export function stableJson(value: unknown): string {
 /** A slot over `raw`: the whole page is read, since pagination and "load more" buttons sit below the fold. */
 export function pageSlot(raw: BrowserDriver, guarded: boolean): PageSlot {
   const driver = resolveDriver(raw);
-  const options = { viewportExpansion: -1, includeAttributes: defaultIncludeAttributes, maxTextLength: 100 };
+  // `rel` too: a link marked rel="next" is a pager's.
+  const options = { viewportExpansion: -1, includeAttributes: [...defaultIncludeAttributes, 'rel'], maxTextLength: 100 };
   const links = new LinkTargets(options);
   const reader = new PageStateReader(links.watch(driver), options);
   return { raw, driver, reader, links, guarded };
@@ -119,6 +145,9 @@ function assertAllowed(urlPolicy: UrlPolicy, url: string): void {
   if (!decision.allowed) throw new URLNotAllowedError(url, `The URL policy denies ${url}: ${decision.reason}.`);
 }
 
+/** Rounds of "load more" or scrolling that added nothing, tried again before the page is taken as whole. */
+const idleRetries = 2;
+
 /** Best effort: past the deadline the page is read as it is. */
 async function settle(slot: PageSlot, signal: AbortSignal): Promise<void> {
   const slow = (): BrowserError => new BrowserError('The page did not settle in time.', { code: 'BROWSER_TIMEOUT', retryable: true });
@@ -127,10 +156,14 @@ async function settle(slot: PageSlot, signal: AbortSignal): Promise<void> {
   });
 }
 
-async function survey<TRecord>(context: PageStepContext<TRecord>, slot: PageSlot, signal: AbortSignal): Promise<{ state: PageState; survey: PageSurvey }> {
+async function capture(context: PageStepContext<unknown>, slot: PageSlot, signal: AbortSignal): Promise<PageState> {
   await settle(slot, signal);
   const state = await slot.reader.capture({ screenshot: false, signal });
   assertAllowed(context.urlPolicy, state.url);
+  return state;
+}
+
+async function survey<TRecord>(context: PageStepContext<TRecord>, state: PageState, signal: AbortSignal): Promise<PageSurvey> {
   const found = await surveyPage({
     client: context.navigatorLLM,
     state,
@@ -140,46 +173,99 @@ async function survey<TRecord>(context: PageStepContext<TRecord>, slot: PageSlot
     observer: context.navigatorObserver,
   });
   if (found.pageError) throw new BrowserError(`${state.url} is an error page: ${found.pageError}`, { retryable: true });
-  return { state, survey: found };
+  return found;
 }
 
-/** Reads one page: load, survey, interaction if blocked, records, "load more" rounds, next pages. */
-export async function readPage<TRecord>(context: PageStepContext<TRecord>, slot: PageSlot, page: QueuedPage, signal: AbortSignal): Promise<PageRead<TRecord>> {
-  const instruction = context.instruction;
-  assertAllowed(context.urlPolicy, page.url);
-  await slot.driver.goto(page.url, { signal });
-  let { state, survey: found } = await survey(context, slot, signal);
-  let interaction: string | undefined;
-  if (found.blockedBy && context.interactionSteps > 0) {
-    interaction = found.blockedBy;
-    await runInteraction({
-      goal: found.blockedBy,
-      instruction,
-      maxSteps: context.interactionSteps,
-      driver: slot.driver,
-      pageReader: slot.reader,
-      registry: context.registry,
-      navigatorLLM: context.navigatorLLM,
-      extractionLLM: context.extractionLLM,
-      urlPolicy: context.urlPolicy,
-      driverGuarded: slot.guarded,
-      secrets: context.secrets,
-      signal,
-      retry: context.modelRetry,
-      prices: context.prices,
-      onModelCall: (call) => context.onInteractionCall(call),
-      checkpoint: () => context.checkpoint(),
-    });
-    ({ state, survey: found } = await survey(context, slot, signal));
+/** The address of a page reached by clicking: the tab's, or its origin's with the step count when the address did not change. */
+export function wayAddress(from: string, steps: number, shown: string): string {
+  const origin = normalizePageUrl(from);
+  const now = normalizePageUrl(shown);
+  return now === origin ? `${origin}#plannav-step=${steps}` : now;
+}
+
+/** Takes one step of a way on the page as it is: finds its control again and clicks it or chooses its option. */
+async function takeStep(context: PageStepContext<unknown>, slot: PageSlot, step: PageWayStep, signal: AbortSignal): Promise<void> {
+  const state = await capture(context, slot, signal);
+  const element = findControl(step.control, state, slot.links);
+  if (!element) throw new BrowserError(`The control "${step.control.text ?? step.control.tag}" that led to this page is not on ${state.url} any more.`, { retryable: true });
+  if (step.action === 'select') await slot.driver.selectOption(element, step.option ?? '', { signal });
+  else await slot.driver.click(element, { signal });
+  await settle(slot, signal);
+}
+
+/** Loads the page: its address, or the way there (the address, then each step), unless the tab already shows it. */
+export async function arrive<TRecord>(context: PageStepContext<TRecord>, slot: PageSlot, page: QueuedPage, signal: AbortSignal, there: boolean): Promise<void> {
+  if (there) return;
+  const address = page.way?.from ?? page.url;
+  assertAllowed(context.urlPolicy, address);
+  assertPageAnswered(address, await slot.driver.goto(address, { signal }));
+  for (const step of page.way?.steps ?? []) {
+    await context.checkpoint();
+    await takeStep(context as PageStepContext<unknown>, slot, step, signal);
   }
-  const links = new Set<string>();
-  const addLinks = (surveyed: PageSurvey, surveyedState: PageState): void => {
-    for (const link of nextPageLinks(context, surveyed, surveyedState, slot.links, page.url)) links.add(link);
+}
+
+/**
+ * Reads one page: load (or the way there, unless `there`), the template's plan or a survey,
+ * interaction if blocked, records, "load more" rounds, next pages; with a pager run by script, the
+ * tab is left on the next page (`continuation`).
+ */
+export async function readPage<TRecord>(
+  context: PageStepContext<TRecord>,
+  slot: PageSlot,
+  page: QueuedPage,
+  signal: AbortSignal,
+  there = false,
+): Promise<PageRead<TRecord>> {
+  const instruction = context.instruction;
+  assertAllowed(context.urlPolicy, page.url.replace(/#.*$/, ''));
+  await arrive(context, slot, page, signal, there);
+  let state = await capture(context as PageStepContext<unknown>, slot, signal);
+  // A page reached by a click or a form has no goto answer: its document's own status tells an error page.
+  const facts = await documentFacts(slot, signal);
+  if (page.way) assertPageAnswered(state.url, facts.status > 0 ? { status: facts.status, headers: {} } : undefined);
+  const template = templateOf(state.url);
+  const plans = context.plans ?? new Map<string, ListingPlan>();
+  let plan = plans.get(template);
+  let surveys = 0;
+  let found: PageSurvey | undefined;
+  let interaction: string | undefined;
+  /** A fresh survey: it says whether the page is an error page or blocked, and renews the template's plan. */
+  const freshSurvey = async (): Promise<void> => {
+    surveys++;
+    found = await survey(context, state, signal);
+    if (found.blockedBy && context.interactionSteps > 0 && interaction === undefined) {
+      interaction = found.blockedBy;
+      await runInteraction({
+        goal: found.blockedBy,
+        instruction,
+        maxSteps: context.interactionSteps,
+        driver: slot.driver,
+        pageReader: slot.reader,
+        registry: context.registry,
+        navigatorLLM: context.navigatorLLM,
+        extractionLLM: context.extractionLLM,
+        urlPolicy: context.urlPolicy,
+        driverGuarded: slot.guarded,
+        secrets: context.secrets,
+        signal,
+        retry: context.modelRetry,
+        prices: context.prices,
+        onModelCall: (call) => context.onInteractionCall(call),
+        checkpoint: () => context.checkpoint(),
+      });
+      state = await capture(context as PageStepContext<unknown>, slot, signal);
+      surveys++;
+      found = await survey(context, state, signal);
+    }
+    plan = learnPlan(found, state, slot.links);
+    plans.set(templateOf(state.url), plan);
   };
-  addLinks(found, state);
+  if (!plan) await freshSurvey();
+
   const seenOnPage = new Set<string>();
   const records: TRecord[] = [];
-  let invalid = 0;
+  const rejected: RejectedItem[] = [];
   // After a "load more" only what the page added is read (the whole page again would cost tokens
   // with the square of the rounds), with a few blocks around it: the records read from those are
   // the ones this page already gave, dropped here, as are all of them when the page is read whole again.
@@ -195,7 +281,6 @@ export async function readPage<TRecord>(context: PageStepContext<TRecord>, slot:
       since: read,
     });
     read = extracted.html;
-    invalid += extracted.invalid;
     let fresh = 0;
     for (const record of extracted.records) {
       const identity = stableJson(record);
@@ -204,64 +289,223 @@ export async function readPage<TRecord>(context: PageStepContext<TRecord>, slot:
       records.push(record);
       fresh++;
     }
+    for (const item of extracted.rejected) {
+      const identity = stableJson(item.data);
+      if (seenOnPage.has(identity)) continue;
+      seenOnPage.add(identity);
+      rejected.push(item);
+      fresh++;
+    }
     return fresh;
   };
   await extract();
+  // The cheap check that a reused plan still holds: the page gave records, and the plan's next
+  // control is on it. Otherwise a fresh survey says what the page is (an error page, a wall, the
+  // last page, another template).
+  if (found === undefined && (records.length + rejected.length === 0 || (plan?.next !== undefined && !findControl(plan.next.control, state, slot.links)))) {
+    await freshSurvey();
+    if (records.length + rejected.length === 0 || interaction !== undefined) {
+      read = undefined;
+      await extract();
+    }
+  }
+  const current = plan as ListingPlan;
+
   let loadMore = 0;
+  let idleRounds = 0;
   while (loadMore < context.maxLoadMore) {
-    const button = found.loadMoreIndex === null ? undefined : state.elements.get(found.loadMoreIndex);
+    const button = current.loadMore ? findControl(current.loadMore, state, slot.links) : undefined;
     if (button) await slot.driver.click(button, { signal });
-    else if (found.infiniteScroll) await slot.driver.scroll({ toPercent: 100, signal });
+    else if (current.infiniteScroll) await slot.driver.scroll({ toPercent: 100, signal });
     else break;
     loadMore++;
     await settle(slot, signal);
     const fresh = await extract();
-    if (fresh === 0) break;
-    ({ state, survey: found } = await survey(context, slot, signal));
-    addLinks(found, state);
+    state = await capture(context as PageStepContext<unknown>, slot, signal);
+    if (fresh > 0) {
+      idleRounds = 0;
+      continue;
+    }
+    // A round that added nothing may have failed for a moment (the page's own request): with the
+    // button still there, or on a scrolling page, it is tried again after a pause, twice at most.
+    idleRounds++;
+    const stillThere = current.loadMore !== undefined && findControl(current.loadMore, state, slot.links) !== undefined;
+    if (idleRounds > idleRetries || (!stillThere && !current.infiniteScroll)) break;
+    await sleep(idleRounds * 1000, signal);
   }
-  return { records, invalid, links: [...links], loadMore, interaction };
+
+  const pages = nextPages(context, current, found, state, loadMore > 0 ? (await documentFacts(slot, signal)).next : facts.next, slot.links, page);
+  let continuation: FoundPage | undefined;
+  const next = current.next && current.next.kind === 'click' ? findControl(current.next.control, state, slot.links) : undefined;
+  if (next && current.next) {
+    // A pager run by script: the next page has no address to load, so the tab goes there now and
+    // the caller reads it next; a resumed run gets there by the same way.
+    const from = page.way?.from ?? page.url;
+    const steps: PageWayStep[] = [...(page.way?.steps ?? []), { action: 'click', control: current.next.control }];
+    await slot.driver.click(next, { signal });
+    await settle(slot, signal);
+    const shown = await slot.driver.currentUrl({ signal });
+    continuation = { url: wayAddress(from, steps.length, shown), way: { from, steps } };
+  }
+  if (current.pageSelect && !page.way?.steps.some((step) => step.action === 'select')) {
+    // A pager drop-down: each of its other options is a page, reached from this one.
+    pages.push(...(await selectPages(slot, current, state, page, signal)));
+  }
+  return {
+    records,
+    rejected,
+    invalid: rejected.length,
+    links: pages.filter((found) => found.way === undefined && !found.listing).map((found) => found.url),
+    found: pages,
+    continuation,
+    loadMore,
+    interaction,
+    surveys,
+  };
 }
 
 /**
- * The survey's next pages that may be enqueued: absolute, same host as the page, allowed by the
- * policy. A link named by index is followed to its whole href, which the model's view may not show.
+ * What the top frame's markup says: the addresses it names as its next page (`<link rel="next">`)
+ * and its document's HTTP status (0 when unknown); nothing when it cannot say.
  */
-function nextPageLinks<TRecord>(context: PageStepContext<TRecord>, surveyed: PageSurvey, state: PageState, targets: LinkTargets, pageUrl: string): string[] {
-  const host = new URL(pageUrl).host;
-  const links: string[] = [];
-  const enqueue = (url: URL): void => {
+async function documentFacts(slot: PageSlot, signal: AbortSignal): Promise<{ next: string[]; status: number }> {
+  try {
+    const [top] = await slot.driver.frames({ signal });
+    if (!top) return { next: [], status: 0 };
+    const answer = (await callRuntime(slot.driver, top.id, 'nextLinks', undefined as never, { signal })) as { next?: unknown; status?: unknown } | null;
+    const next = Array.isArray(answer?.next) ? answer.next.filter((href): href is string => typeof href === 'string') : [];
+    return { next, status: typeof answer?.status === 'number' ? answer.status : 0 };
+  } catch (error) {
+    if (signal.aborted) throw error;
+    return { next: [], status: 0 };
+  }
+}
+
+/** The options of the plan's pager drop-down other than the one shown, each a page reached from `page`. */
+async function selectPages(slot: PageSlot, plan: ListingPlan, state: PageState, page: QueuedPage, signal: AbortSignal): Promise<FoundPage[]> {
+  const element = plan.pageSelect ? findControl(plan.pageSelect, state, slot.links) : undefined;
+  if (!element || !plan.pageSelect) return [];
+  const raw = await callRuntime(slot.driver, element.frameId, 'readDropdown', { ...elementArgument(element), register: false, anyVisible: false, filter: null }, { signal });
+  const answer = dropdownAnswerSchema.safeParse(raw);
+  if (!answer.success || answer.data.status !== 'ok') return [];
+  const from = page.way?.from ?? page.url;
+  return answer.data.options
+    .filter((option) => !option.selected && !option.disabled)
+    .map((option) => ({
+      url: `${normalizePageUrl(from)}#plannav-select=${encodeURIComponent(option.text)}`,
+      way: { from, steps: [{ action: 'select' as const, control: plan.pageSelect as NonNullable<ListingPlan['pageSelect']>, option: option.text }] },
+    }));
+}
+
+/**
+ * The next pages that may be enqueued: the page's `rel="next"` addresses, the plan's next link and
+ * numbered page links, the survey's links by index or href, and its sub-listings; absolute, same
+ * host as the page, allowed by the policy.
+ */
+function nextPages<TRecord>(
+  context: PageStepContext<TRecord>,
+  plan: ListingPlan,
+  surveyed: PageSurvey | undefined,
+  state: PageState,
+  relNext: readonly string[],
+  targets: LinkTargets,
+  page: QueuedPage,
+): FoundPage[] {
+  const host = new URL(page.url).host;
+  const found: FoundPage[] = [];
+  const seen = new Set<string>();
+  const add = (href: string, listing = false): void => {
+    let url: URL;
+    try {
+      url = new URL(href, state.url);
+    } catch {
+      return;
+    }
+    if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.host !== host) return;
     const normalized = normalizePageUrl(url.href);
+    if (seen.has(normalized)) return;
+    seen.add(normalized);
     const decision = context.urlPolicy.check(normalized);
     if (!decision.allowed) {
       context.warn('LINK_NOT_ALLOWED', `Not enqueued: ${normalized} (${decision.reason}).`);
       return;
     }
-    links.push(normalized);
+    found.push(listing ? { url: normalized, listing: true } : { url: normalized });
   };
-  for (const index of surveyed.nextPageIndices) {
-    const element = state.elements.get(index);
+  for (const href of relNext) add(href);
+  if (plan.next?.kind === 'link') {
+    const element = findControl(plan.next.control, state, targets);
     const target = element === undefined ? undefined : targets.targetOf(element);
-    const url = target === undefined ? undefined : new URL(target);
-    if (url === undefined || url.host !== host) {
-      const what =
-        element === undefined ? 'not an element of the page' : url === undefined ? 'not a link to a web page' : `a link to another site, ${url.host}`;
-      context.warn('NEXT_PAGE_SKIPPED', `Not enqueued: the survey named [${index}] as a next page, which is ${what}.`);
-      continue;
-    }
-    enqueue(url);
+    if (target !== undefined) add(target);
   }
-  for (const href of surveyed.nextPages) {
-    // A link the state shortened in the middle cannot be followed as written.
-    if (href.includes('…')) continue;
-    let url: URL;
-    try {
-      url = new URL(href, state.url);
-    } catch {
-      continue;
+  for (const href of pageLinksOf(plan, state, targets)) add(href);
+  if (surveyed) {
+    for (const index of [...surveyed.pageIndices, ...surveyed.listingIndices]) {
+      const element = state.elements.get(index);
+      const target = element === undefined ? undefined : targets.targetOf(element);
+      const elsewhere = target === undefined ? undefined : new URL(target).host;
+      if (target === undefined || elsewhere !== host) {
+        const what = element === undefined ? 'not an element of the page' : target === undefined ? 'not a link to a web page' : `a link to another site, ${elsewhere}`;
+        context.warn('NEXT_PAGE_SKIPPED', `Not enqueued: the survey named [${index}] as a page of the listing, which is ${what}.`);
+        continue;
+      }
+      add(target, surveyed.listingIndices.includes(index));
     }
-    if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.host !== host) continue;
-    enqueue(url);
+    for (const href of surveyed.nextPages) if (!href.includes('…')) add(href);
   }
-  return links;
+  return found;
+}
+
+/** What reading a record's own page gave: the record completed, or why it could not be. */
+export interface DetailRead<TRecord> {
+  readonly record?: TRecord | undefined;
+  readonly rejected?: RejectedItem | undefined;
+}
+
+function sameValue(a: unknown, b: unknown): boolean {
+  const text = (value: unknown): string => (typeof value === 'string' ? value.replace(/\s+/g, ' ').trim().toLowerCase() : JSON.stringify(value));
+  return a !== undefined && a !== null && b !== undefined && b !== null && text(a) === text(b);
+}
+
+/**
+ * Reads a record's own page and completes the record the listing gave (`page.partial`): the fields
+ * it lacks come from the page's record that agrees with it the most (at least one field equal;
+ * never another record's), the listing's own fields are kept. The whole is checked against the schema.
+ */
+export async function readDetailPage<TRecord>(
+  context: PageStepContext<TRecord>,
+  slot: PageSlot,
+  page: QueuedPage,
+  schema: { safeParse(value: unknown): { success: true; data: TRecord } | { success: false; error: { issues: readonly { path: readonly PropertyKey[]; message: string }[] } } },
+  signal: AbortSignal,
+): Promise<DetailRead<TRecord>> {
+  const partial = page.partial ?? {};
+  await arrive(context, slot, page, signal, false);
+  await settle(slot, signal);
+  const extracted = await context.extractor.extract({
+    driver: slot.driver,
+    client: context.extractionLLM,
+    instruction: `${context.instruction}\nThis page is the own page of ONE record, which a listing showed as ${JSON.stringify(partial)}. Give that record with every field this page shows.`,
+    urlPolicy: context.urlPolicy,
+    signal,
+  });
+  const candidates = [...extracted.records, ...extracted.rejected.map((item) => item.data)].filter(
+    (candidate): candidate is Record<string, unknown> => typeof candidate === 'object' && candidate !== null,
+  );
+  let best: Record<string, unknown> | undefined;
+  let bestShared = 0;
+  for (const candidate of candidates) {
+    const shared = Object.entries(partial).filter(([name, value]) => sameValue(candidate[name], value)).length;
+    if (shared > bestShared) {
+      best = candidate;
+      bestShared = shared;
+    }
+  }
+  const listed = Object.fromEntries(Object.entries(partial).filter(([, value]) => value !== undefined && value !== null && value !== ''));
+  const merged = { ...(best ?? {}), ...listed };
+  const checked = schema.safeParse(merged);
+  if (checked.success) return { record: checked.data };
+  const issues = describeIssues(checked.error.issues);
+  const reason = best === undefined ? `its own page ${page.url} shows no record that matches it; ${issues}` : issues;
+  return { rejected: { data: merged, reason } };
 }

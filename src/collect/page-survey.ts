@@ -20,10 +20,13 @@ const optionalList = (value: unknown): unknown => (value === null || value === u
 const surveySchema = z.object({
   page_error: optionalText,
   blocked_by: optionalText,
-  next_page_indices: z.preprocess(optionalList, z.array(elementIndex)),
+  next_index: optionalIndex,
+  page_indices: z.preprocess(optionalList, z.array(elementIndex)),
   next_pages: z.preprocess(optionalList, z.array(z.string())),
+  page_select_index: optionalIndex,
   load_more_index: optionalIndex,
   infinite_scroll: z.preprocess((value) => (typeof value === 'string' ? value.trim().toLowerCase() === 'true' : (value ?? false)), z.boolean()),
+  listing_indices: z.preprocess(optionalList, z.array(elementIndex)),
 });
 
 const surveyJsonSchema = toModelJsonSchema(
@@ -34,16 +37,23 @@ const surveyJsonSchema = toModelJsonSchema(
     blocked_by: z
       .string()
       .describe('Empty when the records are readable; else what must be done first, as an instruction (e.g. "accept the cookie banner", "click Show all")'),
-    next_page_indices: z
-      .array(z.number().int())
-      .describe('The index of every link to another page of the same listing (next page, numbered pages), as in [index]'),
+    next_index: z
+      .number()
+      .int()
+      .nullable()
+      .describe('The index of the link or button that opens the FOLLOWING page of this listing ("Next", "›", "»", "Suivant"); null if none'),
+    page_indices: z.array(z.number().int()).describe('The indices of links to other numbered pages of this listing ("2", "3", "Last")'),
     next_pages: z.array(z.string()).describe('The href of such a link that has no index, exactly as shown; usually empty'),
+    page_select_index: z.number().int().nullable().describe('The index of a drop-down that chooses the page of this listing; null if none'),
     load_more_index: z
       .number()
       .int()
       .nullable()
       .describe('The index of a button that loads more records into this page ("Load more", "Show more"); null if none'),
     infinite_scroll: z.boolean().describe('Whether scrolling to the bottom loads more records into this page'),
+    listing_indices: z
+      .array(z.number().int())
+      .describe('The indices of links to sub-listings with more records of the same kind (categories, sub-categories, sections); not single records'),
   }),
 );
 
@@ -53,13 +63,19 @@ export interface PageSurvey {
   readonly pageError: string;
   /** What must happen before the records are readable, as an instruction; empty when nothing. */
   readonly blockedBy: string;
-  /** The indices of the links to further pages of the listing; their hrefs are the page's, whole. */
-  readonly nextPageIndices: readonly number[];
+  /** The control that opens the following page: a link, or a button that loads it by script. */
+  readonly nextIndex: number | null;
+  /** The indices of links to other pages of the listing; their hrefs are the page's, whole. */
+  readonly pageIndices: readonly number[];
   /** Links to further pages of the listing given by href, as the model read them (relative or absolute). */
   readonly nextPages: readonly string[];
+  /** A drop-down choosing the page. */
+  readonly pageSelectIndex: number | null;
   /** The index of a "load more" button of this state. */
   readonly loadMoreIndex: number | null;
   readonly infiniteScroll: boolean;
+  /** Links to sub-listings (categories). */
+  readonly listingIndices: readonly number[];
 }
 
 const systemPrompt = `You look at one page of a listing for a data-collection crawler and say how to read it. You never extract the records themselves.
@@ -67,10 +83,51 @@ const systemPrompt = `You look at one page of a listing for a data-collection cr
 - Elements are written [index]<tag attributes>text />; only indexed elements can be acted on.
 - page_error: the page is an error page (a server error, "not found", nothing loaded).
 - blocked_by: the records are hidden or incomplete until something is done (a cookie or consent wall covering the page, a "show all" toggle, a filter form to submit). Say what to do in a short instruction. Leave it empty when the records can be read as they are.
-- next_page_indices: the links to other pages of the SAME listing (next, numbered pages), by their [index]: a link's href is often not shown, the crawler reads it itself. Not links to single records, other sections or other sites.
+- next_index: the control (link or button) that goes to the FOLLOWING page of the SAME listing.
+- page_indices: links to other numbered pages of the same listing. A link's href is often not shown: the crawler reads it itself. Not links to single records, other sections or other sites.
 - next_pages: only for such a link without an index, its href exactly as shown.
+- page_select_index: a drop-down that picks the page of the listing.
 - load_more_index: a button that adds more records to this same page.
-- infinite_scroll: the page says more records load when scrolling down.`;
+- infinite_scroll: the page says more records load when scrolling down.
+- listing_indices: links to sub-listings (categories, sub-categories) that list more records of the kind collected.`;
+
+/** Runs of look-alike records longer than this are shown by their first few only. */
+const shownOfARun = 3;
+
+/**
+ * The page state as the survey needs it: every control and line, except that a long run of
+ * look-alike records (an element with long text, the same tag and the same number of text lines
+ * after it, again and again) is cut to its first few and a line saying how many more there are.
+ * The survey looks for the page's controls, not its records: the records are most of a listing's text.
+ */
+export function compactForSurvey(elementsText: string): string {
+  const lines = elementsText.split('\n');
+  // Blocks: an indexed element's line and the plain lines after it (a record's card, most often).
+  const blocks: { lines: string[]; shape: string | undefined }[] = [];
+  for (const line of lines) {
+    const element = /^\s*\*?\[\d+\]<(\w+)[^>]*>(.*)$/.exec(line);
+    if (element || blocks.length === 0) blocks.push({ lines: [line], shape: element ? `${element[1]}` : undefined });
+    else (blocks.at(-1) as { lines: string[] }).lines.push(line);
+  }
+  const shapeOf = (block: { lines: string[]; shape: string | undefined }): string | undefined => {
+    if (block.shape === undefined) return undefined;
+    const text = (/>(.*?)\s*\/>\s*$/.exec(block.lines[0] ?? '')?.[1] ?? '').trim();
+    // Short texts (page numbers, "Next", category names) are controls to see, never cut.
+    return text.length >= 16 || block.lines.length > 1 ? `${block.shape}:${block.lines.length}` : undefined;
+  };
+  const out: string[] = [];
+  for (let start = 0; start < blocks.length; ) {
+    const shape = shapeOf(blocks[start] as { lines: string[]; shape: string | undefined });
+    let end = start + 1;
+    while (shape !== undefined && end < blocks.length && shapeOf(blocks[end] as { lines: string[]; shape: string | undefined }) === shape) end++;
+    const run = blocks.slice(start, end);
+    for (const block of run.slice(0, shownOfARun)) out.push(...block.lines);
+    if (run.length > shownOfARun + 1) out.push(`(… ${run.length - shownOfARun} more like these)`);
+    else if (run.length === shownOfARun + 1) out.push(...(run[shownOfARun] as { lines: string[] }).lines);
+    start = end;
+  }
+  return out.join('\n');
+}
 
 /** Asks the model about `state`. */
 export async function surveyPage(input: {
@@ -82,7 +139,7 @@ export async function surveyPage(input: {
   readonly observer: ModelCallObserver;
 }): Promise<PageSurvey> {
   const { state } = input;
-  const page = `Page: ${guardText(state.title).text} (${state.url})\n${state.pixelsBelow > 0 ? `${state.pixelsBelow} pixels of content below the viewport.\n` : ''}\n${guardText(state.elementsText).text}`;
+  const page = `Page: ${guardText(state.title).text} (${state.url})\n${state.pixelsBelow > 0 ? `${state.pixelsBelow} pixels of content below the viewport.\n` : ''}\n${guardText(compactForSurvey(state.elementsText)).text}`;
   const { object } = await generateObject({
     client: input.client,
     messages: [
@@ -103,9 +160,12 @@ export async function surveyPage(input: {
   return {
     pageError: object.page_error,
     blockedBy: object.blocked_by,
-    nextPageIndices: object.next_page_indices,
+    nextIndex: object.next_index,
+    pageIndices: object.page_indices,
     nextPages: object.next_pages,
+    pageSelectIndex: object.page_select_index,
     loadMoreIndex: object.load_more_index,
     infiniteScroll: object.infinite_scroll,
+    listingIndices: object.listing_indices,
   };
 }

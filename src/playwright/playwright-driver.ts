@@ -12,6 +12,7 @@ import type {
   FrameInfo,
   NavigationGuard,
   NavigationGuardStatus,
+  NavigationResponse,
   PageScript,
   ScreenshotOptions,
   ScrollRequest,
@@ -289,12 +290,12 @@ export class PlaywrightDriver implements BrowserDriver {
    * settled. A load that does not answer within the call's time is stopped, so the tab can be
    * read again, and the call rejects with a retryable `BrowserError` saying so.
    */
-  async goto(url: string, options?: CallOptions): Promise<void> {
+  async goto(url: string, options?: CallOptions): Promise<NavigationResponse | undefined> {
     return this.guarded(`goto(${url})`, options, async (timeout, deadline) => {
       this.navigationsStarted++;
       const page = this.tabTracker.livePages().length > 0 ? this.active() : await this.openBlankTab();
-      const load = (tab: Page, budget: number): Promise<void> => this.navigate(tab, url, budget, options?.signal, deadline);
-      await gotoRetryingOnce({ active: () => this.active(), livePages: () => this.tabTracker.livePages(), load }, page, timeout, deadline, options?.signal);
+      const load = (tab: Page, budget: number): Promise<NavigationResponse | undefined> => this.navigate(tab, url, budget, options?.signal, deadline);
+      return gotoRetryingOnce({ active: () => this.active(), livePages: () => this.tabTracker.livePages(), load }, page, timeout, deadline, options?.signal);
     });
   }
 
@@ -782,8 +783,20 @@ export class PlaywrightDriver implements BrowserDriver {
   }
 
   /** Loads `url` in `page` within the call's time (`deadline`); a load that does not answer by then is stopped. */
-  private async navigate(page: Page, url: string, timeout: number, signal: AbortSignal | undefined, deadline: number): Promise<void> {
-    const load = (): Promise<unknown> => page.goto(url, { waitUntil: 'commit', timeout: loadBudget(timeout) });
+  private async navigate(
+    page: Page,
+    url: string,
+    timeout: number,
+    signal: AbortSignal | undefined,
+    deadline: number,
+  ): Promise<NavigationResponse | undefined> {
+    let response: NavigationResponse | undefined;
+    const load = async (): Promise<unknown> => {
+      const answer = await page.goto(url, { waitUntil: 'commit', timeout: loadBudget(timeout) });
+      // The main document's status and headers: a collection tells a server error (5xx, 429) from a page by them.
+      response = answer ? { status: answer.status(), headers: answer.headers() } : undefined;
+      return answer;
+    };
     try {
       await (this.navigationGuard ? this.navigationGuard.navigate(page, url, load) : load());
     } catch (error) {
@@ -795,6 +808,7 @@ export class PlaywrightDriver implements BrowserDriver {
       throw new BrowserError(`Could not load ${url}: ${firstLine(error)}`, { cause: error, retryable: true });
     }
     await this.settle(page, timeout, signal, deadline);
+    return response;
   }
 
   /**

@@ -23,6 +23,7 @@ import type {
   FrameInfo,
   NavigationGuard,
   NavigationGuardStatus,
+  NavigationResponse,
   PageScript,
   ScreenshotOptions,
   ScrollRequest,
@@ -323,12 +324,12 @@ export class PuppeteerDriver implements BrowserDriver {
    * settled. A load that does not answer within the call's time is stopped, so the tab can be
    * read again, and the call rejects with a retryable `BrowserError` saying so.
    */
-  async goto(url: string, options?: CallOptions): Promise<void> {
+  async goto(url: string, options?: CallOptions): Promise<NavigationResponse | undefined> {
     return this.guarded(`goto(${url})`, options, async (timeout, deadline) => {
       this.navigationsStarted++;
       const page = this.tabTracker.livePages().length > 0 ? this.active() : await this.openBlankTab();
-      const load = (tab: Page, budget: number): Promise<void> => this.navigate(tab, url, budget, options?.signal, deadline);
-      await gotoRetryingOnce({ active: () => this.active(), livePages: () => this.tabTracker.livePages(), load }, page, timeout, deadline, options?.signal);
+      const load = (tab: Page, budget: number): Promise<NavigationResponse | undefined> => this.navigate(tab, url, budget, options?.signal, deadline);
+      return gotoRetryingOnce({ active: () => this.active(), livePages: () => this.tabTracker.livePages(), load }, page, timeout, deadline, options?.signal);
     });
   }
 
@@ -821,9 +822,21 @@ export class PuppeteerDriver implements BrowserDriver {
   }
 
   /** Loads `url` in `page` within the call's time (`deadline`); a load that does not answer by then is stopped. */
-  private async navigate(page: Page, url: string, timeout: number, signal: AbortSignal | undefined, deadline: number): Promise<void> {
+  private async navigate(
+    page: Page,
+    url: string,
+    timeout: number,
+    signal: AbortSignal | undefined,
+    deadline: number,
+  ): Promise<NavigationResponse | undefined> {
     // An empty list of lifecycle events: resolve once the new document has committed; the settle wait does the rest.
-    const load = (): Promise<unknown> => page.goto(url, { waitUntil: [], timeout: loadBudget(timeout) });
+    let response: NavigationResponse | undefined;
+    const load = async (): Promise<unknown> => {
+      const answer = await page.goto(url, { waitUntil: [], timeout: loadBudget(timeout) });
+      // The main document's status and headers: a collection tells a server error (5xx, 429) from a page by them.
+      response = answer ? { status: answer.status(), headers: answer.headers() } : undefined;
+      return answer;
+    };
     try {
       await (this.navigationGuard ? this.navigationGuard.navigate(page, url, load) : load());
     } catch (error) {
@@ -837,6 +850,7 @@ export class PuppeteerDriver implements BrowserDriver {
       throw new BrowserError(`Could not load ${url}: ${reason}`, { cause: error, retryable: true });
     }
     await this.settle(page, timeout, signal, deadline);
+    return response;
   }
 
   /** Resolves once the page's top frame shows Chromium's error page, or after `ms`. */

@@ -487,6 +487,18 @@ function unsupported(method: RuntimeMethodName, why: string): Answer {
   };
 }
 
+/** The addresses of the document's elements whose `rel` holds `next`, absolute, once each, as the page's nextLinks reads them. */
+function nextLinksOf(document: LoadedDocument): string[] {
+  const next: string[] = [];
+  for (const item of document.items) {
+    if (typeof item === 'string' || item.element.href === undefined) continue;
+    const rel = (item.element.attributes?.rel ?? '').toLowerCase().split(/\s+/);
+    const href = new URL(item.element.href, document.url).href;
+    if (rel.includes('next') && /^https?:/i.test(href) && !next.includes(href)) next.push(href);
+  }
+  return next;
+}
+
 /** Fake pages change only through click handlers and updateContent, never on their own after typing. */
 const noReaction: ReactionAnswer = { outcome: 'unchanged', waitedMs: 0 };
 
@@ -507,6 +519,7 @@ const actionAnswers: { readonly [M in RuntimeMethodName]?: Answer } = {
   extractHtml: (frame, argument: ExtractHtmlOptions) => extractHtml(frame, argument),
   canGoBack: (frame) => frame.canGoBack,
   hasFocus: unsupported('hasFocus', 'fake pages have no keyboard focus'),
+  nextLinks: (frame) => ({ next: nextLinksOf(frame.document), status: 0 }),
   fingerprints: (frame, argument: { readonly elements: readonly { readonly elementId: string }[] }) =>
     argument.elements.map(({ elementId }) => {
       const found = findElement(frame.document, elementId);

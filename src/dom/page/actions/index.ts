@@ -7,6 +7,7 @@ import { extractHtml } from './extract-html';
 import { hasFocus } from './focus';
 import { fieldValue, inspectField } from './input';
 import { canGoBack } from './navigation';
+import { nextLinks } from './next-links';
 import { pageText } from './page-text';
 import { awaitReaction, watchTyping } from './reaction';
 import { scrollFrameIntoView, scrollTarget } from './scroll';
@@ -29,4 +30,5 @@ export const actionMethods = {
   fileNames,
   canGoBack,
   hasFocus,
+  nextLinks,
 };

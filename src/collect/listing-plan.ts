@@ -1,0 +1,110 @@
+// What a survey taught about a listing's template (how to reach the next page, the numbered page
+// links, a pager, "load more"), kept per template and found again on its other pages without a model.
+
+import type { ElementRef } from '../browser/types';
+import type { PageState } from '../browser/page-state';
+import type { LinkTargets } from './link-targets';
+import type { PageSurvey } from './page-survey';
+import type { ControlLocator } from './store';
+
+/** How a listing template is read, learnt from one survey. */
+export interface ListingPlan {
+  /** The control that opens the following page; `link` when it is a link to a web address. */
+  readonly next?: { readonly control: ControlLocator; readonly kind: 'link' | 'click' } | undefined;
+  /** The shape of the addresses of numbered page links ({@link addressShape}), to find them on other pages. */
+  readonly pageLinkShape?: string | undefined;
+  /** A drop-down that chooses the page. */
+  readonly pageSelect?: ControlLocator | undefined;
+  /** A button that adds records to the page. */
+  readonly loadMore?: ControlLocator | undefined;
+  readonly infiniteScroll: boolean;
+}
+
+/**
+ * The template a page belongs to: its host, its path with every run of digits as `#`, and the names
+ * of its query parameters. `/list?page=2` and `/list?page=7` are one template; `/list` and
+ * `/category/7/books` are others.
+ */
+export function templateOf(url: string): string {
+  const parsed = new URL(url);
+  const names = [...new Set([...parsed.searchParams.keys()])].sort();
+  return `${parsed.host}${parsed.pathname.replace(/\d+/g, '#')}${names.length > 0 ? `?${names.join('&')}` : ''}`;
+}
+
+/** The shape of an address: path and query with every run of digits as `#` (`/list?page=#`). */
+export function addressShape(url: string): string {
+  const parsed = new URL(url);
+  return `${parsed.host}${parsed.pathname}${parsed.search}`.replace(/\d+/g, '#');
+}
+
+function normalizeText(text: string | undefined): string {
+  return (text ?? '').replace(/\s+/g, ' ').trim().toLowerCase();
+}
+
+/** Whether `facts` shows the control `locator` describes: same tag, and the same text or naming attributes. */
+export function matchesControl(locator: ControlLocator, facts: ControlLocator): boolean {
+  if (locator.tag !== facts.tag) return false;
+  const attributes = locator.attributes ?? {};
+  for (const [name, value] of Object.entries(attributes)) if (normalizeText(facts.attributes?.[name]) !== normalizeText(value)) return false;
+  // A control named by its attributes alone (an arrow icon with an aria-label) may change its text.
+  if (normalizeText(locator.text) !== '' && Object.keys(attributes).every((name) => name === 'type' || name === 'role')) {
+    return normalizeText(facts.text) === normalizeText(locator.text);
+  }
+  return true;
+}
+
+/** Finds the element of `state` that `locator` describes; with several, the last (a pager repeated above and below a list acts the same). */
+export function findControl(locator: ControlLocator, state: PageState, targets: LinkTargets): ElementRef | undefined {
+  let found: ElementRef | undefined;
+  for (const element of state.elements.values()) {
+    const facts = targets.factsOf(element);
+    if (facts && matchesControl(locator, facts)) found = element;
+  }
+  return found;
+}
+
+/** The locator of an element: what it showed. Undefined when the element is not of the state. */
+export function locatorOf(index: number | null, state: PageState, targets: LinkTargets): ControlLocator | undefined {
+  if (index === null) return undefined;
+  const element = state.elements.get(index);
+  return element === undefined ? undefined : targets.factsOf(element);
+}
+
+/** The plan a survey of `state` gives. */
+export function learnPlan(survey: PageSurvey, state: PageState, targets: LinkTargets): ListingPlan {
+  const nextElement = survey.nextIndex === null ? undefined : state.elements.get(survey.nextIndex);
+  const nextControl = locatorOf(survey.nextIndex, state, targets);
+  const next =
+    nextElement && nextControl ? { control: nextControl, kind: targets.targetOf(nextElement) === undefined ? ('click' as const) : ('link' as const) } : undefined;
+  // Numbered page links share one shape of address; it finds them on the template's other pages.
+  const shapes = new Map<string, number>();
+  for (const index of survey.pageIndices) {
+    const element = state.elements.get(index);
+    const target = element === undefined ? undefined : targets.targetOf(element);
+    if (target !== undefined) shapes.set(addressShape(target), (shapes.get(addressShape(target)) ?? 0) + 1);
+  }
+  for (const href of survey.nextPages) {
+    if (!URL.canParse(href, state.url)) continue;
+    const shape = addressShape(new URL(href, state.url).href);
+    shapes.set(shape, (shapes.get(shape) ?? 0) + 1);
+  }
+  const pageLinkShape = [...shapes].sort((a, b) => b[1] - a[1])[0]?.[0];
+  return {
+    next,
+    pageLinkShape,
+    pageSelect: locatorOf(survey.pageSelectIndex, state, targets),
+    loadMore: locatorOf(survey.loadMoreIndex, state, targets),
+    infiniteScroll: survey.infiniteScroll,
+  };
+}
+
+/** The links of `state` whose address has the plan's page-link shape. */
+export function pageLinksOf(plan: ListingPlan, state: PageState, targets: LinkTargets): string[] {
+  if (plan.pageLinkShape === undefined) return [];
+  const links: string[] = [];
+  for (const element of state.elements.values()) {
+    const target = targets.targetOf(element);
+    if (target !== undefined && addressShape(target) === plan.pageLinkShape) links.push(target);
+  }
+  return links;
+}
