@@ -77,7 +77,8 @@ export { elementFingerprintSchema, parseHistory, runHistorySchema } from './hist
 export { HistoryReplay, replayHistory, type ReplayOptions, type ReplayResult } from './replay/replay';
 export { exportPlaywrightScript, type ExportPlaywrightOptions } from './replay/export-playwright';
 export { Collector, collect, type CollectionHistory } from './collect/collector';
-export type { BrowserPool, CollectOptions, PerHostLimit } from './collect/options';
+export type { BrowserPool, CollectOptions, DetailPagesOptions, PerHostLimit, ResumeOptions } from './collect/options';
+export type { PageRetryOptions } from './collect/page-retry';
 export type { CollectionEndReason, CollectionSummary, CollectorEventBase, CollectorEventMap, CollectorEventName, CollectorListener } from './collect/events';
 export {
   memoryCollectionStore,
@@ -87,8 +88,11 @@ export {
   type CollectionCommit,
   type CollectionCounters,
   type CollectionStore,
+  type ControlLocator,
   type PageOutcome,
+  type PageWayStep,
   type QueuedPage,
+  type RejectedRecord,
 } from './collect/store';
 
 export type {

@@ -39,13 +39,14 @@ function survey(text: string): ScriptedResponse {
 /** The extraction: the postings of the page's markdown, each a heading link then company, location and salary. */
 function extract(text: string): ScriptedResponse {
   const records: Job[] = [];
-  const pattern = /\[([^\]]+)\]\((https?:\/\/[^)\s]*\/job\/(job-\d+))\)\s+([^\n]+)\s+([^\n]+)\s+(\$[^\n]+ a year)/g;
+  const pattern = /\[([^\]]+)\]\(((?:https?:\/\/[^)\s/]*)?\/job\/(job-\d+))\)\s+([^\n]+)\s+([^\n]+)\s+(\$[^\n]+ a year)/g;
   for (const match of text.matchAll(pattern)) {
     records.push({
       id: match[3] as string,
       title: match[1] as string,
       company: (match[4] as string).trim(),
       salary: (match[6] as string).trim(),
+      // A link of the site's own is sent as a path; the collection makes a path field whole again.
       link: match[2] as string,
     });
   }

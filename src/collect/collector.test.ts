@@ -168,6 +168,8 @@ describe('Collector', () => {
       schema: Item,
       key: (item) => `${item.id}`,
       maxFailures: 3,
+      // One attempt each: the budget counts pages that failed all their attempts (retries are tested below).
+      retry: { attempts: 1 },
       modelRetry: fastRetry,
     });
     collector.on('collect-failure', (event) => void failures.push(event));
@@ -318,7 +320,7 @@ describe('Collector', () => {
     const store = memoryCollectionStore<Item>();
     const llm = new ScriptedLLM({
       respond: (request) =>
-        request.output?.name === 'collect_survey' && request.lastUserText.includes('page 2')
+        request.output?.name === 'collect_extract' && request.lastUserText.includes('page 2')
           ? { fail: 'hang' }
           : siteModel()
               .generate(request)
@@ -541,7 +543,7 @@ describe('Collector', () => {
     expect(warnings.slice(0, 3)).toEqual([
       expect.stringMatching(/^NEXT_PAGE_SKIPPED: .*\[\d+\] as a page of the listing, which is not a link to a web page\.$/),
       expect.stringMatching(/which is a link to another site, other\.test\.$/),
-      expect.stringMatching(/\[999\] as a next page, which is not an element of the page\.$/),
+      expect.stringMatching(/\[999\] as a page of the listing, which is not an element of the page\.$/),
     ]);
   });
 

@@ -196,10 +196,12 @@ async function takeStep(context: PageStepContext<unknown>, slot: PageSlot, step:
 /** Loads the page: its address, or the way there (the address, then each step), unless the tab already shows it. */
 export async function arrive<TRecord>(context: PageStepContext<TRecord>, slot: PageSlot, page: QueuedPage, signal: AbortSignal, there: boolean): Promise<void> {
   if (there) return;
-  const address = page.way?.from ?? page.url;
+  // A page whose click changed the address is loaded by that address; one without its own is reached by the way there.
+  const way = page.url.includes('#plannav-') ? page.way : undefined;
+  const address = way?.from ?? page.url;
   assertAllowed(context.urlPolicy, address);
   assertPageAnswered(address, await slot.driver.goto(address, { signal }));
-  for (const step of page.way?.steps ?? []) {
+  for (const step of way?.steps ?? []) {
     await context.checkpoint();
     await takeStep(context as PageStepContext<unknown>, slot, step, signal);
   }
@@ -223,7 +225,7 @@ export async function readPage<TRecord>(
   let state = await capture(context as PageStepContext<unknown>, slot, signal);
   // A page reached by a click or a form has no goto answer: its document's own status tells an error page.
   const facts = await documentFacts(slot, signal);
-  if (page.way) assertPageAnswered(state.url, facts.status > 0 ? { status: facts.status, headers: {} } : undefined);
+  if (there || page.url.includes('#plannav-')) assertPageAnswered(state.url, facts.status > 0 ? { status: facts.status, headers: {} } : undefined);
   const template = templateOf(state.url);
   const plans = context.plans ?? new Map<string, ListingPlan>();
   let plan = plans.get(template);

@@ -252,10 +252,10 @@ function answerInstruction(target: Target): string {
     : 'Reply with one JSON object {"extracted": "…"} holding what the page says for the goal (plain text or markdown).';
 }
 
-function chunkMessages(goal: string, page: PageText, chunk: MarkdownChunk, label: string, target: Target): ChatMessage[] {
+function chunkMessages(goal: string, page: PageText, chunk: MarkdownChunk, label: string, target: Target, system: string): ChatMessage[] {
   const content = `Page: ${page.title || '(no title)'} (${page.url})\n${label}\n\n${chunk.text}`;
   return [
-    { role: 'system', content: systemPrompt },
+    { role: 'system', content: system },
     { role: 'user', content: `Goal: ${neutralizeOurTags(goal)}\n\n${wrapUntrustedContent(content)}\n\n${answerInstruction(target)}` },
   ];
 }
@@ -313,6 +313,8 @@ interface Settings {
   readonly maxResultChars: number;
   readonly retry: ModelRetryOptions | undefined;
   readonly mergeParts: MergeParts | undefined;
+  /** The system prompt of each part's call. */
+  readonly systemPrompt: string;
 }
 
 /** One extraction as the handler runs it. */
@@ -381,7 +383,7 @@ async function readParts(request: ExtractionRequest): Promise<Reading> {
     throwIfAborted(context.signal);
     const label = partLabel(parts, index, total);
     try {
-      const answer = await callModel(request, chunkMessages(request.goal, page, part, label, request.target), settings.name);
+      const answer = await callModel(request, chunkMessages(request.goal, page, part, label, request.target, settings.systemPrompt), settings.name);
       answers.push({ label, answer, start: part.start, end: part.end });
       readTo = part.end;
     } catch (error) {
@@ -459,8 +461,11 @@ export function extractContentAction(options: ExtractContentOptions = {}): Actio
   return buildExtractContentAction(options, undefined);
 }
 
-/** {@link extractContentAction}, with the parts' answers merged by `mergeParts` when it is given. */
-export function buildExtractContentAction(options: ExtractContentOptions, mergeParts: MergeParts | undefined): Action {
+/**
+ * {@link extractContentAction}, with the parts' answers merged by `mergeParts` when it is given,
+ * and another system prompt for each part's call when `system` is (a collection's, shorter: it runs on every page).
+ */
+export function buildExtractContentAction(options: ExtractContentOptions, mergeParts: MergeParts | undefined, system = systemPrompt): Action {
   const checked = optionsSchema.safeParse(options);
   if (!checked.success) {
     const issue = checked.error.issues[0];
@@ -474,7 +479,7 @@ export function buildExtractContentAction(options: ExtractContentOptions, mergeP
   const hostSchema = options.schema ? hostTarget(options.schema) : undefined;
   const schema = hostSchema ? z.object(parameters) : z.object({ ...parameters, schema: modelSchemaParameter });
 
-  const settings: Settings = { name, maxChunkChars, maxChunks, maxResultChars, retry: options.retry, mergeParts };
+  const settings: Settings = { name, maxChunkChars, maxChunks, maxResultChars, retry: options.retry, mergeParts, systemPrompt: system };
   return defineAction({
     name,
     description: options.description ?? defaultDescription,
