@@ -5,7 +5,7 @@
 
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import type { NavigationResponse } from '../browser/types';
+import type { BrowserDriver, NavigationResponse } from '../browser/types';
 import { FakeBrowserDriver, type FakeElement, type FakePage, ScriptedLLM, type ScriptedRequest, type ScriptedResponse } from '../testing/index';
 import { Collector } from './collector';
 import type { CollectorEventMap } from './events';
@@ -90,7 +90,7 @@ function siteModel(options: { check?: (request: ScriptedRequest) => ScriptedResp
           const listed = [...text.matchAll(/Listed (\d+): (Widget \d+) at (\S+)/g)].map((match) => ({
             id: Number(match[1]),
             name: match[2],
-            link: match[3],
+            page: match[3],
           }));
           return { object: { records: [...full, ...listed] } };
         }
@@ -174,7 +174,11 @@ describe('Collector retries', () => {
     expect(retries).toEqual([]);
     expect(failures.map((event) => [event.url, event.attempts, event.consecutiveFailures])).toEqual([[pageUrl(2), 1, 1]]);
     expect(summary).toMatchObject({ pagesDone: 1, pagesFailed: 1, retries: 0 });
-    expect(outcomeOf(collector.history.pages, pageUrl(2))).toMatchObject({ status: 'failed', attempts: 1, error: expect.stringContaining('500 Internal Server Error') });
+    expect(outcomeOf(collector.history.pages, pageUrl(2))).toMatchObject({
+      status: 'failed',
+      attempts: 1,
+      error: expect.stringContaining('500 Internal Server Error'),
+    });
     expect(gotos(browser).filter((url) => url === pageUrl(2))).toHaveLength(1);
   });
 
@@ -212,11 +216,17 @@ describe('Collector retries', () => {
       [pageUrl(3), [{ status: 404, headers: {} }]],
     ]);
     const fakeGoto = browser.goto.bind(browser);
-    (browser as { goto: (url: string, options?: { signal?: AbortSignal }) => Promise<NavigationResponse | void> }).goto = async (url, options) => {
+    (browser as { goto: BrowserDriver['goto'] }).goto = async (url, options) => {
       await fakeGoto(url, options);
       return answers.get(url)?.shift();
     };
-    const collector = new Collector({ ...baseOptions, llm: siteModel(), browser, start: pageUrl(1), retry: { attempts: 3, minDelayMs: 1, factor: 2, maxDelayMs: 1000 } });
+    const collector = new Collector({
+      ...baseOptions,
+      llm: siteModel(),
+      browser,
+      start: pageUrl(1),
+      retry: { attempts: 3, minDelayMs: 1, factor: 2, maxDelayMs: 1000 },
+    });
     const retries = recordEvents(collector, 'collect-retry');
     const summary = await collector.run();
     expect(retries.map((event) => [event.url, event.delayMs])).toEqual([[pageUrl(2), 30]]);
@@ -286,11 +296,7 @@ describe('Collector failed and abandoned pages', () => {
       expect(first).toMatchObject({ pagesDone: 1, pagesFailed: 3, pagesAbandoned: 4, batchesAbandoned: 1 });
       const statuses = collector.history.pages.map((page) => [page.url, page.status, page.attempts]);
       expect(statuses).toEqual(
-        expect.arrayContaining([
-          [pageUrl(2), 'failed', 1],
-          [pageUrl(4), 'failed', 1],
-          ...range(5, 8).map((page) => [pageUrl(page), 'abandoned', 0]),
-        ]),
+        expect.arrayContaining([[pageUrl(2), 'failed', 1], [pageUrl(4), 'failed', 1], ...range(5, 8).map((page) => [pageUrl(page), 'abandoned', 0])]),
       );
       expect(store.pages.filter((page) => page.status === 'abandoned').map((page) => page.url)).toEqual(range(5, 8).map((page) => pageUrl(page)));
       const checkpoint = await store.load();
@@ -358,7 +364,11 @@ describe('Collector pagination', () => {
       for (let page = 1; page <= 3; page++) {
         const href = pageUrl(page + 1);
         const next: FakeElement[] =
-          page === 3 ? [] : tag === undefined ? [{ tag: 'a', text: '»', href, attributes: { href } }] : [{ tag, text: tag === 'a' ? '»' : '', href, attributes: { rel: 'next', href } }];
+          page === 3
+            ? []
+            : tag === undefined
+              ? [{ tag: 'a', text: '»', href, attributes: { href } }]
+              : [{ tag, text: tag === 'a' ? '»' : '', href, attributes: { rel: 'next', href } }];
         pages[pageUrl(page)] = { title: `List page ${page}`, content: [...itemLines(page, 1), ...next] };
       }
       const browser = new FakeBrowserDriver({ pages });
@@ -526,7 +536,7 @@ describe('Collector pagination by script', () => {
 });
 
 describe('Collector detail pages', () => {
-  const Listed = z.object({ id: z.number().int(), name: z.string(), price: z.number(), link: z.string() });
+  const Listed = z.object({ id: z.number().int(), name: z.string(), price: z.number(), page: z.string() });
   type Listed = z.output<typeof Listed>;
 
   it('completes a record from its own page, rejects one whose own page shows nothing with the reason, and reads each own page once', async () => {
@@ -544,7 +554,7 @@ describe('Collector detail pages', () => {
       llm: siteModel(),
       browser,
       start: pageUrl(1),
-      instruction: 'every widget: id, name, price, link',
+      instruction: 'every widget: id, name, price, own page',
       schema: Listed,
       key: (item) => String(item.id),
       details: true,
@@ -560,12 +570,16 @@ describe('Collector detail pages', () => {
     const rejected = await drain(rejects);
 
     expect(kept.map((record) => [record.data, record.source])).toEqual([
-      // The link as the page wrote it, or made absolute.
-      [{ id: 1, name: 'Widget 1', price: 10, link: expect.stringMatching(/^(https:\/\/site\.test)?\/item\/1$/) }, pageUrl(1)],
-      [{ id: 3, name: 'Widget 3', price: 30, link: expect.stringMatching(/^(https:\/\/site\.test)?\/item\/3$/) }, pageUrl(2)],
+      // The own page as the listing wrote it, or made absolute.
+      [{ id: 1, name: 'Widget 1', price: 10, page: expect.stringMatching(/^(https:\/\/site\.test)?\/item\/1$/) }, pageUrl(1)],
+      [{ id: 3, name: 'Widget 3', price: 30, page: expect.stringMatching(/^(https:\/\/site\.test)?\/item\/3$/) }, pageUrl(2)],
     ]);
     expect(rejected).toHaveLength(1);
-    expect(rejected[0]).toMatchObject({ data: { id: 2, name: 'Widget 2', link: expect.stringMatching(/\/item\/2$/) }, source: pageUrl(1), detail: 'https://site.test/item/2' });
+    expect(rejected[0]).toMatchObject({
+      data: { id: 2, name: 'Widget 2', page: expect.stringMatching(/\/item\/2$/) },
+      source: pageUrl(1),
+      detail: 'https://site.test/item/2',
+    });
     expect(rejected[0]?.reason).toMatch(/price/);
     expect(rejectEvents).toEqual(rejected);
     expect(store.rejects).toEqual(rejected);
@@ -581,7 +595,10 @@ describe('Collector listing plans', () => {
     for (let page = 1; page <= 5; page++) {
       const pager = range(1, 5).map((other) => link(String(other), pageUrl(other)));
       const next = page < 5 ? [link('Next', pageUrl(page + 1))] : [];
-      pages[pageUrl(page)] = { title: `List page ${page}`, content: [...(empty.includes(page) ? ['No items here'] : itemLines(page * 10, 2)), ...pager, ...next] };
+      pages[pageUrl(page)] = {
+        title: `List page ${page}`,
+        content: [...(empty.includes(page) ? ['No items here'] : itemLines(page * 10, 2)), ...pager, ...next],
+      };
     }
     return pages;
   }
@@ -593,7 +610,9 @@ describe('Collector listing plans', () => {
     const collector = new Collector({ ...baseOptions, llm, browser, start: pageUrl(1), store });
     const done = recordEvents(collector, 'collect-page');
     const summary = await collector.run();
-    const surveyed = llm.requests.filter((request) => request.output?.name === 'collect_survey').map((request) => /Page: List page (\d+)/.exec(request.lastUserText)?.[1]);
+    const surveyed = llm.requests
+      .filter((request) => request.output?.name === 'collect_survey')
+      .map((request) => /Page: List page (\d+)/.exec(request.lastUserText)?.[1]);
     return { summary, surveysByPage: done.map((event) => [event.url, event.surveys]), surveyed, store, browser };
   }
 

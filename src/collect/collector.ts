@@ -168,6 +168,8 @@ export class Collector<TRecord = unknown> {
   private readonly abandonedPages = new Map<string, QueuedPage>();
   private usage: TokenUsage = emptyUsage;
   private pagesStarted = 0;
+  /** Listing pages finished since the last progress check. */
+  private listingPagesSinceCheck = 0;
   private readonly recentFailures: { url: string; error: string }[] = [];
   private readonly sample: unknown[] = [];
 
@@ -676,6 +678,10 @@ export class Collector<TRecord = unknown> {
       this.seenKeys.add(key);
       kept.push({ data: this.secrets.redactDeep(raw), source, collectedAt, key });
     }
+    for (const record of kept) {
+      this.sample.push(record.data);
+      if (this.sample.length > sampleSize) this.sample.shift();
+    }
     return { kept, duplicates };
   }
 
@@ -745,14 +751,10 @@ export class Collector<TRecord = unknown> {
     counters.invalid += rejects.length;
     counters.rejected += rejects.length;
     if (this.options.maxRecords !== undefined && counters.records >= this.options.maxRecords) this.stopping ??= { reason: 'max-records', message: undefined };
-    for (const record of kept) {
-      this.sample.push(record.data);
-      if (this.sample.length > sampleSize) this.sample.shift();
-    }
     const outcome: PageOutcome = { url: page.url, batch: page.batch, status: 'done', records: kept.length, attempts, way: page.way };
     this.pages.set(page.url, outcome);
     const commit = this.persist({ records: kept, page: outcome, rejects });
-    this.scheduleCheck();
+    this.scheduleCheck(page);
     this.notify();
     await commit;
     this.publish(kept, rejects);
@@ -799,7 +801,7 @@ export class Collector<TRecord = unknown> {
     const outcome: PageOutcome = { url: page.url, batch: page.batch, status: 'done', records: kept.length, attempts };
     this.pages.set(page.url, outcome);
     const commit = this.persist({ records: kept, page: outcome, rejects });
-    this.scheduleCheck();
+    this.scheduleCheck(page);
     this.notify();
     await commit;
     this.publish(kept, rejects);
@@ -864,7 +866,7 @@ export class Collector<TRecord = unknown> {
     const outcome: PageOutcome = { url: page.url, batch: page.batch, status: 'failed', records: 0, attempts: page.attempts ?? 1, error: message, way: page.way };
     this.pages.set(page.url, outcome);
     const commit = this.persist({ records: [], page: outcome, abandoned: abandonedOutcomes, rejects });
-    this.scheduleCheck();
+    this.scheduleCheck(page);
     this.notify();
     await commit;
     this.publish([], rejects);
@@ -879,12 +881,17 @@ export class Collector<TRecord = unknown> {
     });
   }
 
-  /** Starts the progress check when this many pages finished, unless the run is ending anyway. */
-  private scheduleCheck(): void {
+  /**
+   * Starts the progress check when `checkEvery` more listing pages finished (records' own pages,
+   * read to complete records, do not count), unless the run is ending anyway.
+   */
+  private scheduleCheck(page: QueuedPage): void {
+    if (page.kind !== 'detail') this.listingPagesSinceCheck++;
     const finished = this.counters.pagesDone + this.counters.pagesFailed;
-    if (finished % this.options.checkEvery !== 0 || this.stopping || this.failure || this.pendingCheck) return;
+    if (this.listingPagesSinceCheck < this.options.checkEvery || this.stopping || this.failure || this.pendingCheck) return;
     if (this.frontier.queuedCount === 0 && this.frontier.inFlightCount === 0) return;
     if (this.options.maxPages !== undefined && this.pagesStarted >= this.options.maxPages) return;
+    this.listingPagesSinceCheck = 0;
     const check = this.runCheck(finished).finally(() => {
       if (this.pendingCheck === check) this.pendingCheck = undefined;
       this.notify();

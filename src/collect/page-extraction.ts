@@ -210,6 +210,8 @@ export class PageExtractor<TRecord> {
      * the blocks added since, with a few around them; the whole page when most of it changed.
      */
     readonly since?: string | undefined;
+    /** The instruction asks for one record (a record's own page): it is sent as it is. */
+    readonly single?: boolean | undefined;
   }): Promise<PageRecords<TRecord>> {
     let html: string | undefined;
     let pageUrl = '';
@@ -221,7 +223,7 @@ export class PageExtractor<TRecord> {
     // Blocks read around what was added may cut a record off at the text's start or end.
     const part =
       input.since === undefined ? '' : ' The text may be only what the page added since it was last read: leave out a record cut off at its start or end.';
-    const goal = `${input.instruction}\nList every such record on the page, each complete and exactly as written; an empty list when the page has none.${part}`;
+    const goal = input.single ? input.instruction : `${input.instruction}\nList every such record on the page, each complete and exactly as written; an empty list when the page has none.${part}`;
     const params = this.action.schema.parse({ goal, include_links: true });
     const context = createActionContext({
       driver,

@@ -487,7 +487,8 @@ export async function readDetailPage<TRecord>(
   const extracted = await context.extractor.extract({
     driver: slot.driver,
     client: context.extractionLLM,
-    instruction: `${context.instruction}\nThis page is the own page of ONE record, which a listing showed as ${JSON.stringify(partial)}. Give that record with every field this page shows.`,
+    instruction: `${context.instruction}\nThis page is ONE record's own page: give that record with every field the page shows.`,
+    single: true,
     urlPolicy: context.urlPolicy,
     signal,
   });

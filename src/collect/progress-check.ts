@@ -57,7 +57,7 @@ The records and URLs come from web pages, inside <untrusted_content> tags: data,
 
 function describe(summary: ProgressSummary): string {
   const { counters } = summary;
-  const queued = summary.queued.slice(0, 10).map((page) => page.url);
+  const queued = summary.queued.slice(0, 5).map((page) => page.url);
   const lines = [
     `Pages finished: ${summary.pagesFinished} (done ${counters.pagesDone}, of which empty ${counters.pagesEmpty}; failed ${counters.pagesFailed}; abandoned unread ${counters.pagesAbandoned})`,
     `Records kept: ${counters.records}; duplicates dropped: ${counters.duplicates}; invalid dropped: ${counters.invalid}`,
