@@ -24,6 +24,8 @@ export interface RedisServer {
 export interface StartRedisOptions {
   /** How long to wait for the first PONG. @defaultValue 10000 */
   readonly timeoutMs?: number | undefined;
+  /** The port to listen on (a server started again on the port of one that stopped); only one try. @defaultValue a free port */
+  readonly port?: number | undefined;
 }
 
 /** A reply of Redis: a simple string or bulk string, an integer, or null (a missing key). */
@@ -159,8 +161,8 @@ export async function startRedis(options: StartRedisOptions = {}): Promise<Redis
   let port = 0;
   let lastError: unknown;
   // The free port may be taken between the probe and redis-server's bind: three tries.
-  for (let attempt = 0; attempt < 3 && !child; attempt++) {
-    port = await freePort();
+  for (let attempt = 0; attempt < (options.port === undefined ? 3 : 1) && !child; attempt++) {
+    port = options.port ?? (await freePort());
     try {
       child = await startOn(binary, port, directory, timeoutMs);
     } catch (error) {
