@@ -134,8 +134,16 @@ interface Run {
   readonly summary: CollectionSummary;
   readonly events: { readonly [K in keyof CollectorEventMap<Item>]?: CollectorEventMap<Item>[K][] };
   readonly records: Item[];
-  /** The workers' page-start, page-end and page-retry events, in the order they happened (one process). */
-  readonly workerEvents: { readonly type: string; readonly url: string; readonly worker: number; readonly timestamp: number; readonly attempt?: number; readonly delayMs?: number }[];
+  /** The workers' page-start, page-end, page-retry and warning events, in the order they happened (one process). */
+  readonly workerEvents: {
+    readonly type: string;
+    readonly url: string;
+    readonly worker: number;
+    readonly timestamp: number;
+    readonly attempt?: number;
+    readonly delayMs?: number;
+    readonly code?: string;
+  }[];
 }
 
 /**
@@ -212,6 +220,7 @@ async function runCollection(options: {
       worker.on('page-retry', (event) =>
         workerEvents.push({ type: 'page-retry', url: event.url, worker: index, timestamp: event.timestamp, attempt: event.attempt, delayMs: event.delayMs }),
       );
+      worker.on('worker-warning', (event) => workerEvents.push({ type: 'warning', url: '', worker: index, timestamp: event.timestamp, code: event.code }));
       workers.push(worker);
     }
     const summary = await coordinator.run();
@@ -547,6 +556,10 @@ describe('a Redis that loses the collection’s state', () => {
       expect(summary.message).toMatch(/lost the collection/);
       expect(summary.message).toMatch(/persistence/);
       expect(summary.pagesDone).toBe(1);
+      // The worker says once that Redis went away, once that it is back, once that its page was lost: no more.
+      const warnings = (ended as Run).workerEvents.filter((event) => event.type === 'warning').map((event) => event.code);
+      expect(warnings.length).toBeLessThanOrEqual(4);
+      expect(warnings.filter((code) => code === 'REDIS_UNAVAILABLE')).toHaveLength(1);
     } finally {
       inFlight.open();
       coordinator?.cancel();
@@ -568,16 +581,16 @@ describe('page retries', () => {
         get: (target, property: keyof FakePage) => ((loads.get(url) ?? 0) <= failures ? errorPage[property] : target[property]),
       });
     const { summary, events, records, workerEvents, name } = await runCollection({
-        pages: { [page(1)]: pages[page(1)] as FakePage, [page(2)]: flaky(page(2), 2), [page(3)]: flaky(page(3), Number.POSITIVE_INFINITY) },
-        workers: 2,
-        coordinator: {
-          urls: [1, 2, 3].map(page),
-          checkEvery: 100,
-          maxFailures: 2,
-          retry: { attempts: 3, minDelayMs: 50, factor: 2 },
-        },
-        onLoad: (url) => void loads.set(url, (loads.get(url) ?? 0) + 1),
-      });
+      pages: { [page(1)]: pages[page(1)] as FakePage, [page(2)]: flaky(page(2), 2), [page(3)]: flaky(page(3), Number.POSITIVE_INFINITY) },
+      workers: 2,
+      coordinator: {
+        urls: [1, 2, 3].map(page),
+        checkEvery: 100,
+        maxFailures: 2,
+        retry: { attempts: 3, minDelayMs: 50, factor: 2 },
+      },
+      onLoad: (url) => void loads.set(url, (loads.get(url) ?? 0) + 1),
+    });
     expect(summary).toMatchObject({ reason: 'done', pagesDone: 2, pagesFailed: 1, records: 4, batchesAbandoned: 0 });
     expect(ids(records)).toEqual([1, 2, 3, 4]);
     expect([loads.get(page(1)), loads.get(page(2)), loads.get(page(3))]).toEqual([1, 3, 3]);
@@ -606,7 +619,15 @@ describe('page retries', () => {
 
   it('rejects a bad retry option with a ConfigError naming the field', () => {
     expect(() =>
-      createCollectionCoordinator<Item>({ connection: redis.url, name: freshName(), llm: siteModel(), schema: Item, instruction: 'x', urls: ['https://site.test/'], retry: { attempts: 0 } }),
+      createCollectionCoordinator<Item>({
+        connection: redis.url,
+        name: freshName(),
+        llm: siteModel(),
+        schema: Item,
+        instruction: 'x',
+        urls: ['https://site.test/'],
+        retry: { attempts: 0 },
+      }),
     ).toThrow(/Option `retry.attempts` must be a positive integer, got 0/);
   });
 });

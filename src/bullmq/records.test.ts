@@ -63,7 +63,8 @@ describe('readCollectionRecords', () => {
     const controller = new AbortController();
     controller.abort(new Error('enough'));
     const reading = (async () => {
-      for await (const record of readCollectionRecords({ connection: redis.url, name: 'reader-abort', signal: controller.signal })) void record;
+      const read: unknown[] = [];
+      for await (const record of readCollectionRecords({ connection: redis.url, name: 'reader-abort', signal: controller.signal })) read.push(record);
     })();
     await expect(reading).rejects.toThrow('enough');
   });

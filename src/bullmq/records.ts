@@ -37,7 +37,9 @@ export interface ReadCollectionRecordsOptions {
  * ```
  * @public
  */
-export async function* readCollectionRecords<TRecord = unknown>(options: ReadCollectionRecordsOptions): AsyncGenerator<CollectedRecord<TRecord>, void, undefined> {
+export async function* readCollectionRecords<TRecord = unknown>(
+  options: ReadCollectionRecordsOptions,
+): AsyncGenerator<CollectedRecord<TRecord>, void, undefined> {
   const name = checkName(options.name);
   const batchSize = options.batchSize ?? 500;
   if (!Number.isInteger(batchSize) || batchSize < 1)

@@ -34,10 +34,12 @@ const model = (): ScriptedLLM =>
 
 const print = (event: object): void => void process.stdout.write(`${JSON.stringify(event)}\n`);
 const workers = await Promise.all(
-  [0, 1].map((index) => createCollectionWorker({ connection, name, llm: model(), browser: new FakeBrowserDriver({ pages }), schema: Item }).then((worker) => {
-    worker.on('worker-warning', (event) => print({ type: 'worker-warning', worker: index, code: event.code, message: event.message }));
-    return worker;
-  })),
+  [0, 1].map((index) =>
+    createCollectionWorker({ connection, name, llm: model(), browser: new FakeBrowserDriver({ pages }), schema: Item }).then((worker) => {
+      worker.on('worker-warning', (event) => print({ type: 'worker-warning', worker: index, code: event.code, message: event.message }));
+      return worker;
+    }),
+  ),
 );
 const coordinator = createCollectionCoordinator({
   connection,
