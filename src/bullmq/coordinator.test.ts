@@ -569,6 +569,36 @@ describe('a Redis that loses the collection’s state', () => {
   }, 60_000);
 });
 
+describe('a page job that vanished while the run survives', () => {
+  it('is enqueued again (PAGE_JOB_LOST) and read: the run completes', async () => {
+    const page = (number: number): string => `https://site.test/list?page=${number}`;
+    const name = freshName();
+    const inFlight = gate();
+    const warnings: string[] = [];
+    const { summary, records } = await runCollection({
+      name,
+      pages: listing({ pages: 3, perPage: 2 }),
+      // Page 2 is in the worker's hands while page 3's job is removed behind the coordinator's back.
+      model: () => siteModel({ hold: (text) => (text.includes('Item 3:') ? inFlight.promise : undefined) }),
+      coordinator: { urls: [1, 2, 3].map(page), checkEvery: 100 },
+      onEvent: {
+        'collect-warning': (event) => void warnings.push(event.code),
+        'collect-page': (event) => {
+          if (event.url !== page(1)) return;
+          const queue = new Queue(queueName(name), { connection: redisOptions(redis.url) as ConnectionOptions, prefix: queuePrefix });
+          void queue
+            .remove(pageJobId(page(3)))
+            .finally(() => queue.close())
+            .then(inFlight.open);
+        },
+      },
+    });
+    expect(warnings).toEqual(['PAGE_JOB_LOST']);
+    expect(summary).toMatchObject({ reason: 'done', pagesDone: 3, records: 6 });
+    expect(ids(records)).toEqual(range(1, 6));
+  });
+});
+
 describe('page retries', () => {
   it('a page that fails transiently is tried again after a backoff and counts as done; one that fails every attempt is failed once, with its attempts', async () => {
     const page = (number: number): string => `https://site.test/list?page=${number}`;
