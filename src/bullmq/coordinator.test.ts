@@ -610,7 +610,7 @@ describe('page retries', () => {
       new Proxy(pages[url] as FakePage, {
         get: (target, property: keyof FakePage) => ((loads.get(url) ?? 0) <= failures ? errorPage[property] : target[property]),
       });
-    const { summary, events, records, workerEvents, name } = await runCollection({
+    const { summary, events, records, workerEvents, name, models } = await runCollection({
       pages: { [page(1)]: pages[page(1)] as FakePage, [page(2)]: flaky(page(2), 2), [page(3)]: flaky(page(3), Number.POSITIVE_INFINITY) },
       workers: 2,
       coordinator: {
@@ -623,6 +623,10 @@ describe('page retries', () => {
     });
     expect(summary).toMatchObject({ reason: 'done', pagesDone: 2, pagesFailed: 1, records: 4, batchesAbandoned: 0 });
     expect(ids(records)).toEqual([1, 2, 3, 4]);
+    // The model calls of the attempts that failed are counted too.
+    expect(summary.usage.calls).toBe(models.reduce((total, model) => total + model.requests.length, 0));
+    // Page 1: survey and extraction; page 2: two failed surveys, then survey and extraction; page 3: three failed surveys.
+    expect(summary.usage.calls).toBe(2 + (2 + 2) + 3);
     expect([loads.get(page(1)), loads.get(page(2)), loads.get(page(3))]).toEqual([1, 3, 3]);
     // Only the last failure counts: one collect-failure, one in a row, the batch not given up.
     expect((events['collect-failure'] ?? []).map((event) => [event.url, event.consecutiveFailures, event.abandoned])).toEqual([[page(3), 1, false]]);

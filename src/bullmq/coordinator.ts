@@ -530,7 +530,7 @@ export function createCollectionCoordinator<TRecord>(options: CollectionCoordina
           ? {
               status: 'failed',
               error: { name: 'Error', code: 'WORKER_FAILED', message: job.failedReason, retryable: false },
-              modelCalls: [],
+              modelCalls: (job.data as PageJobData).earlierModelCalls ?? [],
               durationMs: 0,
               attempts: ((job.data as PageJobData).failedAttempts ?? 0) + 1,
             }

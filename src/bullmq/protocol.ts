@@ -22,6 +22,8 @@ export type RedisConnection = string | RedisOptions;
 export type PageJobData = QueuedPage & {
   /** Attempts that failed transiently so far; absent before the first retry. */
   readonly failedAttempts?: number | undefined;
+  /** The model calls of those attempts: they reach the coordinator with the page's last attempt. */
+  readonly earlierModelCalls?: readonly PageJobModelCall[] | undefined;
 };
 
 /**

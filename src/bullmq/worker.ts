@@ -217,13 +217,13 @@ export async function createCollectionWorker<TRecord>(options: CollectionWorkerO
   };
 
   const process = async (job: Job<PageJobData, PageJobResult<TRecord>>, token?: string): Promise<PageJobResult<TRecord>> => {
-    const { failedAttempts = 0, ...page } = job.data;
+    const { failedAttempts = 0, earlierModelCalls = [], ...page } = job.data;
     const queued: QueuedPage = page;
     const attempt = failedAttempts + 1;
     const jobId = job.id ?? '';
     const started = Date.now();
     // Every model call of the page goes back with the result: the coordinator reports and prices them, as the Collector does.
-    const modelCalls: PageJobModelCall[] = [];
+    const modelCalls: PageJobModelCall[] = [...earlierModelCalls];
     const record =
       (role: PageJobModelCall['role']) =>
       (call: PageModelCall): void =>
@@ -316,10 +316,10 @@ export async function createCollectionWorker<TRecord>(options: CollectionWorkerO
       if (slot) free.push(slot);
       await hostSlot.release().catch(() => undefined);
     }
-    // Only the last attempt's failure reaches the coordinator; the model calls of this one are not billed twice as failures.
+    // Only the last attempt's outcome reaches the coordinator; this one's model calls go with it, to be counted.
     const message = secrets.redact(describeThrown(failed));
     emit('page-retry', { url: page.url, batch: page.batch, jobId, attempt, delayMs: retryIn, error: message });
-    await job.updateData({ ...job.data, failedAttempts: attempt });
+    await job.updateData({ ...job.data, failedAttempts: attempt, earlierModelCalls: modelCalls });
     return postpone(job, token, retryIn);
   };
 
