@@ -257,7 +257,7 @@ describe('createCollectionCoordinator on a real Redis', () => {
   it('gives up a batch after maxFailures failed pages in a row: its waiting pages are dropped, a page already taken ends, other batches go on', async () => {
     const pages = { ...listing({ pages: 6, perPage: 3, broken: [2, 3] }), ...listing({ pages: 2, perPage: 3, host: 'other.test', firstId: 101 }) };
     const abandoned = gate();
-    const { summary, events, records } = await runCollection({
+    const { summary, events, records, name } = await runCollection({
       pages,
       // Page 4 is in the worker's hands when its batch is given up; pages 5 and 6 wait behind it.
       model: () => siteModel({ hold: (text) => (text.includes('Item 10:') ? abandoned.promise : undefined) }),
@@ -278,6 +278,18 @@ describe('createCollectionCoordinator on a real Redis', () => {
     expect(summary).toMatchObject({ reason: 'done', pagesDone: 4, pagesFailed: 2, pagesAbandoned: 2, batchesAbandoned: 1, pagesQueued: 0 });
     // Page 4 ended normally; pages 5 and 6 were never read; the other host's batch was read to its end.
     expect(ids(records)).toEqual([1, 2, 3, 10, 11, 12, 101, 102, 103, 104, 105, 106]);
+    // Every page ends in Redis as done, failed or abandoned.
+    const outcomes = (await storedOutcomes(name)).map((outcome) => [outcome.url.replace('https://', ''), outcome.status, outcome.attempts]);
+    expect(outcomes.sort()).toEqual([
+      ['other.test/list?page=1', 'done', 1],
+      ['other.test/list?page=2', 'done', 1],
+      ['site.test/list?page=1', 'done', 1],
+      ['site.test/list?page=2', 'failed', 1],
+      ['site.test/list?page=3', 'failed', 1],
+      ['site.test/list?page=4', 'done', 1],
+      ['site.test/list?page=5', 'abandoned', 0],
+      ['site.test/list?page=6', 'abandoned', 0],
+    ]);
   });
 
   it('a check that says stop: no page starts after it, the page in flight is still committed, the run ends stopped with its reason', async () => {

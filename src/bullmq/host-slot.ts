@@ -39,8 +39,8 @@ return 0
 const holdScript = `
 local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
-local until = now + tonumber(ARGV[1])
-if tonumber(redis.call('GET', KEYS[1]) or '0') < until then redis.call('SET', KEYS[1], tostring(until), 'PX', tonumber(ARGV[1])) end
+local resume = now + tonumber(ARGV[1])
+if tonumber(redis.call('GET', KEYS[1]) or '0') < resume then redis.call('SET', KEYS[1], tostring(resume), 'PX', tonumber(ARGV[1])) end
 return 0
 `;
 

@@ -301,7 +301,12 @@ export async function createCollectionWorker<TRecord>(options: CollectionWorkerO
         retryIn = retryDelayMs(attempt, settings.retry, verdict.retryAfterMs);
         failed = error;
         // A server that asked to wait is not asked again by any page of it meanwhile.
-        if (verdict.retryAfterMs !== undefined) await hosts.hold(queued.url, verdict.retryAfterMs).catch(() => undefined);
+        if (verdict.retryAfterMs !== undefined)
+          await hosts
+            .hold(queued.url, verdict.retryAfterMs)
+            .catch((holdError: unknown) =>
+              emit('worker-warning', { code: 'HOST_HOLD_FAILED', message: `The host of ${page.url} could not be held back: ${describeThrown(holdError)}` }),
+            );
       } else {
         emit('page-end', { url: page.url, batch: page.batch, jobId, status: 'failed', records: 0 });
         return {
