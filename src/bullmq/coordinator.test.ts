@@ -10,7 +10,7 @@ import type { CollectedRecord } from '../collect/store';
 import { emptyUsage } from '../llm/usage';
 import { FakeBrowserDriver, type FakeElement, type FakePage, ScriptedLLM, type ScriptedRequest, type ScriptedResponse } from '../testing/index';
 import { createCollectionCoordinator, type CollectionCoordinator, type CollectionCoordinatorOptions } from './coordinator';
-import { keysOf, pageJobId, queueName, queuePrefix, redisOptions, type PageJobResult } from './protocol';
+import { keysOf, pageJobId, queueName, queuePrefix, redisOptions, type CommittedOutcome, type PageJobResult } from './protocol';
 import { createCollectionWorker, type CollectionWorker } from './worker';
 
 const Item = z.object({ id: z.number().int(), name: z.string() });
@@ -114,6 +114,16 @@ async function storedIds(name: string): Promise<number[]> {
   }
 }
 
+/** The page outcomes in the collection's stream in Redis. */
+async function storedOutcomes(name: string): Promise<CommittedOutcome[]> {
+  const client = new Redis(redis.url);
+  try {
+    return (await client.xrange(keysOf(name).pages, '-', '+')).map(([, fields]) => JSON.parse(fields[1] as string) as CommittedOutcome);
+  } finally {
+    client.disconnect();
+  }
+}
+
 /** The coordinator and the workers' browsers of a collection being run, for event listeners. */
 interface Running {
   readonly coordinator: CollectionCoordinator<Item>;
@@ -124,6 +134,16 @@ interface Run {
   readonly summary: CollectionSummary;
   readonly events: { readonly [K in keyof CollectorEventMap<Item>]?: CollectorEventMap<Item>[K][] };
   readonly records: Item[];
+  /** The workers' page-start, page-end, page-retry and warning events, in the order they happened (one process). */
+  readonly workerEvents: {
+    readonly type: string;
+    readonly url: string;
+    readonly worker: number;
+    readonly timestamp: number;
+    readonly attempt?: number;
+    readonly delayMs?: number;
+    readonly code?: string;
+  }[];
 }
 
 /**
@@ -132,16 +152,21 @@ interface Run {
  */
 async function runCollection(options: {
   name?: string;
+  /** Another Redis than the file's. */
+  connection?: string;
   pages: Record<string, FakePage>;
   model?: () => ScriptedLLM;
   planner?: ScriptedLLM;
   workers?: number;
   coordinator: Omit<CollectionCoordinatorOptions<Item>, 'connection' | 'name' | 'llm' | 'schema' | 'instruction'> & { instruction?: string };
   onEvent?: { readonly [K in keyof CollectorEventMap<Item>]?: (event: CollectorEventMap<Item>[K], run: Running) => void };
+  /** Called as a worker's browser starts loading a URL. */
+  onLoad?: (url: string) => void;
 }): Promise<Run & { models: ScriptedLLM[]; browsers: FakeBrowserDriver[]; name: string }> {
   const name = options.name ?? freshName();
+  const connection = options.connection ?? redis.url;
   const coordinator = createCollectionCoordinator<Item>({
-    connection: redis.url,
+    connection,
     name,
     llm: options.planner ?? siteModel(),
     schema: Item,
@@ -170,6 +195,7 @@ async function runCollection(options: {
       (listener as (payload: unknown, run: Running) => void)(payload, { coordinator, browsers }),
     );
   const workers: CollectionWorker[] = [];
+  const workerEvents: Run['workerEvents'][number][] = [];
   try {
     const records: Item[] = [];
     const reading = (async () => {
@@ -178,13 +204,28 @@ async function runCollection(options: {
     for (let index = 0; index < (options.workers ?? 1); index++) {
       const model = options.model?.() ?? siteModel();
       const browser = new FakeBrowserDriver({ pages: options.pages });
+      const { onLoad } = options;
+      if (onLoad) {
+        const goto = browser.goto.bind(browser);
+        browser.goto = (url, callOptions) => {
+          onLoad(url);
+          return goto(url, callOptions);
+        };
+      }
       models.push(model);
       browsers.push(browser);
-      workers.push(await createCollectionWorker({ connection: redis.url, name, llm: model, browser, schema: Item }));
+      const worker = await createCollectionWorker({ connection, name, llm: model, browser, schema: Item });
+      worker.on('page-start', (event) => workerEvents.push({ type: 'page-start', url: event.url, worker: index, timestamp: event.timestamp }));
+      worker.on('page-end', (event) => workerEvents.push({ type: 'page-end', url: event.url, worker: index, timestamp: event.timestamp }));
+      worker.on('page-retry', (event) =>
+        workerEvents.push({ type: 'page-retry', url: event.url, worker: index, timestamp: event.timestamp, attempt: event.attempt, delayMs: event.delayMs }),
+      );
+      worker.on('worker-warning', (event) => workerEvents.push({ type: 'warning', url: '', worker: index, timestamp: event.timestamp, code: event.code }));
+      workers.push(worker);
     }
     const summary = await coordinator.run();
     await reading;
-    return { summary, events, records, models, browsers, name };
+    return { summary, events, records, models, browsers, name, workerEvents };
   } finally {
     await Promise.all(workers.map((worker) => worker.close()));
     await coordinator.close();
@@ -216,7 +257,7 @@ describe('createCollectionCoordinator on a real Redis', () => {
   it('gives up a batch after maxFailures failed pages in a row: its waiting pages are dropped, a page already taken ends, other batches go on', async () => {
     const pages = { ...listing({ pages: 6, perPage: 3, broken: [2, 3] }), ...listing({ pages: 2, perPage: 3, host: 'other.test', firstId: 101 }) };
     const abandoned = gate();
-    const { summary, events, records } = await runCollection({
+    const { summary, events, records, name } = await runCollection({
       pages,
       // Page 4 is in the worker's hands when its batch is given up; pages 5 and 6 wait behind it.
       model: () => siteModel({ hold: (text) => (text.includes('Item 10:') ? abandoned.promise : undefined) }),
@@ -224,6 +265,8 @@ describe('createCollectionCoordinator on a real Redis', () => {
         urls: [...[1, 2, 3, 4, 5, 6].map((page) => `https://site.test/list?page=${page}`), 'https://other.test/list?page=1'],
         maxFailures: 2,
         checkEvery: 100,
+        // One attempt each: the error pages fail at once (retries have their own test).
+        retry: { attempts: 1 },
       },
       onEvent: { 'collect-failure': (event) => event.abandoned && abandoned.open() },
     });
@@ -235,6 +278,18 @@ describe('createCollectionCoordinator on a real Redis', () => {
     expect(summary).toMatchObject({ reason: 'done', pagesDone: 4, pagesFailed: 2, pagesAbandoned: 2, batchesAbandoned: 1, pagesQueued: 0 });
     // Page 4 ended normally; pages 5 and 6 were never read; the other host's batch was read to its end.
     expect(ids(records)).toEqual([1, 2, 3, 10, 11, 12, 101, 102, 103, 104, 105, 106]);
+    // Every page ends in Redis as done, failed or abandoned.
+    const outcomes = (await storedOutcomes(name)).map((outcome) => [outcome.url.replace('https://', ''), outcome.status, outcome.attempts]);
+    expect(outcomes.sort()).toEqual([
+      ['other.test/list?page=1', 'done', 1],
+      ['other.test/list?page=2', 'done', 1],
+      ['site.test/list?page=1', 'done', 1],
+      ['site.test/list?page=2', 'failed', 1],
+      ['site.test/list?page=3', 'failed', 1],
+      ['site.test/list?page=4', 'done', 1],
+      ['site.test/list?page=5', 'abandoned', 0],
+      ['site.test/list?page=6', 'abandoned', 0],
+    ]);
   });
 
   it('a check that says stop: no page starts after it, the page in flight is still committed, the run ends stopped with its reason', async () => {
@@ -334,6 +389,7 @@ describe('createCollectionCoordinator on a real Redis', () => {
         interaction: undefined,
         modelCalls: [],
         durationMs: 1,
+        attempts: 1,
       };
       // The earlier coordinator: page 1 read by a worker and committed (as the commit script does), then it died.
       const queue = new Queue(queueName(name), { connection: redisOptions(redis.url) as ConnectionOptions, prefix: queuePrefix });
@@ -474,5 +530,186 @@ describe('createCollectionCoordinator on a real Redis', () => {
       expect(await storedIds(name)).toEqual(range(1, 8));
       expect(loaded(second.browsers)).toEqual([page(3), page(4)]);
     });
+  });
+});
+
+describe('a Redis that loses the collection’s state', () => {
+  const page = (number: number): string => `https://site.test/list?page=${number}`;
+
+  it('Redis restarted empty (no persistence) mid-run: the run ends failed with a CONFIG_ERROR that says what to do, within a bounded time', async () => {
+    const server = await startRedis();
+    let restarted: RedisServer | undefined;
+    let coordinator: CollectionCoordinator<Item> | undefined;
+    const inFlight = gate();
+    try {
+      const run = runCollection({
+        connection: server.url,
+        pages: listing({ pages: 4, perPage: 2 }),
+        // Page 2 is in the worker's hands while Redis goes away and comes back empty.
+        model: () => siteModel({ hold: (text) => (text.includes('Item 3:') ? inFlight.promise : undefined) }),
+        coordinator: { urls: [1, 2, 3, 4].map(page), checkEvery: 100 },
+        onEvent: {
+          'collect-start': (_event, running) => void (coordinator = running.coordinator),
+          'collect-page': (event) => {
+            if (event.url !== page(1)) return;
+            void (async () => {
+              await server.stop();
+              restarted = await startRedis({ port: server.port });
+              inFlight.open();
+            })();
+          },
+        },
+      });
+      const ended = await Promise.race([run, new Promise<'hung'>((resolve) => setTimeout(() => resolve('hung'), 30_000))]);
+      expect(ended).not.toBe('hung');
+      const { summary } = ended as Run;
+      expect(summary.reason).toBe('failed');
+      expect(summary.error).toMatchObject({ code: 'CONFIG_ERROR' });
+      expect(summary.message).toMatch(/lost the collection/);
+      expect(summary.message).toMatch(/persistence/);
+      expect(summary.pagesDone).toBe(1);
+      // The worker says once that Redis went away, once that it is back, once that its page was lost: no more.
+      const warnings = (ended as Run).workerEvents.filter((event) => event.type === 'warning').map((event) => event.code);
+      expect(warnings.length).toBeLessThanOrEqual(4);
+      expect(warnings.filter((code) => code === 'REDIS_UNAVAILABLE')).toHaveLength(1);
+    } finally {
+      inFlight.open();
+      coordinator?.cancel();
+      await restarted?.stop();
+      await server.stop();
+    }
+  }, 60_000);
+});
+
+describe('a page job that vanished while the run survives', () => {
+  it('is enqueued again (PAGE_JOB_LOST) and read: the run completes', async () => {
+    const page = (number: number): string => `https://site.test/list?page=${number}`;
+    const name = freshName();
+    const inFlight = gate();
+    const warnings: string[] = [];
+    const { summary, records } = await runCollection({
+      name,
+      pages: listing({ pages: 3, perPage: 2 }),
+      // Page 2 is in the worker's hands while page 3's job is removed behind the coordinator's back.
+      model: () => siteModel({ hold: (text) => (text.includes('Item 3:') ? inFlight.promise : undefined) }),
+      coordinator: { urls: [1, 2, 3].map(page), checkEvery: 100 },
+      onEvent: {
+        'collect-warning': (event) => void warnings.push(event.code),
+        'collect-page': (event) => {
+          if (event.url !== page(1)) return;
+          const queue = new Queue(queueName(name), { connection: redisOptions(redis.url) as ConnectionOptions, prefix: queuePrefix });
+          void queue
+            .remove(pageJobId(page(3)))
+            .finally(() => queue.close())
+            .then(inFlight.open);
+        },
+      },
+    });
+    expect(warnings).toEqual(['PAGE_JOB_LOST']);
+    expect(summary).toMatchObject({ reason: 'done', pagesDone: 3, records: 6 });
+    expect(ids(records)).toEqual(range(1, 6));
+  });
+});
+
+describe('page retries', () => {
+  it('a page that fails transiently is tried again after a backoff and counts as done; one that fails every attempt is failed once, with its attempts', async () => {
+    const page = (number: number): string => `https://site.test/list?page=${number}`;
+    // Page 2 shows a server error on its first two loads, page 3 on every load.
+    const pages = listing({ pages: 3, perPage: 2 });
+    const loads = new Map<string, number>();
+    const errorPage: FakePage = { title: 'Error', content: ['500 Internal Server Error'] };
+    const flaky = (url: string, failures: number): FakePage =>
+      new Proxy(pages[url] as FakePage, {
+        get: (target, property: keyof FakePage) => ((loads.get(url) ?? 0) <= failures ? errorPage[property] : target[property]),
+      });
+    const { summary, events, records, workerEvents, name, models } = await runCollection({
+      pages: { [page(1)]: pages[page(1)] as FakePage, [page(2)]: flaky(page(2), 2), [page(3)]: flaky(page(3), Number.POSITIVE_INFINITY) },
+      workers: 2,
+      coordinator: {
+        urls: [1, 2, 3].map(page),
+        checkEvery: 100,
+        maxFailures: 2,
+        retry: { attempts: 3, minDelayMs: 50, factor: 2 },
+      },
+      onLoad: (url) => void loads.set(url, (loads.get(url) ?? 0) + 1),
+    });
+    expect(summary).toMatchObject({ reason: 'done', pagesDone: 2, pagesFailed: 1, records: 4, batchesAbandoned: 0 });
+    expect(ids(records)).toEqual([1, 2, 3, 4]);
+    // The model calls of the attempts that failed are counted too.
+    expect(summary.usage.calls).toBe(models.reduce((total, model) => total + model.requests.length, 0));
+    // Page 1: survey and extraction; page 2: two failed surveys, then survey and extraction; page 3: three failed surveys.
+    expect(summary.usage.calls).toBe(2 + (2 + 2) + 3);
+    expect([loads.get(page(1)), loads.get(page(2)), loads.get(page(3))]).toEqual([1, 3, 3]);
+    // Only the last failure counts: one collect-failure, one in a row, the batch not given up.
+    expect((events['collect-failure'] ?? []).map((event) => [event.url, event.consecutiveFailures, event.abandoned])).toEqual([[page(3), 1, false]]);
+    const retries = workerEvents.filter((event) => event.type === 'page-retry');
+    expect(retries.filter((event) => event.url === page(2)).map((event) => [event.attempt, event.delayMs])).toEqual([
+      [1, 50],
+      [2, 100],
+    ]);
+    // Each retry waited out its backoff.
+    for (const url of [page(2), page(3)]) {
+      const starts = workerEvents.filter((event) => event.type === 'page-start' && event.url === url).map((event) => event.timestamp);
+      expect(starts).toHaveLength(3);
+      expect((starts[1] as number) - (starts[0] as number)).toBeGreaterThanOrEqual(45);
+      expect((starts[2] as number) - (starts[1] as number)).toBeGreaterThanOrEqual(95);
+    }
+    const outcomes = await storedOutcomes(name);
+    expect(outcomes.map((outcome) => [outcome.url, outcome.status, outcome.attempts]).sort()).toEqual([
+      [page(1), 'done', 1],
+      [page(2), 'done', 3],
+      [page(3), 'failed', 3],
+    ]);
+    expect(outcomes.find((outcome) => outcome.url === page(3))?.error).toMatch(/error page/);
+  });
+
+  it('rejects a bad retry option with a ConfigError naming the field', () => {
+    expect(() =>
+      createCollectionCoordinator<Item>({
+        connection: redis.url,
+        name: freshName(),
+        llm: siteModel(),
+        schema: Item,
+        instruction: 'x',
+        urls: ['https://site.test/'],
+        retry: { attempts: 0 },
+      }),
+    ).toThrow(/Option `retry.attempts` must be a positive integer, got 0/);
+  });
+});
+
+describe('per-host politeness across workers', () => {
+  it('perHost { maxConcurrent: 1, delayMs }: two workers never read two pages of one host at once, and starts on a host are delayMs apart', async () => {
+    const hosts = ['site.test', 'other.test'];
+    const pages = { ...listing({ pages: 4, perPage: 1 }), ...listing({ pages: 4, perPage: 1, host: 'other.test', firstId: 101 }) };
+    const delayMs = 150;
+    const { summary, workerEvents } = await runCollection({
+      pages,
+      model: () => siteModel({ latencyMs: 40 }),
+      workers: 2,
+      coordinator: {
+        urls: hosts.flatMap((host) => [1, 2, 3, 4].map((page) => `https://${host}/list?page=${page}`)),
+        checkEvery: 100,
+        perHost: { maxConcurrent: 1, delayMs },
+      },
+    });
+    expect(summary).toMatchObject({ reason: 'done', pagesDone: 8, records: 8 });
+    const hostOf = (url: string): string => new URL(url).host;
+    const active = new Map<string, number>();
+    let most = 0;
+    for (const event of workerEvents) {
+      const host = hostOf(event.url);
+      if (event.type === 'page-start') active.set(host, (active.get(host) ?? 0) + 1);
+      if (event.type === 'page-end') active.set(host, (active.get(host) ?? 0) - 1);
+      most = Math.max(most, active.get(host) ?? 0);
+    }
+    expect(most).toBe(1);
+    for (const host of hosts) {
+      const starts = workerEvents.filter((event) => event.type === 'page-start' && hostOf(event.url) === host).map((event) => event.timestamp);
+      expect(starts).toHaveLength(4);
+      for (let index = 1; index < starts.length; index++) expect((starts[index] as number) - (starts[index - 1] as number)).toBeGreaterThanOrEqual(delayMs - 5);
+    }
+    // Both workers read pages, and the two hosts were read at the same time.
+    expect(new Set(workerEvents.map((event) => event.worker)).size).toBe(2);
   });
 });

@@ -5,11 +5,12 @@ import { Queue, type ConnectionOptions, type Job } from 'bullmq';
 import { Redis } from 'ioredis';
 import type { CollectionEndReason, CollectionSummary, CollectorEventBase, CollectorEventMap, CollectorEventName, CollectorListener } from '../collect/events';
 import { normalizePageUrl } from '../collect/frontier';
+import { resolvePageRetry, type PageRetryOptions, type ResolvedPageRetry } from '../collect/page-retry';
 import { resolveCollectOptions, type CollectOptions } from '../collect/options';
 import { stableJson } from '../collect/page-step';
 import { checkProgress } from '../collect/progress-check';
 import { createPushStream, type PushStream } from '../collect/record-stream';
-import type { CollectedRecord, CollectionCheckRecord, CollectionCounters, PageOutcome, QueuedPage } from '../collect/store';
+import type { CollectedRecord, CollectionCheckRecord, CollectionCounters, QueuedPage } from '../collect/store';
 import type { ErrorInfo } from '../events';
 import { ConfigError, isFatalError, PlannavError } from '../errors';
 import { toErrorInfo } from '../history/error-info';
@@ -19,8 +20,10 @@ import { UrlPolicy } from '../security/url-policy';
 import { sleep } from '../util/abort';
 import { describeThrown } from '../util/describe-thrown';
 import { EventHub } from '../util/event-hub';
+import { isConnectionError, watchRedis } from './redis-health';
 import {
   checkName,
+  jobKey,
   keysOf,
   pageJobId,
   queueName,
@@ -28,6 +31,7 @@ import {
   redisOptions,
   type CommittedCheck,
   type CommittedOutcome,
+  type CommittedPageOutcome,
   type PageJobData,
   type PageJobResult,
   type RedisConnection,
@@ -41,7 +45,7 @@ import {
  */
 export interface CollectionCoordinatorOptions<TRecord = unknown> extends Omit<
   CollectOptions<TRecord>,
-  'browser' | 'browsers' | 'concurrency' | 'perHost' | 'store' | 'secrets' | 'actions' | 'navigatorLLM' | 'extractionLLM'
+  'browser' | 'browsers' | 'concurrency' | 'store' | 'secrets' | 'actions' | 'navigatorLLM' | 'extractionLLM'
 > {
   /**
    * Where Redis is: a URL or ioredis options.
@@ -52,6 +56,14 @@ export interface CollectionCoordinatorOptions<TRecord = unknown> extends Omit<
   readonly name: string;
   /** Milliseconds between two looks at finished pages in Redis. @defaultValue 200 */
   readonly pollInterval?: number | undefined;
+  /**
+   * How a page that failed for a reason that may pass (5xx, 429 with its `Retry-After`, a timeout, a
+   * network error, a crashed page) is tried again: it goes back to the queue as a delayed job, on
+   * any worker. Only a page that fails all its attempts is failed and counts towards `maxFailures`.
+   * @defaultValue `{ attempts: 3, minDelayMs: 1000, maxDelayMs: 30000, factor: 2 }`
+   * @example `{ attempts: 5, minDelayMs: 2000 }`
+   */
+  readonly retry?: PageRetryOptions | undefined;
 }
 
 /**
@@ -67,8 +79,8 @@ export interface CollectionCoordinator<TRecord = unknown> {
   on<K extends CollectorEventName>(name: K, listener: CollectorListener<K, TRecord>): this;
   /** Stops listening. */
   off<K extends CollectorEventName>(name: K, listener: CollectorListener<K, TRecord>): this;
-  /** Every page outcome committed so far, in commit order, from Redis. */
-  pages(): Promise<PageOutcome[]>;
+  /** Every page outcome committed so far, in commit order, from Redis: done, failed (its attempts, its last error) or abandoned. */
+  pages(): Promise<CommittedPageOutcome[]>;
   /** Pauses the run: workers take no new page (the BullMQ queue is paused); pages in flight end and are committed. */
   pause(): void;
   /** Resumes a paused run. */
@@ -111,9 +123,48 @@ table.insert(kept, 1, duplicates)
 return kept
 `;
 
+/**
+ * Gives up one queued page of an abandoned batch, once. KEYS: dropped set, pages stream. ARGV: job
+ * id, the `abandoned` outcome JSON. Returns 1, or 0 for a page given up before.
+ */
+const abandonScript = `
+if redis.call('SADD', KEYS[1], ARGV[1]) == 0 then return 0 end
+redis.call('XADD', KEYS[2], '*', 'page', ARGV[2], 'job', ARGV[1])
+return 1
+`;
+
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 const recentFailureCount = 5;
 const sampleSize = 5;
+
+/** Checks the `retry` option and fills in its defaults. */
+function checkRetry(option: PageRetryOptions | undefined): ResolvedPageRetry {
+  const retry = resolvePageRetry(option);
+  const fields: [keyof ResolvedPageRetry, boolean, string][] = [
+    ['attempts', Number.isInteger(retry.attempts) && retry.attempts >= 1, 'a positive integer'],
+    ['minDelayMs', Number.isInteger(retry.minDelayMs) && retry.minDelayMs >= 0, 'an integer of 0 or more'],
+    ['maxDelayMs', Number.isInteger(retry.maxDelayMs) && retry.maxDelayMs >= retry.minDelayMs, 'an integer of at least `retry.minDelayMs`'],
+    ['factor', Number.isFinite(retry.factor) && retry.factor >= 1, 'a number of 1 or more'],
+  ];
+  for (const [field, valid, what] of fields)
+    if (!valid) throw new ConfigError(`Option \`retry.${field}\` must be ${what}, got ${String(retry[field])}.`, { field: `retry.${field}` });
+  return retry;
+}
+
+/** The error of a run whose keys Redis no longer holds. */
+function lostStateError(name: string, what: string): PlannavError {
+  return new PlannavError(
+    'CONFIG_ERROR',
+    `Redis lost the collection "${name}"'s state (${what}): it restarted without persistence, was flushed, or evicted keys. ` +
+      'The pages in the queue and the records committed there are gone, so the run cannot go on. Give Redis persistence ' +
+      '(AOF with `appendfsync everysec`) and `maxmemory-policy noeviction`, then start again with a new `name`, or with the same ' +
+      'one to resume from what a restored Redis holds.',
+    { retryable: false },
+  );
+}
+
+/** How often, at most, the coordinator checks that Redis still holds the run and its pages' jobs, while nothing finishes. */
+const stateCheckInterval = 1000;
 
 /** Page and check entries of the streams and list, parsed. */
 const parseEntries = <T>(entries: [string, string[]][]): T[] => entries.map(([, fields]) => JSON.parse(fields[1] as string) as T);
@@ -144,11 +195,12 @@ const parseEntries = <T>(entries: [string, string[]][]): T[] => entries.map(([, 
  * @public
  */
 export function createCollectionCoordinator<TRecord>(options: CollectionCoordinatorOptions<TRecord>): CollectionCoordinator<TRecord> {
-  const { connection: connectionOption, name: nameOption, pollInterval: pollOption, ...collectOptions } = options;
+  const { connection: connectionOption, name: nameOption, pollInterval: pollOption, retry: retryOption, ...collectOptions } = options;
   const name = checkName(nameOption);
   const pollInterval = pollOption ?? 200;
   if (!Number.isInteger(pollInterval) || pollInterval < 1)
     throw new ConfigError(`Option \`pollInterval\` must be a positive integer, got ${String(pollInterval)}.`, { field: 'pollInterval' });
+  const retry = checkRetry(retryOption);
   // The Collector's own check of the shared options; the placeholder browser is never used.
   const resolved = resolveCollectOptions({
     ...collectOptions,
@@ -201,6 +253,21 @@ export function createCollectionCoordinator<TRecord>(options: CollectionCoordina
   const redis = connection.url === undefined ? new Redis(connection) : new Redis(connection.url, connection);
   const queue = new Queue(queueName(name), { connection: connection as ConnectionOptions, prefix: queuePrefix });
   const runController = new AbortController();
+  // When the coordinator last made sure Redis still holds the run; 0: at the next idle look.
+  let stateCheckedAt = Date.now();
+  // An outage is a warning when it starts and when it ends, and the state is checked once Redis is back.
+  const health = watchRedis(
+    redis,
+    (code, message) => emit('collect-warning', { code, message }),
+    () => {
+      stateCheckedAt = 0;
+      wake?.();
+    },
+  );
+  queue.on('error', (error) => {
+    if (isConnectionError(error)) health.down(error);
+    else emit('collect-warning', { code: 'BULLMQ_ERROR', message: error.message });
+  });
 
   /** Pauses or resumes the queue as the run needs it now; one change at a time, in call order. */
   const syncQueue = (): Promise<void> => {
@@ -223,11 +290,14 @@ export function createCollectionCoordinator<TRecord>(options: CollectionCoordina
     maxChunkChars: resolved.maxChunkChars,
     modelRetry: resolved.modelRetry,
     urlPolicy: { allow: resolved.urlPolicy.allow, deny: resolved.urlPolicy.deny },
+    retry,
+    perHost: { maxConcurrent: resolved.perHost?.maxConcurrent, delayMs: resolved.perHost?.delayMs ?? 0 },
   });
 
   const addJob = (jobId: string, page: QueuedPage): Promise<unknown> => {
     outstanding.set(jobId, page);
-    return queue.add('page', { url: page.url, batch: page.batch, depth: page.depth }, { jobId, attempts: 1 });
+    // The whole queued page: fields this version does not know reach the workers' page step.
+    return queue.add('page', page, { jobId, attempts: 1 });
   };
 
   /** Adds a page unless its URL was ever enqueued in this collection (the Redis hash, and the job id, say so). */
@@ -269,9 +339,29 @@ export function createCollectionCoordinator<TRecord>(options: CollectionCoordina
         continue;
       }
       outstanding.delete(job.id);
-      if (batch === undefined || (await redis.sadd(keys.dropped, job.id)) === 1) dropped++;
+      if (batch === undefined || (await abandon(job.id, job.data as PageJobData))) dropped++;
     }
     return dropped;
+  };
+
+  /**
+   * Gives up a page of an abandoned batch, once: it is marked dropped and its outcome `abandoned`
+   * committed with it (a resumed run counts it from there). Returns whether it was given up now.
+   */
+  const abandon = async (jobId: string, page: QueuedPage): Promise<boolean> => {
+    const outcome: CommittedOutcome = {
+      url: page.url,
+      batch: page.batch,
+      status: 'abandoned',
+      records: 0,
+      attempts: 0,
+      duplicates: 0,
+      invalid: 0,
+      usage: emptyUsage,
+    };
+    const fresh = (await redis.eval(abandonScript, 2, keys.dropped, keys.pages, jobId, JSON.stringify(outcome))) === 1;
+    if (fresh) apply(outcome);
+    return fresh;
   };
 
   /**
@@ -281,6 +371,10 @@ export function createCollectionCoordinator<TRecord>(options: CollectionCoordina
   const apply = (outcome: CommittedOutcome): boolean => {
     usage = addUsage(usage, outcome.usage);
     const batch = batchOf(outcome.batch);
+    if (outcome.status === 'abandoned') {
+      counters.pagesAbandoned++;
+      return false;
+    }
     if (outcome.status === 'done') {
       batch.failures = 0;
       counters.pagesDone++;
@@ -318,10 +412,11 @@ export function createCollectionCoordinator<TRecord>(options: CollectionCoordina
     const collectedAt = new Date().toISOString();
     const candidates = result.status === 'done' ? result.records.map((data) => ({ data, source: page.url, collectedAt, key: keyOf(data) })) : [];
     const limit = resolved.maxRecords === undefined ? -1 : Math.max(0, resolved.maxRecords - counters.records);
+    const attempts = result.attempts;
     const outcome =
       result.status === 'done'
-        ? { url: page.url, batch: page.batch, status: 'done' as const, invalid: result.invalid, usage: pageUsage }
-        : { url: page.url, batch: page.batch, status: 'failed' as const, error: result.error.message, invalid: 0, usage: pageUsage };
+        ? { url: page.url, batch: page.batch, status: 'done' as const, attempts, invalid: result.invalid, usage: pageUsage }
+        : { url: page.url, batch: page.batch, status: 'failed' as const, attempts, error: result.error.message, invalid: 0, usage: pageUsage };
     const reply = (await redis.eval(
       commitScript,
       3 + candidates.length,
@@ -344,7 +439,6 @@ export function createCollectionCoordinator<TRecord>(options: CollectionCoordina
       if (!fresh) return false;
       const batch = batchOf(page.batch);
       const dropped = abandoned ? await dropQueued(page.batch) : 0;
-      counters.pagesAbandoned += dropped;
       emit('collect-failure', { url: page.url, batch: page.batch, error: result.error, consecutiveFailures: batch.failures, abandoned, dropped });
       return true;
     }
@@ -436,8 +530,9 @@ export function createCollectionCoordinator<TRecord>(options: CollectionCoordina
           ? {
               status: 'failed',
               error: { name: 'Error', code: 'WORKER_FAILED', message: job.failedReason, retryable: false },
-              modelCalls: [],
+              modelCalls: (job.data as PageJobData).earlierModelCalls ?? [],
               durationMs: 0,
+              attempts: ((job.data as PageJobData).failedAttempts ?? 0) + 1,
             }
           : (job.returnvalue as PageJobResult<TRecord>);
       const fresh = await commit(job as Job<PageJobData, PageJobResult<TRecord>>, result);
@@ -447,6 +542,36 @@ export function createCollectionCoordinator<TRecord>(options: CollectionCoordina
       if (fresh && finished % resolved.checkEvery === 0 && outstanding.size > 0 && !stopping && !failure) await runCheck(finished);
     }
     return handled;
+  };
+
+  /**
+   * Makes sure Redis still holds the run: without its run key (Redis restarted empty, was flushed)
+   * the run fails with a {@link lostStateError}; a page whose job vanished while the run survives
+   * (a queue removed, an older snapshot restored) is enqueued again, so the run resumes from what survives.
+   */
+  const checkState = async (): Promise<void> => {
+    stateCheckedAt = Date.now();
+    if ((await redis.hexists(keys.run, 'collectionId')) === 0) {
+      failure ??= lostStateError(name, 'its run key is gone');
+      return;
+    }
+    const waiting = [...outstanding.entries()];
+    for (let start = 0; start < waiting.length; start += 500) {
+      const chunk = waiting.slice(start, start + 500);
+      const pipeline = redis.pipeline();
+      for (const [jobId] of chunk) pipeline.exists(jobKey(name, jobId));
+      const replies = (await pipeline.exec()) ?? [];
+      for (const [index, [jobId, page]] of chunk.entries()) {
+        if (replies[index]?.[1] !== 0 || !outstanding.has(jobId)) continue;
+        if ((await redis.sismember(keys.committed, jobId)) === 1) {
+          outstanding.delete(jobId);
+          continue;
+        }
+        emit('collect-warning', { code: 'PAGE_JOB_LOST', message: `Redis no longer holds the job of ${page.url}; it is enqueued again.` });
+        await redis.hset(keys.enqueued, jobId, JSON.stringify(page));
+        await addJob(jobId, page);
+      }
+    }
   };
 
   /**
@@ -474,7 +599,6 @@ export function createCollectionCoordinator<TRecord>(options: CollectionCoordina
     }
     for (const record of parseEntries<CollectedRecord<TRecord>>(await redis.xrevrange(keys.records, '+', '-', 'COUNT', sampleSize)).reverse())
       keepSample(record.data);
-    counters.pagesAbandoned = await redis.scard(keys.dropped);
     const enqueued = await redis.hgetall(keys.enqueued);
     enqueuedTotal = Object.keys(enqueued).length;
     // Finished jobs the dead coordinator had not removed: committed or not, collectFinished takes them.
@@ -487,11 +611,11 @@ export function createCollectionCoordinator<TRecord>(options: CollectionCoordina
       // The job is in the queue (waiting, in a worker's hands), or was never added or was removed before the
       // coordinator died: then it is added again, unless its batch was given up or the run stopped.
       if (await queue.getJob(jobId)) outstanding.set(jobId, page);
-      else if (batchOf(page.batch).abandoned) counters.pagesAbandoned += await redis.sadd(keys.dropped, jobId);
+      else if (batchOf(page.batch).abandoned) await abandon(jobId, page);
       else if (!stopping) await addJob(jobId, page);
     }
     // A batch given up just before the crash may still have pages waiting.
-    for (const [batch, state] of batches) if (state.abandoned) counters.pagesAbandoned += await dropQueued(batch);
+    for (const [batch, state] of batches) if (state.abandoned) await dropQueued(batch);
     // The coordinator before may have paused the queue (a check, the caller): a resumed run starts unpaused.
     await syncQueue();
     return true;
@@ -514,7 +638,12 @@ export function createCollectionCoordinator<TRecord>(options: CollectionCoordina
       while (outstanding.size > 0 && !cancelled && !failure) {
         // Pages in flight when a check said stop still end and are committed, as in the Collector.
         if (stopping) await dropQueued(undefined);
-        if ((await collectFinished()) === 0) await Promise.race([sleep(pollInterval), new Promise<void>((resolve) => (wake = resolve))]);
+        if ((await collectFinished()) > 0) continue;
+        if (Date.now() - stateCheckedAt >= stateCheckInterval) {
+          await checkState();
+          if (failure) break;
+        }
+        await Promise.race([sleep(pollInterval), new Promise<void>((resolve) => (wake = resolve))]);
       }
       if (cancelled) {
         // The pages a cancelled run leaves (queued, or in a worker's hands) are read when it is resumed.
@@ -585,6 +714,7 @@ export function createCollectionCoordinator<TRecord>(options: CollectionCoordina
       cancel('The coordinator was closed.');
       await running?.catch(() => undefined);
       for (const stream of [...streams]) stream.end();
+      health.stop();
       await queue.close();
       await redis.quit().catch(() => redis.disconnect());
     })();
@@ -608,8 +738,8 @@ export function createCollectionCoordinator<TRecord>(options: CollectionCoordina
       return coordinator;
     },
     async pages() {
-      return parseEntries<CommittedOutcome>(await redis.xrange(keys.pages, '-', '+')).map(({ url, batch, status, records, error }) =>
-        error === undefined ? { url, batch, status, records } : { url, batch, status, records, error },
+      return parseEntries<CommittedOutcome>(await redis.xrange(keys.pages, '-', '+')).map(({ url, batch, status, records, error, attempts }) =>
+        error === undefined ? { url, batch, status, records, attempts } : { url, batch, status, records, attempts, error },
       );
     },
     pause,

@@ -4,7 +4,8 @@
 import { createHash } from 'node:crypto';
 import type { RedisOptions } from 'ioredis';
 import type { ErrorInfo } from '../events';
-import type { CollectionCheckRecord, PageOutcome } from '../collect/store';
+import type { ResolvedPageRetry } from '../collect/page-retry';
+import type { CollectionCheckRecord, PageOutcome, QueuedPage } from '../collect/store';
 import type { ModelRetryOptions } from '../llm/generate-object';
 import type { TokenUsage } from '../llm/usage';
 
@@ -14,12 +15,28 @@ import type { TokenUsage } from '../llm/usage';
  */
 export type RedisConnection = string | RedisOptions;
 
-/** The page job: one page to read. */
-export interface PageJobData {
-  readonly url: string;
-  readonly batch: string;
-  readonly depth: number;
-}
+/**
+ * The page job: the whole queued page (fields this version does not know pass through to the page
+ * step), and the attempts of it that failed for a reason that may pass.
+ */
+export type PageJobData = QueuedPage & {
+  /** Attempts that failed transiently so far; absent before the first retry. */
+  readonly failedAttempts?: number | undefined;
+  /** The model calls of those attempts: they reach the coordinator with the page's last attempt. */
+  readonly earlierModelCalls?: readonly PageJobModelCall[] | undefined;
+};
+
+/**
+ * How one page ended, with its attempts and `abandoned` for a page of a batch given up.
+ * (The Collector's `PageOutcome` gains `attempts` and `abandoned` in src/collect/store.ts; until
+ * that lands this is the local shape, and afterwards it is `PageOutcome` itself.)
+ */
+export type CommittedPageOutcome = Omit<PageOutcome, 'status'> & {
+  /** `done` (records or not), `failed` after all its attempts, or `abandoned` with its batch, unread. */
+  readonly status: 'done' | 'failed' | 'abandoned';
+  /** Attempts made: 0 for an abandoned page. */
+  readonly attempts: number;
+};
 
 /** One model call of a worker's page step, unpriced: the coordinator prices it and reports it as a `collect-model-call`. */
 export interface PageJobModelCall {
@@ -42,8 +59,16 @@ export type PageJobResult<TRecord = unknown> =
       readonly interaction: string | undefined;
       readonly modelCalls: readonly PageJobModelCall[];
       readonly durationMs: number;
+      /** Attempts of the page, this one included. */
+      readonly attempts: number;
     }
-  | { readonly status: 'failed'; readonly error: ErrorInfo; readonly modelCalls: readonly PageJobModelCall[]; readonly durationMs: number };
+  | {
+      readonly status: 'failed';
+      readonly error: ErrorInfo;
+      readonly modelCalls: readonly PageJobModelCall[];
+      readonly durationMs: number;
+      readonly attempts: number;
+    };
 
 /** The run's settings that workers read from Redis at each page: the coordinator writes them. */
 export interface RunSettings {
@@ -54,6 +79,10 @@ export interface RunSettings {
   readonly maxChunkChars: number | undefined;
   readonly modelRetry: ModelRetryOptions;
   readonly urlPolicy: { readonly allow?: readonly string[] | undefined; readonly deny?: readonly string[] | undefined };
+  /** How a page that failed transiently is tried again. */
+  readonly retry: ResolvedPageRetry;
+  /** Per host, across all workers: the most pages read at once and the least milliseconds between two starts. */
+  readonly perHost: { readonly maxConcurrent: number | undefined; readonly delayMs: number };
 }
 
 /** The BullMQ prefix of every key of plannav's collections. */
@@ -92,6 +121,10 @@ export function keysOf(name: string): {
   checks: string;
   /** A record's key, set once (SET NX) by the page that kept it. */
   record: (key: string) => string;
+  /** The pages of a host being read now (sorted set, holder to the end of its lease in ms, Redis time). */
+  hostActive: (host: string) => string;
+  /** When a host's next page may start (string, ms since the epoch, Redis time). */
+  hostNext: (host: string) => string;
 } {
   const base = `${queuePrefix}:{collect-${name}}`;
   return {
@@ -104,21 +137,26 @@ export function keysOf(name: string): {
     pages: `${base}:pages`,
     checks: `${base}:checks`,
     record: (key) => `${base}:record:${createHash('sha256').update(key).digest('hex')}`,
+    hostActive: (host) => `${base}:host:${host}:active`,
+    hostNext: (host) => `${base}:host:${host}:next`,
   };
 }
 
 /** A page outcome as committed: the Collector's outcome, plus what the counters of a resumed run are summed from. */
-export interface CommittedOutcome extends PageOutcome {
+export type CommittedOutcome = CommittedPageOutcome & {
   readonly duplicates: number;
   readonly invalid: number;
   /** The page's model calls, priced. */
   readonly usage: TokenUsage;
-}
+};
 
 /** A progress check as stored: its record and the usage of its model calls, priced. */
 export interface CommittedCheck extends CollectionCheckRecord {
   readonly usage: TokenUsage;
 }
+
+/** The Redis key of a page job's hash: it is gone when the job was removed, or Redis lost it. */
+export const jobKey = (name: string, jobId: string): string => `${queuePrefix}:${queueName(name)}:${jobId}`;
 
 /** The job id of a page: derived from its normalised URL, so that a page is never enqueued twice (BullMQ ids may not hold ':'). */
 export const pageJobId = (url: string): string => `page-${createHash('sha256').update(url).digest('hex').slice(0, 40)}`;

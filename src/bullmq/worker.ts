@@ -1,7 +1,7 @@
 // A collection worker: takes page jobs from the BullMQ queue of a collection and does the page
 // step with its own browsers. It commits nothing: results go back as the job's return value.
 
-import { Worker, type ConnectionOptions, type Job } from 'bullmq';
+import { DelayedError, Worker, type ConnectionOptions, type Job } from 'bullmq';
 import { Redis } from 'ioredis';
 import type { z } from 'zod';
 import { builtinActions } from '../actions/builtin/index';
@@ -12,13 +12,18 @@ import type { BrowserDriver } from '../browser/types';
 import type { BrowserPool } from '../collect/options';
 import { PageExtractor } from '../collect/page-extraction';
 import { countingClient, pageSlot, readPage, type PageModelCall, type PageSlot, type PageStepContext } from '../collect/page-step';
+import { judgeFailure, retryDelayMs } from '../collect/page-retry';
+import type { QueuedPage } from '../collect/store';
 import { ConfigError, isFatalError, TimeoutError } from '../errors';
 import { toErrorInfo } from '../history/error-info';
 import type { LLMClient } from '../llm/types';
 import { SecretStore, type SecretsOption } from '../security/secrets';
 import { UrlPolicy } from '../security/url-policy';
 import { withDeadline } from '../util/deadline';
+import { describeThrown } from '../util/describe-thrown';
 import { EventHub } from '../util/event-hub';
+import { HostSlots } from './host-slot';
+import { watchRedis, isConnectionError } from './redis-health';
 import {
   checkName,
   keysOf,
@@ -99,7 +104,25 @@ export interface CollectionWorkerEventMap {
     readonly records: number;
     readonly timestamp: number;
   };
-  /** Something worth knowing that changes nothing (a link the policy denies, a BullMQ connection error). */
+  /**
+   * A page's attempt failed for a reason that may pass (a 5xx, 429, a timeout, a network error, a
+   * crashed page): it goes back to the queue and is tried again after `delayMs`.
+   */
+  'page-retry': {
+    readonly url: string;
+    readonly batch: string;
+    readonly jobId: string;
+    /** The attempt that failed, from 1. */
+    readonly attempt: number;
+    readonly delayMs: number;
+    readonly error: string;
+    readonly timestamp: number;
+  };
+  /**
+   * Something worth knowing (a link the policy denies, a BullMQ error): `REDIS_UNAVAILABLE` when the
+   * connection to Redis drops and `REDIS_RECONNECTED` when it is back (the worker waits meanwhile),
+   * `COLLECTION_STATE_LOST` when Redis lost a page this worker held.
+   */
   'worker-warning': { readonly code: string; readonly message: string; readonly timestamp: number };
 }
 
@@ -171,6 +194,9 @@ export async function createCollectionWorker<TRecord>(options: CollectionWorkerO
   const connection = redisOptions(options.connection);
   const { url, ...rest } = connection;
   const redis = url === undefined ? new Redis(rest) : new Redis(url, rest);
+  // Outages are warnings, once when Redis goes away and once when it is back; never a stack on stderr.
+  const health = watchRedis(redis, (code, message) => emit('worker-warning', { code, message }));
+  const hosts = new HostSlots(redis, name, lockDuration);
 
   // The browsers: one driver, or made by the pool as pages need them; a free one per page in flight.
   const free: PageSlot[] = isPool(browser) ? [] : [pageSlot(browser, false)];
@@ -184,12 +210,20 @@ export async function createCollectionWorker<TRecord>(options: CollectionWorkerO
     return pageSlot(created, false);
   };
 
-  const process = async (job: Job<PageJobData, PageJobResult<TRecord>>): Promise<PageJobResult<TRecord>> => {
-    const page = job.data;
+  /** Puts the job back to wait `delayMs` (a busy host, a retry): BullMQ takes it up again then, on any worker. */
+  const postpone = async (job: Job<PageJobData, PageJobResult<TRecord>>, token: string | undefined, delayMs: number): Promise<never> => {
+    await job.moveToDelayed(Date.now() + Math.max(1, Math.round(delayMs)), token);
+    throw new DelayedError();
+  };
+
+  const process = async (job: Job<PageJobData, PageJobResult<TRecord>>, token?: string): Promise<PageJobResult<TRecord>> => {
+    const { failedAttempts = 0, earlierModelCalls = [], ...page } = job.data;
+    const queued: QueuedPage = page;
+    const attempt = failedAttempts + 1;
     const jobId = job.id ?? '';
     const started = Date.now();
     // Every model call of the page goes back with the result: the coordinator reports and prices them, as the Collector does.
-    const modelCalls: PageJobModelCall[] = [];
+    const modelCalls: PageJobModelCall[] = [...earlierModelCalls];
     const record =
       (role: PageJobModelCall['role']) =>
       (call: PageModelCall): void =>
@@ -204,6 +238,13 @@ export async function createCollectionWorker<TRecord>(options: CollectionWorkerO
     const raw = await redis.get(keys.settings);
     if (raw === null) throw new Error(`The collection "${name}" has no settings in Redis: start its coordinator first.`);
     const settings = JSON.parse(raw) as RunSettings;
+    // Politeness across all workers: a busy host, or one whose delay has not passed, sends the page back to wait.
+    const hostSlot = await hosts.acquire(queued.url, `${jobId}:${token ?? ''}`, settings.perHost);
+    if (!('release' in hostSlot)) {
+      // A busy host frees a slot when one of its pages ends, which no one announces: look again soon, with jitter.
+      const waitMs = hostSlot.busy ? 100 + Math.random() * 200 : hostSlot.waitMs;
+      return postpone(job, token, waitMs);
+    }
     const urlPolicy = new UrlPolicy({ allow: settings.urlPolicy.allow, deny: settings.urlPolicy.deny });
     const context: PageStepContext<TRecord> = {
       instruction: settings.instruction,
@@ -226,13 +267,17 @@ export async function createCollectionWorker<TRecord>(options: CollectionWorkerO
     };
     emit('page-start', { url: page.url, batch: page.batch, jobId });
     const controller = new AbortController();
-    const slot = await takeSlot();
+    let slot: PageSlot | undefined;
+    let retryIn: number | undefined;
+    let failed: unknown;
     try {
+      slot = await takeSlot();
+      const browserSlot = slot;
       const read = await withDeadline(
         settings.pageTimeout,
         controller.signal,
         () => new TimeoutError(settings.pageTimeout, `Reading ${page.url}`),
-        (signal) => readPage(context, slot, { url: page.url, batch: page.batch, depth: page.depth }, signal),
+        (signal) => readPage(context, browserSlot, queued, signal),
       );
       const result: PageJobResult<TRecord> = {
         status: 'done',
@@ -243,6 +288,7 @@ export async function createCollectionWorker<TRecord>(options: CollectionWorkerO
         interaction: read.interaction,
         modelCalls,
         durationMs: Date.now() - started,
+        attempts: attempt,
       };
       emit('page-end', { url: page.url, batch: page.batch, jobId, status: 'done', records: read.records.length });
       return result;
@@ -250,11 +296,36 @@ export async function createCollectionWorker<TRecord>(options: CollectionWorkerO
       // A worker closing mid-page, or an error no page can route around (a rejected model key):
       // the job fails in BullMQ, unread; the coordinator counts it as failed.
       if (controller.signal.aborted || (!TimeoutError.isInstance(error) && isFatalError(error))) throw error;
-      emit('page-end', { url: page.url, batch: page.batch, jobId, status: 'failed', records: 0 });
-      return { status: 'failed', error: secrets.redactDeep(toErrorInfo(error)), modelCalls, durationMs: Date.now() - started };
+      const verdict = judgeFailure(error);
+      if (verdict.transient && attempt < settings.retry.attempts) {
+        retryIn = retryDelayMs(attempt, settings.retry, verdict.retryAfterMs);
+        failed = error;
+        // A server that asked to wait is not asked again by any page of it meanwhile.
+        if (verdict.retryAfterMs !== undefined)
+          await hosts
+            .hold(queued.url, verdict.retryAfterMs)
+            .catch((holdError: unknown) =>
+              emit('worker-warning', { code: 'HOST_HOLD_FAILED', message: `The host of ${page.url} could not be held back: ${describeThrown(holdError)}` }),
+            );
+      } else {
+        emit('page-end', { url: page.url, batch: page.batch, jobId, status: 'failed', records: 0 });
+        return {
+          status: 'failed',
+          error: secrets.redactDeep(toErrorInfo(error)),
+          modelCalls,
+          durationMs: Date.now() - started,
+          attempts: attempt,
+        };
+      }
     } finally {
-      free.push(slot);
+      if (slot) free.push(slot);
+      await hostSlot.release().catch(() => undefined);
     }
+    // Only the last attempt's outcome reaches the coordinator; this one's model calls go with it, to be counted.
+    const message = secrets.redact(describeThrown(failed));
+    emit('page-retry', { url: page.url, batch: page.batch, jobId, attempt, delayMs: retryIn, error: message });
+    await job.updateData({ ...job.data, failedAttempts: attempt, earlierModelCalls: modelCalls });
+    return postpone(job, token, retryIn);
   };
 
   const worker = new Worker<PageJobData, PageJobResult<TRecord>>(queueName(name), process, {
@@ -265,13 +336,23 @@ export async function createCollectionWorker<TRecord>(options: CollectionWorkerO
     stalledInterval,
     maxStalledCount,
   });
-  worker.on('error', (error) => emit('worker-warning', { code: 'BULLMQ_ERROR', message: error.message }));
+  worker.on('error', (error) => {
+    // While Redis is away BullMQ fails every command it tries: one REDIS_UNAVAILABLE says it all.
+    if (isConnectionError(error)) return health.down(error);
+    if (/Missing (key|lock) for job/.test(error.message))
+      return emit('worker-warning', {
+        code: 'COLLECTION_STATE_LOST',
+        message: `Redis no longer holds a page this worker read (${error.message}): it restarted without persistence or was flushed; the coordinator ends the collection.`,
+      });
+    emit('worker-warning', { code: 'BULLMQ_ERROR', message: error.message });
+  });
   await worker.waitUntilReady();
 
   let closing: Promise<void> | undefined;
   const close = (): Promise<void> => {
     closing ??= (async () => {
       await worker.close();
+      health.stop();
       await redis.quit().catch(() => redis.disconnect());
       for (const driver of made) await driver.close().catch(() => undefined);
     })();

@@ -8,6 +8,8 @@ export interface ChildScript {
   readonly child: ChildProcess;
   readonly events: Record<string, unknown>[];
   readonly exited: Promise<void>;
+  /** What it wrote on stderr, when started with `captureStderr` (else stderr is this process's). */
+  readonly stderr: () => string;
 }
 
 /** The scripts a test file started, so that `stopAll` ends the ones still running. */
@@ -15,8 +17,13 @@ export class ChildScripts {
   private readonly started: ChildScript[] = [];
 
   /** Runs `script` (a path from the repository's root) with `env` added to this process's. */
-  start(script: string, env: Record<string, string>): ChildScript {
-    const child = spawn(process.execPath, ['--import', 'tsx', script], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  start(script: string, env: Record<string, string>, options: { readonly captureStderr?: boolean } = {}): ChildScript {
+    const child = spawn(process.execPath, ['--import', 'tsx', script], {
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', options.captureStderr ? 'pipe' : 'inherit'],
+    });
+    let stderr = '';
+    child.stderr?.on('data', (chunk: Buffer) => void (stderr += chunk.toString('utf8')));
     const events: Record<string, unknown>[] = [];
     createInterface({ input: child.stdout as NodeJS.ReadableStream }).on('line', (line) => {
       try {
@@ -26,7 +33,7 @@ export class ChildScripts {
       }
     });
     const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-    const started = { child, events, exited };
+    const started = { child, events, exited, stderr: () => stderr };
     this.started.push(started);
     return started;
   }

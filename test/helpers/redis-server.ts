@@ -24,6 +24,10 @@ export interface RedisServer {
 export interface StartRedisOptions {
   /** How long to wait for the first PONG. @defaultValue 10000 */
   readonly timeoutMs?: number | undefined;
+  /** The port to listen on (a server started again on the port of one that stopped); only one try. @defaultValue a free port */
+  readonly port?: number | undefined;
+  /** The working directory (a server started again on the data another one saved there); `stop()` leaves it. @defaultValue a new temporary one */
+  readonly directory?: string | undefined;
 }
 
 /** A reply of Redis: a simple string or bulk string, an integer, or null (a missing key). */
@@ -87,6 +91,8 @@ export function redisCommand(port: number, args: readonly string[], timeoutMs = 
     };
     socket.setTimeout(timeoutMs, () => finish(() => reject(new Error(`Redis on port ${port} did not answer ${args[0]} within ${timeoutMs} ms`))));
     socket.once('error', (error) => finish(() => reject(error)));
+    // A server that closes the connection without a reply (SHUTDOWN) would otherwise leave this pending: the idle timeout ends with the socket.
+    socket.once('close', () => finish(() => reject(new Error(`Redis on port ${port} closed the connection before answering ${args[0]}`))));
     socket.on('data', (chunk) => {
       received = Buffer.concat([received, chunk]);
       const parsed = parseReply(received);
@@ -154,13 +160,14 @@ export async function startRedis(options: StartRedisOptions = {}): Promise<Redis
         'or run `node scripts/ensure-deps.mjs --redis`, `sudo apt-get install redis-server`, or `brew install redis`.',
     );
   const timeoutMs = options.timeoutMs ?? 10_000;
-  const directory = await mkdtemp(join(tmpdir(), 'plannav-redis-'));
+  const directory = options.directory ?? (await mkdtemp(join(tmpdir(), 'plannav-redis-')));
+  const ownsDirectory = options.directory === undefined;
   let child: ChildProcess | undefined;
   let port = 0;
   let lastError: unknown;
   // The free port may be taken between the probe and redis-server's bind: three tries.
-  for (let attempt = 0; attempt < 3 && !child; attempt++) {
-    port = await freePort();
+  for (let attempt = 0; attempt < (options.port === undefined ? 3 : 1) && !child; attempt++) {
+    port = options.port ?? (await freePort());
     try {
       child = await startOn(binary, port, directory, timeoutMs);
     } catch (error) {
@@ -169,7 +176,7 @@ export async function startRedis(options: StartRedisOptions = {}): Promise<Redis
     }
   }
   if (!child) {
-    await rm(directory, { recursive: true, force: true });
+    if (ownsDirectory) await rm(directory, { recursive: true, force: true });
     throw lastError;
   }
   const server = child;
@@ -181,7 +188,7 @@ export async function startRedis(options: StartRedisOptions = {}): Promise<Redis
         server.kill('SIGKILL');
         await exited(server, 3000);
       }
-      await rm(directory, { recursive: true, force: true });
+      if (ownsDirectory) await rm(directory, { recursive: true, force: true });
     })();
     return stopping;
   };
