@@ -45,6 +45,15 @@ const implicitlyDirect =
 /** The words for those hosts in a log. */
 export const implicitlyDirectHosts = 'loopback and link-local hosts (localhost, 127.0.0.0/8, [::1], 169.254.0.0/16, [fe80::]/10)';
 
+/**
+ * One driver's say over the tunnels of a proxy: an {@link EgressProxy} itself, or one of the
+ * gates it gives the drivers of a pool ({@link EgressProxy.gate}), which share its browser.
+ */
+export interface TunnelGate {
+  /** Checks tunnels against `guard` from now on (see {@link EgressProxy.setGuard}); `undefined` lifts this gate's check. */
+  setGuard(guard: TunnelGuard | undefined): void;
+}
+
 /** Whether `rules` deny a host that Chromium never proxies (see {@link implicitlyDirectHosts}). */
 export function deniesDirectHosts(rules: UrlPolicyRules): boolean {
   // A non-empty allow list denies some of them: it cannot name all of 127.0.0.0/8.
@@ -69,8 +78,9 @@ function hostnameOf(url: string): string | undefined {
  * A tunnelling proxy on 127.0.0.1 for one launched browser's WebSockets: while a
  * {@link TunnelGuard} is set, it refuses a tunnel to a host the rules deny.
  */
-export class EgressProxy {
-  private guard: TunnelGuard | undefined;
+export class EgressProxy implements TunnelGate {
+  /** The guard of each gate (the proxy itself is one): a tunnel goes through only when all allow it. */
+  private readonly guards = new Map<object, TunnelGuard>();
   private readonly sockets = new Set<Duplex>();
   /** The browser's side of each open tunnel, with the `host:port` it asked for. */
   private readonly tunnels = new Map<Duplex, string>();
@@ -112,11 +122,27 @@ export class EgressProxy {
 
   /**
    * Checks tunnels against `guard` from now on, and ends the open ones it denies (a WebSocket
-   * opened before the guard, or under laxer rules); `undefined` lets every tunnel through.
+   * opened before the guard, or under laxer rules); `undefined` lets every tunnel through that
+   * no gate's guard denies.
    */
   setGuard(guard: TunnelGuard | undefined): void {
-    this.guard = guard;
-    if (!guard) return;
+    this.setGuardOf(this, guard);
+  }
+
+  /**
+   * A gate of its own for one driver of a browser that several drivers share (a pool): a tunnel
+   * goes through only when every gate's guard allows it, and a refusal is reported to each guard
+   * that denies it. The proxy sees no browser context, only the host a tunnel asks for, so it
+   * cannot tell whose WebSocket it is: one driver's rules apply to every driver of the browser.
+   */
+  gate(): TunnelGate {
+    const key = {};
+    return { setGuard: (guard) => this.setGuardOf(key, guard) };
+  }
+
+  private setGuardOf(key: object, guard: TunnelGuard | undefined): void {
+    if (!guard) return void this.guards.delete(key);
+    this.guards.set(key, guard);
     for (const [client, authority] of this.tunnels) {
       if (tunnelAllowed(guard.rules, authority)) continue;
       client.destroy();
@@ -143,10 +169,10 @@ export class EgressProxy {
   private tunnel(request: IncomingMessage, client: Duplex, head: Buffer): void {
     const target = parseAuthority(request.url ?? '');
     if (!target) return void client.end('HTTP/1.1 400 Bad Request\r\nconnection: close\r\n\r\n');
-    const guard = this.guard;
-    if (guard && !tunnelAllowed(guard.rules, target.authority)) {
+    const denying = [...this.guards.values()].filter((guard) => !tunnelAllowed(guard.rules, target.authority));
+    if (denying.length > 0) {
       client.end('HTTP/1.1 403 Forbidden\r\nconnection: close\r\n\r\n');
-      report(guard, target.authority);
+      for (const guard of denying) report(guard, target.authority);
       return;
     }
     const mapped = mapHost(this.resolverRules, target.host, target.port);

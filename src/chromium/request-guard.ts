@@ -3,7 +3,7 @@
 
 import type { BlockedNavigation, NavigationGuard, NavigationGuardStatus, UrlDecision } from '../browser/types';
 import { firstLine } from './call';
-import { deniesDirectHosts, hasUrlRules, implicitlyDirectHosts, type EgressProxy } from './egress-proxy';
+import { deniesDirectHosts, hasUrlRules, implicitlyDirectHosts, type TunnelGate } from './egress-proxy';
 import { uncoveredWebSockets, WebSocketTargets, type CdpChannel } from './websocket-targets';
 
 /** The CDP event of a request paused by the Fetch domain, as far as the guard reads it. */
@@ -37,8 +37,8 @@ export interface RequestGuardOptions {
    * untouched. Undefined when the driver launched the browser, so every request is its own.
    */
   readonly browserContextId?: string | undefined;
-  /** The proxy the driver launched the browser with: it refuses tunnels (every WebSocket) to denied hosts. */
-  readonly proxy?: EgressProxy | undefined;
+  /** The proxy the driver launched the browser with (or its gate of a pool's proxy): it refuses tunnels (every WebSocket) to denied hosts. */
+  readonly proxy?: TunnelGate | undefined;
   /**
    * Restarts the `count` service workers that run already, in place of closing their targets: a
    * library attached to them may not survive the close (Playwright's interception updates then never answer).

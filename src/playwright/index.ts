@@ -2,4 +2,5 @@
 // `playwright-core` is an optional peer dependency of plannav, needed only by this entry point.
 
 export { PlaywrightDriver } from './playwright-driver';
-export type { PlaywrightConnectOptions, PlaywrightDriverOptions, PlaywrightLaunchOptions, SettleOptions } from './options';
+export type { PlaywrightPool } from './pool';
+export type { PlaywrightConnectOptions, PlaywrightDriverOptions, PlaywrightLaunchOptions, PlaywrightPoolOptions, SettleOptions } from './options';

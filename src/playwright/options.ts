@@ -87,3 +87,22 @@ export interface PlaywrightConnectOptions extends PlaywrightDriverOptions {
    */
   readonly connectTimeout?: number | undefined;
 }
+
+/**
+ * Options of {@link PlaywrightDriver.pool}: those of {@link PlaywrightLaunchOptions}, for the one
+ * Chromium the pool launches (`executablePath`, `headless`, `args`, `launchTimeout`) and for each
+ * driver's own context (`viewport`, `contextOptions`, `startUrl`, `settle`, …), and the pool's `size`.
+ *
+ * @example
+ * ```ts
+ * await using pool = PlaywrightDriver.pool({ size: 8, contextOptions: { locale: 'en-GB' } });
+ * ```
+ * @public
+ */
+export interface PlaywrightPoolOptions extends PlaywrightLaunchOptions {
+  /**
+   * The most drivers the pool holds open at once: the `size` of a `BrowserPool`.
+   * @defaultValue 4
+   */
+  readonly size?: number | undefined;
+}

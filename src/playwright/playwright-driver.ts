@@ -22,6 +22,7 @@ import { BrowserDisconnectedError, BrowserError, ConfigError, URLNotAllowedError
 import { asBrowserError, firstLine, guardedCall, isLibraryTimeout } from '../chromium/call';
 import { BrowserConnection, browserGoneMessage, driverClosedMessage, readsAsGone } from '../chromium/connection';
 import { findChromium } from '../chromium/find-chromium';
+import { SharedBrowserPool, checkPoolSize, type PoolLease } from '../chromium/browser-pool';
 import { startLaunchProxy, type EgressProxy } from '../chromium/egress-proxy';
 import { chromiumLaunchArgs } from '../chromium/launch-args';
 import { createProfile, removeProfileWhenGone } from '../chromium/profile';
@@ -31,7 +32,8 @@ import { abandonedActionLoadMessage, abandonedLoadMessage, loadBudget, stopMargi
 import { gotoRetryingOnce } from '../chromium/goto-retry';
 import { FrameRegistry } from './frames';
 import { NavigationGuardEnforcer } from './navigation-guard';
-import type { PlaywrightConnectOptions, PlaywrightDriverOptions, PlaywrightLaunchOptions } from './options';
+import type { PlaywrightConnectOptions, PlaywrightDriverOptions, PlaywrightLaunchOptions, PlaywrightPoolOptions } from './options';
+import { launchPooledChromium, type PlaywrightPool } from './pool';
 import { callRuntime, pageRuntime } from '../dom/page-runtime';
 import { evaluateInFrame, installRuntime } from '../chromium/runtime-calls';
 import { lookUpElement, onElement } from './runtime-calls';
@@ -49,6 +51,8 @@ interface Ownership {
   readonly userDataDir?: string | undefined;
   /** The proxy the launched browser opens its WebSockets through (egress-proxy.ts). */
   readonly proxy?: EgressProxy | undefined;
+  /** A pool's driver: its hold on the pool's shared browser, given back on close. */
+  readonly lease?: PoolLease | undefined;
 }
 
 /** How long one step of a service worker's restart may take (see `restartServiceWorkers`). */
@@ -56,7 +60,8 @@ const serviceWorkerStepMs = 5000;
 
 /**
  * A `BrowserDriver` (the `plannav` contract) over Playwright (`playwright-core`, Chromium). Create one with
- * {@link PlaywrightDriver.launch}, {@link PlaywrightDriver.attach} or {@link PlaywrightDriver.connect}.
+ * {@link PlaywrightDriver.launch}, {@link PlaywrightDriver.attach} or {@link PlaywrightDriver.connect},
+ * or many over one browser with {@link PlaywrightDriver.pool}.
  *
  * @remarks
  * Tabs are the pages of one browser context; a page that a click opens (a `target=_blank` link,
@@ -175,6 +180,62 @@ export class PlaywrightDriver implements BrowserDriver {
       }
       throw error;
     }
+  }
+
+  /**
+   * A pool of drivers that share one Chromium, for concurrent pages (`collect()`'s `browsers`, the
+   * BullMQ worker's `browser`): each driver from `create()` has a browser context of its own (its
+   * own cookies, storage, cache and tabs) where `launch()` would start a whole browser. The pool
+   * launches Chromium on the first `create()`, with the switches and WebSocket proxy of `launch()`;
+   * `close()` on a driver closes its context, and the last one open closes the browser, so a
+   * collection that closes the drivers it made leaves no process behind. The next `create()`
+   * launches again. With 8 pages at once, a pool takes about 60% of the memory per page of
+   * 8 launched browsers (RssAnon, bench/pool-memory.ts).
+   *
+   * @remarks
+   * What the drivers share: the browser process, so a crash of it fails every driver with a
+   * `BrowserDisconnectedError`; and the WebSocket proxy, which cannot tell contexts apart, so with
+   * the `all-requests` scope a WebSocket host one driver's guard denies is refused to every driver
+   * of the pool (each driver's other checks are its own). Pages of different drivers never share a
+   * renderer process: Chromium keeps one per browser context at least.
+   *
+   * No switch is added to save memory. Of those measured, only `--disable-site-isolation-trials`
+   * saved much (nearly a fifth per page, 8 pages at once, on saved real pages), because a page's
+   * cross-site frames then share its renderer process, which weakens what keeps one site's data
+   * from another's in a page: pass it in `args` only for pages you trust. `--renderer-process-limit`,
+   * `--process-per-site`, V8's `--optimize-for-size` and no spare renderer changed nothing measurable.
+   * @throws `ConfigError` when `size` is not a positive integer.
+   * @example
+   * ```ts
+   * import { collect } from 'plannav';
+   * import { PlaywrightDriver } from 'plannav/playwright';
+   *
+   * await using pool = PlaywrightDriver.pool({ size: 8 });
+   * const summary = await collect({ llm, browsers: pool, concurrency: 8, startUrls, schema });
+   * ```
+   */
+  static pool(options: PlaywrightPoolOptions = {}): PlaywrightPool {
+    const size = checkPoolSize(options.size, 'PlaywrightDriver');
+    return new SharedBrowserPool(size, {
+      name: 'PlaywrightDriver',
+      launch: () => launchPooledChromium(options),
+      open: async (shared, lease) => {
+        const context = await shared.browser.newContext({
+          ...options.contextOptions,
+          viewport: options.viewport ?? options.contextOptions?.viewport ?? { width: 1280, height: 1100 },
+        });
+        let driver: PlaywrightDriver | undefined;
+        try {
+          driver = new PlaywrightDriver(context, { context, lease }, options);
+          await driver.start(options.startUrl);
+          return driver;
+        } catch (error) {
+          if (driver) await driver.close().catch(() => undefined);
+          else await context.close().catch(() => undefined);
+          throw error;
+        }
+      },
+    });
   }
 
   /**
@@ -566,7 +627,7 @@ export class PlaywrightDriver implements BrowserDriver {
         onPaused: (listener) => session.on('Fetch.requestPaused', listener),
         detach: () => session.detach(),
       },
-      options: { browserContextId, proxy: this.owned.proxy, restartServiceWorkers: (count) => this.restartServiceWorkers(count) },
+      options: { browserContextId, proxy: this.owned.proxy ?? this.owned.lease?.tunnels, restartServiceWorkers: (count) => this.restartServiceWorkers(count) },
     };
   }
 
@@ -625,9 +686,13 @@ export class PlaywrightDriver implements BrowserDriver {
     }
   }
 
-  /** Closes what the driver created (browser, context, profile folder); only detaches from what it attached to. Idempotent. */
+  /**
+   * Closes what the driver created (browser, context, profile folder); only detaches from what it
+   * attached to. A pool's driver closes its context, and the last one open the pool's browser. Idempotent.
+   */
   async close(): Promise<void> {
-    this.closing ??= this.release();
+    // A pool's driver gives its hold on the shared browser back however its release went.
+    this.closing ??= this.release().finally(() => this.owned.lease?.release());
     return this.closing;
   }
 

@@ -2,4 +2,5 @@
 // `puppeteer-core` is an optional peer dependency of plannav, needed only by this entry point.
 
 export { PuppeteerDriver } from './puppeteer-driver';
-export type { PuppeteerConnectOptions, PuppeteerDriverOptions, PuppeteerLaunchOptions, SettleOptions } from './options';
+export type { PuppeteerPool } from './pool';
+export type { PuppeteerConnectOptions, PuppeteerDriverOptions, PuppeteerLaunchOptions, PuppeteerPoolOptions, SettleOptions } from './options';

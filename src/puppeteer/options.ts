@@ -134,3 +134,22 @@ export function checkOptions(options: PuppeteerDriverOptions & Partial<Puppeteer
 
 /** The viewport of launched browsers and of tabs opened in a connected one. */
 export const defaultViewport = { width: 1280, height: 1100 } as const;
+
+/**
+ * Options of {@link PuppeteerDriver.pool}: those of {@link PuppeteerLaunchOptions}, for the one
+ * Chromium the pool launches (`executablePath`, `headless`, `args`, `launchTimeout`, `viewport`)
+ * and for each driver (`startUrl`, `settle`, …), and the pool's `size`.
+ *
+ * @example
+ * ```ts
+ * await using pool = PuppeteerDriver.pool({ size: 8 });
+ * ```
+ * @public
+ */
+export interface PuppeteerPoolOptions extends PuppeteerLaunchOptions {
+  /**
+   * The most drivers the pool holds open at once: the `size` of a `BrowserPool`.
+   * @defaultValue 4
+   */
+  readonly size?: number | undefined;
+}

@@ -1,0 +1,66 @@
+// The browser pool of PlaywrightDriver: the one Chromium it launches (same switches and WebSocket
+// proxy as launch()), and the pool's public type. Opening a driver in it is the driver's own code.
+
+import { chromium, type Browser } from 'playwright-core';
+import { BrowserError } from '../errors';
+import type { SharedBrowser } from '../chromium/browser-pool';
+import { firstLine } from '../chromium/call';
+import { startLaunchProxy, type EgressProxy } from '../chromium/egress-proxy';
+import { findChromium } from '../chromium/find-chromium';
+import { chromiumLaunchArgs } from '../chromium/launch-args';
+import type { PlaywrightDriver } from './playwright-driver';
+import type { PlaywrightPoolOptions } from './options';
+
+/**
+ * Drivers that share one Chromium, each over a browser context of its own (its own cookies,
+ * storage, cache and tabs): a `BrowserPool` for the `browsers` option of `collect()` and the
+ * `browser` option of the BullMQ worker. Make one with {@link PlaywrightDriver.pool}.
+ * @public
+ */
+export interface PlaywrightPool {
+  /** The most drivers the pool holds open at once. */
+  readonly size: number;
+  /**
+   * Opens a driver over a new context of the pool's Chromium, launching it first when none runs;
+   * calls that overlap share one launch.
+   * @throws `ConfigError` when `size` drivers are open already; `BrowserDisconnectedError` once
+   * the pool is closed; `BrowserError` when Chromium cannot be launched.
+   */
+  create(): Promise<PlaywrightDriver>;
+  /** Closes the drivers still open and the browser. Idempotent; `create()` rejects from then on. */
+  close(): Promise<void>;
+  /** Same as `close()`, for `await using`. */
+  [Symbol.asyncDispose](): Promise<void>;
+}
+
+/** Launches the pool's Chromium: not persistent, since each driver brings its own context. */
+export async function launchPooledChromium(options: PlaywrightPoolOptions): Promise<SharedBrowser<Browser>> {
+  const executablePath = options.executablePath ?? findChromium();
+  let proxy: EgressProxy | undefined;
+  let browser: Browser;
+  try {
+    proxy = await startLaunchProxy(options.args, options.contextOptions?.proxy !== undefined);
+    browser = await chromium.launch({
+      executablePath,
+      headless: options.headless ?? true,
+      args: [...chromiumLaunchArgs, ...(proxy?.launchArgs ?? []), ...(options.args ?? [])],
+      timeout: options.launchTimeout ?? 30_000,
+    });
+  } catch (error) {
+    await proxy?.close();
+    const where = executablePath ?? "Playwright's own Chromium (none found at /usr/bin/chromium, chromium-browser, google-chrome, …)";
+    throw new BrowserError(`Could not launch Chromium from ${where}: ${firstLine(error)}. Install Chromium or pass \`executablePath\`.`, { cause: error });
+  }
+  // Playwright removes its own profile folder when the browser ends, however it ends; a killed
+  // browser still leaves Chromium's singleton-socket folder (org.chromium.Chromium.*) behind.
+  browser.once('disconnected', () => void proxy?.close());
+  return {
+    browser,
+    proxy,
+    onGone: (listener) => void browser.once('disconnected', listener),
+    close: async () => {
+      await browser.close().catch(() => undefined);
+      await proxy?.close();
+    },
+  };
+}
