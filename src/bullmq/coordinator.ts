@@ -7,7 +7,7 @@ import type { CollectionEndReason, CollectionSummary, CollectorEventBase, Collec
 import { normalizePageUrl } from '../collect/frontier';
 import { resolvePageRetry, type PageRetryOptions, type ResolvedPageRetry } from '../collect/page-retry';
 import { resolveCollectOptions, type CollectOptions } from '../collect/options';
-import { stableJson } from '../collect/page-step';
+import { stableJson, type FoundPage } from '../collect/page-step';
 import { checkProgress } from '../collect/progress-check';
 import { createPushStream, type PushStream } from '../collect/record-stream';
 import type { CollectedRecord, CollectionCheckRecord, CollectionCounters, QueuedPage } from '../collect/store';
@@ -206,6 +206,14 @@ export function createCollectionCoordinator<TRecord>(options: CollectionCoordina
     ...collectOptions,
     browsers: { create: () => Promise.reject(new Error('unused')), size: 1 },
   });
+  if (resolved.details) {
+    throw new ConfigError(
+      'Option `details` (records completed from their own pages) is not supported by plannav/bullmq yet: collect with `Collector` on one machine.',
+      {
+        field: 'details',
+      },
+    );
+  }
   const keyOf = options.key ?? ((record: TRecord) => stableJson(record));
   const urlPolicy = new UrlPolicy({ allow: resolved.urlPolicy.allow, deny: resolved.urlPolicy.deny });
   const starts = resolved.start === undefined ? [] : typeof resolved.start === 'string' ? [resolved.start] : resolved.start;
@@ -444,7 +452,11 @@ export function createCollectionCoordinator<TRecord>(options: CollectionCoordina
     }
     let enqueued = 0;
     if (!batchOf(page.batch).abandoned && !stopping && !cancelled)
-      for (const url of result.links) if (await enqueue({ url, batch: page.batch, depth: page.depth + 1 })) enqueued++;
+      for (const found of result.found ?? result.links.map((url): FoundPage => ({ url }))) {
+        // A sub-listing (a category) is a batch of its own; a page reached by a script pager carries the way there.
+        const batch = found.listing ? `listing:${found.url}` : page.batch;
+        if (await enqueue({ url: found.url, batch, depth: page.depth + 1, way: found.way })) enqueued++;
+      }
     if (!fresh) return false;
     for (const record of kept) {
       keepSample(record.data);

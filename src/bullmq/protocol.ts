@@ -2,6 +2,7 @@
 // Redis, the page job's data and result, the run's settings. No BullMQ or Redis calls here.
 
 import { createHash } from 'node:crypto';
+import type { FoundPage } from '../collect/page-step';
 import type { RedisOptions } from 'ioredis';
 import type { ErrorInfo } from '../events';
 import type { ResolvedPageRetry } from '../collect/page-retry';
@@ -55,6 +56,8 @@ export type PageJobResult<TRecord = unknown> =
       readonly records: readonly TRecord[];
       readonly invalid: number;
       readonly links: readonly string[];
+      /** Every page found, with the way there of a page reached by a script pager, and sub-listings; absent from older workers. */
+      readonly found?: readonly FoundPage[] | undefined;
       readonly loadMore: number;
       readonly interaction: string | undefined;
       readonly modelCalls: readonly PageJobModelCall[];

@@ -11,6 +11,7 @@ import { redactingClient } from '../agents/secret-guard';
 import type { BrowserDriver } from '../browser/types';
 import type { BrowserPool } from '../collect/options';
 import { PageExtractor } from '../collect/page-extraction';
+import type { ListingPlan } from '../collect/listing-plan';
 import { countingClient, pageSlot, readPage, type PageModelCall, type PageSlot, type PageStepContext } from '../collect/page-step';
 import { judgeFailure, retryDelayMs } from '../collect/page-retry';
 import type { QueuedPage } from '../collect/store';
@@ -197,6 +198,8 @@ export async function createCollectionWorker<TRecord>(options: CollectionWorkerO
   // Outages are warnings, once when Redis goes away and once when it is back; never a stack on stderr.
   const health = watchRedis(redis, (code, message) => emit('worker-warning', { code, message }));
   const hosts = new HostSlots(redis, name, lockDuration);
+  /** What this worker learnt of each listing template: its pages of that template are not surveyed again. */
+  const plans = new Map<string, ListingPlan>();
 
   // The browsers: one driver, or made by the pool as pages need them; a free one per page in flight.
   const free: PageSlot[] = isPool(browser) ? [] : [pageSlot(browser, false)];
@@ -264,6 +267,7 @@ export async function createCollectionWorker<TRecord>(options: CollectionWorkerO
       onInteractionCall: record('navigator'),
       checkpoint: async () => false,
       warn: (code, message) => emit('worker-warning', { code, message }),
+      plans,
     };
     emit('page-start', { url: page.url, batch: page.batch, jobId });
     const controller = new AbortController();
@@ -284,6 +288,8 @@ export async function createCollectionWorker<TRecord>(options: CollectionWorkerO
         records: read.records.map((record) => secrets.redactDeep(record)),
         invalid: read.invalid,
         links: [...read.links],
+        // The tab cannot wait for the next job: the page a script pager went on to is queued with the way there.
+        found: [...read.found, ...(read.continuation ? [read.continuation] : [])],
         loadMore: read.loadMore,
         interaction: read.interaction,
         modelCalls,

@@ -508,11 +508,7 @@ describe('Collector', () => {
             blocked_by: '',
             // As a model reads the view: the "Next page" link, and three mistakes (a button, another site, an index not shown).
             next_index: indexOf(text, /\[(\d+)\]<a[^>]*>Next page \/>/g).map(String)[0] ?? null,
-            page_indices: [
-              ...indexOf(text, /\[(\d+)\]<button>Help/g),
-              ...indexOf(text, /\[(\d+)\]<a[^>]*>Partner site/g),
-              999,
-            ],
+            page_indices: [...indexOf(text, /\[(\d+)\]<button>Help/g), ...indexOf(text, /\[(\d+)\]<a[^>]*>Partner site/g), 999],
             next_pages: [],
             load_more_index: null,
             infinite_scroll: false,

@@ -707,7 +707,7 @@ export class Collector<TRecord = unknown> {
     let detailsQueued = 0;
     const details = this.options.details;
     for (const item of read.rejected) {
-      const own = details ? (typeof details === 'object' && details.url ? details.url(item.data as Partial<TRecord>) : ownPageOf(item.data, page.url)) : undefined;
+      const own = details ? (typeof details === 'object' && details.url ? details.url(item.data) : ownPageOf(item.data, page.url)) : undefined;
       if (own !== undefined && URL.canParse(own, page.url)) {
         const url = normalizePageUrl(new URL(own, page.url).href);
         const detail: QueuedPage = {
@@ -847,7 +847,14 @@ export class Collector<TRecord = unknown> {
       abandoned = true;
       for (const dropped of this.frontier.dropBatch(page.batch)) {
         this.abandonedPages.set(dropped.url, dropped);
-        const outcome: PageOutcome = { url: dropped.url, batch: dropped.batch, status: 'abandoned', records: 0, attempts: dropped.attempts ?? 0, way: dropped.way };
+        const outcome: PageOutcome = {
+          url: dropped.url,
+          batch: dropped.batch,
+          status: 'abandoned',
+          records: 0,
+          attempts: dropped.attempts ?? 0,
+          way: dropped.way,
+        };
         this.pages.set(dropped.url, outcome);
         abandonedOutcomes.push(outcome);
       }
@@ -859,11 +866,21 @@ export class Collector<TRecord = unknown> {
     const rejects: RejectedRecord[] = [];
     if (page.kind === 'detail' && page.partial) {
       // The record's own page could not be read: the record stays incomplete, kept with the reason.
-      rejects.push(this.rejectRecord(page.partial, `its own page failed after ${page.attempts ?? 1} attempt(s): ${message}`, page.listedOn ?? page.url, page.url));
+      rejects.push(
+        this.rejectRecord(page.partial, `its own page failed after ${page.attempts ?? 1} attempt(s): ${message}`, page.listedOn ?? page.url, page.url),
+      );
       this.counters.invalid++;
       this.counters.rejected++;
     }
-    const outcome: PageOutcome = { url: page.url, batch: page.batch, status: 'failed', records: 0, attempts: page.attempts ?? 1, error: message, way: page.way };
+    const outcome: PageOutcome = {
+      url: page.url,
+      batch: page.batch,
+      status: 'failed',
+      records: 0,
+      attempts: page.attempts ?? 1,
+      error: message,
+      way: page.way,
+    };
     this.pages.set(page.url, outcome);
     const commit = this.persist({ records: [], page: outcome, abandoned: abandonedOutcomes, rejects });
     this.scheduleCheck(page);

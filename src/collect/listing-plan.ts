@@ -75,7 +75,9 @@ export function learnPlan(survey: PageSurvey, state: PageState, targets: LinkTar
   const nextElement = survey.nextIndex === null ? undefined : state.elements.get(survey.nextIndex);
   const nextControl = locatorOf(survey.nextIndex, state, targets);
   const next =
-    nextElement && nextControl ? { control: nextControl, kind: targets.targetOf(nextElement) === undefined ? ('click' as const) : ('link' as const) } : undefined;
+    nextElement && nextControl
+      ? { control: nextControl, kind: targets.targetOf(nextElement) === undefined ? ('click' as const) : ('link' as const) }
+      : undefined;
   // Numbered page links share one shape of address; it finds them on the template's other pages.
   const shapes = new Map<string, number>();
   for (const index of survey.pageIndices) {

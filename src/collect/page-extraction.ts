@@ -66,8 +66,8 @@ interface InvalidRecord {
 }
 
 /** A zod error as one line: `price: Invalid input; title: Required`. */
-export function describeIssues(issues: readonly { readonly path: readonly PropertyKey[]; readonly message: string }[]): string {
-  return issues.map((issue) => `${issue.path.map(String).join('.') || '(record)'}: ${issue.message}`).join('; ');
+export function describeIssues(issues: readonly { readonly path?: readonly PropertyKey[] | undefined; readonly message?: string | undefined }[]): string {
+  return issues.map((issue) => `${(issue.path ?? []).map(String).join('.') || '(record)'}: ${issue.message ?? 'invalid'}`).join('; ');
 }
 
 function isInvalid(value: unknown): value is InvalidRecord {
@@ -178,9 +178,7 @@ export class PageExtractor<TRecord> {
     // Each record is checked alone: the model is asked for the record's shape, and a record that
     // does not fit becomes a marker instead of failing the list (and a repair round) for all.
     const asked = settings.partial && recordSchema instanceof z.ZodObject ? (recordSchema.partial() as unknown as z.ZodType<TRecord>) : recordSchema;
-    const tolerant = asked.catch(
-      (context) => ({ [invalidRecord]: true, input: context.input, reason: describeIssues(context.error.issues) }) as unknown as TRecord,
-    );
+    const tolerant = asked.catch((context) => ({ [invalidRecord]: true, input: context.value, reason: describeIssues(context.issues) }) as unknown as TRecord);
     // A long page's lists are put together in code: a model merge would have to write every record
     // again, and could drop some.
     this.action = buildExtractContentAction(
@@ -223,7 +221,9 @@ export class PageExtractor<TRecord> {
     // Blocks read around what was added may cut a record off at the text's start or end.
     const part =
       input.since === undefined ? '' : ' The text may be only what the page added since it was last read: leave out a record cut off at its start or end.';
-    const goal = input.single ? input.instruction : `${input.instruction}\nList every such record on the page, each complete and exactly as written; an empty list when the page has none.${part}`;
+    const goal = input.single
+      ? input.instruction
+      : `${input.instruction}\nList every such record on the page, each complete and exactly as written; an empty list when the page has none.${part}`;
     const params = this.action.schema.parse({ goal, include_links: true });
     const context = createActionContext({
       driver,

@@ -2,7 +2,7 @@
 // network errors, a crashed page) are retried with backoff; anything else fails the page at once.
 
 import type { NavigationResponse } from '../browser/types';
-import { BrowserError, isFatalError, PlannavError, TimeoutError, URLNotAllowedError, type PlannavErrorOptions } from '../errors';
+import { BrowserError, isFatalError, TimeoutError, URLNotAllowedError, type PlannavErrorOptions } from '../errors';
 
 /**
  * How a collection retries a page that failed for a reason that may pass: a server error (5xx),
@@ -76,7 +76,7 @@ export function retryAfterMs(value: string | undefined, now: number): number | u
 }
 
 /** Throws a {@link PageStatusError} when the goto's answer is an HTTP error (400 and up). */
-export function assertPageAnswered(url: string, response: NavigationResponse | void): void {
+export function assertPageAnswered(url: string, response: NavigationResponse | undefined): void {
   if (!response || response.status < 400) return;
   throw new PageStatusError(url, response.status, retryAfterMs(response.headers['retry-after'], Date.now()));
 }
@@ -100,7 +100,7 @@ export function judgeFailure(error: unknown): FailureVerdict {
   if (TimeoutError.isInstance(error)) return { transient: true, retryAfterMs: undefined };
   if (URLNotAllowedError.isInstance(error) || isFatalError(error)) return { transient: false, retryAfterMs: undefined };
   // A BrowserError the driver marks retryable: a network error, a load that did not answer, a crashed tab.
-  if (BrowserError.isInstance(error)) return { transient: (error as PlannavError).retryable, retryAfterMs: undefined };
+  if (BrowserError.isInstance(error)) return { transient: error.retryable, retryAfterMs: undefined };
   return { transient: false, retryAfterMs: undefined };
 }
 

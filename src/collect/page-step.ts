@@ -19,7 +19,7 @@ import { withDeadline } from '../util/deadline';
 import { normalizePageUrl } from './frontier';
 import { runInteraction } from './interaction';
 import { LinkTargets } from './link-targets';
-import { findControl, learnPlan, locatorOf, pageLinksOf, templateOf, type ListingPlan } from './listing-plan';
+import { findControl, learnPlan, pageLinksOf, templateOf, type ListingPlan } from './listing-plan';
 import { describeIssues, type PageExtractor, type RejectedItem } from './page-extraction';
 import { assertPageAnswered } from './page-retry';
 import { surveyPage, type PageSurvey } from './page-survey';
@@ -187,7 +187,10 @@ export function wayAddress(from: string, steps: number, shown: string): string {
 async function takeStep(context: PageStepContext<unknown>, slot: PageSlot, step: PageWayStep, signal: AbortSignal): Promise<void> {
   const state = await capture(context, slot, signal);
   const element = findControl(step.control, state, slot.links);
-  if (!element) throw new BrowserError(`The control "${step.control.text ?? step.control.tag}" that led to this page is not on ${state.url} any more.`, { retryable: true });
+  if (!element)
+    throw new BrowserError(`The control "${step.control.text ?? step.control.tag}" that led to this page is not on ${state.url} any more.`, {
+      retryable: true,
+    });
   if (step.action === 'select') await slot.driver.selectOption(element, step.option ?? '', { signal });
   else await slot.driver.click(element, { signal });
   await settle(slot, signal);
@@ -200,10 +203,10 @@ export async function arrive<TRecord>(context: PageStepContext<TRecord>, slot: P
   const way = page.url.includes('#plannav-') ? page.way : undefined;
   const address = way?.from ?? page.url;
   assertAllowed(context.urlPolicy, address);
-  assertPageAnswered(address, await slot.driver.goto(address, { signal }));
+  assertPageAnswered(address, (await slot.driver.goto(address, { signal })) ?? undefined);
   for (const step of way?.steps ?? []) {
     await context.checkpoint();
-    await takeStep(context as PageStepContext<unknown>, slot, step, signal);
+    await takeStep(context, slot, step, signal);
   }
 }
 
@@ -222,7 +225,7 @@ export async function readPage<TRecord>(
   const instruction = context.instruction;
   assertAllowed(context.urlPolicy, page.url.replace(/#.*$/, ''));
   await arrive(context, slot, page, signal, there);
-  let state = await capture(context as PageStepContext<unknown>, slot, signal);
+  let state = await capture(context, slot, signal);
   // A page reached by a click or a form has no goto answer: its document's own status tells an error page.
   const facts = await documentFacts(slot, signal);
   if (there || page.url.includes('#plannav-')) assertPageAnswered(state.url, facts.status > 0 ? { status: facts.status, headers: {} } : undefined);
@@ -256,7 +259,7 @@ export async function readPage<TRecord>(
         onModelCall: (call) => context.onInteractionCall(call),
         checkpoint: () => context.checkpoint(),
       });
-      state = await capture(context as PageStepContext<unknown>, slot, signal);
+      state = await capture(context, slot, signal);
       surveys++;
       found = await survey(context, state, signal);
     }
@@ -323,7 +326,7 @@ export async function readPage<TRecord>(
     loadMore++;
     await settle(slot, signal);
     const fresh = await extract();
-    state = await capture(context as PageStepContext<unknown>, slot, signal);
+    state = await capture(context, slot, signal);
     if (fresh > 0) {
       idleRounds = 0;
       continue;
@@ -387,7 +390,13 @@ async function documentFacts(slot: PageSlot, signal: AbortSignal): Promise<{ nex
 async function selectPages(slot: PageSlot, plan: ListingPlan, state: PageState, page: QueuedPage, signal: AbortSignal): Promise<FoundPage[]> {
   const element = plan.pageSelect ? findControl(plan.pageSelect, state, slot.links) : undefined;
   if (!element || !plan.pageSelect) return [];
-  const raw = await callRuntime(slot.driver, element.frameId, 'readDropdown', { ...elementArgument(element), register: false, anyVisible: false, filter: null }, { signal });
+  const raw = await callRuntime(
+    slot.driver,
+    element.frameId,
+    'readDropdown',
+    { ...elementArgument(element), register: false, anyVisible: false, filter: null },
+    { signal },
+  );
   const answer = dropdownAnswerSchema.safeParse(raw);
   if (!answer.success || answer.data.status !== 'ok') return [];
   const from = page.way?.from ?? page.url;
@@ -447,7 +456,8 @@ function nextPages<TRecord>(
       const target = element === undefined ? undefined : targets.targetOf(element);
       const elsewhere = target === undefined ? undefined : new URL(target).host;
       if (target === undefined || elsewhere !== host) {
-        const what = element === undefined ? 'not an element of the page' : target === undefined ? 'not a link to a web page' : `a link to another site, ${elsewhere}`;
+        const what =
+          element === undefined ? 'not an element of the page' : target === undefined ? 'not a link to a web page' : `a link to another site, ${elsewhere}`;
         context.warn('NEXT_PAGE_SKIPPED', `Not enqueued: the survey named [${index}] as a page of the listing, which is ${what}.`);
         continue;
       }
@@ -478,7 +488,11 @@ export async function readDetailPage<TRecord>(
   context: PageStepContext<TRecord>,
   slot: PageSlot,
   page: QueuedPage,
-  schema: { safeParse(value: unknown): { success: true; data: TRecord } | { success: false; error: { issues: readonly { path: readonly PropertyKey[]; message: string }[] } } },
+  schema: {
+    safeParse(
+      value: unknown,
+    ): { success: true; data: TRecord } | { success: false; error: { issues: readonly { path: readonly PropertyKey[]; message: string }[] } };
+  },
   signal: AbortSignal,
 ): Promise<DetailRead<TRecord>> {
   const partial = page.partial ?? {};

@@ -111,7 +111,7 @@ export function compactForSurvey(elementsText: string): string {
     return text.length >= 16 || block.lines.length > 1 ? `${block.shape}:${block.lines.length}` : undefined;
   };
   const out: string[] = [];
-  for (let start = 0; start < blocks.length; ) {
+  for (let start = 0; start < blocks.length;) {
     const shape = shapeOf(blocks[start] as { lines: string[]; shape: string | undefined });
     let end = start + 1;
     while (shape !== undefined && end < blocks.length && shapeOf(blocks[end] as { lines: string[]; shape: string | undefined }) === shape) end++;

@@ -848,13 +848,7 @@ export class PlaywrightDriver implements BrowserDriver {
   }
 
   /** Loads `url` in `page` within the call's time (`deadline`); a load that does not answer by then is stopped. */
-  private async navigate(
-    page: Page,
-    url: string,
-    timeout: number,
-    signal: AbortSignal | undefined,
-    deadline: number,
-  ): Promise<NavigationResponse | undefined> {
+  private async navigate(page: Page, url: string, timeout: number, signal: AbortSignal | undefined, deadline: number): Promise<NavigationResponse | undefined> {
     let response: NavigationResponse | undefined;
     const load = async (): Promise<unknown> => {
       const answer = await page.goto(url, { waitUntil: 'commit', timeout: loadBudget(timeout) });

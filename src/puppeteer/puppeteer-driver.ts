@@ -894,13 +894,7 @@ export class PuppeteerDriver implements BrowserDriver {
   }
 
   /** Loads `url` in `page` within the call's time (`deadline`); a load that does not answer by then is stopped. */
-  private async navigate(
-    page: Page,
-    url: string,
-    timeout: number,
-    signal: AbortSignal | undefined,
-    deadline: number,
-  ): Promise<NavigationResponse | undefined> {
+  private async navigate(page: Page, url: string, timeout: number, signal: AbortSignal | undefined, deadline: number): Promise<NavigationResponse | undefined> {
     // An empty list of lifecycle events: resolve once the new document has committed; the settle wait does the rest.
     let response: NavigationResponse | undefined;
     const load = async (): Promise<unknown> => {

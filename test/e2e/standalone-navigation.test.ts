@@ -20,7 +20,9 @@ const chromiumArgs = ['--no-sandbox', '--disable-gpu', '--disable-background-net
 
 /** Many elements, so that a snapshot takes long enough for a navigation to land inside it. */
 const filler = (marker: string): string =>
-  Array.from({ length: 400 }, (_, item) => `<li><a href="#${marker}-${item}">${marker} link ${item}</a> <button>${marker} button ${item}</button></li>`).join('');
+  Array.from({ length: 400 }, (_, item) => `<li><a href="#${marker}-${item}">${marker} link ${item}</a> <button>${marker} button ${item}</button></li>`).join(
+    '',
+  );
 
 function html(title: string, body: string, script = ''): string {
   return `<!doctype html><html><head><meta charset="utf-8"><title>${title}</title></head><body>${body}<script>${script}</script></body></html>`;
@@ -34,12 +36,23 @@ function respond(path: string, query: URLSearchParams): { body: string; delayMs:
   switch (path) {
     case '/start':
       // The redirect runs shortly after load; the final page answers late, so the tab is still loading it for a while.
-      return { body: html('Start page', '<h1>START document</h1><p>START text</p>', "addEventListener('load', () => setTimeout(() => location.replace('/final'), 20));"), delayMs: 0 };
+      return {
+        body: html(
+          'Start page',
+          '<h1>START document</h1><p>START text</p>',
+          "addEventListener('load', () => setTimeout(() => location.replace('/final'), 20));",
+        ),
+        delayMs: 0,
+      };
     case '/final':
       return { body: html('Final page', `<h1>FINAL document</h1><p>FINAL text</p><button>FINAL buy</button>`), delayMs: 150 };
     case '/hop':
       return {
-        body: html('HOP page', `<h1>HOP document</h1><ul>${filler('HOP')}</ul>`, `addEventListener('DOMContentLoaded', () => setTimeout(() => { location.href = '/landing'; }, ${Number(query.get('ms') ?? 0)}));`),
+        body: html(
+          'HOP page',
+          `<h1>HOP document</h1><ul>${filler('HOP')}</ul>`,
+          `addEventListener('DOMContentLoaded', () => setTimeout(() => { location.href = '/landing'; }, ${Number(query.get('ms') ?? 0)}));`,
+        ),
         delayMs: 0,
       };
     case '/landing':
@@ -207,9 +220,8 @@ describe.each(['playwright', 'puppeteer'] as const)('a page another framework lo
       await user.goto(`${origin}/forever?n=0`);
       const timeout = 3000;
       const started = Date.now();
-      const error = await (call === 'extract'
-        ? extract(user.driver, { llm: echoModel(), instruction: 'what the page says' }, { timeout })
-        : observe(user.driver, { timeout })
+      const error = await (
+        call === 'extract' ? extract(user.driver, { llm: echoModel(), instruction: 'what the page says' }, { timeout }) : observe(user.driver, { timeout })
       ).then(
         () => undefined,
         (caught: unknown) => caught,
@@ -218,7 +230,9 @@ describe.each(['playwright', 'puppeteer'] as const)('a page another framework lo
       foreverOn = false;
       await new Promise((done) => setTimeout(done, 300));
       expect(TimeoutError.isInstance(error), `${call}: ${String(error)}`).toBe(true);
-      expect(PlannavError.isInstance(error) && error.message).toBe(`${call}() did not finish within its timeout of ${timeout} ms. Give it a longer \`timeout\`, or none.`);
+      expect(PlannavError.isInstance(error) && error.message).toBe(
+        `${call}() did not finish within its timeout of ${timeout} ms. Give it a longer \`timeout\`, or none.`,
+      );
       expect(took).toBeLessThan(timeout + 1500);
     }
     // The driver still reads a page that has stopped (once the last hop of the chain, already on its way, has landed).

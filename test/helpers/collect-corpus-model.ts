@@ -52,11 +52,21 @@ export function surveyAnswer(text: string): Record<string, unknown> {
   const hasWall = /cookie|consent/i.test(plain) && elements.some((element) => element.tag === 'button' && acceptWords.test(nameOf(element)));
   const isControl = (element: ShownElement): boolean => ['a', 'button', 'input'].includes(element.tag) || element.attributes.role === 'button';
   const next = elements.filter(
-    (element) => isControl(element) && (nextWords.test(nameOf(element).replace(/[→›»]+$/, '').trim() || nameOf(element)) || /\bnext\b/i.test(element.attributes.rel ?? '')),
+    (element) =>
+      isControl(element) &&
+      (nextWords.test(
+        nameOf(element)
+          .replace(/[→›»]+$/, '')
+          .trim() || nameOf(element),
+      ) ||
+        /\bnext\b/i.test(element.attributes.rel ?? '')),
   );
   const pageLinks = elements.filter((element) => element.tag === 'a' && /^\d+$/.test(element.text));
   const pager = elements.find(
-    (element) => element.tag === 'select' && (/^(?:p|pg|page|seite|pagina)$/i.test(element.attributes.name ?? '') || /\bpage\b|\bseite\b|\d+\s*(?:of|\/|von)\s*\d+/i.test(element.attributes.options ?? '')),
+    (element) =>
+      element.tag === 'select' &&
+      (/^(?:p|pg|page|seite|pagina)$/i.test(element.attributes.name ?? '') ||
+        /\bpage\b|\bseite\b|\d+\s*(?:of|\/|von)\s*\d+/i.test(element.attributes.options ?? '')),
   );
   const loadMore = elements.find((element) => element.tag === 'button' && loadMoreWords.test(nameOf(element)));
   const listings = elements.filter((element) => element.tag === 'a' && categoryWords.test(element.before) && !nextWords.test(nameOf(element)));
@@ -90,7 +100,11 @@ export interface ModelLedger {
  * The stand-in model for a corpus site: `truth` is what the oracle reads records against,
  * `origin` the site's address for relative links.
  */
-export function corpusModel(truth: CorpusTruth, origin: string, options: { check?: (request: ScriptedRequest) => ScriptedResponse } = {}): {
+export function corpusModel(
+  truth: CorpusTruth,
+  origin: string,
+  options: { check?: (request: ScriptedRequest) => ScriptedResponse } = {},
+): {
   readonly llm: ScriptedLLM;
   readonly ledger: ModelLedger;
 } {
@@ -99,7 +113,10 @@ export function corpusModel(truth: CorpusTruth, origin: string, options: { check
     respond: (request) => {
       const name = request.output?.name ?? request.agent;
       ledger.calls.set(name, (ledger.calls.get(name) ?? 0) + 1);
-      const chars = request.messages.reduce((sum, message) => sum + (typeof message.content === 'string' ? message.content.length : JSON.stringify(message.content).length), 0);
+      const chars = request.messages.reduce(
+        (sum, message) => sum + (typeof message.content === 'string' ? message.content.length : JSON.stringify(message.content).length),
+        0,
+      );
       ledger.promptChars.set(name, (ledger.promptChars.get(name) ?? 0) + chars);
       switch (request.output?.name) {
         case 'collect_survey':

@@ -14,7 +14,9 @@ describe('nextLinks', () => {
     link.href = '/list?page=3';
     link.dataset.test = '';
     document.head.append(link);
-    place('<a rel="next" href="/list?page=3">Next</a> <a rel="nofollow" href="/other">Other</a> <a rel="NEXT" href="/more">More</a> <a rel="next" href="javascript:void 0">Run</a>');
+    place(
+      '<a rel="next" href="/list?page=3">Next</a> <a rel="nofollow" href="/other">Other</a> <a rel="NEXT" href="/more">More</a> <a rel="next" href="javascript:void 0">Run</a>',
+    );
     const found = nextLinks();
     expect(typeof found.status).toBe('number');
     expect(found.next).toEqual([new URL('/list?page=3', document.baseURI).href, new URL('/more', document.baseURI).href]);

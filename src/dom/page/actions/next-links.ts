@@ -13,6 +13,6 @@ export function nextLinks(): { readonly next: string[]; readonly status: number 
     const href = (element as HTMLLinkElement | HTMLAnchorElement).href;
     if (rel.includes('next') && /^https?:/i.test(href) && !next.includes(href)) next.push(href);
   }
-  const entry = performance.getEntriesByType('navigation')[0] as (PerformanceEntry & { responseStatus?: number }) | undefined;
+  const entry: (PerformanceEntry & { readonly responseStatus?: number }) | undefined = performance.getEntriesByType('navigation')[0];
   return { next, status: typeof entry?.responseStatus === 'number' ? entry.responseStatus : 0 };
 }
