@@ -45,7 +45,8 @@ function listing(options: { pages: number; perPage: number; host?: string; broke
 
 /**
  * The scripted model reads what it is shown; `check` answers the progress checks; a page whose
- * survey text `hold` gives a promise for is answered only once that promise resolves.
+ * extraction text `hold` gives a promise for is answered only once that promise resolves. The hold
+ * is on the extraction, not the survey: a page of a template its worker already knows is not surveyed.
  */
 function siteModel(
   options: { check?: (request: ScriptedRequest) => ScriptedResponse; latencyMs?: number; hold?: (text: string) => Promise<void> | undefined } = {},
@@ -56,7 +57,6 @@ function siteModel(
       const text = request.lastUserText;
       switch (request.output?.name) {
         case 'collect_survey':
-          await options.hold?.(text);
           return {
             object: {
               page_error: text.includes('500 Internal Server Error') ? '500 Internal Server Error' : '',
@@ -67,6 +67,7 @@ function siteModel(
             },
           };
         case 'collect_extract':
+          await options.hold?.(text);
           return { object: { records: [...text.matchAll(/Item (\d+): (Widget \d+)/g)].map((match) => ({ id: Number(match[1]), name: match[2] })) } };
         case 'collect_check':
           return options.check?.(request) ?? { object: { decision: 'continue', reason: 'fine', instruction: '' } };
@@ -247,7 +248,12 @@ describe('createCollectionCoordinator on a real Redis', () => {
     const answered = (name: string): number => models.flatMap((model) => model.requests).filter((request) => request.output?.name === name).length;
     expect(byRole('navigator')).toBe(answered('collect_survey'));
     expect(byRole('extraction')).toBe(answered('collect_extract'));
-    expect(byRole('navigator')).toBe(3);
+    // One extraction per page; one survey per worker that read a page (its first: the other pages of
+    // the template reuse what that worker learnt), no longer one per page.
+    expect(byRole('extraction')).toBe(3);
+    const readers = models.filter((model) => model.requests.some((request) => request.output?.name === 'collect_extract'));
+    for (const model of readers) expect(model.requests.filter((request) => request.output?.name === 'collect_survey')).toHaveLength(1);
+    expect(byRole('navigator')).toBe(readers.length);
     // Each call waited 5 ms for its answer: the workers' model time reaches the coordinator.
     for (const call of calls) expect(call.durationMs).toBeGreaterThan(0);
     expect(calls.every((call) => call.provider === 'scripted' && call.error === undefined)).toBe(true);
@@ -320,10 +326,11 @@ describe('createCollectionCoordinator on a real Redis', () => {
       onEvent: { 'collect-check': () => checked.open() },
     });
     expect(summary).toMatchObject({ reason: 'done', pagesDone: 6 });
-    const surveys = models.flatMap((model) => model.requests).filter((request) => request.output?.name === 'collect_survey');
+    // Each page's extraction (every page has one; only a worker's first page is surveyed) is asked for the instruction in force when the page started.
+    const extractions = models.flatMap((model) => model.requests).filter((request) => request.output?.name === 'collect_extract');
     const instructionOf = (page: number): string | undefined => {
-      const survey = surveys.find((request) => request.lastUserText.includes(`Item ${2 * page - 1}:`));
-      return /The crawler collects: (.*)/.exec(survey?.lastUserText ?? '')?.[1];
+      const extraction = extractions.find((request) => request.lastUserText.includes(`Item ${2 * page - 1}:`));
+      return /^Goal: (.*)/.exec(extraction?.lastUserText ?? '')?.[1];
     };
     expect([1, 2, 3, 4, 5, 6].map(instructionOf)).toEqual([
       ...Array<string>(4).fill('every item: id, name'),
@@ -637,8 +644,24 @@ describe('page retries', () => {
     expect(ids(records)).toEqual([1, 2, 3, 4]);
     // The model calls of the attempts that failed are counted too.
     expect(summary.usage.calls).toBe(models.reduce((total, model) => total + model.requests.length, 0));
-    // Page 1: survey and extraction; page 2: two failed surveys, then survey and extraction; page 3: three failed surveys.
-    expect(summary.usage.calls).toBe(2 + (2 + 2) + 3);
+    // Each worker's calls, in order: s survey and e extraction of a page that loaded, x survey and y
+    // extraction of an error page. A worker that does not know the template yet surveys first: an
+    // error page fails on that survey (x), a good one is learnt (s e). Once it knows the template, a
+    // page is extracted first: records end it (e); none (y) call for a fresh survey, which fails (y x).
+    const token = (request: ScriptedRequest): string => {
+      const error = request.lastUserText.includes('500 Internal Server Error');
+      return request.output?.name === 'collect_survey' ? (error ? 'x' : 's') : request.output?.name === 'collect_extract' ? (error ? 'y' : 'e') : '?';
+    };
+    const calls = models.map((model) => model.requests.map(token).join(''));
+    for (const sequence of calls) expect(sequence).toMatch(/^x*(se(yx|e)*)?$/);
+    const count = (letter: string): number => calls.join('').split(letter).length - 1;
+    // Every failed attempt (two of page 2, three of page 3) ends on a survey that says error page; pages 1 and 2 are each extracted once.
+    expect([count('x'), count('e')]).toEqual([5, 2]);
+    // Page 1 is read first, by a worker that knows nothing yet: at least one survey of a good page, at most one per worker.
+    expect(count('s')).toBeGreaterThanOrEqual(1);
+    expect(count('s')).toBeLessThanOrEqual(2);
+    // Was 2 + (2 + 2) + 3 when every attempt was surveyed: now an extraction comes first on a worker that knows the template.
+    expect(summary.usage.calls).toBe(count('s') + 2 + 5 + count('y'));
     expect([loads.get(page(1)), loads.get(page(2)), loads.get(page(3))]).toEqual([1, 3, 3]);
     // Only the last failure counts: one collect-failure, one in a row, the batch not given up.
     expect((events['collect-failure'] ?? []).map((event) => [event.url, event.consecutiveFailures, event.abandoned])).toEqual([[page(3), 1, false]]);

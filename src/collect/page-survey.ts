@@ -91,8 +91,9 @@ const shownOfARun = 3;
 
 /**
  * The page state as the survey needs it: every control and line, except that a long run of
- * look-alike records (an element with long text, the same tag and the same number of text lines
- * after it, again and again) is cut to its first few and a line saying how many more there are.
+ * look-alike records (an element with a text of 16 characters or more, the same tag and the same
+ * number of text lines after it, again and again) is cut to its first few and a line saying how
+ * many more there are.
  * The survey looks for the page's controls, not its records: the records are most of a listing's text.
  */
 export function compactForSurvey(elementsText: string): string {
@@ -108,7 +109,7 @@ export function compactForSurvey(elementsText: string): string {
     if (block.shape === undefined) return undefined;
     const text = (/>(.*?)\s*\/>\s*$/.exec(block.lines[0] ?? '')?.[1] ?? '').trim();
     // Short texts (page numbers, "Next", category names) are controls to see, never cut.
-    return text.length >= 16 || block.lines.length > 1 ? `${block.shape}:${block.lines.length}` : undefined;
+    return text.length >= 16 ? `${block.shape}:${block.lines.length}` : undefined;
   };
   const out: string[] = [];
   for (let start = 0; start < blocks.length;) {

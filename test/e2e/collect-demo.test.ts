@@ -21,8 +21,10 @@ describe('npm run collect-demo', () => {
     expect(new Set(ids).size).toBe(ids.length);
     expect([...ids].sort()).toEqual([...run.reachableIds].sort());
     expect(run.reachableIds).toHaveLength(220);
-    // No listing page but the first (the cookie wall, then the same page after consent) was loaded twice.
-    for (const [path, count] of Object.entries(run.hits)) if (path.startsWith('/jobs?page=') && path !== '/jobs?page=1') expect(count, path).toBe(1);
+    // No listing page but the first (the cookie wall, then the same page after consent) was loaded twice, except
+    // the broken page 7: its 500 may pass, so it was tried three times (the default attempts) before it failed.
+    for (const [path, count] of Object.entries(run.hits))
+      if (path.startsWith('/jobs?page=') && path !== '/jobs?page=1') expect(count, path).toBe(path === '/jobs?page=7' ? 3 : 1);
 
     const stored = (await readFile(run.recordsFile, 'utf8'))
       .trim()
