@@ -1,68 +1,65 @@
-// `npm run bench -- --only collect`: the collection (issue 14) on the local job board
-// (examples/collect-site) with the scripted model, which answers at once: pages per minute, our own
-// time per page (a page's time less its model calls' time), for 1, 4 and 8 concurrent pages on one
-// machine (one PlaywrightDriver, so one Chromium, per concurrent page) and for one vs two BullMQ
-// workers (child processes, each with its own Chromium) on a redis-server the bench starts; memory
-// per concurrent page. Medians over `runs` runs. Writes the table between the collect markers of
-// bench/README.md.
+// `npm run bench -- --only collect`: the collection (issue 20) on the collect corpus (test/fixtures/collect-corpus: ten
+// listing styles, sponsored cards, duplicates, a cookie wall, transient and permanent faults), beside a Crawlee
+// PlaywrightCrawler with the corpus's hand-written selectors on the same site in the same run (the anchor). Recall,
+// precision and duplicates against the truth, pages per minute from the site's own log, prompt characters per record and
+// model calls of the stand-in model, memory per concurrent page; for 1, 4 and 8 concurrent pages and two BullMQ workers.
+// Writes the table between the collect markers of bench/README.md.
+import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { Collector, type CollectionSummary, type CollectorEventMap } from '../src/index';
-import { createCollectionCoordinator } from '../src/bullmq/index';
+import { createInterface } from 'node:readline';
+import { Collector, type CollectionSummary } from '../src/index';
 import { PlaywrightDriver } from '../src/playwright/index';
-import { startCollectSite, type CollectSite } from '../examples/collect-site/server';
-import { collectSiteModel, Job } from '../examples/collect-site/scripted-model';
-import { startWorkerProcesses, stopWorkerProcesses } from '../examples/collect';
 import { ensureRedis } from '../scripts/ensure-deps.mjs';
+import { startCollectCorpus, type CollectCorpus } from '../test/fixtures/collect-corpus/index';
+import { corpusModel, type ModelLedger } from '../test/helpers/collect-corpus-model';
 import { startRedis } from '../test/helpers/redis-server';
+import { crawlWithCrawlee } from './collect-crawlee';
+import { CorpusRecordSchema, scoreRecords, servedPages, type RecordScore, type ServedPages } from './collect-score';
 
 const repoRoot = resolve(import.meta.dirname, '..');
-const instruction = 'every job posting: id, title, company, salary, link';
-const modelRetry = { retries: 0, minTimeout: 1, maxTimeout: 1 };
+const instruction = 'every listing (not sponsored ones): id, title, seller, price, location, link';
 const MB = 1024 * 1024;
+const SEED = 1;
+const HANG_MS = 8000;
+/** Well above the corpus's hang (8 s), so that a hanging page fails by the dropped connection, not by our deadline. */
+const PAGE_TIMEOUT_MS = 30_000;
 
 /** Settings of {@link runCollectBench}. */
 export interface CollectBenchSettings {
-  /** Postings on the site, 20 a page. @defaultValue 960 (48 pages) */
-  readonly postings?: number | undefined;
-  /** Timed runs per setting; the figure is their median. @defaultValue 3 */
-  readonly runs?: number | undefined;
-  /** Concurrent pages on one machine. @defaultValue [1, 4, 8] */
+  /** The corpus's scale: 1 is 2,397 records (2,366 reachable) on 163 listing pages. @defaultValue 1 */
+  readonly scale?: number | undefined;
+  /** Concurrent pages of the Collector on one machine. @defaultValue [1, 4, 8] */
   readonly concurrency?: readonly number[] | undefined;
-  /** BullMQ worker processes. @defaultValue [1, 2] */
-  readonly workers?: readonly number[] | undefined;
+  /** BullMQ worker processes (0: no BullMQ row). @defaultValue 2 */
+  readonly workers?: number | undefined;
+  /** Crawlee's concurrent pages. @defaultValue 4 */
+  readonly crawleeConcurrency?: number | undefined;
 }
 
-/** One timed run. */
-interface RunFigures {
-  readonly wallMs: number;
-  readonly pages: number;
-  readonly records: number;
-  readonly pagesPerMinute: number;
-  /** Σ page time (load, read, survey, extraction, the model calls in it) / pages. */
-  readonly pageMs: number;
-  /** Σ model call time / pages. */
-  readonly modelMs: number;
-  /** pageMs − modelMs: our own time per page. */
-  readonly ownMs: number;
-  /** Peak over the run, sampled every 200 ms (one machine only). */
-  readonly peak?: { readonly browserRssMb: number; readonly browserAnonMb: number; readonly heapMb: number; readonly processes: number } | undefined;
+interface Memory {
+  readonly rssMb: number;
+  readonly anonMb: number;
 }
 
 interface Row {
   readonly setting: string;
-  readonly concurrent: number;
-  readonly runs: readonly RunFigures[];
-  readonly median: Omit<RunFigures, 'peak'> & { readonly memoryPerPageMb?: number; readonly anonPerPageMb?: number };
+  /** Set when the row could not be measured: why. */
+  readonly notRun?: string | undefined;
+  readonly seconds?: number | undefined;
+  readonly served?: ServedPages | undefined;
+  readonly score?: RecordScore | undefined;
+  /** Σ prompt characters of every model call / records right. */
+  readonly charsPerRecord?: number | undefined;
+  readonly calls?: Readonly<Record<string, number>> | undefined;
+  /** Peak memory / concurrent pages. */
+  readonly memoryPerPage?: Memory | undefined;
+  /** What else the row needs said (how the crawl ended, its failures). */
+  readonly note?: string | undefined;
 }
 
-const median = (values: readonly number[]): number => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? (sorted[middle] as number) : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
-};
 const round = (value: number, digits = 1): number => Math.round(value * 10 ** digits) / 10 ** digits;
 
 /** The process ids under `root` (children, their children, …), from /proc. */
@@ -93,221 +90,351 @@ function descendants(root: number): number[] {
 }
 
 /** RSS and RssAnon (kB → MB) summed over this process's Chromium descendants. */
-function browserMemory(): { rssMb: number; anonMb: number; processes: number } {
+function browserMemory(): Memory {
   let rss = 0;
   let anon = 0;
-  let processes = 0;
   for (const pid of descendants(process.pid)) {
     try {
       const status = readFileSync(`/proc/${pid}/status`, 'utf8');
       if (!/^Name:\s*(chrom|headless)/im.test(status)) continue;
       rss += Number(/^VmRSS:\s*(\d+)/m.exec(status)?.[1] ?? 0);
       anon += Number(/^RssAnon:\s*(\d+)/m.exec(status)?.[1] ?? 0);
-      processes++;
     } catch {
       // Gone meanwhile.
     }
   }
-  return { rssMb: rss / 1024, anonMb: anon / 1024, processes };
+  return { rssMb: rss / 1024, anonMb: anon / 1024 };
 }
 
-/** Counts page and model time from a collection's events. */
-function timeCounter() {
-  let pageMs = 0;
-  let modelMs = 0;
+/** Peak Chromium memory plus this process's heap, sampled every 200 ms until `stop()`. */
+function memorySampler(): { stop(): Memory } {
+  let rssMb = 0;
+  let anonMb = 0;
+  const sample = (): void => {
+    const memory = browserMemory();
+    const heapMb = process.memoryUsage().heapUsed / MB;
+    rssMb = Math.max(rssMb, memory.rssMb + heapMb);
+    anonMb = Math.max(anonMb, memory.anonMb + heapMb);
+  };
+  const timer = setInterval(sample, 200);
   return {
-    page: (event: CollectorEventMap<Job>['collect-page']): void => {
-      pageMs += event.durationMs;
-    },
-    model: (event: CollectorEventMap<Job>['collect-model-call']): void => {
-      if (event.role !== 'planner') modelMs += event.durationMs;
-    },
-    figures(summary: CollectionSummary, wallMs: number): Omit<RunFigures, 'peak'> {
-      const pages = summary.pagesDone + summary.pagesFailed;
-      return {
-        wallMs: round(wallMs, 0),
-        pages,
-        records: summary.records,
-        pagesPerMinute: round((pages * 60_000) / wallMs, 0),
-        pageMs: round(pageMs / pages),
-        modelMs: round(modelMs / pages, 2),
-        ownMs: round((pageMs - modelMs) / pages),
-      };
+    stop() {
+      clearInterval(timer);
+      return { rssMb, anonMb };
     },
   };
 }
 
-function checkComplete(site: CollectSite, summary: CollectionSummary, setting: string): void {
-  if (summary.reason !== 'done' || summary.records !== site.reachableItems.length || summary.duplicates !== 0 || summary.pagesFailed !== 0)
-    throw new Error(
-      `bench collect: ${setting} ended ${summary.reason} with ${summary.records} of ${site.reachableItems.length} records (${summary.message ?? ''}).`,
-    );
+/** Sums ledgers (the in-process one and the workers'). */
+function sumLedgers(ledgers: readonly { calls: Record<string, number>; promptChars: Record<string, number> }[]): {
+  calls: Record<string, number>;
+  chars: number;
+} {
+  const calls: Record<string, number> = {};
+  let chars = 0;
+  for (const ledger of ledgers) {
+    for (const [name, count] of Object.entries(ledger.calls)) calls[name] = (calls[name] ?? 0) + count;
+    for (const count of Object.values(ledger.promptChars)) chars += count;
+  }
+  return { calls, chars };
 }
 
-/** `runs` collections of the site with `concurrency` pages at a time over as many drivers. */
-async function oneMachine(site: CollectSite, concurrency: number, runs: number): Promise<Row> {
+const plainLedger = (ledger: ModelLedger): { calls: Record<string, number>; promptChars: Record<string, number> } => ({
+  calls: Object.fromEntries(ledger.calls),
+  promptChars: Object.fromEntries(ledger.promptChars),
+});
+
+/** Runs `crawl` on a corpus whose faults play again from the start; returns its wall time and the requests it made. */
+async function onFreshFaults<T>(corpus: CollectCorpus, crawl: () => Promise<T>): Promise<{ value: T; seconds: number; served: ServedPages }> {
+  corpus.resetFaults();
+  const before = corpus.requests().length;
+  const started = performance.now();
+  const value = await crawl();
+  const seconds = (performance.now() - started) / 1000;
+  return { value, seconds, served: servedPages(corpus.requests().slice(before)) };
+}
+
+function summaryNote(summary: CollectionSummary): string {
+  return `ended ${summary.reason}; ${summary.pagesDone} pages done, ${summary.pagesFailed} failed, ${summary.retries} retries, ${summary.detailPages} detail pages, ${summary.rejected} rejected`;
+}
+
+async function crawleeRow(corpus: CollectCorpus, concurrency: number): Promise<Row> {
+  const memory = memorySampler();
+  const { value: run, seconds, served } = await onFreshFaults(corpus, () => crawlWithCrawlee(corpus.startUrls, { concurrency })).finally(() => memory.stop());
+  const peak = memory.stop();
+  return {
+    setting: `Crawlee PlaywrightCrawler, hand-written selectors, ${concurrency} concurrent pages (one Chromium)`,
+    seconds,
+    served,
+    score: scoreRecords(run.records, corpus.truth),
+    memoryPerPage: { rssMb: peak.rssMb / concurrency, anonMb: peak.anonMb / concurrency },
+    note: `${run.requestsFinished} requests done, ${run.requestsFailed} failed after its retries, ${run.retries} retries`,
+  };
+}
+
+async function collectorRow(corpus: CollectCorpus, concurrency: number): Promise<{ row: Row; chromium: string }> {
   const browsers = await Promise.all(Array.from({ length: concurrency }, () => PlaywrightDriver.launch({ headless: true })));
-  const figures: RunFigures[] = [];
+  const chromium = browsers[0]?.context.browser()?.version() ?? 'unknown';
   try {
-    for (let run = 0; run < runs; run++) {
-      const counter = timeCounter();
-      const collector = new Collector<Job>({
-        llm: collectSiteModel(),
-        browsers,
-        concurrency,
-        start: site.pageUrl(1),
-        instruction,
-        schema: Job,
-        key: (job) => job.id,
-        modelRetry,
-      });
-      collector.on('collect-page', counter.page);
-      collector.on('collect-model-call', counter.model);
-      const peak = { browserRssMb: 0, browserAnonMb: 0, heapMb: 0, processes: 0 };
-      const sample = (): void => {
-        const memory = browserMemory();
-        peak.browserRssMb = Math.max(peak.browserRssMb, memory.rssMb);
-        peak.browserAnonMb = Math.max(peak.browserAnonMb, memory.anonMb);
-        peak.processes = Math.max(peak.processes, memory.processes);
-        peak.heapMb = Math.max(peak.heapMb, process.memoryUsage().heapUsed / MB);
-      };
-      const sampler = setInterval(sample, 200);
-      const started = performance.now();
-      const summary = await collector.run().finally(() => clearInterval(sampler));
-      const wallMs = performance.now() - started;
-      checkComplete(site, summary, `concurrency ${concurrency}`);
-      figures.push({
-        ...counter.figures(summary, wallMs),
-        peak: {
-          browserRssMb: round(peak.browserRssMb, 0),
-          browserAnonMb: round(peak.browserAnonMb, 0),
-          heapMb: round(peak.heapMb, 0),
-          processes: peak.processes,
-        },
-      });
-      console.log(`bench collect: concurrency ${concurrency}, run ${run + 1}: ${JSON.stringify(figures.at(-1))}`);
-    }
+    const { llm, ledger } = corpusModel(corpus.truth, corpus.url);
+    const collector = new Collector({
+      llm,
+      browsers,
+      concurrency,
+      start: corpus.startUrls.map((start) => start.url),
+      instruction,
+      schema: CorpusRecordSchema,
+      key: (record) => record.link,
+      details: true,
+      pageTimeout: PAGE_TIMEOUT_MS,
+    });
+    const records: Partial<Record<string, string>>[] = [];
+    const memory = memorySampler();
+    const {
+      value: summary,
+      seconds,
+      served,
+    } = await onFreshFaults(corpus, async () => {
+      for await (const record of collector.records()) records.push(record.data);
+      return collector.run();
+    }).finally(() => memory.stop());
+    const peak = memory.stop();
+    const score = scoreRecords(records, corpus.truth);
+    const { calls, chars } = sumLedgers([plainLedger(ledger)]);
+    // POOL ROW: when `PlaywrightDriver.pool({ size })` (one Chromium, a context per concurrent page) lands, measure it
+    // here too: a second row per concurrency with `browsers: PlaywrightDriver.pool({ size: concurrency })`.
+    return {
+      chromium,
+      row: {
+        setting: `Collector, ${concurrency} concurrent page${concurrency === 1 ? '' : 's'} (${concurrency} PlaywrightDriver${concurrency === 1 ? '' : 's'})`,
+        seconds,
+        served,
+        score,
+        charsPerRecord: chars / Math.max(1, score.right),
+        calls,
+        memoryPerPage: { rssMb: peak.rssMb / concurrency, anonMb: peak.anonMb / concurrency },
+        note: summaryNote(summary),
+      },
+    };
   } finally {
     await Promise.all(browsers.map((browser) => browser.close()));
   }
-  const peaks = figures.map((item) => item.peak as NonNullable<RunFigures['peak']>);
-  return {
-    setting: `one machine, ${concurrency} concurrent page${concurrency === 1 ? '' : 's'} (${concurrency} PlaywrightDriver${concurrency === 1 ? '' : 's'})`,
-    concurrent: concurrency,
-    runs: figures,
-    median: {
-      ...medianOf(figures),
-      memoryPerPageMb: round(median(peaks.map((peak) => peak.browserRssMb + peak.heapMb)) / concurrency, 0),
-      anonPerPageMb: round(median(peaks.map((peak) => peak.browserAnonMb + peak.heapMb)) / concurrency, 0),
-    },
-  };
 }
 
-function medianOf(figures: readonly RunFigures[]): Omit<RunFigures, 'peak'> {
-  const of = (pick: (item: RunFigures) => number, digits = 1): number => round(median(figures.map(pick)), digits);
-  return {
-    wallMs: of((item) => item.wallMs, 0),
-    pages: of((item) => item.pages, 0),
-    records: of((item) => item.records, 0),
-    pagesPerMinute: of((item) => item.pagesPerMinute, 0),
-    pageMs: of((item) => item.pageMs),
-    modelMs: of((item) => item.modelMs, 2),
-    ownMs: of((item) => item.ownMs),
-  };
+interface WorkerProcess {
+  readonly child: ChildProcess;
+  readonly exited: Promise<void>;
+  /** The worker's model ledger, printed as it closes. */
+  ledger: { calls: Record<string, number>; promptChars: Record<string, number> } | undefined;
 }
 
-/** `runs` collections through BullMQ with `workers` worker processes (one Chromium each), started and ready before the clock starts. */
-async function bullmq(site: CollectSite, redisUrl: string, workers: number, runs: number): Promise<Row> {
-  const figures: RunFigures[] = [];
-  for (let run = 0; run < runs; run++) {
-    const name = `bench-collect-${workers}-${run}-${Date.now().toString(36)}`;
-    const processes = await startWorkerProcesses(redisUrl, name, workers);
+/** Starts `count` bench/collect-worker.ts processes and waits until each says `ready`. */
+async function startWorkers(count: number, args: readonly string[]): Promise<WorkerProcess[]> {
+  const workers: WorkerProcess[] = [];
+  const ready = Array.from({ length: count }, (_, index) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', join(repoRoot, 'bench/collect-worker.ts'), ...args], {
+      cwd: repoRoot,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    const exited = new Promise<void>((done) => child.once('exit', () => done()));
+    const worker: WorkerProcess = { child, exited, ledger: undefined };
+    workers.push(worker);
+    return new Promise<void>((resolveReady, fail) => {
+      const timer = setTimeout(() => fail(new Error(`worker ${index + 1} was not ready within 60 s`)), 60_000);
+      void exited.then(() => fail(new Error(`worker ${index + 1} exited before it was ready (${child.exitCode ?? child.signalCode})`)));
+      createInterface({ input: child.stdout as NodeJS.ReadableStream }).on('line', (line) => {
+        if (line === 'ready') {
+          clearTimeout(timer);
+          resolveReady();
+        } else if (line.startsWith('ledger ')) worker.ledger = JSON.parse(line.slice('ledger '.length)) as WorkerProcess['ledger'];
+      });
+    });
+  });
+  try {
+    await Promise.all(ready);
+  } catch (error) {
+    await stopWorkers(workers);
+    throw error;
+  }
+  return workers;
+}
+
+/** Asks each worker to close (SIGTERM; it prints its ledger), and kills one that has not exited within 15 s. */
+async function stopWorkers(workers: readonly WorkerProcess[]): Promise<void> {
+  await Promise.all(
+    workers.map(async ({ child, exited }) => {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+      await exited;
+      clearTimeout(timer);
+    }),
+  );
+}
+
+async function bullmqRow(corpus: CollectCorpus, scale: number, count: number): Promise<Row> {
+  const setting = `BullMQ, ${count} worker processes (1 page at a time each, own Chromium)`;
+  if (ensureRedis() !== 0) return { setting, notRun: 'no redis-server (see the message above)' };
+  const redis = await startRedis();
+  try {
+    const { createCollectionCoordinator } = await import('../src/bullmq/index');
+    const name = `bench-collect-${Date.now().toString(36)}`;
+    const workers = await startWorkers(count, [redis.url, name, corpus.url, String(SEED), String(scale)]);
+    let summary: CollectionSummary;
+    const records: Partial<Record<string, string>>[] = [];
+    const { llm, ledger } = corpusModel(corpus.truth, corpus.url);
+    let measured: { seconds: number; served: ServedPages };
     try {
-      const counter = timeCounter();
-      const coordinator = createCollectionCoordinator<Job>({
-        connection: redisUrl,
+      const coordinator = createCollectionCoordinator({
+        connection: redis.url,
         name,
-        llm: collectSiteModel(),
-        start: site.pageUrl(1),
+        llm,
+        start: corpus.startUrls.map((start) => start.url),
         instruction,
-        schema: Job,
-        key: (job) => job.id,
-        modelRetry,
+        schema: CorpusRecordSchema,
+        key: (record) => record.link,
+        details: true,
+        pageTimeout: PAGE_TIMEOUT_MS,
         pollInterval: 50,
       });
       try {
-        coordinator.on('collect-page', counter.page);
-        coordinator.on('collect-model-call', counter.model);
-        const started = performance.now();
-        const summary = await coordinator.run();
-        const wallMs = performance.now() - started;
-        checkComplete(site, summary, `${workers} BullMQ workers`);
-        figures.push(counter.figures(summary, wallMs));
-        console.log(`bench collect: ${workers} BullMQ worker(s), run ${run + 1}: ${JSON.stringify(figures.at(-1))}`);
+        const run = await onFreshFaults(corpus, async () => {
+          const reading = (async () => {
+            for await (const record of coordinator.records()) records.push(record.data);
+          })();
+          const result = await coordinator.run();
+          await reading;
+          return result;
+        });
+        summary = run.value;
+        measured = run;
       } finally {
         await coordinator.close();
       }
     } finally {
-      await stopWorkerProcesses(processes);
+      await stopWorkers(workers);
     }
+    const score = scoreRecords(records, corpus.truth);
+    // The page step of src/collect (page retries, detail pages, in-page pagers) reports `retries` and `detailPages`;
+    // a coordinator without them runs an older page step, and its figures would not measure this Collector.
+    if (summary.retries === undefined || summary.detailPages === undefined)
+      return {
+        setting,
+        notRun: `plannav/bullmq on this branch runs an older page step (no page retries, no detail pages: its summary has neither); it ended ${summary.reason} after ${summary.pagesDone} pages done and ${summary.pagesFailed} failed, with ${score.right} of ${corpus.truth.reachable.length} records right (${percent(score.recall)}) in ${round(measured.seconds, 0)} s`,
+      };
+    const missingLedgers = workers.filter((worker) => worker.ledger === undefined).length;
+    const { calls, chars } = sumLedgers([plainLedger(ledger), ...workers.flatMap((worker) => (worker.ledger === undefined ? [] : [worker.ledger]))]);
+    return {
+      setting,
+      seconds: measured.seconds,
+      served: measured.served,
+      score,
+      charsPerRecord: missingLedgers > 0 ? undefined : chars / Math.max(1, score.right),
+      calls: missingLedgers > 0 ? undefined : calls,
+      note: summaryNote(summary),
+    };
+  } catch (error) {
+    return { setting, notRun: error instanceof Error ? error.message.split('\n')[0] : String(error) };
+  } finally {
+    await redis.stop();
   }
-  return {
-    setting: `BullMQ, ${workers} worker process${workers === 1 ? '' : 'es'} (1 page at a time each, own Chromium)`,
-    concurrent: workers,
-    runs: figures,
-    median: medianOf(figures),
-  };
 }
 
-/** The collect table of bench/README.md. */
+const percent = (value: number): string => `${round(value * 100, 1)}%`;
+const CALL_NAMES: readonly [string, string][] = [
+  ['collect_survey', 'survey'],
+  ['collect_extract', 'extract'],
+  ['collect_check', 'check'],
+  ['navigator_output', 'navigator'],
+];
+
+function tableRow(row: Row): string {
+  if (row.notRun !== undefined) return `| ${row.setting} | not run: ${row.notRun} | | | | | | | | |`;
+  const { score, served, seconds } = row as Required<Pick<Row, 'score' | 'served' | 'seconds'>>;
+  const pages = served.listing + served.detail;
+  const calls =
+    row.calls === undefined
+      ? '–'
+      : CALL_NAMES.map(([name, label]) => `${row.calls?.[name] ?? 0} ${label}`)
+          .concat(Object.keys(row.calls).filter((name) => !CALL_NAMES.some(([known]) => known === name)))
+          .join(', ');
+  const memory = row.memoryPerPage === undefined ? '–' : `${round(row.memoryPerPage.rssMb, 0)} (${round(row.memoryPerPage.anonMb, 0)})`;
+  return [
+    row.setting,
+    `${percent(score.recall)} (${score.right})`,
+    `${percent(score.precision)} (${score.wrong} wrong)`,
+    String(score.duplicates),
+    String(round((pages * 60) / seconds, 0)),
+    `${pages} (${served.listing} + ${served.detail}), ${served.requests} requests`,
+    String(round(seconds, 1)),
+    row.charsPerRecord === undefined ? '–' : String(round(row.charsPerRecord, 0)),
+    calls,
+    memory,
+  ]
+    .join(' | ')
+    .replace(/^/, '| ')
+    .concat(' |');
+}
+
+/** The collect section of bench/README.md. */
 function section(result: {
   command: string;
   generatedAt: string;
   machine: Record<string, unknown>;
-  postings: number;
-  runs: number;
+  scale: number;
+  corpus: CollectCorpus;
   rows: readonly Row[];
 }): string {
-  const { machine } = result;
-  const memory = (row: Row): string => (row.median.memoryPerPageMb === undefined ? '–' : `${row.median.memoryPerPageMb} (${row.median.anonPerPageMb})`);
+  const { machine, corpus } = result;
+  const listingPages = corpus.truth.listingPages.length;
   return [
     '<!-- collect:start -->',
-    `Measured ${result.generatedAt.slice(0, 10)} with \`${result.command}\` on ${String(machine.cpus)} cores (${String(machine.cpuModel)}, shared; load average ${String(machine.loadAverageAtStart)} at the start), ${String(machine.memoryGb)} GB, Node ${String(machine.node)}, Chromium ${String(machine.chromium)}.`,
-    `The site: ${result.postings} postings over ${result.postings / 20} numbered pages (no faults, no cookie wall); every run collected all of them once. Medians of ${result.runs} runs.`,
+    `Measured ${result.generatedAt.slice(0, 10)} with \`${result.command}\` on ${String(machine.cpus)} cores (${String(machine.cpuModel)}, shared; load average ${String(machine.loadAverageAtStart)} at the start, ${String(machine.loadAverageAtEnd)} at the end), ${String(machine.memoryGb)} GB, Node ${String(machine.node)}, Chromium ${String(machine.chromium)}; the whole part took ${String(machine.minutes)} min.`,
+    `The site: the collect corpus at scale ${result.scale}, seed ${SEED}, faults on (played again from the start for each row), hangs of ${HANG_MS / 1000} s: ${corpus.truth.records.length} records on ${listingPages} listing pages and batches, ${corpus.truth.reachable.length} reachable. One run per row.`,
     '',
-    '| setting | pages/min | wall s | page ms (in a page, model calls included) | model ms per page | own ms per page | memory per concurrent page, MB: RSS (RssAnon) |',
-    '|---|---|---|---|---|---|---|',
-    ...result.rows.map(
-      (row) =>
-        `| ${row.setting} | ${row.median.pagesPerMinute} | ${round(row.median.wallMs / 1000, 1)} | ${row.median.pageMs} | ${row.median.modelMs} | ${row.median.ownMs} | ${memory(row)} |`,
-    ),
+    '| setting | recall (records right) | precision | duplicates | pages/min | pages served (listing + detail) | wall s | prompt chars per record right | model calls | memory per concurrent page, MB: RSS (RssAnon) |',
+    '|---|---|---|---|---|---|---|---|---|---|',
+    ...result.rows.map(tableRow),
+    '',
+    ...result.rows.map((row) => {
+      const missing =
+        row.score === undefined
+          ? ''
+          : Object.entries(row.score.missingByStyle)
+              .map(([style, count]) => `${style} ${count}`)
+              .join(', ');
+      return `- ${row.setting}: ${row.notRun === undefined ? (row.note ?? '') : `not run: ${row.notRun}`}${missing === '' ? '' : `; not right: ${missing}`}.`;
+    }),
     '<!-- collect:end -->',
   ].join('\n');
 }
 
-/** Runs the collect part, writes its table into bench/README.md and prints it (each run's figures are printed as it ends). */
+/** Runs the collect part, writes its table into bench/README.md and prints it. */
 export async function runCollectBench(settings: CollectBenchSettings = {}, command = 'npm run bench -- --only collect'): Promise<void> {
-  const postings = settings.postings ?? 960;
-  const runs = settings.runs ?? 3;
+  const scale = settings.scale ?? 1;
   const loadAverageAtStart = loadavg()
     .map((value) => value.toFixed(1))
     .join(' / ');
   const generatedAt = new Date().toISOString();
-  if (ensureRedis() !== 0) throw new Error('bench collect: no redis-server (see the message above).');
-  const [site, redis] = await Promise.all([startCollectSite({ count: postings }), startRedis()]);
+  const started = performance.now();
+  const corpus = await startCollectCorpus({ seed: SEED, scale, faults: true, hangMs: HANG_MS });
   const rows: Row[] = [];
-  let chromium: string;
+  let chromium = 'unknown';
+  const report = (row: Row): void => {
+    rows.push(row);
+    console.log(`bench collect: ${tableRow(row)}`);
+  };
   try {
-    for (const concurrency of settings.concurrency ?? [1, 4, 8]) rows.push(await oneMachine(site, concurrency, runs));
-    for (const workers of settings.workers ?? [1, 2]) rows.push(await bullmq(site, redis.url, workers, runs));
-    const driver = await PlaywrightDriver.launch();
-    try {
-      chromium = driver.context.browser()?.version() ?? 'unknown';
-    } finally {
-      await driver.close();
+    report(await crawleeRow(corpus, settings.crawleeConcurrency ?? 4));
+    for (const concurrency of settings.concurrency ?? [1, 4, 8]) {
+      const measured = await collectorRow(corpus, concurrency);
+      chromium = measured.chromium;
+      report(measured.row);
     }
+    const workers = settings.workers ?? 2;
+    if (workers > 0) report(await bullmqRow(corpus, scale, workers));
   } finally {
-    await Promise.all([site.close(), redis.stop()]);
+    await corpus.close();
   }
   const machine = {
     cpus: cpus().length,
@@ -316,9 +443,12 @@ export async function runCollectBench(settings: CollectBenchSettings = {}, comma
     node: process.version,
     chromium,
     loadAverageAtStart,
+    loadAverageAtEnd: loadavg()
+      .map((value) => value.toFixed(1))
+      .join(' / '),
+    minutes: round((performance.now() - started) / 60_000, 1),
   };
-  const result = { command, generatedAt, machine, postings, runs, rows };
-  const generated = section(result);
+  const generated = section({ command, generatedAt, machine, scale, corpus, rows });
   const readmePath = join(repoRoot, 'bench/README.md');
   const readme = readFileSync(readmePath, 'utf8');
   if (!readme.includes('<!-- collect:start -->')) throw new Error('bench collect: bench/README.md has no <!-- collect:start --> marker.');
