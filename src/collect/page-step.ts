@@ -501,7 +501,7 @@ export async function readDetailPage<TRecord>(
   const extracted = await context.extractor.extract({
     driver: slot.driver,
     client: context.extractionLLM,
-    instruction: `${context.instruction}\nThis page is ONE record's own page: give that record with every field the page shows.`,
+    instruction: `${context.instruction}\nThis page is one record's own page: give that record, with every field the page shows.`,
     single: true,
     urlPolicy: context.urlPolicy,
     signal,

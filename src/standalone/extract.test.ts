@@ -45,7 +45,7 @@ describe('extract', () => {
     });
     const request = llm.requests[0];
     expect(request?.lastUserText).toBe(
-      'Goal: every mug with its price\n\n<untrusted_content>\nPage: Mugs (https://shop.example/mugs)\nPart 1: characters 0-44 of 44\n\n# Mugs\n\nBlue mug: $4\n\nRed mug: $6\n\nNext page\n</untrusted_content>\n\nReply with one JSON object that follows the required schema.',
+      'Goal: every mug with its price\n\n<untrusted_content>\nPage: Mugs (https://shop.example/mugs)\n\n# Mugs\n\nBlue mug: $4\n\nRed mug: $6\n\nNext page\n</untrusted_content>\n\nReply with one JSON object that follows the required schema.',
     );
     // The model is asked for exactly the schema's shape.
     expect(request?.output?.schema).toMatchObject({ type: 'object', required: ['products'] });

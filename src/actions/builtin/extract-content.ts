@@ -253,7 +253,9 @@ function answerInstruction(target: Target): string {
 }
 
 function chunkMessages(goal: string, page: PageText, chunk: MarkdownChunk, label: string, target: Target, system: string): ChatMessage[] {
-  const content = `Page: ${page.title || '(no title)'} (${page.url})\n${label}\n\n${chunk.text}`;
+  // A part that is the whole page needs no label: it would only say so.
+  const whole = chunk.start === 0 && chunk.end === page.markdown.length;
+  const content = `Page: ${page.title || '(no title)'} (${page.url})\n${whole ? '' : `${label}\n`}\n${chunk.text}`;
   return [
     { role: 'system', content: system },
     { role: 'user', content: `Goal: ${neutralizeOurTags(goal)}\n\n${wrapUntrustedContent(content)}\n\n${answerInstruction(target)}` },
