@@ -732,7 +732,8 @@ describe('per-host politeness across workers', () => {
       expect(starts).toHaveLength(4);
       // The slots are taken delayMs apart by Redis's clock; the events come a moment after, a moment that varies
       // under load. Without the delay, starts on a host are one page apart (about 45 ms here), well under this bound.
-      for (let index = 1; index < starts.length; index++) expect((starts[index] as number) - (starts[index - 1] as number)).toBeGreaterThanOrEqual(delayMs - 50);
+      for (let index = 1; index < starts.length; index++)
+        expect((starts[index] as number) - (starts[index - 1] as number)).toBeGreaterThanOrEqual(delayMs - 50);
     }
     // Both workers read pages, and the two hosts were read at the same time.
     expect(new Set(workerEvents.map((event) => event.worker)).size).toBe(2);
