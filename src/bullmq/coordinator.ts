@@ -206,6 +206,11 @@ export function createCollectionCoordinator<TRecord>(options: CollectionCoordina
     ...collectOptions,
     browsers: { create: () => Promise.reject(new Error('unused')), size: 1 },
   });
+  if (collectOptions.resume !== undefined) {
+    throw new ConfigError('Option `resume` is the Collector\u2019s: a BullMQ collection resumes when a coordinator starts again with its `name`.', {
+      field: 'resume',
+    });
+  }
   if (resolved.details) {
     throw new ConfigError(
       'Option `details` (records completed from their own pages) is not supported by plannav/bullmq yet: collect with `Collector` on one machine.',
@@ -453,6 +458,8 @@ export function createCollectionCoordinator<TRecord>(options: CollectionCoordina
     let enqueued = 0;
     if (!batchOf(page.batch).abandoned && !stopping && !cancelled)
       for (const found of result.found ?? result.links.map((url): FoundPage => ({ url }))) {
+        // What a worker sends is checked again: a page of another site, or one the policy denies, is never queued.
+        if (!URL.canParse(found.url) || new URL(found.url).host !== new URL(page.url).host || !urlPolicy.check(found.url).allowed) continue;
         // A sub-listing (a category) is a batch of its own; a page reached by a script pager carries the way there.
         const batch = found.listing ? `listing:${found.url}` : page.batch;
         if (await enqueue({ url: found.url, batch, depth: page.depth + 1, way: found.way })) enqueued++;

@@ -522,13 +522,13 @@ describe('Collector pagination by script', () => {
     expect(store.committed.map((record) => [record.data.id, record.source])).toEqual([
       [1, shopUrl],
       [2, shopUrl],
-      [3, `${shopUrl}#plannav-select=2`],
-      [4, `${shopUrl}#plannav-select=2`],
-      [5, `${shopUrl}#plannav-select=3`],
-      [6, `${shopUrl}#plannav-select=3`],
+      [3, `${shopUrl}#plannav-way=select:2`],
+      [4, `${shopUrl}#plannav-way=select:2`],
+      [5, `${shopUrl}#plannav-way=select:3`],
+      [6, `${shopUrl}#plannav-way=select:3`],
     ]);
     expect(browser.calls.filter((call) => call.method === 'selectOption').map((call) => call.args[1])).toEqual(['2', '3']);
-    expect(outcomeOf(collector.history.pages, `${shopUrl}#plannav-select=3`)?.way).toEqual({
+    expect(outcomeOf(collector.history.pages, `${shopUrl}#plannav-way=select:3`)?.way).toEqual({
       from: shopUrl,
       steps: [{ action: 'select', control: expect.objectContaining({ tag: 'select' }), option: '3' }],
     });

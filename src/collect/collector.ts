@@ -88,20 +88,29 @@ const zeroCounters: Required<CollectionCounters> = {
   detailPages: 0,
 };
 
-/** The first field of a record whose value is an http(s) address of `page`'s host, or a path: the record's own page. */
-function ownPageOf(record: unknown, page: string): string | undefined {
-  if (typeof record !== 'object' || record === null) return undefined;
+/** The addresses of a page of `page`'s site (not `page` itself) that `record`'s fields hold, by field name. */
+function siteLinksOf(record: unknown, page: string): [string, string][] {
+  if (typeof record !== 'object' || record === null) return [];
   const host = new URL(page).host;
-  for (const value of Object.values(record as Record<string, unknown>)) {
-    if (typeof value !== 'string' || !/^(https?:\/\/|\/)/i.test(value.trim())) continue;
-    try {
-      const url = new URL(value.trim(), page);
-      if (url.host === host && url.href !== new URL(page).href) return url.href;
-    } catch {
-      // not an address
-    }
+  const links: [string, string][] = [];
+  for (const [name, value] of Object.entries(record as Record<string, unknown>)) {
+    if (typeof value !== 'string' || !/^(https?:\/\/|\/)/i.test(value.trim()) || !URL.canParse(value.trim(), page)) continue;
+    const url = new URL(value.trim(), page);
+    if (url.host === host && url.href !== new URL(page).href) links.push([name, url.href]);
   }
-  return undefined;
+  return links;
+}
+
+/**
+ * The record's own page: among its fields that link to a page of the site, one whose value no other
+ * record of the page shares (a seller's or category's page is many records'), a field named like a
+ * link (`link`, `url`, `href`, `page`) first.
+ */
+function ownPageOf(record: unknown, page: string, others: readonly { readonly data: unknown }[]): string | undefined {
+  const counts = new Map<string, number>();
+  for (const other of others) for (const [, url] of siteLinksOf(other.data, page)) counts.set(url, (counts.get(url) ?? 0) + 1);
+  const unique = siteLinksOf(record, page).filter(([, url]) => (counts.get(url) ?? 0) <= 1);
+  return (unique.find(([name]) => /link|url|href|page/i.test(name)) ?? unique[0])?.[1];
 }
 
 /**
@@ -166,6 +175,8 @@ export class Collector<TRecord = unknown> {
   private readonly failedPages = new Map<string, QueuedPage>();
   /** Pages of given-up batches, never read. */
   private readonly abandonedPages = new Map<string, QueuedPage>();
+  /** Pages a progress check queued again in this run. */
+  private readonly requeuedThisRun = new Set<string>();
   private usage: TokenUsage = emptyUsage;
   private pagesStarted = 0;
   /** Listing pages finished since the last progress check. */
@@ -414,18 +425,27 @@ export class Collector<TRecord = unknown> {
    * Queues failed and/or abandoned pages again, their attempts and their batches' failure counts
    * reset; returns how many. Their earlier outcome is replaced by the one they end with now.
    */
-  private requeueGivenUp(which: { readonly failed: boolean; readonly abandoned: boolean }): number {
+  private requeueGivenUp(which: { readonly failed: boolean; readonly abandoned: boolean }, once = false): number {
     let queued = 0;
     const again = (pages: Map<string, QueuedPage>, counter: 'pagesFailed' | 'pagesAbandoned'): void => {
       for (const page of [...pages.values()]) {
+        // A progress check queues a page again once per run: a site that keeps failing cannot loop.
+        if (once && this.requeuedThisRun.has(page.url)) continue;
+        this.requeuedThisRun.add(page.url);
         pages.delete(page.url);
         this.finished.delete(page.url);
         this.pages.delete(page.url);
         this.counters[counter] = Math.max(0, this.counters[counter] - 1);
+        if (page.kind === 'detail' && counter === 'pagesFailed') {
+          // Its record was rejected when the page failed; read again, it may yet be kept (the reject stays in the stream).
+          this.counters.rejected = Math.max(0, this.counters.rejected - 1);
+          this.counters.invalid = Math.max(0, this.counters.invalid - 1);
+        }
         const batch = this.batchOf(page.batch);
         batch.failures = 0;
         batch.abandoned = false;
-        if (this.frontier.enqueueAgain({ ...page, attempts: 0, lastError: undefined })) queued++;
+        // Started once already: maxPages does not count it again.
+        if (this.frontier.enqueueAgain({ ...page, attempts: 0, lastError: undefined, requeued: (page.requeued ?? 0) + 1 })) queued++;
       }
     };
     if (which.failed) again(this.failedPages, 'pagesFailed');
@@ -521,6 +541,11 @@ export class Collector<TRecord = unknown> {
   private async takeContinuation(url: string): Promise<QueuedPage | undefined> {
     await this.control.checkpoint();
     while (this.pendingCheck) await this.changed();
+    // The tab is there already, but the host's politeness holds as for any page.
+    for (let wait = this.frontier.hostReadyIn(url, Date.now()); wait > 0 && !this.control.cancelled; wait = this.frontier.hostReadyIn(url, Date.now())) {
+      await this.changed(wait);
+    }
+    if (this.control.cancelled) return undefined;
     if (this.stopping || this.failure) return undefined;
     if (this.options.maxPages !== undefined && this.pagesStarted >= this.options.maxPages) return undefined;
     const page = this.frontier.takeNow(url);
@@ -546,7 +571,7 @@ export class Collector<TRecord = unknown> {
         await this.changed();
       } else if ('page' in taken) {
         // A retry is the same page: maxPages counts pages, not attempts.
-        if (!taken.page.attempts) this.pagesStarted++;
+        if (!taken.page.attempts && !taken.page.requeued) this.pagesStarted++;
         return taken.page;
       } else if (Number.isFinite(taken.waitMs)) {
         await this.changed(taken.waitMs);
@@ -610,7 +635,9 @@ export class Collector<TRecord = unknown> {
         // It may pass: the page goes back to the queue until its backoff (or the server's Retry-After) is over.
         const delayMs = retryDelayMs(attempt, this.retry, verdict.retryAfterMs);
         const now = Date.now();
-        this.frontier.retryLater(page, tried, now + delayMs, verdict.retryAfterMs === undefined ? undefined : now + verdict.retryAfterMs);
+        // The server's Retry-After holds its whole host, no longer than the longest wait of `retry`.
+        const holdMs = verdict.retryAfterMs === undefined ? undefined : Math.min(verdict.retryAfterMs, this.retry.maxDelayMs);
+        this.frontier.retryLater(page, tried, now + delayMs, holdMs === undefined ? undefined : now + holdMs);
         this.counters.retries++;
         this.emit('collect-retry', { url: page.url, batch: page.batch, attempt, delayMs, error: toErrorInfo(error) });
         this.notify();
@@ -689,25 +716,31 @@ export class Collector<TRecord = unknown> {
     return this.secrets.redactDeep({ data, reason, source, detail, rejectedAt: new Date().toISOString() });
   }
 
-  /** Queues a page found on `page` (or keeps it as abandoned when its batch was given up); returns whether it is new. */
-  private enqueueFound(page: QueuedPage, next: QueuedPage): boolean {
-    if (this.finished.has(next.url) || this.frontier.hasSeen(next.url)) return false;
+  /**
+   * Queues a page found on a page: `queued`, `seen` (queued or read before), or `abandoned` (its
+   * batch was given up: it is kept, with its outcome in `abandoned`, for a check or a resumed run).
+   */
+  private enqueueFound(next: QueuedPage, abandoned: PageOutcome[]): 'queued' | 'seen' | 'abandoned' {
+    if (this.finished.has(next.url) || this.frontier.hasSeen(next.url) || this.abandonedPages.has(next.url)) return 'seen';
     if (this.batchOf(next.batch).abandoned) {
-      if (this.abandonedPages.has(next.url)) return false;
       this.abandonedPages.set(next.url, next);
       this.counters.pagesAbandoned++;
-      return false;
+      const outcome: PageOutcome = { url: next.url, batch: next.batch, status: 'abandoned', records: 0, attempts: 0, way: next.way };
+      this.pages.set(next.url, outcome);
+      abandoned.push(outcome);
+      return 'abandoned';
     }
-    return this.frontier.enqueue(next);
+    return this.frontier.enqueue(next) ? 'queued' : 'seen';
   }
 
   private async commitPage(page: QueuedPage, attempts: number, read: PageRead<TRecord>, durationMs: number): Promise<string | undefined> {
     const { kept, duplicates } = this.keep(read.records, page.url);
     const rejects: RejectedRecord[] = [];
     let detailsQueued = 0;
+    const abandonedOutcomes: PageOutcome[] = [];
     const details = this.options.details;
     for (const item of read.rejected) {
-      const own = details ? (typeof details === 'object' && details.url ? details.url(item.data) : ownPageOf(item.data, page.url)) : undefined;
+      const own = details ? this.ownPage(item.data, page.url, read.rejected) : undefined;
       if (own !== undefined && URL.canParse(own, page.url)) {
         const url = normalizePageUrl(new URL(own, page.url).href);
         const detail: QueuedPage = {
@@ -718,9 +751,13 @@ export class Collector<TRecord = unknown> {
           partial: this.secrets.redactDeep(item.data as Record<string, unknown>),
           listedOn: page.url,
         };
-        if (this.urlPolicy.check(url).allowed && this.enqueueFound(page, detail)) detailsQueued++;
-        else if (this.finished.has(url) || this.frontier.hasSeen(url)) this.counters.duplicates++;
-        else rejects.push(this.rejectRecord(item.data, `${item.reason}; its own page ${url} may not be loaded`, page.url));
+        const decision = this.urlPolicy.check(url);
+        const queued = decision.allowed ? this.enqueueFound(detail, abandonedOutcomes) : undefined;
+        if (queued === 'queued') detailsQueued++;
+        // The same own page from another listing: the record was listed twice.
+        else if (queued === 'seen') this.counters.duplicates++;
+        else if (queued === undefined)
+          rejects.push(this.rejectRecord(item.data, `${item.reason}; its own page ${url} may not be loaded: ${decision.reason}`, page.url));
         continue;
       }
       rejects.push(this.rejectRecord(item.data, item.reason, page.url));
@@ -732,13 +769,17 @@ export class Collector<TRecord = unknown> {
     batch.failures = 0;
     let enqueued = detailsQueued;
     for (const found of read.found) {
-      const next = this.foundPage(page, found);
-      if (this.enqueueFound(page, next)) enqueued++;
+      if (this.enqueueFound(this.foundPage(page, found), abandonedOutcomes) === 'queued') enqueued++;
     }
     let continuation: string | undefined;
-    if (read.continuation) {
+    // A pager whose page gave records, none of them new, goes nowhere new: a "Next" button that
+    // stays on the last page would otherwise be clicked for ever.
+    const goesNowhere = page.way !== undefined && kept.length === 0 && duplicates > 0;
+    if (read.continuation && goesNowhere) {
+      this.emit('collect-warning', { code: 'NEXT_PAGE_SKIPPED', message: `Not followed: the pager of ${page.url} gave only records read before.` });
+    } else if (read.continuation) {
       const next = this.foundPage(page, read.continuation);
-      if (this.enqueueFound(page, next)) {
+      if (this.enqueueFound(next, abandonedOutcomes) === 'queued') {
         enqueued++;
         continuation = next.url;
       }
@@ -753,7 +794,7 @@ export class Collector<TRecord = unknown> {
     if (this.options.maxRecords !== undefined && counters.records >= this.options.maxRecords) this.stopping ??= { reason: 'max-records', message: undefined };
     const outcome: PageOutcome = { url: page.url, batch: page.batch, status: 'done', records: kept.length, attempts, way: page.way };
     this.pages.set(page.url, outcome);
-    const commit = this.persist({ records: kept, page: outcome, rejects });
+    const commit = this.persist({ records: kept, page: outcome, rejects, abandoned: abandonedOutcomes });
     this.scheduleCheck(page);
     this.notify();
     await commit;
@@ -772,6 +813,24 @@ export class Collector<TRecord = unknown> {
       surveys: read.surveys,
     });
     return continuation;
+  }
+
+  /**
+   * The address of a record's own page: the `details.url` option's answer (a throw reads as none),
+   * or the record's field that links to a page of the site, preferring a field named like a link
+   * and a value no other record of the page shares (a seller's or a category's page is not the record's).
+   */
+  private ownPage(record: unknown, pageUrl: string, rejected: readonly { readonly data: unknown }[]): string | undefined {
+    const details = this.options.details;
+    if (typeof details === 'object' && details.url) {
+      try {
+        return details.url(record);
+      } catch (error) {
+        this.emit('collect-warning', { code: 'DETAILS_URL_FAILED', message: `details.url threw: ${describeThrown(error)}` });
+        return undefined;
+      }
+    }
+    return ownPageOf(record, pageUrl, rejected);
   }
 
   /** A page found on `page` as the queue holds it: a sub-listing starts a batch of its own. */
@@ -939,7 +998,7 @@ export class Collector<TRecord = unknown> {
         decision: decision.decision,
         reason: decision.reason,
         instruction: decision.instruction,
-        retried: decision.retryGivenUp ? this.requeueGivenUp({ failed: true, abandoned: true }) : undefined,
+        retried: decision.retryGivenUp ? this.requeueGivenUp({ failed: true, abandoned: true }, true) : undefined,
         timestamp: Date.now(),
       });
       this.checks.push(record);

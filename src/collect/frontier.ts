@@ -87,6 +87,13 @@ export class Frontier {
     return page;
   }
 
+  /** Milliseconds until a page of `url`'s host may start, by the delay between starts and a server's Retry-After; 0 when now. */
+  hostReadyIn(url: string, now: number): number {
+    const host = hostOf(url);
+    const readyAt = Math.max((this.lastStartByHost.get(host) ?? Number.NEGATIVE_INFINITY) + this.politeness.delayMs, this.heldUntil.get(host) ?? 0);
+    return Math.max(0, readyAt - now);
+  }
+
   /** Whether a page of this address was ever enqueued. */
   hasSeen(url: string): boolean {
     return this.seen.has(url);

@@ -41,16 +41,28 @@ function normalizeText(text: string | undefined): string {
   return (text ?? '').replace(/\s+/g, ' ').trim().toLowerCase();
 }
 
-/** Whether `facts` shows the control `locator` describes: same tag, and the same text or naming attributes. */
+/** Attributes that name a control by themselves (`type`, `role` and most `rel`s only say what kind it is). */
+const namingAttributes = ['aria-label', 'title', 'name'];
+
+function namedByAttributes(locator: ControlLocator): boolean {
+  return namingAttributes.some((name) => normalizeText(locator.attributes?.[name]) !== '');
+}
+
+/** Whether a locator can tell its control from others: a text, a naming attribute, or `rel="next"`. */
+export function identifies(locator: ControlLocator): boolean {
+  return normalizeText(locator.text) !== '' || namedByAttributes(locator) || /\bnext\b/.test(normalizeText(locator.attributes?.rel));
+}
+
+/**
+ * Whether `facts` shows the control `locator` describes: same tag and attributes, and the same
+ * text unless a naming attribute (a label, a title, a name) names it; an icon's text may change.
+ * A locator that names nothing matches nothing: an icon-only button without a label would
+ * otherwise match every button of the page.
+ */
 export function matchesControl(locator: ControlLocator, facts: ControlLocator): boolean {
-  if (locator.tag !== facts.tag) return false;
-  const attributes = locator.attributes ?? {};
-  for (const [name, value] of Object.entries(attributes)) if (normalizeText(facts.attributes?.[name]) !== normalizeText(value)) return false;
-  // A control named by its attributes alone (an arrow icon with an aria-label) may change its text.
-  if (normalizeText(locator.text) !== '' && Object.keys(attributes).every((name) => name === 'type' || name === 'role')) {
-    return normalizeText(facts.text) === normalizeText(locator.text);
-  }
-  return true;
+  if (locator.tag !== facts.tag || !identifies(locator)) return false;
+  for (const [name, value] of Object.entries(locator.attributes ?? {})) if (normalizeText(facts.attributes?.[name]) !== normalizeText(value)) return false;
+  return namedByAttributes(locator) || normalizeText(facts.text) === normalizeText(locator.text);
 }
 
 /** Finds the element of `state` that `locator` describes; with several, the last (a pager repeated above and below a list acts the same). */
@@ -67,7 +79,14 @@ export function findControl(locator: ControlLocator, state: PageState, targets: 
 export function locatorOf(index: number | null, state: PageState, targets: LinkTargets): ControlLocator | undefined {
   if (index === null) return undefined;
   const element = state.elements.get(index);
-  return element === undefined ? undefined : targets.factsOf(element);
+  const facts = element === undefined ? undefined : targets.factsOf(element);
+  // A control that names nothing cannot be found again.
+  return facts && identifies(facts) ? facts : undefined;
+}
+
+/** Whether a plan learnt anything that leads on from a page: without it, a page is surveyed. */
+export function leadsOn(plan: ListingPlan): boolean {
+  return plan.next !== undefined || plan.pageLinkShape !== undefined || plan.pageSelect !== undefined || plan.loadMore !== undefined || plan.infiniteScroll;
 }
 
 /** The plan a survey of `state` gives. */

@@ -10,6 +10,7 @@ import type { LLMClient } from '../llm/types';
 import type { PriceTable } from '../llm/usage';
 import type { SecretsOption } from '../security/secrets';
 import type { UrlPolicyOptions } from '../security/url-policy';
+import { isObjectSchema } from './page-extraction';
 import type { PageRetryOptions } from './page-retry';
 import type { CollectionStore } from './store';
 
@@ -309,7 +310,7 @@ export function resolveCollectOptions<TRecord>(input: CollectOptions<TRecord>): 
   if (starts.length === 0 && (options.urls ?? []).length === 0) {
     throw new ConfigError('The collection needs somewhere to start: give `start` (listing URLs) or `urls` (a known list).', { field: 'start' });
   }
-  if (options.details && !(input.schema instanceof z.ZodObject)) {
+  if (options.details && !isObjectSchema(input.schema)) {
     throw new ConfigError('Option `details` needs an object schema (z.object({...})): the fields a listing lacks are read from the record\u2019s own page.', {
       field: 'details',
     });

@@ -22,36 +22,50 @@ const collectionSystemPrompt = `You extract records from a web page for a data-c
 - A long page comes in parts: leave out a record cut off at a part's start or end.`;
 
 /**
- * The page's HTML as a collection sends it: links of the page's own site as paths (the site's
- * address once per link is most of a listing's links), images as their text. A record's field
- * written as such a path is made whole again ({@link absolutePaths}).
+ * The page's HTML as a collection sends it: the addresses of links and images of the page's own
+ * site as paths (the site's address once per link is much of a listing). Returns the paths it
+ * shortened, so only a field that holds one of them is made whole again ({@link absolutePaths}).
  */
-export function compactHtml(html: string, pageUrl: string): string {
+export function compactHtml(html: string, pageUrl: string): { readonly html: string; readonly paths: ReadonlySet<string> } {
+  const paths = new Set<string>();
   let origin: string;
   try {
     origin = new URL(pageUrl).origin;
   } catch {
-    return html;
+    return { html, paths };
   }
   const quoted = origin.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  return html
-    .replace(new RegExp(`(<a\\s[^>]*href=")${quoted}(/[^"]*")`, 'g'), '$1$2')
-    .replace(/<img\s[^>]*?alt="([^"]*)"[^>]*>/g, ' $1 ')
-    .replace(/<img\s[^>]*>/g, '');
+  const shortened = html.replace(new RegExp(`(<(?:a|img)\\s[^>]*?(?:href|src)=")${quoted}(/[^"]*)"`, 'g'), (_match, start: string, path: string) => {
+    paths.add(path);
+    return `${start}${path}"`;
+  });
+  return { html: shortened, paths };
 }
 
-/** A record with each string field that is a path of the page's site (`/item/7`) made an absolute address. */
-export function absolutePaths(record: unknown, pageUrl: string): unknown {
-  if (typeof record !== 'object' || record === null || Array.isArray(record)) return record;
-  const entries = Object.entries(record as Record<string, unknown>).map(([name, value]) => {
-    if (typeof value !== 'string' || !/^\/(?!\/)\S*$/.test(value.trim())) return [name, value];
-    try {
-      return [name, new URL(value.trim(), pageUrl).href];
-    } catch {
-      return [name, value];
-    }
-  });
-  return Object.fromEntries(entries);
+/**
+ * A record with each string that is one of `paths` (an address the page's HTML was sent with as a
+ * path) made an absolute address again, in nested objects and arrays too. Other strings, such as
+ * `/kg`, are left as they are.
+ */
+export function absolutePaths(value: unknown, pageUrl: string, paths: ReadonlySet<string>): unknown {
+  if (typeof value === 'string') {
+    const trimmed = value.trim();
+    return paths.has(trimmed) && URL.canParse(trimmed, pageUrl) ? new URL(trimmed, pageUrl).href : value;
+  }
+  if (Array.isArray(value)) return value.map((item) => absolutePaths(item, pageUrl, paths));
+  if (typeof value === 'object' && value !== null) {
+    return Object.fromEntries(Object.entries(value as Record<string, unknown>).map(([name, item]) => [name, absolutePaths(item, pageUrl, paths)]));
+  }
+  return value;
+}
+
+/**
+ * Whether `schema` is a zod object schema, also from another copy of zod (an app's own install
+ * beside plannav's), where `instanceof` fails.
+ */
+export function isObjectSchema(schema: unknown): schema is z.ZodObject {
+  const definition = (schema as { _zod?: { def?: { type?: unknown } } } | null)?._zod?.def;
+  return definition?.type === 'object' && typeof (schema as { partial?: unknown }).partial === 'function';
 }
 
 /** Stands in for a record the schema rejected, so one bad record does not fail the whole answer. */
@@ -177,7 +191,7 @@ export class PageExtractor<TRecord> {
   ) {
     // Each record is checked alone: the model is asked for the record's shape, and a record that
     // does not fit becomes a marker instead of failing the list (and a repair round) for all.
-    const asked = settings.partial && recordSchema instanceof z.ZodObject ? (recordSchema.partial() as unknown as z.ZodType<TRecord>) : recordSchema;
+    const asked = settings.partial && isObjectSchema(recordSchema) ? (recordSchema.partial() as unknown as z.ZodType<TRecord>) : recordSchema;
     const tolerant = asked.catch((context) => ({ [invalidRecord]: true, input: context.value, reason: describeIssues(context.issues) }) as unknown as TRecord);
     // A long page's lists are put together in code: a model merge would have to write every record
     // again, and could drop some.
@@ -213,10 +227,13 @@ export class PageExtractor<TRecord> {
   }): Promise<PageRecords<TRecord>> {
     let html: string | undefined;
     let pageUrl = '';
+    let paths: ReadonlySet<string> = new Set();
     const driver = readingThrough(input.driver, (read, url) => {
       html = read;
       pageUrl = url;
-      return compactHtml((input.since === undefined ? undefined : addedPart(input.since, read)) ?? read, url);
+      const compact = compactHtml((input.since === undefined ? undefined : addedPart(input.since, read)) ?? read, url);
+      paths = compact.paths;
+      return compact.html;
     });
     // Blocks read around what was added may cut a record off at the text's start or end.
     const part =
@@ -252,7 +269,7 @@ export class PageExtractor<TRecord> {
     for (const item of items) {
       // Links were sent as paths of the site: a field written as one is made whole, then the record
       // is checked against the whole schema (a partial answer lacks what a detail page may give).
-      const candidate = absolutePaths(isInvalid(item) ? item.input : item, pageUrl);
+      const candidate = absolutePaths(isInvalid(item) ? item.input : item, pageUrl, paths);
       const checked = this.recordSchema.safeParse(candidate);
       if (checked.success) records.push(checked.data);
       else rejected.push({ data: candidate, reason: describeIssues(checked.error.issues) });

@@ -19,7 +19,7 @@ import { withDeadline } from '../util/deadline';
 import { normalizePageUrl } from './frontier';
 import { runInteraction } from './interaction';
 import { LinkTargets } from './link-targets';
-import { findControl, learnPlan, pageLinksOf, templateOf, type ListingPlan } from './listing-plan';
+import { findControl, learnPlan, leadsOn, pageLinksOf, templateOf, type ListingPlan } from './listing-plan';
 import { describeIssues, type PageExtractor, type RejectedItem } from './page-extraction';
 import { assertPageAnswered } from './page-retry';
 import { surveyPage, type PageSurvey } from './page-survey';
@@ -176,11 +176,17 @@ async function survey<TRecord>(context: PageStepContext<TRecord>, state: PageSta
   return found;
 }
 
-/** The address of a page reached by clicking: the tab's, or its origin's with the step count when the address did not change. */
-export function wayAddress(from: string, steps: number, shown: string): string {
+/**
+ * The address of a page reached by clicking: the tab's, or, when the address did not change, its
+ * origin's with the steps in the fragment: `#plannav-step=N` for N clicks of the pager, the steps
+ * written out when a pager drop-down's option is among them (so two ways never share an address).
+ */
+export function wayAddress(from: string, steps: readonly PageWayStep[], shown: string): string {
   const origin = normalizePageUrl(from);
   const now = normalizePageUrl(shown);
-  return now === origin ? `${origin}#plannav-step=${steps}` : now;
+  if (now !== origin) return now;
+  if (steps.every((step) => step.action === 'click')) return `${origin}#plannav-step=${steps.length}`;
+  return `${origin}#plannav-way=${steps.map((step) => (step.action === 'click' ? 'next' : `select:${encodeURIComponent(step.option ?? '')}`)).join(',')}`;
 }
 
 /** Takes one step of a way on the page as it is: finds its control again and clicks it or chooses its option. */
@@ -264,7 +270,9 @@ export async function readPage<TRecord>(
       found = await survey(context, state, signal);
     }
     plan = learnPlan(found, state, slot.links);
-    plans.set(templateOf(state.url), plan);
+    // A plan that learnt no way on (a one-page listing, a category index) is not reused: the
+    // template's other pages may paginate, and only a survey finds how.
+    if (leadsOn(plan)) plans.set(templateOf(state.url), plan);
   };
   if (!plan) await freshSurvey();
 
@@ -350,7 +358,13 @@ export async function readPage<TRecord>(
     await slot.driver.click(next, { signal });
     await settle(slot, signal);
     const shown = await slot.driver.currentUrl({ signal });
-    continuation = { url: wayAddress(from, steps.length, shown), way: { from, steps } };
+    const decision = context.urlPolicy.check(shown);
+    // A pager that leads to another site, or to an address the policy denies, is not followed.
+    if (new URL(shown).host !== new URL(from).host || !decision.allowed) {
+      context.warn('NEXT_PAGE_SKIPPED', `Not followed: the listing's next control led to ${shown}, ${decision.allowed ? 'another site' : decision.reason}.`);
+    } else {
+      continuation = { url: wayAddress(from, steps, shown), way: { from, steps } };
+    }
   }
   if (current.pageSelect && !page.way?.steps.some((step) => step.action === 'select')) {
     // A pager drop-down: each of its other options is a page, reached from this one.
@@ -403,7 +417,7 @@ async function selectPages(slot: PageSlot, plan: ListingPlan, state: PageState, 
   return answer.data.options
     .filter((option) => !option.selected && !option.disabled)
     .map((option) => ({
-      url: `${normalizePageUrl(from)}#plannav-select=${encodeURIComponent(option.text)}`,
+      url: wayAddress(from, [{ action: 'select', control: plan.pageSelect as NonNullable<ListingPlan['pageSelect']>, option: option.text }], from),
       way: { from, steps: [{ action: 'select' as const, control: plan.pageSelect as NonNullable<ListingPlan['pageSelect']>, option: option.text }] },
     }));
 }
@@ -498,6 +512,8 @@ export async function readDetailPage<TRecord>(
   const partial = page.partial ?? {};
   await arrive(context, slot, page, signal, false);
   await settle(slot, signal);
+  // A record's own page that redirected elsewhere is checked like any page.
+  assertAllowed(context.urlPolicy, await slot.driver.currentUrl({ signal }));
   const extracted = await context.extractor.extract({
     driver: slot.driver,
     client: context.extractionLLM,
@@ -509,16 +525,19 @@ export async function readDetailPage<TRecord>(
   const candidates = [...extracted.records, ...extracted.rejected.map((item) => item.data)].filter(
     (candidate): candidate is Record<string, unknown> => typeof candidate === 'object' && candidate !== null,
   );
+  const listed = Object.fromEntries(Object.entries(partial).filter(([, value]) => value !== undefined && value !== null && value !== ''));
+  // The page's record is the one that agrees with at least half of what the listing showed: a
+  // related item sharing a currency or a brand is another record, whose fields are never taken.
+  const needed = Math.max(1, Math.ceil(Object.keys(listed).length / 2));
   let best: Record<string, unknown> | undefined;
-  let bestShared = 0;
+  let bestShared = needed - 1;
   for (const candidate of candidates) {
-    const shared = Object.entries(partial).filter(([name, value]) => sameValue(candidate[name], value)).length;
+    const shared = Object.entries(listed).filter(([name, value]) => sameValue(candidate[name], value)).length;
     if (shared > bestShared) {
       best = candidate;
       bestShared = shared;
     }
   }
-  const listed = Object.fromEntries(Object.entries(partial).filter(([, value]) => value !== undefined && value !== null && value !== ''));
   const merged = { ...(best ?? {}), ...listed };
   const checked = schema.safeParse(merged);
   if (checked.success) return { record: checked.data };

@@ -91,9 +91,10 @@ const shownOfARun = 3;
 
 /**
  * The page state as the survey needs it: every control and line, except that a long run of
- * look-alike records (an element with a text of 16 characters or more, the same tag and the same
- * number of text lines after it, again and again) is cut to its first few and a line saying how
- * many more there are.
+ * look-alike record cards (an element with a text of 16 characters or more and the same number of
+ * text lines after it, again and again) is cut to its first few, a line saying how many more, and
+ * its last. Controls without lines of their own (menus, pagers) and controls that name themselves
+ * (`rel`, a label) are never cut.
  * The survey looks for the page's controls, not its records: the records are most of a listing's text.
  */
 export function compactForSurvey(elementsText: string): string {
@@ -106,9 +107,11 @@ export function compactForSurvey(elementsText: string): string {
     else (blocks.at(-1) as { lines: string[] }).lines.push(line);
   }
   const shapeOf = (block: { lines: string[]; shape: string | undefined }): string | undefined => {
-    if (block.shape === undefined) return undefined;
-    const text = (/>(.*?)\s*\/>\s*$/.exec(block.lines[0] ?? '')?.[1] ?? '').trim();
-    // Short texts (page numbers, "Next", category names) are controls to see, never cut.
+    const first = block.lines[0] ?? '';
+    if (block.shape === undefined || block.lines.length < 2) return undefined;
+    // A control that names itself (rel, a label) is never cut, nor is a short text (a page number, "Next").
+    if (/\s(?:rel|aria-label|title)=/.test(first)) return undefined;
+    const text = (/>(.*?)\s*\/>\s*$/.exec(first)?.[1] ?? '').trim();
     return text.length >= 16 ? `${block.shape}:${block.lines.length}` : undefined;
   };
   const out: string[] = [];
@@ -117,9 +120,14 @@ export function compactForSurvey(elementsText: string): string {
     let end = start + 1;
     while (shape !== undefined && end < blocks.length && shapeOf(blocks[end] as { lines: string[]; shape: string | undefined }) === shape) end++;
     const run = blocks.slice(start, end);
-    for (const block of run.slice(0, shownOfARun)) out.push(...block.lines);
-    if (run.length > shownOfARun + 1) out.push(`(… ${run.length - shownOfARun} more like these)`);
-    else if (run.length === shownOfARun + 1) out.push(...(run[shownOfARun] as { lines: string[] }).lines);
+    // Record cards (an element and text lines after it): the first few and the last are kept.
+    if (run.length > shownOfARun + 2) {
+      for (const block of run.slice(0, shownOfARun)) out.push(...block.lines);
+      out.push(`(… ${run.length - shownOfARun - 1} more like these)`);
+      out.push(...(run.at(-1) as { lines: string[] }).lines);
+    } else {
+      for (const block of run) out.push(...block.lines);
+    }
     start = end;
   }
   return out.join('\n');

@@ -44,7 +44,7 @@ export interface ControlLocator {
   readonly tag: string;
   /** Its visible text, whitespace collapsed. */
   readonly text?: string | undefined;
-  /** Attributes that name it (`aria-label`, `title`, `name`, `rel`, `type`, `role`, `value`). */
+  /** Attributes that name it (`aria-label`, `title`, `name`, `rel`, `type`, `role`). */
   readonly attributes?: Readonly<Record<string, string>> | undefined;
 }
 
@@ -68,6 +68,8 @@ export interface QueuedPage {
   readonly attempts?: number | undefined;
   /** The last of those failures. */
   readonly lastError?: string | undefined;
+  /** How often it was queued again after it failed or was abandoned. @defaultValue 0 */
+  readonly requeued?: number | undefined;
   /** For a page reached by clicking: the address to load, and the steps from there. */
   readonly way?: { readonly from: string; readonly steps: readonly PageWayStep[] } | undefined;
   /** For a detail page: the record as the listing gave it, which the page completes. */
@@ -104,7 +106,7 @@ export interface PageOutcome {
   readonly status: 'done' | 'failed' | 'abandoned';
   /** Records kept from it (after validation and de-duplication). */
   readonly records: number;
-  /** Attempts made (0 for an abandoned page). */
+  /** Attempts made (for an abandoned page, those made before its batch was given up). */
   readonly attempts?: number | undefined;
   /** Why it failed: the last attempt's error. */
   readonly error?: string | undefined;
