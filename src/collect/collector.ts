@@ -8,7 +8,7 @@ import { ActionRegistry } from '../actions/registry';
 import { redactingClient } from '../agents/secret-guard';
 import { leaseDriver } from '../browser/lease';
 import type { BrowserDriver, NavigationGuard } from '../browser/types';
-import { ConfigError, isFatalError, PlannavError, TimeoutError } from '../errors';
+import { BrowserError, ConfigError, isFatalError, PlannavError, TimeoutError } from '../errors';
 import { toErrorInfo } from '../history/error-info';
 import type { ModelCallObserver } from '../llm/generate-object';
 import type { LLMClient } from '../llm/types';
@@ -628,29 +628,46 @@ export class Collector<TRecord = unknown> {
         this.notify();
         return undefined;
       }
-      const verdict = judgeFailure(error);
-      const message = this.secrets.redact(toErrorInfo(error).message);
-      const tried: QueuedPage = { ...page, attempts: attempt, lastError: message };
-      if (verdict.transient && attempt < this.retry.attempts) {
-        // It may pass: the page goes back to the queue until its backoff (or the server's Retry-After) is over.
-        const delayMs = retryDelayMs(attempt, this.retry, verdict.retryAfterMs);
-        const now = Date.now();
-        // The server's Retry-After holds its whole host, no longer than the longest wait of `retry`.
-        const holdMs = verdict.retryAfterMs === undefined ? undefined : Math.min(verdict.retryAfterMs, this.retry.maxDelayMs);
-        this.frontier.retryLater(page, tried, now + delayMs, holdMs === undefined ? undefined : now + holdMs);
-        this.counters.retries++;
-        this.emit('collect-retry', { url: page.url, batch: page.batch, attempt, delayMs, error: toErrorInfo(error) });
-        this.notify();
-        return undefined;
-      }
-      await this.commitFailure(tried, error);
+      await this.failAttempt(page, attempt, error);
       return undefined;
     } finally {
       part.end();
     }
+    if ('found' in read && this.pagerStood(page, read)) {
+      // The pager's click showed only records read before: the next page did not come (a failed
+      // request of the page's own, a control that does nothing). Another attempt gets there by the way.
+      await this.failAttempt(page, attempt, new BrowserError(`The pager did not move: ${page.url} showed only records read before.`, { retryable: true }));
+      return undefined;
+    }
     if ('found' in read) return this.commitPage(page, attempt, read, Date.now() - started);
     await this.commitDetail(page, attempt, read, Date.now() - started);
     return undefined;
+  }
+
+  /** An attempt failed: the page is tried again later when the failure may pass and attempts are left, else it failed. */
+  private async failAttempt(page: QueuedPage, attempt: number, error: unknown): Promise<void> {
+    const verdict = judgeFailure(error);
+    const message = this.secrets.redact(toErrorInfo(error).message);
+    const tried: QueuedPage = { ...page, attempts: attempt, lastError: message };
+    if (verdict.transient && attempt < this.retry.attempts) {
+      // It may pass: the page goes back to the queue until its backoff (or the server's Retry-After) is over.
+      const delayMs = retryDelayMs(attempt, this.retry, verdict.retryAfterMs);
+      const now = Date.now();
+      // The server's Retry-After holds its whole host, no longer than the longest wait of `retry`.
+      const holdMs = verdict.retryAfterMs === undefined ? undefined : Math.min(verdict.retryAfterMs, this.retry.maxDelayMs);
+      this.frontier.retryLater(page, tried, now + delayMs, holdMs === undefined ? undefined : now + holdMs);
+      this.counters.retries++;
+      this.emit('collect-retry', { url: page.url, batch: page.batch, attempt, delayMs, error: toErrorInfo(error) });
+      this.notify();
+      return;
+    }
+    await this.commitFailure(tried, error);
+  }
+
+  /** Whether a page reached by the pager's click gave records, all of them read before. */
+  private pagerStood(page: QueuedPage, read: PageRead<TRecord>): boolean {
+    if (!page.url.includes('#plannav-') || read.records.length === 0) return false;
+    return read.records.every((record) => this.seenKeys.has(this.secrets.redact(this.keyOf(record))));
   }
 
   private pageStepContext(): PageStepContext<TRecord> {
@@ -772,12 +789,7 @@ export class Collector<TRecord = unknown> {
       if (this.enqueueFound(this.foundPage(page, found), abandonedOutcomes) === 'queued') enqueued++;
     }
     let continuation: string | undefined;
-    // A pager whose page gave records, none of them new, goes nowhere new: a "Next" button that
-    // stays on the last page would otherwise be clicked for ever.
-    const goesNowhere = page.way !== undefined && kept.length === 0 && duplicates > 0;
-    if (read.continuation && goesNowhere) {
-      this.emit('collect-warning', { code: 'NEXT_PAGE_SKIPPED', message: `Not followed: the pager of ${page.url} gave only records read before.` });
-    } else if (read.continuation) {
+    if (read.continuation) {
       const next = this.foundPage(page, read.continuation);
       if (this.enqueueFound(next, abandonedOutcomes) === 'queued') {
         enqueued++;
