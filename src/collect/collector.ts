@@ -796,32 +796,16 @@ export class Collector<TRecord = unknown> {
         continuation = next.url;
       }
     }
-    const counters = this.counters;
-    counters.pagesDone++;
-    if (kept.length === 0) counters.pagesEmpty++;
-    counters.records += kept.length;
-    counters.duplicates += duplicates;
-    counters.invalid += rejects.length;
-    counters.rejected += rejects.length;
-    if (this.options.maxRecords !== undefined && counters.records >= this.options.maxRecords) this.stopping ??= { reason: 'max-records', message: undefined };
-    const outcome: PageOutcome = { url: page.url, batch: page.batch, status: 'done', records: kept.length, attempts, way: page.way };
-    this.pages.set(page.url, outcome);
-    const commit = this.persist({ records: kept, page: outcome, rejects, abandoned: abandonedOutcomes });
-    this.scheduleCheck(page);
-    this.notify();
-    await commit;
-    this.publish(kept, rejects);
-    this.emit('collect-page', {
-      url: page.url,
-      batch: page.batch,
-      records: kept.length,
+    await this.finishPage(page, {
+      kept,
       duplicates,
-      invalid: rejects.length,
+      rejects,
+      abandoned: abandonedOutcomes,
+      attempts,
+      durationMs,
       enqueued,
       loadMore: read.loadMore,
       interaction: read.interaction,
-      durationMs,
-      attempts,
       surveys: read.surveys,
     });
     return continuation;
@@ -860,18 +844,49 @@ export class Collector<TRecord = unknown> {
     this.finished.add(page.url);
     this.failedPages.delete(page.url);
     this.batchOf(page.batch).failures = 0;
+    this.counters.detailPages++;
+    await this.finishPage(page, {
+      kept,
+      duplicates,
+      rejects,
+      abandoned: [],
+      attempts,
+      durationMs,
+      enqueued: 0,
+      loadMore: 0,
+      interaction: undefined,
+      surveys: 0,
+    });
+  }
+
+  /** Counts a page read to the end, commits it with its records and rejects, and tells the listeners. */
+  private async finishPage(
+    page: QueuedPage,
+    done: {
+      readonly kept: readonly CollectedRecord<TRecord>[];
+      readonly duplicates: number;
+      readonly rejects: readonly RejectedRecord[];
+      readonly abandoned: readonly PageOutcome[];
+      readonly attempts: number;
+      readonly durationMs: number;
+      readonly enqueued: number;
+      readonly loadMore: number;
+      readonly interaction: string | undefined;
+      readonly surveys: number;
+    },
+  ): Promise<void> {
+    const { kept, rejects } = done;
     const counters = this.counters;
     counters.pagesDone++;
-    counters.detailPages++;
     if (kept.length === 0) counters.pagesEmpty++;
     counters.records += kept.length;
-    counters.duplicates += duplicates;
+    counters.duplicates += done.duplicates;
     counters.invalid += rejects.length;
     counters.rejected += rejects.length;
     if (this.options.maxRecords !== undefined && counters.records >= this.options.maxRecords) this.stopping ??= { reason: 'max-records', message: undefined };
-    const outcome: PageOutcome = { url: page.url, batch: page.batch, status: 'done', records: kept.length, attempts };
+    const outcome: PageOutcome = { url: page.url, batch: page.batch, status: 'done', records: kept.length, attempts: done.attempts, way: page.way };
     this.pages.set(page.url, outcome);
-    const commit = this.persist({ records: kept, page: outcome, rejects });
+    const commit = this.persist({ records: kept, page: outcome, rejects, abandoned: done.abandoned });
     this.scheduleCheck(page);
     this.notify();
     await commit;
@@ -880,14 +895,14 @@ export class Collector<TRecord = unknown> {
       url: page.url,
       batch: page.batch,
       records: kept.length,
-      duplicates,
+      duplicates: done.duplicates,
       invalid: rejects.length,
-      enqueued: 0,
-      loadMore: 0,
-      interaction: undefined,
-      durationMs,
-      attempts,
-      surveys: 0,
+      enqueued: done.enqueued,
+      loadMore: done.loadMore,
+      interaction: done.interaction,
+      durationMs: done.durationMs,
+      attempts: done.attempts,
+      surveys: done.surveys,
     });
   }
 
