@@ -39,6 +39,7 @@ describe('actionMethods', () => {
         'findFileInput',
         'hasFocus',
         'inspectField',
+        'nextLinks',
         'pageText',
         'readDropdown',
         'scrollFrameIntoView',
