@@ -2,7 +2,9 @@
 // listing styles, sponsored cards, duplicates, a cookie wall, transient and permanent faults), beside a Crawlee
 // PlaywrightCrawler with the corpus's hand-written selectors on the same site in the same run (the anchor). Recall,
 // precision and duplicates against the truth, pages per minute from the site's own log, prompt characters per record and
-// model calls of the stand-in model, memory per concurrent page; for 1, 4 and 8 concurrent pages and two BullMQ workers.
+// model calls of the stand-in model, memory per concurrent page; for 1, 4 and 8 concurrent pages (a Chromium each), 8 over
+// one `PlaywrightDriver.pool`, and two BullMQ workers (without detail pages); and the text floor, Crawlee's pages as the
+// Collector's markdown, per record.
 // Writes the table between the collect markers of bench/README.md.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
