@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Configuration, log, NonRetryableError, PlaywrightCrawler, type PlaywrightCrawlingContext } from '@crawlee/playwright';
 import { chromium, type Page, type Response } from 'playwright';
+import { htmlToMarkdown } from '../src/actions/markdown';
 import { readCards } from '../test/fixtures/collect-corpus/browser-walk';
 import { DETAIL_SELECTORS, STYLE_SELECTORS, type StyleSelectors } from '../test/fixtures/collect-corpus/selectors';
 import type { CorpusRecord, CorpusStyle } from '../test/fixtures/collect-corpus/types';
@@ -22,6 +23,20 @@ export interface CrawleeRun {
   readonly retries: number;
   /** The highest number of requests Crawlee's autoscaled pool ran at once. */
   readonly peakConcurrency: number;
+  /**
+   * The text floor: every page state the crawler read (each listing page and batch once, in its state when read,
+   * after its pager walk or scrolls; each detail page), its HTML (`page.content()`) as the Collector's converter
+   * makes it markdown with links kept (`htmlToMarkdown(html, { includeLinks: true })`). Counted only for requests
+   * that succeeded (a failed attempt's pages are read again by its retry).
+   */
+  readonly pageText: PageText;
+}
+
+/** Σ characters of the pages' text, and the page states it comes from. */
+export interface PageText {
+  readonly pages: number;
+  /** `htmlToMarkdown(page.content(), { includeLinks: true })`. */
+  readonly chars: number;
 }
 
 /** Settings of {@link crawlWithCrawlee}. */
@@ -81,15 +96,17 @@ function navigation(page: Page): Promise<Response> {
 }
 
 /** The in-page pagers: the whole listing is walked in the request's page; an error fails the request, and Crawlee's retry walks it again from its start. */
-async function walkInPage(page: Page, selectors: StyleSelectors): Promise<CrawledRecord[]> {
+async function walkInPage(page: Page, selectors: StyleSelectors, read: (page: Page) => Promise<void>): Promise<CrawledRecord[]> {
   const { next } = selectors;
   const records: CrawledRecord[] = [];
   const maxSteps = 400;
   switch (next.kind) {
     case 'href':
+      await read(page);
       return readCards(page, selectors);
     case 'click-replace':
       for (let step = 0; ; step++) {
+        await read(page);
         records.push(...(await readCards(page, selectors)));
         if (step > maxSteps) throw new Error('too many steps');
         const button = await page.$(next.selector);
@@ -120,6 +137,7 @@ async function walkInPage(page: Page, selectors: StyleSelectors): Promise<Crawle
         const failed = await page.$eval(next.error, (element) => element.textContent ?? '');
         if (failed !== '') throw new Error(`load failed: ${failed}`);
       }
+      await read(page);
       return readCards(page, selectors);
     case 'scroll':
       for (let step = 0; ; step++) {
@@ -138,6 +156,7 @@ async function walkInPage(page: Page, selectors: StyleSelectors): Promise<Crawle
           { list: next.list, count, end: next.end, retry: next.retry },
         );
       }
+      await read(page);
       return readCards(page, selectors);
     case 'select': {
       const values = await page.$$eval(`${next.selector} option`, (options) => options.map((option) => (option as HTMLOptionElement).value));
@@ -146,12 +165,14 @@ async function walkInPage(page: Page, selectors: StyleSelectors): Promise<Crawle
           const [response] = await Promise.all([navigation(page), page.waitForEvent('load'), page.selectOption(next.selector, value)]);
           if (!response.ok()) throw new Error(`HTTP ${response.status()} at ${page.url()}`);
         }
+        await read(page);
         records.push(...(await readCards(page, selectors)));
       }
       return records;
     }
     case 'submit':
       for (let step = 0; ; step++) {
+        await read(page);
         records.push(...(await readCards(page, selectors)));
         if (step > maxSteps) throw new Error('too many steps');
         const button = await page.$(next.selector);
@@ -174,6 +195,7 @@ export async function crawlWithCrawlee(
   process.env.CRAWLEE_STORAGE_DIR = storage;
   log.setLevel(log.LEVELS.OFF);
   const records: CrawledRecord[] = [];
+  const pageText = { pages: 0, chars: 0 };
   let peakConcurrency = 0;
   const crawler = new PlaywrightCrawler(
     {
@@ -182,11 +204,24 @@ export async function crawlWithCrawlee(
       maxConcurrency: settings.concurrency ?? 4,
       async requestHandler(context) {
         const { page, request, enqueueLinks } = context;
+        // The text of the page states this attempt read, counted when it succeeds.
+        const texts: number[] = [];
+        const read = async (state: Page): Promise<void> => {
+          texts.push(htmlToMarkdown(await state.content(), { includeLinks: true }).length);
+        };
+        const counted = (): void => {
+          for (const chars of texts) {
+            pageText.pages++;
+            pageText.chars += chars;
+          }
+        };
         checkResponse(context);
         if (request.label === 'DETAIL') {
+          await read(page);
           const { card } = request.userData as DetailData;
           // Sent as source text: a bundler's helpers (esbuild's `__name`) must not leak into the page.
           const detail = await page.evaluate<DetailFields>(`(${READ_DETAIL})(${JSON.stringify(DETAIL_SELECTORS)})`);
+          counted();
           if (detail.sponsored) return;
           const record: CrawledRecord = { ...card };
           if (record.price === undefined && detail.price !== undefined) record.price = detail.price;
@@ -202,11 +237,13 @@ export async function crawlWithCrawlee(
         if (selectors.categoryLinks !== undefined) {
           const categories = await page.$$eval(selectors.categoryLinks, (anchors) => anchors.map((anchor) => (anchor as HTMLAnchorElement).href));
           if (categories.length > 0) {
+            await read(page);
             await enqueueLinks({ urls: categories, label: 'LISTING', userData: { style } });
+            counted();
             return;
           }
         }
-        const cards = await walkInPage(page, selectors);
+        const cards = await walkInPage(page, selectors, read);
         if (selectors.next.kind === 'href') {
           const nextLinks = await page.$$eval([selectors.next.selector, PAGER_LINKS[style]].filter(Boolean).join(', '), (elements) =>
             elements.map((element) => element.getAttribute('href') ?? ''),
@@ -217,10 +254,12 @@ export async function crawlWithCrawlee(
         const needsDetail = selectors.fields.price === undefined || selectors.fields.location === undefined;
         if (!needsDetail) {
           records.push(...cards);
+          counted();
           return;
         }
         const details = cards.filter((card) => card.link !== undefined);
         await crawler.addRequests(details.map((card) => ({ url: card.link as string, label: 'DETAIL', userData: { style, card } })));
+        counted();
       },
       failedRequestHandler({ request }, error) {
         console.log(`bench collect: crawlee gave up ${request.url} after ${request.retryCount} retries: ${error.message.split('\n')[0]}`);
@@ -241,6 +280,7 @@ export async function crawlWithCrawlee(
       requestsFailed: stats.requestsFailed,
       retries: crawler.stats.state.requestsRetries,
       peakConcurrency,
+      pageText,
     };
   } finally {
     clearInterval(sampler);

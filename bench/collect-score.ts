@@ -1,6 +1,7 @@
 // How the collect bench scores a crawl of the collect corpus, the same way for every crawler: records against the
 // truth (recall, precision, duplicates) and pages from the corpus server's own log. No browser, no crawler here.
 import { z } from 'zod';
+import { isPermanent, type SiteModel } from '../test/fixtures/collect-corpus/generate';
 import type { CorpusRecord, CorpusTruth, RequestLogEntry } from '../test/fixtures/collect-corpus/index';
 
 /** The schema of one record the Collector is given: every field of the corpus's records. */
@@ -33,10 +34,42 @@ export interface RecordScore {
   readonly precision: number;
   /** Reachable records not given right, by listing style. */
   readonly missingByStyle: Readonly<Record<string, number>>;
+  /**
+   * The reachable records whose listing card is complete (listed on a reachable listing page of a style without
+   * `truth.detailOnlyFields`), and how many of them were given right: what a crawler that reads no detail page can get.
+   */
+  readonly cardComplete: { readonly reachable: number; readonly right: number; readonly recall: number };
+}
+
+/**
+ * The reachable records listed on a reachable listing page of a style whose cards have every field (no
+ * `truth.detailOnlyFields`): the same walk over the page graph as the truth's (a page broken for good gives no
+ * records and no links), over the site model the corpus was generated from.
+ */
+export function cardCompleteIds(model: SiteModel, truth: CorpusTruth): ReadonlySet<string> {
+  const reachable = new Set(truth.reachable.map((record) => record.id));
+  const ids = new Set<string>();
+  const seen = new Set<string>();
+  const queue = model.startPaths.map((start) => start.path);
+  while (queue.length > 0) {
+    const key = queue.shift() as string;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    const page = model.pageByKey.get(key);
+    if (page === undefined || isPermanent(model.faults.get(key))) continue;
+    if (truth.detailOnlyFields[page.style].length === 0) for (const card of page.cards) if (card.kind === 'record' && reachable.has(card.id)) ids.add(card.id);
+    queue.push(...page.links.filter((link) => !seen.has(link)));
+  }
+  return ids;
 }
 
 /** Scores `records` (any shape: fields may be missing) against `truth.reachable`. */
-export function scoreRecords(records: readonly Partial<Record<keyof CorpusRecord, string>>[], truth: CorpusTruth): RecordScore {
+export function scoreRecords(
+  records: readonly Partial<Record<keyof CorpusRecord, string>>[],
+  truth: CorpusTruth,
+  /** {@link cardCompleteIds} of the site. */
+  complete: ReadonlySet<string>,
+): RecordScore {
   const reachable = new Map(truth.reachable.map((record) => [record.id, record]));
   const distinct = new Set(records.map((record) => record.id ?? JSON.stringify(record)));
   const right = new Set<string>();
@@ -52,6 +85,7 @@ export function scoreRecords(records: readonly Partial<Record<keyof CorpusRecord
     const style = styleOf.get(id) ?? '?';
     missingByStyle[style] = (missingByStyle[style] ?? 0) + 1;
   }
+  const completeRight = [...complete].filter((id) => right.has(id)).length;
   return {
     emitted: records.length,
     distinct: distinct.size,
@@ -61,6 +95,7 @@ export function scoreRecords(records: readonly Partial<Record<keyof CorpusRecord
     recall: right.size / reachable.size,
     precision: distinct.size === 0 ? 0 : right.size / distinct.size,
     missingByStyle,
+    cardComplete: { reachable: complete.size, right: completeRight, recall: complete.size === 0 ? 0 : completeRight / complete.size },
   };
 }
 

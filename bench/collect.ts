@@ -2,7 +2,9 @@
 // listing styles, sponsored cards, duplicates, a cookie wall, transient and permanent faults), beside a Crawlee
 // PlaywrightCrawler with the corpus's hand-written selectors on the same site in the same run (the anchor). Recall,
 // precision and duplicates against the truth, pages per minute from the site's own log, prompt characters per record and
-// model calls of the stand-in model, memory per concurrent page; for 1, 4 and 8 concurrent pages and two BullMQ workers.
+// model calls of the stand-in model, memory per concurrent page; for 1, 4 and 8 concurrent pages (a Chromium each), 8 over
+// one `PlaywrightDriver.pool`, and two BullMQ workers (without detail pages); and the text floor, Crawlee's pages as the
+// Collector's markdown, per record.
 // Writes the table between the collect markers of bench/README.md.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -16,8 +18,9 @@ import { ensureRedis } from '../scripts/ensure-deps.mjs';
 import { startCollectCorpus, type CollectCorpus } from '../test/fixtures/collect-corpus/index';
 import { corpusModel, type ModelLedger } from '../test/helpers/collect-corpus-model';
 import { startRedis } from '../test/helpers/redis-server';
-import { crawlWithCrawlee } from './collect-crawlee';
-import { CorpusRecordSchema, scoreRecords, servedPages, type RecordScore, type ServedPages } from './collect-score';
+import { generateSite } from '../test/fixtures/collect-corpus/generate';
+import { crawlWithCrawlee, type PageText } from './collect-crawlee';
+import { cardCompleteIds, CorpusRecordSchema, scoreRecords, servedPages, type RecordScore, type ServedPages } from './collect-score';
 
 const repoRoot = resolve(import.meta.dirname, '..');
 const instruction = 'every listing (not sponsored ones): id, title, seller, price, location, link';
@@ -37,6 +40,12 @@ export interface CollectBenchSettings {
   readonly workers?: number | undefined;
   /** Crawlee's concurrent pages. @defaultValue 4 */
   readonly crawleeConcurrency?: number | undefined;
+  /** Concurrent pages of the Collector over one `PlaywrightDriver.pool` (one Chromium, a context per page). @defaultValue [8] */
+  readonly pool?: readonly number[] | undefined;
+  /** Runs the Crawlee row. @defaultValue true */
+  readonly crawlee?: boolean | undefined;
+  /** Writes the table into bench/README.md (false for a trial run). @defaultValue true */
+  readonly writeReadme?: boolean | undefined;
 }
 
 interface Memory {
@@ -53,9 +62,13 @@ interface Row {
   readonly score?: RecordScore | undefined;
   /** Σ prompt characters of every model call / records right. */
   readonly charsPerRecord?: number | undefined;
+  /** The text floor (Crawlee's row): the text of every page state it read, as the Collector's converter makes it. */
+  readonly pageText?: PageText | undefined;
   readonly calls?: Readonly<Record<string, number>> | undefined;
   /** Peak memory / concurrent pages. */
   readonly memoryPerPage?: Memory | undefined;
+  /** The crawl reads no detail page (BullMQ): its recall is also given over the records whose card is complete. */
+  readonly withoutDetails?: boolean | undefined;
   /** What else the row needs said (how the crawl ended, its failures). */
   readonly note?: string | undefined;
 }
@@ -155,10 +168,20 @@ async function onFreshFaults<T>(corpus: CollectCorpus, crawl: () => Promise<T>):
 }
 
 function summaryNote(summary: CollectionSummary): string {
-  return `ended ${summary.reason}; ${summary.pagesDone} pages done, ${summary.pagesFailed} failed, ${summary.retries} retries, ${summary.detailPages} detail pages, ${summary.rejected} rejected`;
+  const count = (value: number | undefined, what: string): string[] => (value === undefined ? [] : [`${value} ${what}`]);
+  return [
+    `ended ${summary.reason}${summary.message === undefined ? '' : ` (${summary.message})`}; ${summary.pagesDone} pages done, ${summary.pagesFailed} failed`,
+    ...count(summary.retries, 'retries'),
+    ...count(summary.detailPages, 'detail pages'),
+    ...count(summary.rejected, 'rejected'),
+    `${summary.invalid} invalid (schema), ${summary.duplicates} duplicates dropped by key`,
+  ].join(', ');
 }
 
-async function crawleeRow(corpus: CollectCorpus, concurrency: number): Promise<Row> {
+/** The reachable records whose listing card has every field (see {@link cardCompleteIds}). */
+type CardComplete = ReadonlySet<string>;
+
+async function crawleeRow(corpus: CollectCorpus, concurrency: number, complete: CardComplete): Promise<Row> {
   const memory = memorySampler();
   const { value: run, seconds, served } = await onFreshFaults(corpus, () => crawlWithCrawlee(corpus.startUrls, { concurrency })).finally(() => memory.stop());
   const peak = memory.stop();
@@ -166,20 +189,23 @@ async function crawleeRow(corpus: CollectCorpus, concurrency: number): Promise<R
     setting: `Crawlee PlaywrightCrawler, hand-written selectors, ${concurrency} concurrent pages (one Chromium)`,
     seconds,
     served,
-    score: scoreRecords(run.records, corpus.truth),
+    score: scoreRecords(run.records, corpus.truth, complete),
+    pageText: run.pageText,
     memoryPerPage: { rssMb: peak.rssMb / concurrency, anonMb: peak.anonMb / concurrency },
-    note: `${run.requestsFinished} requests done, ${run.requestsFailed} failed after its retries, ${run.retries} retries`,
+    note: `${run.requestsFinished} requests done, ${run.requestsFailed} failed after its retries, ${run.retries} retries; page text: ${run.pageText.pages} page states read (each page and detail page once; a listing whose pager replaces the page, by a button, the drop-down or the form, once per state; one grown by "Load more" or scrolling once, at its end), ${run.pageText.chars} characters of markdown with links`,
   };
 }
 
-async function collectorRow(corpus: CollectCorpus, concurrency: number): Promise<{ row: Row; chromium: string }> {
-  const browsers = await Promise.all(Array.from({ length: concurrency }, () => PlaywrightDriver.launch({ headless: true })));
-  const chromium = browsers[0]?.context.browser()?.version() ?? 'unknown';
+async function collectorRow(corpus: CollectCorpus, concurrency: number, complete: CardComplete, pooled = false): Promise<{ row: Row; chromium: string }> {
+  // A Chromium per concurrent page, or one Chromium with a browser context per concurrent page.
+  const pool = pooled ? PlaywrightDriver.pool({ size: concurrency, headless: true }) : undefined;
+  const drivers = pool === undefined ? await Promise.all(Array.from({ length: concurrency }, () => PlaywrightDriver.launch({ headless: true }))) : [];
+  const chromium = drivers[0]?.context.browser()?.version() ?? 'unknown';
   try {
     const { llm, ledger } = corpusModel(corpus.truth, corpus.url);
     const collector = new Collector({
       llm,
-      browsers,
+      browsers: pool ?? drivers,
       concurrency,
       start: corpus.startUrls.map((start) => start.url),
       instruction,
@@ -199,14 +225,16 @@ async function collectorRow(corpus: CollectCorpus, concurrency: number): Promise
       return collector.run();
     }).finally(() => memory.stop());
     const peak = memory.stop();
-    const score = scoreRecords(records, corpus.truth);
+    const score = scoreRecords(records, corpus.truth, complete);
     const { calls, chars } = sumLedgers([plainLedger(ledger)]);
-    // POOL ROW: when `PlaywrightDriver.pool({ size })` (one Chromium, a context per concurrent page) lands, measure it
-    // here too: a second row per concurrency with `browsers: PlaywrightDriver.pool({ size: concurrency })`.
+    const pages = `${concurrency} concurrent page${concurrency === 1 ? '' : 's'}`;
     return {
       chromium,
       row: {
-        setting: `Collector, ${concurrency} concurrent page${concurrency === 1 ? '' : 's'} (${concurrency} PlaywrightDriver${concurrency === 1 ? '' : 's'})`,
+        setting:
+          pool === undefined
+            ? `Collector, ${pages} (${concurrency} PlaywrightDriver${concurrency === 1 ? '' : 's'})`
+            : `Collector, ${pages}, \`PlaywrightDriver.pool({ size: ${concurrency} })\` (one Chromium, a context per page)`,
         seconds,
         served,
         score,
@@ -217,7 +245,8 @@ async function collectorRow(corpus: CollectCorpus, concurrency: number): Promise
       },
     };
   } finally {
-    await Promise.all(browsers.map((browser) => browser.close()));
+    await Promise.all(drivers.map((browser) => browser.close()));
+    await pool?.close();
   }
 }
 
@@ -272,8 +301,8 @@ async function stopWorkers(workers: readonly WorkerProcess[]): Promise<void> {
   );
 }
 
-async function bullmqRow(corpus: CollectCorpus, scale: number, count: number): Promise<Row> {
-  const setting = `BullMQ, ${count} worker processes (1 page at a time each, own Chromium)`;
+async function bullmqRow(corpus: CollectCorpus, scale: number, count: number, complete: CardComplete): Promise<Row> {
+  const setting = `BullMQ, ${count} worker processes (1 page at a time each, own Chromium), no \`details\` (a ConfigError on BullMQ)`;
   if (ensureRedis() !== 0) return { setting, notRun: 'no redis-server (see the message above)' };
   const redis = await startRedis();
   try {
@@ -293,7 +322,8 @@ async function bullmqRow(corpus: CollectCorpus, scale: number, count: number): P
         instruction,
         schema: CorpusRecordSchema,
         key: (record) => record.link,
-        details: true,
+        // plannav/bullmq does not read detail pages yet (`details` is a ConfigError there): the records of the styles
+        // whose cards lack a field fail the schema and are not given.
         pageTimeout: PAGE_TIMEOUT_MS,
         pollInterval: 50,
       });
@@ -314,14 +344,7 @@ async function bullmqRow(corpus: CollectCorpus, scale: number, count: number): P
     } finally {
       await stopWorkers(workers);
     }
-    const score = scoreRecords(records, corpus.truth);
-    // The page step of src/collect (page retries, detail pages, in-page pagers) reports `retries` and `detailPages`;
-    // a coordinator without them runs an older page step, and its figures would not measure this Collector.
-    if (summary.retries === undefined || summary.detailPages === undefined)
-      return {
-        setting,
-        notRun: `plannav/bullmq on this branch runs an older page step (no page retries, no detail pages: its summary has neither); it ended ${summary.reason} after ${summary.pagesDone} pages done and ${summary.pagesFailed} failed, with ${score.right} of ${corpus.truth.reachable.length} records right (${percent(score.recall)}) in ${round(measured.seconds, 0)} s`,
-      };
+    const score = scoreRecords(records, corpus.truth, complete);
     const missingLedgers = workers.filter((worker) => worker.ledger === undefined).length;
     const { calls, chars } = sumLedgers([plainLedger(ledger), ...workers.flatMap((worker) => (worker.ledger === undefined ? [] : [worker.ledger]))]);
     return {
@@ -329,12 +352,14 @@ async function bullmqRow(corpus: CollectCorpus, scale: number, count: number): P
       seconds: measured.seconds,
       served: measured.served,
       score,
+      withoutDetails: true,
       charsPerRecord: missingLedgers > 0 ? undefined : chars / Math.max(1, score.right),
       calls: missingLedgers > 0 ? undefined : calls,
-      note: summaryNote(summary),
+      note: `${summaryNote(summary)}${missingLedgers > 0 ? `; ${missingLedgers} worker${missingLedgers === 1 ? '' : 's'} printed no model ledger, so no prompt characters` : ''}`,
     };
   } catch (error) {
-    return { setting, notRun: error instanceof Error ? error.message.split('\n')[0] : String(error) };
+    console.log(`bench collect: the BullMQ row failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+    return { setting, notRun: `failed: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}` };
   } finally {
     await redis.stop();
   }
@@ -349,7 +374,7 @@ const CALL_NAMES: readonly [string, string][] = [
 ];
 
 function tableRow(row: Row): string {
-  if (row.notRun !== undefined) return `| ${row.setting} | not run: ${row.notRun} | | | | | | | | |`;
+  if (row.notRun !== undefined) return `| ${row.setting} | not run: ${row.notRun} | | | | | | | | | |`;
   const { score, served, seconds } = row as Required<Pick<Row, 'score' | 'served' | 'seconds'>>;
   const pages = served.listing + served.detail;
   const calls =
@@ -361,13 +386,18 @@ function tableRow(row: Row): string {
   const memory = row.memoryPerPage === undefined ? '–' : `${round(row.memoryPerPage.rssMb, 0)} (${round(row.memoryPerPage.anonMb, 0)})`;
   return [
     row.setting,
-    `${percent(score.recall)} (${score.right})`,
+    `${percent(score.recall)} (${score.right})${
+      row.withoutDetails === true
+        ? `; over the records whose card is complete: ${percent(score.cardComplete.recall)} (${score.cardComplete.right} of ${score.cardComplete.reachable})`
+        : ''
+    }`,
     `${percent(score.precision)} (${score.wrong} wrong)`,
     String(score.duplicates),
     String(round((pages * 60) / seconds, 0)),
     `${pages} (${served.listing} + ${served.detail}), ${served.requests} requests`,
     String(round(seconds, 1)),
     row.charsPerRecord === undefined ? '–' : String(round(row.charsPerRecord, 0)),
+    row.pageText === undefined ? '–' : String(round(row.pageText.chars / Math.max(1, score.right), 0)),
     calls,
     memory,
   ]
@@ -392,8 +422,8 @@ function section(result: {
     `Measured ${result.generatedAt.slice(0, 10)} with \`${result.command}\` on ${String(machine.cpus)} cores (${String(machine.cpuModel)}, shared; load average ${String(machine.loadAverageAtStart)} at the start, ${String(machine.loadAverageAtEnd)} at the end), ${String(machine.memoryGb)} GB, Node ${String(machine.node)}, Chromium ${String(machine.chromium)}; the whole part took ${String(machine.minutes)} min.`,
     `The site: the collect corpus at scale ${result.scale}, seed ${SEED}, faults on (played again from the start for each row), hangs of ${HANG_MS / 1000} s: ${corpus.truth.records.length} records on ${listingPages} listing pages and batches, ${corpus.truth.reachable.length} reachable. One run per row.`,
     '',
-    '| setting | recall (records right) | precision | duplicates | pages/min | pages served (listing + detail) | wall s | prompt chars per record right | model calls | memory per concurrent page, MB: RSS (RssAnon) |',
-    '|---|---|---|---|---|---|---|---|---|---|',
+    "| setting | recall (records right) | precision | duplicates | pages/min | pages served (listing + detail) | wall s | prompt chars per record right | page text per record (a crawler sending each page's text once) | model calls | memory per concurrent page, MB: RSS (RssAnon) |",
+    '|---|---|---|---|---|---|---|---|---|---|---|',
     ...result.rows.map(tableRow),
     '',
     ...result.rows.map((row) => {
@@ -403,7 +433,11 @@ function section(result: {
           : Object.entries(row.score.missingByStyle)
               .map(([style, count]) => `${style} ${count}`)
               .join(', ');
-      return `- ${row.setting}: ${row.notRun === undefined ? (row.note ?? '') : `not run: ${row.notRun}`}${missing === '' ? '' : `; not right: ${missing}`}.`;
+      const complete =
+        row.score === undefined
+          ? ''
+          : `; recall over the ${row.score.cardComplete.reachable} reachable records whose listing card is complete: ${percent(row.score.cardComplete.recall)} (${row.score.cardComplete.right})`;
+      return `- ${row.setting}: ${row.notRun === undefined ? (row.note ?? '') : `not run: ${row.notRun}`}${complete}${missing === '' ? '' : `; not right: ${missing}`}.`;
     }),
     '<!-- collect:end -->',
   ].join('\n');
@@ -425,14 +459,16 @@ export async function runCollectBench(settings: CollectBenchSettings = {}, comma
     console.log(`bench collect: ${tableRow(row)}`);
   };
   try {
-    report(await crawleeRow(corpus, settings.crawleeConcurrency ?? 4));
+    const complete = cardCompleteIds(generateSite(SEED, scale), corpus.truth);
+    if (settings.crawlee ?? true) report(await crawleeRow(corpus, settings.crawleeConcurrency ?? 4, complete));
     for (const concurrency of settings.concurrency ?? [1, 4, 8]) {
-      const measured = await collectorRow(corpus, concurrency);
+      const measured = await collectorRow(corpus, concurrency, complete);
       chromium = measured.chromium;
       report(measured.row);
     }
+    for (const concurrency of settings.pool ?? [8]) report((await collectorRow(corpus, concurrency, complete, true)).row);
     const workers = settings.workers ?? 2;
-    if (workers > 0) report(await bullmqRow(corpus, scale, workers));
+    if (workers > 0) report(await bullmqRow(corpus, scale, workers, complete));
   } finally {
     await corpus.close();
   }
@@ -449,9 +485,11 @@ export async function runCollectBench(settings: CollectBenchSettings = {}, comma
     minutes: round((performance.now() - started) / 60_000, 1),
   };
   const generated = section({ command, generatedAt, machine, scale, corpus, rows });
-  const readmePath = join(repoRoot, 'bench/README.md');
-  const readme = readFileSync(readmePath, 'utf8');
-  if (!readme.includes('<!-- collect:start -->')) throw new Error('bench collect: bench/README.md has no <!-- collect:start --> marker.');
-  writeFileSync(readmePath, readme.replace(/<!-- collect:start -->[\s\S]*<!-- collect:end -->/, generated));
+  if (settings.writeReadme ?? true) {
+    const readmePath = join(repoRoot, 'bench/README.md');
+    const readme = readFileSync(readmePath, 'utf8');
+    if (!readme.includes('<!-- collect:start -->')) throw new Error('bench collect: bench/README.md has no <!-- collect:start --> marker.');
+    writeFileSync(readmePath, readme.replace(/<!-- collect:start -->[\s\S]*<!-- collect:end -->/, generated));
+  }
   console.log(`\n${generated}`);
 }
