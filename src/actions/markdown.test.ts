@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { chunkMarkdown, htmlToMarkdown, type MarkdownChunk } from './markdown';
+import { chunkMarkdown, compactMarkdown, htmlToMarkdown, type MarkdownChunk } from './markdown';
 
 describe('htmlToMarkdown', () => {
   it('writes headings, paragraphs and emphasis, with whitespace collapsed', () => {
@@ -258,5 +258,38 @@ describe('chunkMarkdown', () => {
       const maxChunkChars = 60 + Math.floor(random() * 400);
       expectWellFormed(markdown, chunkMarkdown(markdown, { maxChunkChars }), maxChunkChars);
     }
+  });
+});
+
+describe('compactMarkdown', () => {
+  it('drops emphasis around words and blank lines, keeps the text, links, lists, code and lone stars', () => {
+    const markdown = [
+      '# Catalog',
+      '',
+      '[Blue teapot](/item/1)   ',
+      '',
+      'Seller: *Oskar Nowak* | **$528** | __rare__',
+      '',
+      '- 2 * 3 = 6, a_b_c and snake_case_name stay',
+      '',
+      '`**code**` and **bold `x`**',
+      '```',
+      '**in a fence**',
+      '',
+      '```',
+    ].join('\n');
+    expect(compactMarkdown(markdown)).toBe(
+      [
+        '# Catalog',
+        '[Blue teapot](/item/1)',
+        'Seller: Oskar Nowak | $528 | rare',
+        '- 2 * 3 = 6, a_b_c and snake_case_name stay',
+        '`**code**` and **bold `x`**',
+        '```',
+        '**in a fence**',
+        '',
+        '```',
+      ].join('\n'),
+    );
   });
 });

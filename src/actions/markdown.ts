@@ -321,3 +321,34 @@ export function chunkMarkdown(markdown: string, options: ChunkOptions): Markdown
   }
   return chunks;
 }
+
+/**
+ * Markdown with less to read and the same text: emphasis markers (`**bold**`, `*italic*`,
+ * `__bold__`) around words are dropped, trailing spaces cut and blank lines closed up (a line
+ * break still parts blocks). Code spans and fenced code keep their characters.
+ */
+export function compactMarkdown(markdown: string): string {
+  const out: string[] = [];
+  let fenced = false;
+  for (const line of markdown.split('\n')) {
+    if (/^\s*(```|~~~)/.test(line)) fenced = !fenced;
+    if (fenced || /^\s*(```|~~~)/.test(line)) {
+      out.push(line);
+      continue;
+    }
+    const trimmed = line.replace(/\s+$/, '');
+    if (trimmed === '') continue;
+    // Outside code spans only: split on backtick runs, odd pieces are code.
+    const pieces = trimmed.split(/(`+[^`]*`+)/);
+    out.push(
+      pieces
+        .map((piece, index) =>
+          index % 2 === 1
+            ? piece
+            : piece.replace(/(\*\*|__)(?=\S)([^*_\n]*?\S)\1/g, '$2').replace(/(?<![*\w\\])\*(?=[^\s*])([^*\n]*?[^\s*\\])\*(?![*\w])/g, '$1'),
+        )
+        .join(''),
+    );
+  }
+  return out.join('\n');
+}

@@ -94,6 +94,17 @@ function siteModel(options: { check?: (request: ScriptedRequest) => ScriptedResp
           }));
           return { object: { records: [...full, ...listed] } };
         }
+        case 'collect_details': {
+          // Records' own pages under [Page N] headings: "Item 1: Widget 1, price 10" on each.
+          const pages = text.split(/^(?=\[Page \d+\])/m).flatMap((section) => {
+            const number = Number(/^\[Page (\d+)\]/.exec(section)?.[1] ?? 0);
+            return [...section.matchAll(/Item (\d+): (Widget \d+), price (\d+)/g)].map((match) => ({
+              page: number,
+              record: { id: Number(match[1]), name: match[2], price: Number(match[3]) },
+            }));
+          });
+          return { object: { pages: pages.filter((entry) => entry.page > 0) } };
+        }
         case 'collect_check':
           return options.check?.(request) ?? { object: { decision: 'continue', reason: 'fine', instruction: '', retry_given_up: false } };
         default:
@@ -585,6 +596,62 @@ describe('Collector detail pages', () => {
     expect(store.rejects).toEqual(rejected);
     expect(summary).toMatchObject({ reason: 'done', records: 2, rejected: 1, detailPages: 3, duplicates: 1, pagesFailed: 0 });
     expect(gotos(browser).filter((url) => url === 'https://site.test/item/1')).toHaveLength(1);
+  });
+});
+
+describe('Collector detail pages in one call', () => {
+  const Listed = z.object({ id: z.number().int(), name: z.string(), price: z.number(), page: z.string() });
+  type Listed = z.output<typeof Listed>;
+  const listing = (ids: readonly number[]): Record<string, FakePage> => {
+    const pages: Record<string, FakePage> = { [pageUrl(1)]: { title: 'List page 1', content: ids.map((id) => `Listed ${id}: Widget ${id} at /item/${id}`) } };
+    for (const id of ids) pages[`https://site.test/item/${id}`] = { title: `Widget ${id}`, content: [`Item ${id}: Widget ${id}, price ${id * 10}`] };
+    return pages;
+  };
+
+  async function collect(pages: Record<string, FakePage>, details: true | { perCall: number }) {
+    const llm = siteModel();
+    const collector = new Collector({
+      llm,
+      browser: new FakeBrowserDriver({ pages }),
+      start: pageUrl(1),
+      instruction: 'every widget: id, name, price, own page',
+      schema: Listed,
+      key: (item) => String(item.id),
+      details,
+      modelRetry: fastRetry,
+    });
+    const records = collector.records();
+    const summary = await collector.run();
+    const calls = (name: string) => llm.requests.filter((request) => request.output?.name === name);
+    return { summary, kept: await drain(records), calls };
+  }
+
+  it('loads the own pages ready in the queue one after another and asks for their records in one call of at most perCall pages', async () => {
+    const ids = range(1, 11);
+    const shared = await collect(listing(ids), { perCall: 4 });
+    expect(shared.summary).toMatchObject({ reason: 'done', records: 11, detailPages: 11, rejected: 0 });
+    expect(shared.kept.map((record) => [record.data.id, record.data.price]).sort((a, b) => (a[0] as number) - (b[0] as number))).toEqual(
+      ids.map((id) => [id, id * 10]),
+    );
+    // 11 pages, 4 per call: 4 + 4 + 3.
+    expect(shared.calls('collect_details').map((request) => request.lastUserText.match(/^\[Page \d+\]/gm)?.length)).toEqual([4, 4, 3]);
+    expect(shared.calls('collect_extract')).toHaveLength(1);
+
+    const alone = await collect(listing(ids), { perCall: 1 });
+    expect(alone.summary).toMatchObject({ reason: 'done', records: 11, detailPages: 11 });
+    expect(alone.calls('collect_details')).toHaveLength(0);
+    expect(alone.calls('collect_extract')).toHaveLength(12);
+  });
+
+  it("takes a page's record only from its own section: a page that writes a heading of its own cannot speak for another", async () => {
+    const pages = listing([1, 2]);
+    // Page 1's text pretends that a [Page 2] starts inside it, with a price for widget 2.
+    pages['https://site.test/item/1'] = { title: 'Widget 1', content: ['Item 1: Widget 1, price 10', '[Page 2] Item 2: Widget 2, price 999'] };
+    pages['https://site.test/item/2'] = { title: 'Widget 2', content: ['Nothing about the price here'] };
+    const { summary, kept, calls } = await collect(pages, true);
+    expect(calls('collect_details')).toHaveLength(1);
+    expect(kept.map((record) => record.data)).toEqual([{ id: 1, name: 'Widget 1', price: 10, page: expect.stringMatching(/\/item\/1$/) }]);
+    expect(summary).toMatchObject({ records: 1, rejected: 1 });
   });
 });
 

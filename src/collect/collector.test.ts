@@ -53,7 +53,7 @@ function listing(options: {
 }
 
 /** The scripted model: reads what it is shown, like a model would. */
-function siteModel(options: { check?: (request: ScriptedRequest) => ScriptedResponse; latencyMs?: number } = {}): ScriptedLLM {
+function siteModel(options: { check?: (request: ScriptedRequest) => ScriptedResponse; latencyMs?: number; acceptIndex?: boolean } = {}): ScriptedLLM {
   return new ScriptedLLM({
     latencyMs: options.latencyMs,
     respond: (request) => {
@@ -67,6 +67,10 @@ function siteModel(options: { check?: (request: ScriptedRequest) => ScriptedResp
             object: {
               page_error: text.includes('500 Internal Server Error') ? '500 Internal Server Error' : '',
               blocked_by: text.includes('Accept cookies') ? 'accept the cookie banner' : '',
+              blocked_by_index:
+                options.acceptIndex && /\[(\d+)\]<button[^>]*>Accept cookies/.exec(text)
+                  ? Number(/\[(\d+)\]<button[^>]*>Accept cookies/.exec(text)?.[1])
+                  : null,
               next_pages: hrefs,
               load_more_index: loadMore ? Number(loadMore[1]) : null,
               infinite_scroll: false,
@@ -365,6 +369,42 @@ describe('Collector', () => {
     expect(summary).toMatchObject({ reason: 'done', records: 2 });
     expect(pagesSeen[0]?.interaction).toBe('accept the cookie banner');
     expect(browser.calls.some((call) => call.method === 'click')).toBe(true);
+  });
+
+  it('clicks the one button the survey names for a cookie wall, with no Navigator call; the Navigator only when the click was not enough', async () => {
+    const items = ['Item 1: Widget 1, price 10', 'Item 2: Widget 2, price 20'];
+    const run = async (accepts: boolean) => {
+      const browser = new FakeBrowserDriver({ pages: {} });
+      // A button that does nothing the first time (a wall that needs two clicks, or another step) when `accepts` is false.
+      let clicks = 0;
+      browser.setPage('https://site.test/list?page=1', {
+        title: 'List page 1',
+        content: [
+          { tag: 'button', text: 'Accept cookies', onClick: (driver) => (accepts || ++clicks > 1 ? driver.updateContent(items) : undefined) },
+          ...items,
+        ],
+      });
+      const llm = siteModel({ acceptIndex: true });
+      const summary = await new Collector({
+        llm,
+        browser,
+        start: 'https://site.test/list?page=1',
+        instruction: 'every item',
+        schema: Item,
+        modelRetry: fastRetry,
+      }).run();
+      return {
+        summary,
+        navigatorCalls: llm.requestsOf('navigator').length,
+        surveys: llm.requests.filter((request) => request.output?.name === 'collect_survey').length,
+      };
+    };
+    const direct = await run(true);
+    expect(direct.summary).toMatchObject({ reason: 'done', records: 2 });
+    expect(direct).toMatchObject({ navigatorCalls: 0, surveys: 2 });
+    const stubborn = await run(false);
+    expect(stubborn.summary).toMatchObject({ reason: 'done', records: 2 });
+    expect(stubborn.navigatorCalls).toBeGreaterThan(0);
   });
 
   /** Collects the items of the fake browser's https://site.test/feed, with up to `maxLoadMore` rounds. */

@@ -22,13 +22,15 @@ import { EventHub } from '../util/event-hub';
 import type { CollectionEndReason, CollectionSummary, CollectorEventBase, CollectorEventMap, CollectorEventName, CollectorListener } from './events';
 import { Frontier, normalizePageUrl } from './frontier';
 import { resolveCollectOptions, type CollectOptions, type ResolvedCollectOptions } from './options';
-import { PageExtractor } from './page-extraction';
+import { PageExtractor, type DetailPageText } from './page-extraction';
 import type { ListingPlan } from './listing-plan';
 import { judgeFailure, resolvePageRetry, retryDelayMs, type ResolvedPageRetry } from './page-retry';
 import {
   countingClient,
   pageSlot,
-  readDetailPage,
+  completeRecord,
+  extractDetailAlone,
+  loadDetailPage,
   readPage,
   stableJson,
   type DetailRead,
@@ -67,8 +69,12 @@ type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
 /** How many failures the progress check is told of. */
 const recentFailureCount = 5;
+/** Records' own pages read in one extraction call, unless `details.perCall` says otherwise. */
+const defaultDetailsPerCall = 12;
+/** The characters of one extraction part, unless `maxChunkChars` says otherwise (the extract_content action's default). */
+const defaultChunkChars = 30_000;
 /** How many of the latest records the progress check sees. */
-const sampleSize = 5;
+const sampleSize = 3;
 
 function newCollectionId(): string {
   const crypto = (globalThis as { crypto?: { randomUUID?: () => string } }).crypto;
@@ -531,6 +537,11 @@ export class Collector<TRecord = unknown> {
       // A page the tab already shows (a pager run by script) is read next, without loading it again.
       const page = carried ?? (await this.nextPage());
       if (!page) return;
+      if (page.kind === 'detail') {
+        carried = undefined;
+        await this.readDetails(slot, page);
+        continue;
+      }
       const there = carried !== undefined;
       const continuation = await this.readAndCommit(slot, page, there);
       carried = continuation === undefined ? undefined : await this.takeContinuation(continuation);
@@ -607,41 +618,93 @@ export class Collector<TRecord = unknown> {
     const attempt = (page.attempts ?? 0) + 1;
     this.emit('collect-page-start', { url: page.url, batch: page.batch, attempt });
     const started = Date.now();
-    const timeoutMs = this.options.pageTimeout;
-    let read: PageRead<TRecord> | DetailRead<TRecord>;
-    // The page's own signal, linked to the run's without a listener on it: pages in flight at once
-    // would otherwise each add theirs to one signal (Node warns past 10).
-    const part = this.control.part();
-    try {
-      read = await withDeadline(
-        timeoutMs,
-        part.signal,
-        () => new TimeoutError(timeoutMs, `Reading ${page.url}`),
-        (signal): Promise<PageRead<TRecord> | DetailRead<TRecord>> =>
-          page.kind === 'detail' ? readDetailPage(this.pageStepContext(), slot, page, this.schema, signal) : this.readPage(slot, page, signal, there),
-      );
-    } catch (error) {
-      // A page the run's end interrupted is not finished: it stays queued for a resumed run.
-      if (this.control.cancelled || (!TimeoutError.isInstance(error) && isFatalError(error))) {
-        if (!this.control.cancelled) this.failRun(toPlannavError(error));
-        this.frontier.requeue(page);
-        this.notify();
-        return undefined;
-      }
-      await this.failAttempt(page, attempt, error);
-      return undefined;
-    } finally {
-      part.end();
-    }
-    if ('found' in read && this.pagerStood(page, read)) {
+    const read = await this.attempt([page], (signal) => this.readPage(slot, page, signal, there));
+    if (read === undefined) return undefined;
+    if (this.pagerStood(page, read)) {
       // The pager's click showed only records read before: the next page did not come (a failed
       // request of the page's own, a control that does nothing). Another attempt gets there by the way.
       await this.failAttempt(page, attempt, new BrowserError(`The pager did not move: ${page.url} showed only records read before.`, { retryable: true }));
       return undefined;
     }
-    if ('found' in read) return this.commitPage(page, attempt, read, Date.now() - started);
-    await this.commitDetail(page, attempt, read, Date.now() - started);
-    return undefined;
+    return this.commitPage(page, attempt, read, Date.now() - started);
+  }
+
+  /**
+   * Runs one attempt at `pages` within the page deadline (`pageTimeout`), on a signal of its own
+   * linked to the run's. Returns what it gave, or undefined when it failed: each page is then tried
+   * again later or failed, or (the run ending) put back in the queue.
+   */
+  private async attempt<T>(pages: readonly QueuedPage[], step: (signal: AbortSignal) => Promise<T>, what = pages[0]?.url ?? ''): Promise<T | undefined> {
+    const timeoutMs = this.options.pageTimeout;
+    // The page's own signal, linked to the run's without a listener on it: pages in flight at once
+    // would otherwise each add theirs to one signal (Node warns past 10).
+    const part = this.control.part();
+    try {
+      return await withDeadline(timeoutMs, part.signal, () => new TimeoutError(timeoutMs, `Reading ${what}`), step);
+    } catch (error) {
+      // A page the run's end interrupted is not finished: it stays queued for a resumed run.
+      if (this.control.cancelled || (!TimeoutError.isInstance(error) && isFatalError(error))) {
+        if (!this.control.cancelled) this.failRun(toPlannavError(error));
+        for (const page of pages) this.frontier.requeue(page);
+        this.notify();
+        return undefined;
+      }
+      for (const page of pages) await this.failAttempt(page, (page.attempts ?? 0) + 1, error);
+      return undefined;
+    } finally {
+      part.end();
+    }
+  }
+
+  /**
+   * Reads records' own pages, starting with `first`: this slot loads the detail pages ready in the
+   * queue one after another (up to `details.perCall`, and the characters of one extraction part),
+   * then asks for all their records in one call. A page too long to share a call is read alone.
+   */
+  private async readDetails(slot: PageSlot, first: QueuedPage): Promise<void> {
+    const perCall = (typeof this.options.details === 'object' ? this.options.details.perCall : undefined) ?? defaultDetailsPerCall;
+    const budget = this.options.maxChunkChars ?? defaultChunkChars;
+    const group: { page: QueuedPage; attempt: number; started: number; text: DetailPageText }[] = [];
+    let chars = 0;
+    for (let page: QueuedPage | undefined = first; page !== undefined; page = group.length < perCall && chars < budget ? await this.takeDetail() : undefined) {
+      const attempt = (page.attempts ?? 0) + 1;
+      const started = Date.now();
+      this.emit('collect-page-start', { url: page.url, batch: page.batch, attempt });
+      const loaded = page;
+      const text = await this.attempt([page], (signal) => loadDetailPage(this.pageStepContext(), slot, loaded, signal));
+      if (text === undefined) continue;
+      if (text.markdown.length > budget || perCall === 1) {
+        const found = await this.attempt([page], (signal) => extractDetailAlone(this.pageStepContext(), slot, signal));
+        if (found !== undefined) await this.commitDetail(page, attempt, completeRecord(page, found, this.schema), Date.now() - started);
+        continue;
+      }
+      // Loaded: while its records are asked for, the host has room for the next page.
+      this.frontier.leftHost(page);
+      group.push({ page, attempt, started, text });
+      chars += text.markdown.length;
+    }
+    if (group.length === 0) return;
+    const pages = group.map((entry) => entry.page);
+    const found = await this.attempt(
+      pages,
+      (signal) => this.extractor.extractDetails({ client: this.extractionLLM, instruction: this.instruction, pages: group.map((entry) => entry.text), signal }),
+      `the records of ${pages.length} record page${pages.length === 1 ? '' : 's'}`,
+    );
+    if (found === undefined) return;
+    for (const [index, entry] of group.entries()) {
+      await this.commitDetail(entry.page, entry.attempt, completeRecord(entry.page, found[index] ?? [], this.schema), Date.now() - entry.started);
+    }
+  }
+
+  /** A record's own page ready in the queue now, for the call being gathered; undefined when none is, or the run should not start more. */
+  private async takeDetail(): Promise<QueuedPage | undefined> {
+    await this.control.checkpoint();
+    if (this.control.cancelled || this.pendingCheck || this.stopping || this.failure) return undefined;
+    if (this.options.maxPages !== undefined && this.pagesStarted >= this.options.maxPages) return undefined;
+    const taken = this.frontier.take(Date.now(), (page) => page.kind === 'detail');
+    if (taken === undefined || !('page' in taken)) return undefined;
+    if (!taken.page.attempts && !taken.page.requeued) this.pagesStarted++;
+    return taken.page;
   }
 
   /** An attempt failed: the page is tried again later when the failure may pass and attempts are left, else it failed. */

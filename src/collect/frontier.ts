@@ -27,6 +27,8 @@ export class Frontier {
   private readonly lastStartByHost = new Map<string, number>();
   /** Pages waiting before another attempt: not taken before this time (epoch ms). */
   private readonly notBefore = new Map<string, number>();
+  /** Pages in flight that no longer count towards their host's concurrent pages ({@link leftHost}). */
+  private readonly hostLeft = new Set<string>();
   /** Hosts that asked to be left alone (Retry-After) until this time. */
   private readonly heldUntil = new Map<string, number>();
 
@@ -47,11 +49,12 @@ export class Frontier {
     return true;
   }
 
-  /** The first queued page whose host has room and whose delay has passed, at `now`. */
-  take(now: number): Taken {
+  /** The first queued page (that `accept` takes, when given) whose host has room and whose delay has passed, at `now`. */
+  take(now: number, accept?: (page: QueuedPage) => boolean): Taken {
     if (this.queue.length === 0) return undefined;
     let soonest = Number.POSITIVE_INFINITY;
     for (const [position, page] of this.queue.entries()) {
+      if (accept && !accept(page)) continue;
       const host = hostOf(page.url);
       if ((this.activeByHost.get(host) ?? 0) >= this.politeness.maxConcurrent) continue;
       const readyAt = Math.max(
@@ -99,9 +102,21 @@ export class Frontier {
     return this.seen.has(url);
   }
 
+  /**
+   * A page taken has left its host alone (loaded and read; its records are still being asked for):
+   * the host has room for another page, while the page stays in flight until {@link release}.
+   */
+  leftHost(page: QueuedPage): void {
+    if (!this.inFlight.has(page.url) || this.hostLeft.has(page.url)) return;
+    this.hostLeft.add(page.url);
+    const host = hostOf(page.url);
+    this.activeByHost.set(host, Math.max(0, (this.activeByHost.get(host) ?? 1) - 1));
+  }
+
   /** A page taken is no longer in flight (finished, failed, or abandoned by a cancel). */
   release(page: QueuedPage): void {
     if (!this.inFlight.delete(page.url)) return;
+    if (this.hostLeft.delete(page.url)) return;
     const host = hostOf(page.url);
     this.activeByHost.set(host, Math.max(0, (this.activeByHost.get(host) ?? 1) - 1));
   }

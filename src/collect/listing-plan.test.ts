@@ -105,6 +105,7 @@ describe('learnPlan and pageLinksOf', () => {
       {
         pageError: '',
         blockedBy: '',
+        blockedByIndex: null,
         nextIndex: first.index('Next'),
         pageIndices: [first.index('2'), first.index('3')],
         nextPages: [],
@@ -143,6 +144,7 @@ describe('learnPlan and pageLinksOf', () => {
       {
         pageError: '',
         blockedBy: '',
+        blockedByIndex: null,
         nextIndex: script.index('Next'),
         pageIndices: [],
         nextPages: [],

@@ -18,6 +18,8 @@ export interface ListingPlan {
   /** A button that adds records to the page. */
   readonly loadMore?: ControlLocator | undefined;
   readonly infiniteScroll: boolean;
+  /** The document names its following page with `<link rel="next">` (read from each page, no control needed). */
+  readonly relNext?: boolean | undefined;
 }
 
 /**
@@ -86,11 +88,18 @@ export function locatorOf(index: number | null, state: PageState, targets: LinkT
 
 /** Whether a plan learnt anything that leads on from a page: without it, a page is surveyed. */
 export function leadsOn(plan: ListingPlan): boolean {
-  return plan.next !== undefined || plan.pageLinkShape !== undefined || plan.pageSelect !== undefined || plan.loadMore !== undefined || plan.infiniteScroll;
+  return (
+    plan.next !== undefined ||
+    plan.pageLinkShape !== undefined ||
+    plan.pageSelect !== undefined ||
+    plan.loadMore !== undefined ||
+    plan.infiniteScroll ||
+    plan.relNext === true
+  );
 }
 
-/** The plan a survey of `state` gives. */
-export function learnPlan(survey: PageSurvey, state: PageState, targets: LinkTargets): ListingPlan {
+/** The plan a survey of `state` gives; `relNext`: the document names its following page with `<link rel="next">`. */
+export function learnPlan(survey: PageSurvey, state: PageState, targets: LinkTargets, relNext = false): ListingPlan {
   const nextElement = survey.nextIndex === null ? undefined : state.elements.get(survey.nextIndex);
   const nextControl = locatorOf(survey.nextIndex, state, targets);
   const next =
@@ -116,6 +125,7 @@ export function learnPlan(survey: PageSurvey, state: PageState, targets: LinkTar
     pageSelect: locatorOf(survey.pageSelectIndex, state, targets),
     loadMore: locatorOf(survey.loadMoreIndex, state, targets),
     infiniteScroll: survey.infiniteScroll,
+    ...(relNext ? { relNext } : {}),
   };
 }
 

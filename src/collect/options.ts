@@ -25,6 +25,13 @@ export interface DetailPagesOptions<TRecord = unknown> {
    * @example `(job) => job.link`
    */
   readonly url?: ((record: Partial<TRecord>) => string | undefined) | undefined;
+  /**
+   * How many records' own pages one extraction call reads (a slot loads them one after another,
+   * then asks once; fewer when the queue has fewer ready, or their text passes `maxChunkChars`).
+   * 1 reads each page alone.
+   * @defaultValue 12
+   */
+  readonly perCall?: number | undefined;
 }
 
 /**
@@ -260,6 +267,7 @@ const optionsSchema = z
         z
           .object({
             url: z.custom<(record: unknown) => string | undefined>((value) => typeof value === 'function', { error: 'must be a function' }).optional(),
+            perCall: z.number().int().min(1, 'must be at least 1').max(50, 'must be at most 50').optional(),
           })
           .strict(),
       ])

@@ -73,7 +73,7 @@ describe('PageExtractor on a page longer than one part (the default 30000 charac
 
   it('reads every posting once when nothing but a line break parts them: the parts overlap, and what both read is kept once', async () => {
     const items = Array.from({ length: 1000 }, (_, index) => `<b>job-${index}</b><br>Company ${index}<br>${salary(index)}`);
-    const llm = readingModel(/\*\*(job-\d+)\*\*\n(Company \d+)\n(\$[\d,]+ a year)/g);
+    const llm = readingModel(/^(job-\d+)\n(Company \d+)\n(\$[\d,]+ a year)/gm);
     const { records } = await extractAll(`<h1>Jobs</h1><div>${items.join('<br>')}</div>`, llm);
 
     const parts = llm.requests.filter((request) => request.output?.name === 'collect_extract');
@@ -84,7 +84,7 @@ describe('PageExtractor on a page longer than one part (the default 30000 charac
   it('drops the cut-off copy of a posting that a careless model still reads, rather than count it as invalid', async () => {
     const items = Array.from({ length: 1000 }, (_, index) => `<b>job-${index}</b><br>Company ${index}<br>${salary(index)}`);
     // This model also writes down a posting the part cuts off before its salary (the schema rejects it).
-    const llm = readingModel(/\*\*(job-\d+)\*\*(?:\n(Company \d+))?(?:\n(\$[\d,]+ a year))?/g);
+    const llm = readingModel(/^(job-\d+)(?:\n(Company \d+))?(?:\n(\$[\d,]+ a year))?/gm);
     const { records, invalid } = await extractAll(`<h1>Jobs</h1><div>${items.join('<br>')}</div>`, llm);
 
     const firstPart = (llm.requests[0] as ScriptedRequest).lastUserText;
@@ -96,7 +96,7 @@ describe('PageExtractor on a page longer than one part (the default 30000 charac
   it('keeps a posting the page itself repeats', async () => {
     // The same posting twice on the page, far apart: both are the page's, not the overlap's.
     const items = Array.from({ length: 1000 }, (_, index) => `<b>job-${index % 900}</b><br>Company ${index % 900}<br>${salary(index % 900)}`);
-    const llm = readingModel(/\*\*(job-\d+)\*\*\n(Company \d+)\n(\$[\d,]+ a year)/g);
+    const llm = readingModel(/^(job-\d+)\n(Company \d+)\n(\$[\d,]+ a year)/gm);
     const { records } = await extractAll(`<h1>Jobs</h1><div>${items.join('<br>')}</div>`, llm);
     expect(records).toHaveLength(1000);
   });

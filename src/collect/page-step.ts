@@ -20,7 +20,7 @@ import { normalizePageUrl } from './frontier';
 import { runInteraction } from './interaction';
 import { LinkTargets } from './link-targets';
 import { findControl, learnPlan, leadsOn, pageLinksOf, templateOf, type ListingPlan } from './listing-plan';
-import { describeIssues, type PageExtractor, type RejectedItem } from './page-extraction';
+import { describeIssues, type DetailPageText, type PageExtractor, type RejectedItem } from './page-extraction';
 import { assertPageAnswered } from './page-retry';
 import { surveyPage, type PageSurvey } from './page-survey';
 import type { PageWayStep, QueuedPage } from './store';
@@ -241,35 +241,54 @@ export async function readPage<TRecord>(
   let surveys = 0;
   let found: PageSurvey | undefined;
   let interaction: string | undefined;
+  /** Surveys the page as it is now. */
+  const resurvey = async (): Promise<PageSurvey> => {
+    state = await capture(context, slot, signal);
+    surveys++;
+    return survey(context, state, signal);
+  };
+  /**
+   * Gets past what blocks the records: the one button the survey named (a cookie wall's
+   * "Accept") first, the Navigator in a short task when that was not enough.
+   */
+  const unblock = async (blocked: PageSurvey): Promise<PageSurvey> => {
+    const button = blocked.blockedByIndex === null ? undefined : state.elements.get(blocked.blockedByIndex);
+    let now = blocked;
+    if (button) {
+      await slot.driver.click(button, { signal });
+      await settle(slot, signal);
+      now = await resurvey();
+      if (!now.blockedBy) return now;
+    }
+    await runInteraction({
+      goal: now.blockedBy,
+      instruction,
+      maxSteps: context.interactionSteps,
+      driver: slot.driver,
+      pageReader: slot.reader,
+      registry: context.registry,
+      navigatorLLM: context.navigatorLLM,
+      extractionLLM: context.extractionLLM,
+      urlPolicy: context.urlPolicy,
+      driverGuarded: slot.guarded,
+      secrets: context.secrets,
+      signal,
+      retry: context.modelRetry,
+      prices: context.prices,
+      onModelCall: (call) => context.onInteractionCall(call),
+      checkpoint: () => context.checkpoint(),
+    });
+    return resurvey();
+  };
   /** A fresh survey: it says whether the page is an error page or blocked, and renews the template's plan. */
   const freshSurvey = async (): Promise<void> => {
     surveys++;
     found = await survey(context, state, signal);
     if (found.blockedBy && context.interactionSteps > 0 && interaction === undefined) {
       interaction = found.blockedBy;
-      await runInteraction({
-        goal: found.blockedBy,
-        instruction,
-        maxSteps: context.interactionSteps,
-        driver: slot.driver,
-        pageReader: slot.reader,
-        registry: context.registry,
-        navigatorLLM: context.navigatorLLM,
-        extractionLLM: context.extractionLLM,
-        urlPolicy: context.urlPolicy,
-        driverGuarded: slot.guarded,
-        secrets: context.secrets,
-        signal,
-        retry: context.modelRetry,
-        prices: context.prices,
-        onModelCall: (call) => context.onInteractionCall(call),
-        checkpoint: () => context.checkpoint(),
-      });
-      state = await capture(context, slot, signal);
-      surveys++;
-      found = await survey(context, state, signal);
+      found = await unblock(found);
     }
-    plan = learnPlan(found, state, slot.links);
+    plan = learnPlan(found, state, slot.links, facts.next.length > 0);
     // A plan that learnt no way on (a one-page listing, a category index) is not reused: the
     // template's other pages may paginate, and only a survey finds how.
     if (leadsOn(plan)) plans.set(templateOf(state.url), plan);
@@ -313,9 +332,14 @@ export async function readPage<TRecord>(
   };
   await extract();
   // The cheap check that a reused plan still holds: the page gave records, and the plan's next
-  // control is on it. Otherwise a fresh survey says what the page is (an error page, a wall, the
+  // control (or its document's rel=next link) is on it. Otherwise a fresh survey says what the page is (an error page, a wall, the
   // last page, another template).
-  if (found === undefined && (records.length + rejected.length === 0 || (plan?.next !== undefined && !findControl(plan.next.control, state, slot.links)))) {
+  if (
+    found === undefined &&
+    (records.length + rejected.length === 0 ||
+      (plan?.next !== undefined && !findControl(plan.next.control, state, slot.links)) ||
+      (plan?.relNext === true && facts.next.length === 0))
+  ) {
     await freshSurvey();
     if (records.length + rejected.length === 0 || interaction !== undefined) {
       read = undefined;
@@ -348,6 +372,11 @@ export async function readPage<TRecord>(
   }
 
   const pages = nextPages(context, current, found, state, loadMore > 0 ? (await documentFacts(slot, signal)).next : facts.next, slot.links, page);
+  // The listing's other pages share its plan (the first page's address often has a template of its
+  // own, `/list` beside `/list?page=2`): a page where it does not hold is surveyed by the cheap check.
+  if (leadsOn(current)) {
+    for (const other of pages) if (!other.listing && other.way === undefined && !plans.has(templateOf(other.url))) plans.set(templateOf(other.url), current);
+  }
   let continuation: FoundPage | undefined;
   const next = current.next && current.next.kind === 'click' ? findControl(current.next.control, state, slot.links) : undefined;
   if (next && current.next) {
@@ -493,41 +522,57 @@ function sameValue(a: unknown, b: unknown): boolean {
   return a !== undefined && a !== null && b !== undefined && b !== null && text(a) === text(b);
 }
 
-/**
- * Reads a record's own page and completes the record the listing gave (`page.partial`): the fields
- * it lacks come from the page's record that agrees with it the most (at least one field equal;
- * never another record's), the listing's own fields are kept. The whole is checked against the schema.
- */
-export async function readDetailPage<TRecord>(
+/** The schema a record's own page completes against. */
+export interface RecordSchema<TRecord> {
+  safeParse(
+    value: unknown,
+  ): { success: true; data: TRecord } | { success: false; error: { issues: readonly { path: readonly PropertyKey[]; message: string }[] } };
+}
+
+/** Loads a record's own page and reads its text for a shared extraction call. */
+export async function loadDetailPage<TRecord>(
   context: PageStepContext<TRecord>,
   slot: PageSlot,
   page: QueuedPage,
-  schema: {
-    safeParse(
-      value: unknown,
-    ): { success: true; data: TRecord } | { success: false; error: { issues: readonly { path: readonly PropertyKey[]; message: string }[] } };
-  },
   signal: AbortSignal,
-): Promise<DetailRead<TRecord>> {
-  const partial = page.partial ?? {};
+): Promise<DetailPageText> {
   await arrive(context, slot, page, signal, false);
   await settle(slot, signal);
   // A record's own page that redirected elsewhere is checked like any page.
   assertAllowed(context.urlPolicy, await slot.driver.currentUrl({ signal }));
+  return context.extractor.readText({ driver: slot.driver, client: context.extractionLLM, urlPolicy: context.urlPolicy, signal });
+}
+
+/** The instruction for a record's own page read alone. */
+export const detailInstruction = (instruction: string): string =>
+  `${instruction}\nThis page is one record's own page: give that record, with every field the page shows.`;
+
+/**
+ * Reads the record's own page the tab shows alone (a page too long to share a call: read in parts).
+ */
+export async function extractDetailAlone<TRecord>(context: PageStepContext<TRecord>, slot: PageSlot, signal: AbortSignal): Promise<unknown[]> {
   const extracted = await context.extractor.extract({
     driver: slot.driver,
     client: context.extractionLLM,
-    instruction: `${context.instruction}\nThis page is one record's own page: give that record, with every field the page shows.`,
+    instruction: detailInstruction(context.instruction),
     single: true,
     urlPolicy: context.urlPolicy,
     signal,
   });
-  const candidates = [...extracted.records, ...extracted.rejected.map((item) => item.data)].filter(
-    (candidate): candidate is Record<string, unknown> => typeof candidate === 'object' && candidate !== null,
-  );
+  return [...extracted.records, ...extracted.rejected.map((item) => item.data)];
+}
+
+/**
+ * Completes the record the listing gave (`page.partial`) from what its own page gave: the fields
+ * it lacks come from the page's record that agrees with it the most (at least half of the listed
+ * fields equal; never another record's), the listing's own fields are kept. The whole is checked
+ * against the schema.
+ */
+export function completeRecord<TRecord>(page: QueuedPage, found: readonly unknown[], schema: RecordSchema<TRecord>): DetailRead<TRecord> {
+  const partial = page.partial ?? {};
+  const candidates = found.filter((candidate): candidate is Record<string, unknown> => typeof candidate === 'object' && candidate !== null);
   const listed = Object.fromEntries(Object.entries(partial).filter(([, value]) => value !== undefined && value !== null && value !== ''));
-  // The page's record is the one that agrees with at least half of what the listing showed: a
-  // related item sharing a currency or a brand is another record, whose fields are never taken.
+  // A related item sharing a currency or a brand is another record, whose fields are never taken.
   const needed = Math.max(1, Math.ceil(Object.keys(listed).length / 2));
   let best: Record<string, unknown> | undefined;
   let bestShared = needed - 1;

@@ -49,7 +49,8 @@ export function surveyAnswer(text: string): Record<string, unknown> {
   const plain = text.replace(/^\s*\*?\[\d+\]<.*$/gm, '');
   const isErrorPage =
     elements.length < 4 && /server error|service unavailable|bad gateway|something went wrong|too many requests|not found|\b(?:429|50\d)\b/i.test(plain);
-  const hasWall = /cookie|consent/i.test(plain) && elements.some((element) => element.tag === 'button' && acceptWords.test(nameOf(element)));
+  const accept = elements.find((element) => element.tag === 'button' && acceptWords.test(nameOf(element)));
+  const hasWall = /cookie|consent/i.test(plain) && accept !== undefined;
   const isControl = (element: ShownElement): boolean => ['a', 'button', 'input'].includes(element.tag) || element.attributes.role === 'button';
   const next = elements.filter(
     (element) =>
@@ -73,6 +74,7 @@ export function surveyAnswer(text: string): Record<string, unknown> {
   return {
     page_error: isErrorPage ? 'an error page' : '',
     blocked_by: hasWall ? 'accept the cookie banner' : '',
+    blocked_by_index: hasWall ? (accept?.index ?? null) : null,
     next_index: next.at(-1)?.index ?? null,
     page_indices: pageLinks.map((element) => element.index),
     next_pages: [],
@@ -123,6 +125,18 @@ export function corpusModel(
           return { object: surveyAnswer(request.lastUserText) };
         case 'collect_extract':
           return { object: { records: readRecordsFromText(truth, pageText(request), origin) } };
+        case 'collect_details':
+          // Several records' own pages under [Page N] headings: each page is read alone.
+          return {
+            object: {
+              pages: pageText(request)
+                .split(/^(?=\[Page \d+\])/m)
+                .flatMap((section) => {
+                  const number = /^\[Page (\d+)\]/.exec(section)?.[1];
+                  return number === undefined ? [] : readRecordsFromText(truth, section, origin).map((record) => ({ page: Number(number), record }));
+                }),
+            },
+          };
         case 'collect_check':
           return options.check?.(request) ?? { object: { decision: 'continue', reason: 'the records look right', instruction: '', retry_given_up: false } };
         case 'navigator_output': {

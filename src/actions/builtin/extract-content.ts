@@ -15,7 +15,7 @@ import { guardText, mergeFindings } from '../../security/injection-guard';
 import { reportInjection } from '../../security/injection-report';
 import { throwIfAborted } from '../../util/abort';
 import { defineAction } from '../define-action';
-import { chunkMarkdown, cutAt, htmlToMarkdown, type MarkdownChunk } from '../markdown';
+import { chunkMarkdown, compactMarkdown, cutAt, htmlToMarkdown, type MarkdownChunk } from '../markdown';
 import type { Action, ActionContext } from '../types';
 import { describeThrown } from '../../util/describe-thrown';
 
@@ -148,7 +148,7 @@ function modelTarget(schema: Record<string, unknown>, actionName: string): Targe
 }
 
 /** The page as markdown: the top frame, then each visible child frame in a section of its own. */
-interface PageText {
+export interface PageText {
   readonly url: string;
   readonly title: string;
   readonly markdown: string;
@@ -199,7 +199,8 @@ async function readHtml(context: ActionContext): Promise<PageHtml> {
   return { main, frames: children };
 }
 
-async function readPage(context: ActionContext, includeLinks: boolean): Promise<PageText> {
+/** Reads the active tab as markdown (every frame; guarded, injection findings reported), without asking a model. */
+export async function readPage(context: ActionContext, includeLinks: boolean): Promise<PageText> {
   // Every frame's HTML from one document of the page: a navigation meanwhile reads them again in the new one.
   const { main, frames } = await readOneDocument(context.driver, { signal: context.signal }, () => readHtml(context));
   const sections = [htmlToMarkdown(main.html, { includeLinks })];
@@ -246,19 +247,33 @@ const mergePrompt = `You combine the extractions made from consecutive parts of 
 - Neighbouring parts may share some characters (their labels say which), so what they found there comes twice: keep it once.
 - Use only what the extractions say; never add.`;
 
-function answerInstruction(target: Target): string {
+/** Whether a page's title says nothing its text's start does not (it is empty, or the text's first lines hold it). */
+export function titleShown(title: string, markdown: string): boolean {
+  const plain = (text: string): string =>
+    text
+      .toLowerCase()
+      .replace(/[^\p{L}\p{N}]+/gu, ' ')
+      .trim();
+  const wanted = plain(title);
+  return wanted === '' || plain(markdown.slice(0, 400)).includes(wanted);
+}
+
+function answerInstruction(target: Target, compact = false): string {
+  if (compact && target.structured) return 'Answer in JSON.';
   return target.structured
     ? 'Reply with one JSON object that follows the required schema.'
     : 'Reply with one JSON object {"extracted": "…"} holding what the page says for the goal (plain text or markdown).';
 }
 
-function chunkMessages(goal: string, page: PageText, chunk: MarkdownChunk, label: string, target: Target, system: string): ChatMessage[] {
+function chunkMessages(goal: string, page: PageText, chunk: MarkdownChunk, label: string, target: Target, system: string, compact: boolean): ChatMessage[] {
   // A part that is the whole page needs no label: it would only say so.
   const whole = chunk.start === 0 && chunk.end === page.markdown.length;
-  const content = `Page: ${page.title || '(no title)'} (${page.url})\n${whole ? '' : `${label}\n`}\n${chunk.text}`;
+  // A collection's reading (compact) names the page by its title only, and only when its text does not start with it.
+  const heading = compact ? (titleShown(page.title, page.markdown) ? '' : `Page: ${page.title}\n`) : `Page: ${page.title || '(no title)'} (${page.url})\n`;
+  const content = `${heading}${whole ? '' : `${label}\n`}${compact ? '' : '\n'}${chunk.text}`;
   return [
     { role: 'system', content: system },
-    { role: 'user', content: `Goal: ${neutralizeOurTags(goal)}\n\n${wrapUntrustedContent(content)}\n\n${answerInstruction(target)}` },
+    { role: 'user', content: `Goal: ${neutralizeOurTags(goal)}\n\n${wrapUntrustedContent(content)}\n\n${answerInstruction(target, compact)}` },
   ];
 }
 
@@ -317,6 +332,8 @@ interface Settings {
   readonly mergeParts: MergeParts | undefined;
   /** The system prompt of each part's call. */
   readonly systemPrompt: string;
+  /** The page's markdown without emphasis or blank lines, and a short answer instruction (a collection's reading). */
+  readonly compact: boolean;
 }
 
 /** One extraction as the handler runs it. */
@@ -385,7 +402,11 @@ async function readParts(request: ExtractionRequest): Promise<Reading> {
     throwIfAborted(context.signal);
     const label = partLabel(parts, index, total);
     try {
-      const answer = await callModel(request, chunkMessages(request.goal, page, part, label, request.target, settings.systemPrompt), settings.name);
+      const answer = await callModel(
+        request,
+        chunkMessages(request.goal, page, part, label, request.target, settings.systemPrompt, settings.compact),
+        settings.name,
+      );
       answers.push({ label, answer, start: part.start, end: part.end });
       readTo = part.end;
     } catch (error) {
@@ -467,7 +488,7 @@ export function extractContentAction(options: ExtractContentOptions = {}): Actio
  * {@link extractContentAction}, with the parts' answers merged by `mergeParts` when it is given,
  * and another system prompt for each part's call when `system` is (a collection's, shorter: it runs on every page).
  */
-export function buildExtractContentAction(options: ExtractContentOptions, mergeParts: MergeParts | undefined, system = systemPrompt): Action {
+export function buildExtractContentAction(options: ExtractContentOptions, mergeParts: MergeParts | undefined, system = systemPrompt, compact = false): Action {
   const checked = optionsSchema.safeParse(options);
   if (!checked.success) {
     const issue = checked.error.issues[0];
@@ -481,7 +502,7 @@ export function buildExtractContentAction(options: ExtractContentOptions, mergeP
   const hostSchema = options.schema ? hostTarget(options.schema) : undefined;
   const schema = hostSchema ? z.object(parameters) : z.object({ ...parameters, schema: modelSchemaParameter });
 
-  const settings: Settings = { name, maxChunkChars, maxChunks, maxResultChars, retry: options.retry, mergeParts, systemPrompt: system };
+  const settings: Settings = { name, maxChunkChars, maxChunks, maxResultChars, retry: options.retry, mergeParts, systemPrompt: system, compact };
   return defineAction({
     name,
     description: options.description ?? defaultDescription,
@@ -491,7 +512,8 @@ export function buildExtractContentAction(options: ExtractContentOptions, mergeP
       const modelSchema = 'schema' in params ? (params.schema as Record<string, unknown> | undefined) : undefined;
       const target = hostSchema ?? (modelSchema ? modelTarget(modelSchema, name) : textTarget);
 
-      const page = await readPage(context, includeLinks);
+      const read = await readPage(context, includeLinks);
+      const page = settings.compact ? { ...read, markdown: compactMarkdown(read.markdown) } : read;
       const total = page.markdown.length;
       if (total === 0) return { extractedContent: `The page ${page.url} has no readable text.`, includeInMemory: true };
       if (startFrom >= total) {
