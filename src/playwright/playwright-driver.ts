@@ -32,6 +32,7 @@ import { abandonedActionLoadMessage, abandonedLoadMessage, loadBudget, stopMargi
 import { gotoRetryingOnce } from '../chromium/goto-retry';
 import { FrameRegistry } from './frames';
 import { NavigationGuardEnforcer } from './navigation-guard';
+import { ContextPageChecks, exposeReportBinding } from './page-checks';
 import type { PlaywrightConnectOptions, PlaywrightDriverOptions, PlaywrightLaunchOptions, PlaywrightPoolOptions } from './options';
 import { launchPooledChromium, type PlaywrightPool } from './pool';
 import { callRuntime, pageRuntime } from '../dom/page-runtime';
@@ -115,6 +116,10 @@ export class PlaywrightDriver implements BrowserDriver {
   private navigationGuard: NavigationGuardEnforcer | undefined;
   /** Checks every request, while the guard's scope is `all-requests`. */
   private requestGuard: RequestGuard | undefined;
+  /** The request guard's checks inside the context's documents (WebRTC), while it runs them. */
+  private pageChecks: ContextPageChecks | undefined;
+  /** The name of the binding through which those checks report, once made (a binding cannot be removed). */
+  private reportBinding: Promise<string> | undefined;
   private guardChange: Promise<unknown> = Promise.resolve();
   private closing: Promise<void> | undefined;
   /** Whether the browser is still there; once it is gone every call rejects with a BrowserDisconnectedError. */
@@ -651,7 +656,20 @@ export class PlaywrightDriver implements BrowserDriver {
         onPaused: (listener) => session.on('Fetch.requestPaused', listener),
         detach: () => session.detach(),
       },
-      options: { browserContextId, proxy: this.owned.proxy ?? this.owned.lease?.tunnels, restartServiceWorkers: (count) => this.restartServiceWorkers(count) },
+      options: {
+        browserContextId,
+        proxy: this.owned.proxy ?? this.owned.lease?.tunnels,
+        restartServiceWorkers: (count) => this.restartServiceWorkers(count),
+        pageChecks: async (rules, onBlocked) => {
+          this.reportBinding ??= exposeReportBinding(this.context, (target) => this.pageChecks?.report(target));
+          const bindingName = await this.reportBinding.catch((error: unknown) => {
+            this.reportBinding = undefined;
+            throw error;
+          });
+          this.pageChecks = await ContextPageChecks.start(this.context, bindingName, rules, onBlocked);
+          return this.pageChecks;
+        },
+      },
     };
   }
 

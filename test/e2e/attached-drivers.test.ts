@@ -1,7 +1,7 @@
 // Drivers attached to pages of one browser context, in real headless Chromium with both libraries:
 // each drives the page it was attached to (and the popups that page opens), never its neighbours'.
-import { chromium, type Browser as PlaywrightBrowser } from 'playwright-core';
-import puppeteer, { type Browser as PuppeteerBrowser } from 'puppeteer-core';
+import { chromium, type Browser as PlaywrightBrowser, type Page as PlaywrightPage } from 'playwright-core';
+import puppeteer, { type Browser as PuppeteerBrowser, type Page as PuppeteerPage } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BrowserDriver } from '../../src/browser/types';
 import { Executor } from '../../src/index';
@@ -64,7 +64,7 @@ async function playwrightLibrary(): Promise<Library> {
     attachAll: async (count) => {
       const context = await browser.newContext();
       const drivers: BrowserDriver[] = [];
-      const pages = [];
+      const pages: PlaywrightPage[] = [];
       // Each page opens after the drivers before it attached: a new page of the context must not become their tab.
       for (let index = 0; index < count; index++) {
         const page = await context.newPage();
@@ -84,7 +84,7 @@ async function puppeteerLibrary(): Promise<Library> {
     attachAll: async (count) => {
       const context = await browser.createBrowserContext();
       const drivers: BrowserDriver[] = [];
-      const pages = [];
+      const pages: PuppeteerPage[] = [];
       for (let index = 0; index < count; index++) {
         const page = await context.newPage();
         await page.goto(`${server.origin}/page/${index}`);
