@@ -141,7 +141,7 @@ export class Executor<TData = unknown> {
   private readonly blockedRequests = new BlockedRequestFilter();
   /** The guard this Executor installs in the driver, with a restrictive URL policy: one object for its whole life. */
   private readonly guard: NavigationGuard;
-  /** Whether a task is past its `task-start`: the guard's reports then belong to it, else they wait for the next one. */
+  /** Whether a task is past its `task-start`: the guard's reports then belong to it, else they are between tasks (see guardBlocked). */
   private reporting = false;
   /**
    * Navigations the guard stopped while no task ran, told to the next task's agents (the oldest
@@ -694,18 +694,23 @@ export class Executor<TData = unknown> {
     }
     if (this.closed) return;
     const idle = this.current === undefined;
-    if (idle) this.emitBetweenTasks(navigation);
+    // A page that retries while no task runs gets one event and one line in the next task's note.
+    if (idle && !this.emitBetweenTasks(navigation)) return;
     if (this.stoppedBetweenTasks.length < maxStoppedBetweenTasks) this.stoppedBetweenTasks.push({ navigation, emitted: idle });
   }
 
-  /** The `url-blocked` event of a navigation stopped while no task runs, once per kind and URL until the next task. */
-  private emitBetweenTasks(navigation: BlockedNavigation): void {
+  /**
+   * Sends the `url-blocked` event of a navigation stopped while no task runs, once per kind and URL
+   * until the next task; false when it was sent already.
+   */
+  private emitBetweenTasks(navigation: BlockedNavigation): boolean {
     const key = `${navigation.kind} ${navigation.url}`;
-    if (this.reportedBetweenTasks.has(key)) return;
+    if (this.reportedBetweenTasks.has(key)) return false;
     // Bounded: past the bound each is sent, none remembered.
     if (this.reportedBetweenTasks.size < maxReportedBetweenTasks) this.reportedBetweenTasks.add(key);
     const lastTask = this.tasks[this.nextTaskIndex - 1]?.taskId ?? '';
     this.emit('url-blocked', 'system', { taskId: lastTask, url: navigation.url, reason: navigation.reason, kind: navigation.kind, betweenTasks: true });
+    return true;
   }
 
   /**

@@ -118,7 +118,10 @@ export class PlaywrightDriver implements BrowserDriver {
   private requestGuard: RequestGuard | undefined;
   /** The request guard's checks inside the context's documents (WebRTC), while it runs them. */
   private pageChecks: ContextPageChecks | undefined;
-  /** The name of the binding through which those checks report, once made (a binding cannot be removed). */
+  /**
+   * The name of the binding through which those checks report, once made. Playwright cannot
+   * remove a binding: in a context the driver attached to, it stays after close(), calling nothing.
+   */
   private reportBinding: Promise<string> | undefined;
   private guardChange: Promise<unknown> = Promise.resolve();
   private closing: Promise<void> | undefined;
