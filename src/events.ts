@@ -188,6 +188,13 @@ export interface ExecutorEventMap {
      * `request` (with `urlPolicy.scope: 'all-requests'`) is any other request, sent once per host and step.
      */
     readonly kind: 'action' | 'navigation' | 'redirect' | 'popup' | 'frame' | 'prefetch' | 'request';
+    /**
+     * True when no task was running: the Executor's guard stays on the driver between tasks (see
+     * `execute()`), and what it stops then is sent at once, with the id of the task that ran last
+     * (`step` 0), once per kind and URL until the next task starts, whose agents are told of it.
+     * Absent during a task.
+     */
+    readonly betweenTasks?: boolean | undefined;
   };
   /**
    * Text a page wrote, or the model repeated, held an instruction-injection pattern (a fake tag of

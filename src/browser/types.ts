@@ -181,8 +181,9 @@ export interface NavigationGuard {
   /**
    * What the driver checks: `navigation`, the documents of tabs and frames (see
    * {@link BlockedNavigation.kind}); `all-requests`, every request as well (`fetch`, XHR,
-   * images, scripts, beacons, pings, WebSockets), of every frame, worker and service worker, each
-   * stopped one reported with kind `request`. A driver that cannot check every request enforces
+   * images, scripts, beacons, pings, WebSockets, WebRTC's STUN and TURN servers and remote
+   * peers), of every frame, worker and service worker, each stopped one reported with kind
+   * `request`. A driver that cannot check every request enforces
    * `navigation` and says so in what `setNavigationGuard` resolves with.
    * @defaultValue 'navigation'
    */
@@ -190,7 +191,7 @@ export interface NavigationGuard {
   /**
    * The policy's lists as plain data (`UrlPolicy.toRules()`), for checks a driver must make where
    * `check` cannot be called synchronously: in a proxy deciding on a tunnel's host, inside pages and
-   * workers (the bundled drivers' WebSocket checks with `all-requests`). Optional: without them
+   * workers (the bundled drivers' WebSocket and WebRTC checks with `all-requests`). Optional: without them
    * such checks are not made, and the driver says so in `unenforced`.
    */
   readonly rules?: UrlPolicyRules | undefined;

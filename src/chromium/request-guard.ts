@@ -1,10 +1,11 @@
 // The `all-requests` scope of a NavigationGuard for both Chromium drivers: every HTTP(S) request of
 // every frame, worker and service worker to a denied URL is failed before it is sent. Documents stay the navigation guard's.
 
-import type { BlockedNavigation, NavigationGuard, NavigationGuardStatus, UrlDecision } from '../browser/types';
+import type { BlockedNavigation, NavigationGuard, NavigationGuardStatus, UrlDecision, UrlPolicyRules } from '../browser/types';
 import { firstLine } from './call';
 import { deniesDirectHosts, hasUrlRules, implicitlyDirectHosts, type TunnelGate } from './egress-proxy';
-import { uncoveredWebSockets, WebSocketTargets, type CdpChannel } from './websocket-targets';
+import { webRtcCheckUrl } from './webrtc-guard';
+import { uncoveredWebSockets, WebSocketTargets, type CdpChannel, type PageChecks } from './websocket-targets';
 
 /** The CDP event of a request paused by the Fetch domain, as far as the guard reads it. */
 export interface PausedRequest {
@@ -44,6 +45,11 @@ export interface RequestGuardOptions {
    * library attached to them may not survive the close (Playwright's interception updates then never answer).
    */
   readonly restartServiceWorkers?: ((count: number) => Promise<void>) | undefined;
+  /**
+   * Starts the in-page checks where the session gives no channel (Playwright: the context's init
+   * scripts and a binding): `onBlocked` gets what a wrapper stopped, as it reports it.
+   */
+  readonly pageChecks?: ((rules: UrlPolicyRules, onBlocked: (target: string) => void) => Promise<PageChecks>) | undefined;
 }
 
 /**
@@ -68,15 +74,20 @@ const allRequests = [{ urlPattern: '*', requestStage: 'Request' }] as const;
  * WebSocket, of any realm, to a denied host but a loopback or link-local one (egress-proxy.ts); and where the session gives its
  * targets' sessions, a wrapper of `WebSocket` in every page, frame and dedicated worker, installed
  * before it runs, throws a `SecurityError` for a denied URL, path included (websocket-targets.ts).
- * {@link RequestGuard.unenforced} says what neither covers.
+ *
+ * WebRTC's ICE traffic (STUN and TURN servers, remote peers, over UDP or TCP) is seen by no CDP
+ * domain and no proxy either: with the guard's rules, a wrapper of `RTCPeerConnection` in every
+ * document leaves out each ICE server and remote candidate the policy denies and reports it
+ * (webrtc-guard.ts), installed through the session's channel (Puppeteer) or `pageChecks`
+ * (Playwright). {@link RequestGuard.unenforced} says what none of these covers.
  */
 export class RequestGuard {
   private guard: NavigationGuard;
   private readonly session: BrowserSession;
   private readonly options: RequestGuardOptions;
   private disposed = false;
-  /** The WebSocket wrapper in every target, while the guard gives rules and the session a channel. */
-  private webSockets: WebSocketTargets | undefined;
+  /** The in-page wrappers (WebRTC, and WebSocket where the session gives a channel), while the guard gives rules. */
+  private pageChecks: PageChecks | undefined;
 
   private constructor(session: BrowserSession, guard: NavigationGuard, options: RequestGuardOptions) {
     this.session = session;
@@ -90,7 +101,7 @@ export class RequestGuard {
     session.onPaused((event) => void requestGuard.paused(event));
     try {
       await session.send('Fetch.enable', { patterns: allRequests.map((pattern) => ({ ...pattern })) });
-      await requestGuard.updateWebSockets();
+      await requestGuard.updateChecks();
       await requestGuard.restartServiceWorkers();
     } catch (error) {
       await requestGuard.dispose();
@@ -102,41 +113,45 @@ export class RequestGuard {
   /** Enforces another guard from now on, without a gap. */
   async replace(guard: NavigationGuard): Promise<void> {
     this.guard = guard;
-    await this.updateWebSockets().catch(() => undefined);
+    await this.updateChecks().catch(() => undefined);
   }
 
   /** The requests this guard lets through, in words for a log: see {@link NavigationGuardStatus.unenforced}. */
   get unenforced(): readonly string[] {
     const rules = this.guard.rules;
     const tunnels = rules !== undefined && this.options.proxy !== undefined;
-    const wrapped = this.webSockets !== undefined;
-    if (!tunnels) return [wrapped ? uncoveredWebSockets : unenforcedWebSockets];
+    const wrapped = this.pageChecks?.webSockets === true;
+    const gaps: string[] = this.pageChecks ? [] : [unenforcedWebRtc];
+    if (!tunnels) return [...gaps, wrapped ? uncoveredWebSockets : unenforcedWebSockets];
     const realms = wrapped ? ' of shared and service workers' : '';
-    const gaps: string[] = [];
     if (deniesDirectHosts(rules)) gaps.push(`WebSocket handshakes${realms} to ${implicitlyDirectHosts}: Chromium never proxies those`);
     if (hasUrlRules(rules))
       gaps.push(`the path of WebSocket handshakes${realms}: their host is checked, so an exact-URL entry of the policy does not apply to them`);
     return gaps;
   }
 
-  /** Starts, updates or stops the WebSocket checks as the guard's rules say. */
-  private async updateWebSockets(): Promise<void> {
+  /** Starts, updates or stops the proxy's and the in-page checks as the guard's rules say. */
+  private async updateChecks(): Promise<void> {
     const rules = this.guard.rules;
     const proxy = this.options.proxy;
     proxy?.setGuard(rules && { rules, refused: (url) => this.report({ url, reason: this.tunnelReason(url), kind: 'request' }) });
     const channel = this.session.channel;
-    if (!rules || !channel) {
-      const previous = this.webSockets;
-      this.webSockets = undefined;
+    const startPageChecks = this.options.pageChecks;
+    if (!rules || (!channel && !startPageChecks)) {
+      const previous = this.pageChecks;
+      this.pageChecks = undefined;
       await previous?.stop();
       return;
     }
-    if (this.webSockets) return this.webSockets.update(rules);
-    const onBlocked = (url: string): void => {
-      const decision = this.decide(url.replace(/^ws(s?):/i, 'http$1:'));
-      if (!decision.allowed) this.report({ url, reason: decision.reason, kind: 'request' });
+    if (this.pageChecks) return this.pageChecks.update(rules);
+    // What a wrapper reports is checked again here: a page may call the binding itself.
+    const onBlocked = (target: string): void => {
+      const decision = this.decide(urlToCheck(target));
+      if (!decision.allowed) this.report({ url: target, reason: decision.reason, kind: 'request' });
     };
-    this.webSockets = await WebSocketTargets.start(channel, rules, onBlocked, this.options.browserContextId);
+    this.pageChecks = channel
+      ? await WebSocketTargets.start(channel, rules, onBlocked, this.options.browserContextId)
+      : await (startPageChecks as NonNullable<typeof startPageChecks>)(rules, onBlocked);
   }
 
   /** The guard's reason for a refused tunnel, `https://host:port/`. */
@@ -150,8 +165,8 @@ export class RequestGuard {
     if (this.disposed) return;
     this.disposed = true;
     this.options.proxy?.setGuard(undefined);
-    await this.webSockets?.stop().catch(() => undefined);
-    this.webSockets = undefined;
+    await this.pageChecks?.stop().catch(() => undefined);
+    this.pageChecks = undefined;
     await this.session.send('Fetch.disable').catch(() => undefined);
     await this.session.detach().catch(() => undefined);
   }
@@ -227,6 +242,19 @@ export class RequestGuard {
 function isSpeculative(event: PausedRequest): boolean {
   return Object.entries(event.request.headers ?? {}).some(([name, value]) => /^(sec-)?purpose$/i.test(name) && /prefetch|prerender/i.test(value));
 }
+
+/**
+ * The URL the guard decides on for what an in-page wrapper reports: a WebSocket's URL as
+ * `http(s):`, a WebRTC target (`stun:host:port`, `udp://host:port`) as `http://host:port/`.
+ */
+function urlToCheck(target: string): string {
+  if (/^wss?:/i.test(target)) return target.replace(/^ws(s?):/i, 'http$1:');
+  return webRtcCheckUrl(target) ?? target;
+}
+
+/** What the drivers let through in the `all-requests` scope without the in-page checks: see {@link RequestGuard}. */
+const unenforcedWebRtc =
+  'WebRTC connections to STUN and TURN servers and remote peers (they are checked in pages only with a guard that gives its rules, `UrlPolicy.toRules()`)';
 
 /** What the drivers let through in the `all-requests` scope without either WebSocket check: see {@link RequestGuard}. */
 const unenforcedWebSockets =

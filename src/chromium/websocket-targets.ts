@@ -1,10 +1,12 @@
-// Puts the WebSocket wrapper of websocket-guard.ts in every page, frame (in or out of process)
+// Puts the WebSocket wrapper of websocket-guard.ts (and in documents the RTCPeerConnection wrapper
+// of webrtc-guard.ts) in every page, frame (in or out of process)
 // and dedicated worker of a browser before it runs: a browser-level
 // session auto-attaches to each target, paused (`waitForDebuggerOnStart`), installs the wrapper
 // and a reporting binding, then lets it run.
 
 import { randomUUID } from 'node:crypto';
 import type { UrlPolicyRules } from '../browser/types';
+import { webRtcGuardSource } from './webrtc-guard';
 import { webSocketGuardSource, type WebSocketGuardState } from './websocket-guard';
 
 /** A CDP session of the flat protocol, as far as the WebSocket guard uses one. */
@@ -35,8 +37,24 @@ const filter = ['page', 'iframe', 'worker'].map((type) => ({ type }));
 /** What the WebSocket guard does not cover, in words for a log. */
 export const uncoveredWebSockets = 'WebSocket handshakes of shared and service workers';
 
-/** Keeps the wrapper in every target of a browser in line with the rules; see the file comment. */
-export class WebSocketTargets {
+/** The in-page checks a request guard keeps in line with its rules (see `RequestGuardOptions.pageChecks` in request-guard.ts). */
+export interface PageChecks {
+  /** Whether they check WebSockets too (they always check WebRTC in documents). */
+  readonly webSockets: boolean;
+  /** Decides on other rules from now on, in every realm. */
+  update(rules: UrlPolicyRules): Promise<void>;
+  /** Lets everything through again and installs no more. Idempotent. */
+  stop(): Promise<void>;
+}
+
+/** The source of both wrappers, for a realm of any kind (the WebRTC one does nothing where there is no `RTCPeerConnection`). */
+export function pageChecksSource(token: string, bindingName: string, state: WebSocketGuardState, webSockets: boolean): string {
+  return (webSockets ? webSocketGuardSource(token, bindingName, state) : '') + webRtcGuardSource(token, bindingName, state);
+}
+
+/** Keeps the wrappers in every target of a browser in line with the rules; see the file comment. */
+export class WebSocketTargets implements PageChecks {
+  readonly webSockets = true;
   private state: WebSocketGuardState;
   /** Each attached target's session, with its new-document script when it has documents. */
   private readonly sessions = new Map<CdpChannel, { readonly documents: boolean; scriptId?: string | undefined }>();
@@ -87,7 +105,7 @@ export class WebSocketTargets {
 
   /** Runs the source with the current state in every realm of every attached target. */
   private async refresh(): Promise<void> {
-    const source = webSocketGuardSource(token, bindingName, this.state);
+    const source = pageChecksSource(token, bindingName, this.state, true);
     await Promise.all([...this.sessions].map(async ([session, entry]) => bounded(this.install(session, entry, source)).catch(() => undefined)));
   }
 
@@ -127,7 +145,7 @@ export class WebSocketTargets {
     });
     session.on('Target.attachedToTarget', (child: AttachedEvent) => this.track(this.attached(session, child)));
     session.on('Inspector.detached', () => this.sessions.delete(session));
-    const source = webSocketGuardSource(token, bindingName, this.state);
+    const source = pageChecksSource(token, bindingName, this.state, true);
     // Frames out of process and workers of this target, attached before they run as well.
     const autoAttach = (): Promise<unknown> =>
       session.send('Target.setAutoAttach', { autoAttach: true, waitForDebuggerOnStart: true, flatten: true, filter }).catch(() => undefined);

@@ -141,10 +141,15 @@ export class Executor<TData = unknown> {
   private readonly blockedRequests = new BlockedRequestFilter();
   /** The guard this Executor installs in the driver, with a restrictive URL policy: one object for its whole life. */
   private readonly guard: NavigationGuard;
-  /** Whether a task is past its `task-start`: the guard's reports then belong to it, else they wait for the next one. */
+  /** Whether a task is past its `task-start`: the guard's reports then belong to it, else they are between tasks (see guardBlocked). */
   private reporting = false;
-  /** Navigations the guard stopped while no task ran, reported at the next task's start (the oldest few). */
-  private readonly stoppedBetweenTasks: BlockedNavigation[] = [];
+  /**
+   * Navigations the guard stopped while no task ran, told to the next task's agents (the oldest
+   * few); `emitted` once their `url-blocked` event went out when they happened.
+   */
+  private readonly stoppedBetweenTasks: { readonly navigation: BlockedNavigation; readonly emitted: boolean }[] = [];
+  /** What was reported between tasks since the last task (kind and URL), so a page that retries does not repeat the event. */
+  private readonly reportedBetweenTasks = new Set<string>();
   /** This Executor's guard as kept in the driver between tasks, from its first execute() until close(). */
   private standing: StandingGuard | undefined;
   private readonly tasks: TaskRecord[] = [];
@@ -251,7 +256,8 @@ export class Executor<TData = unknown> {
    * Every event, as an async iterator, for streaming to a UI. By default it yields the events of
    * one task (the running one, or else the next to run) and ends after that task's `task-end`;
    * with `scope: 'session'` it lasts until `close()`. It also ends when `signal` aborts or the
-   * `for await` loop breaks. Events are buffered until read, so read what you open.
+   * `for await` loop breaks. Events are buffered until read, so read what you open. What happens
+   * between tasks (a `url-blocked` event with `betweenTasks`) is in session streams only.
    */
   events(options: EventStreamOptions = {}): AsyncIterableIterator<ExecutorEvent> {
     const scope = options.scope ?? 'task';
@@ -269,6 +275,7 @@ export class Executor<TData = unknown> {
       const names = Object.keys(eventNames) as ExecutorEventName[];
       const handlers = names.map((type) => {
         const handler: AnyListener = (event) => {
+          if (scope === 'task' && (event as { betweenTasks?: boolean }).betweenTasks === true) return;
           listener({ type, ...(event as object) } as ExecutorEvent);
           if (scope === 'task' && type === 'task-end' && (event as EventBase).taskId === taskId) end();
         };
@@ -673,28 +680,53 @@ export class Executor<TData = unknown> {
 
   /**
    * A navigation the guard stopped: during a task it is reported at once and kept for the
-   * Navigator; between tasks it waits for the next task (a bounded few, the oldest first).
+   * Navigator. Between tasks (after a task's end, before the next `execute()`) it is reported at
+   * once too, as a `url-blocked` event with `betweenTasks` and the last task's id, and kept for the
+   * next task's agents (a bounded few, the oldest first); while a task is starting it waits for
+   * that task's `task-start`.
    */
   private guardBlocked(navigation: BlockedNavigation): void {
     if (navigation.kind === 'request' && !this.blockedRequests.take(this.current?.step ?? -1, navigation.url)) return;
     if (this.reporting) {
       this.blockedNavigations.push(navigation);
       this.emit('url-blocked', 'system', { url: navigation.url, reason: navigation.reason, kind: navigation.kind });
-    } else if (!this.closed && this.stoppedBetweenTasks.length < maxStoppedBetweenTasks) {
-      this.stoppedBetweenTasks.push(navigation);
+      return;
     }
+    if (this.closed) return;
+    const idle = this.current === undefined;
+    // A page that retries while no task runs gets one event and one line in the next task's note.
+    if (idle && !this.emitBetweenTasks(navigation)) return;
+    if (this.stoppedBetweenTasks.length < maxStoppedBetweenTasks) this.stoppedBetweenTasks.push({ navigation, emitted: idle });
   }
 
   /**
-   * At a task's start: reports what the guard stopped since the last task (a `url-blocked` event
-   * each), tells the agents in the first state they read, and from now on reports at once.
+   * Sends the `url-blocked` event of a navigation stopped while no task runs, once per kind and URL
+   * until the next task; false when it was sent already.
+   */
+  private emitBetweenTasks(navigation: BlockedNavigation): boolean {
+    const key = `${navigation.kind} ${navigation.url}`;
+    if (this.reportedBetweenTasks.has(key)) return false;
+    // Bounded: past the bound each is sent, none remembered.
+    if (this.reportedBetweenTasks.size < maxReportedBetweenTasks) this.reportedBetweenTasks.add(key);
+    const lastTask = this.tasks[this.nextTaskIndex - 1]?.taskId ?? '';
+    this.emit('url-blocked', 'system', { taskId: lastTask, url: navigation.url, reason: navigation.reason, kind: navigation.kind, betweenTasks: true });
+    return true;
+  }
+
+  /**
+   * At a task's start: reports what the guard stopped while the task was starting (a `url-blocked`
+   * event each; what it stopped before was an event then), tells the agents about all of it in the
+   * first state they read, and from now on reports at once.
    */
   private reportStoppedBetweenTasks(context: AgentContext): void {
     const stopped = this.stoppedBetweenTasks.splice(0);
+    this.reportedBetweenTasks.clear();
     this.reporting = true;
     if (stopped.length === 0) return;
-    for (const navigation of stopped) this.emit('url-blocked', 'system', { url: navigation.url, reason: navigation.reason, kind: navigation.kind });
-    const list = stopped.map((item) => `${item.url} (${item.kind}: ${item.reason})`).join('; ');
+    for (const { navigation, emitted } of stopped) {
+      if (!emitted) this.emit('url-blocked', 'system', { url: navigation.url, reason: navigation.reason, kind: navigation.kind });
+    }
+    const list = stopped.map(({ navigation: item }) => `${item.url} (${item.kind}: ${item.reason})`).join('; ');
     context.actionResults = [
       ...context.actionResults,
       {
@@ -835,7 +867,7 @@ export class Executor<TData = unknown> {
     if (this.current) this.current.step = step;
   }
 
-  private emit<K extends ExecutorEventName>(name: K, actor: Actor, payload: EventPayload<K>): void {
+  private emit<K extends ExecutorEventName>(name: K, actor: Actor, payload: EventPayload<K> & { readonly taskId?: string }): void {
     const base: EventBase = { taskId: this.current?.taskId ?? '', step: this.current?.step ?? 0, actor, timestamp: Date.now() };
     // No secret value leaves in an event, whatever the payload holds.
     const event = this.secrets.redactDeep({ ...base, ...payload }) as ExecutorEventMap[K];
@@ -857,6 +889,9 @@ export class Executor<TData = unknown> {
 
 /** How many navigations stopped between two tasks are kept for the next one: a page that retries in a loop must not fill the memory. */
 const maxStoppedBetweenTasks = 20;
+
+/** How many distinct navigations stopped between two tasks are remembered so their event is not repeated. */
+const maxReportedBetweenTasks = 1000;
 
 /** How a task that ended with `error` ended. */
 function statusOf(error: PlannavError): TaskStatus {

@@ -32,6 +32,7 @@ import { abandonedActionLoadMessage, abandonedLoadMessage, loadBudget, stopMargi
 import { gotoRetryingOnce } from '../chromium/goto-retry';
 import { FrameRegistry } from './frames';
 import { NavigationGuardEnforcer } from './navigation-guard';
+import { ContextPageChecks, exposeReportBinding } from './page-checks';
 import type { PlaywrightConnectOptions, PlaywrightDriverOptions, PlaywrightLaunchOptions, PlaywrightPoolOptions } from './options';
 import { launchPooledChromium, type PlaywrightPool } from './pool';
 import { callRuntime, pageRuntime } from '../dom/page-runtime';
@@ -94,12 +95,34 @@ export class PlaywrightDriver implements BrowserDriver {
   private readonly createdPages = new Set<Page>();
   private readonly tabTracker: TabTracker;
   private readonly frameRegistry = new FrameRegistry();
-  private readonly onPage = (page: Page): void => this.tabTracker.adopt(page, true);
+  /**
+   * Whose pages are the driver's tabs: every page of the context (`context`), or, for a driver
+   * attached to one page, that page and the popups its tabs open (`page`), so that drivers
+   * attached to pages of one context never take each other's pages.
+   */
+  private readonly tabScope: 'context' | 'page';
+  private readonly onPage = (page: Page): void => {
+    if (this.tabScope === 'context') return this.tabTracker.adopt(page, true);
+    // Playwright knows a page's opener when it announces the page: this resolves at once.
+    void page
+      .opener()
+      .then((opener) => {
+        if (opener && this.tabTracker.has(opener) && !this.closing) this.tabTracker.adopt(page, true);
+      })
+      .catch(() => undefined);
+  };
   private initScript: { dispose(): Promise<void> } | undefined;
   /** Enforces the guard given to setNavigationGuard(), while there is one. */
   private navigationGuard: NavigationGuardEnforcer | undefined;
   /** Checks every request, while the guard's scope is `all-requests`. */
   private requestGuard: RequestGuard | undefined;
+  /** The request guard's checks inside the context's documents (WebRTC), while it runs them. */
+  private pageChecks: ContextPageChecks | undefined;
+  /**
+   * The name of the binding through which those checks report, once made. Playwright cannot
+   * remove a binding: in a context the driver attached to, it stays after close(), calling nothing.
+   */
+  private reportBinding: Promise<string> | undefined;
   private guardChange: Promise<unknown> = Promise.resolve();
   private closing: Promise<void> | undefined;
   /** Whether the browser is still there; once it is gone every call rejects with a BrowserDisconnectedError. */
@@ -110,9 +133,11 @@ export class PlaywrightDriver implements BrowserDriver {
     context: BrowserContext,
     owned: Ownership,
     options: PlaywrightDriverOptions & { readonly contextOptions?: { readonly javaScriptEnabled?: boolean | undefined } | undefined },
+    tabScope: 'context' | 'page' = 'context',
   ) {
     this.context = context;
     this.owned = owned;
+    this.tabScope = tabScope;
     // False when the driver made the context with page JavaScript off: the DOM cannot change by itself then.
     const pageScripts = options.contextOptions?.javaScriptEnabled !== false;
     this.settler = new Settler(resolveSettleOptions(options.settle), pageScripts);
@@ -241,11 +266,18 @@ export class PlaywrightDriver implements BrowserDriver {
   /**
    * Drives a user's own Page (it becomes the active tab) or BrowserContext. The driver never
    * closes what it attached to: `close()` only removes its listeners and init script.
+   *
+   * @remarks
+   * A driver attached to a page has as tabs that page, the tabs it opens itself (`openTab`) and
+   * the popups its tabs open, and no other page of the context: drivers attached to different
+   * pages of one context each drive their own page, concurrently if you like. A driver attached
+   * to a context has every page of the context as a tab, and a page opened there by anyone
+   * becomes its active tab.
    */
   static async attach(target: Page | BrowserContext, options: PlaywrightDriverOptions = {}): Promise<PlaywrightDriver> {
     const isPage = 'mainFrame' in target;
     const context = isPage ? target.context() : target;
-    const driver = new PlaywrightDriver(context, {}, options);
+    const driver = new PlaywrightDriver(context, {}, options, isPage ? 'page' : 'context');
     try {
       await driver.start(undefined, isPage ? target : undefined);
     } catch (error) {
@@ -627,7 +659,20 @@ export class PlaywrightDriver implements BrowserDriver {
         onPaused: (listener) => session.on('Fetch.requestPaused', listener),
         detach: () => session.detach(),
       },
-      options: { browserContextId, proxy: this.owned.proxy ?? this.owned.lease?.tunnels, restartServiceWorkers: (count) => this.restartServiceWorkers(count) },
+      options: {
+        browserContextId,
+        proxy: this.owned.proxy ?? this.owned.lease?.tunnels,
+        restartServiceWorkers: (count) => this.restartServiceWorkers(count),
+        pageChecks: async (rules, onBlocked) => {
+          this.reportBinding ??= exposeReportBinding(this.context, (target) => this.pageChecks?.report(target));
+          const bindingName = await this.reportBinding.catch((error: unknown) => {
+            this.reportBinding = undefined;
+            throw error;
+          });
+          this.pageChecks = await ContextPageChecks.start(this.context, bindingName, rules, onBlocked);
+          return this.pageChecks;
+        },
+      },
     };
   }
 
@@ -743,7 +788,7 @@ export class PlaywrightDriver implements BrowserDriver {
     // The page runtime goes into every document before its scripts run, so the listeners they add are seen.
     const disposable: unknown = await this.context.addInitScript({ content: pageRuntime.installSource });
     if (disposable && typeof (disposable as { dispose?: unknown }).dispose === 'function') this.initScript = disposable as { dispose(): Promise<void> };
-    for (const page of this.context.pages()) this.tabTracker.adopt(page, false);
+    if (this.tabScope === 'context') for (const page of this.context.pages()) this.tabTracker.adopt(page, false);
     this.context.on('page', this.onPage);
     if (preferred) this.tabTracker.adopt(preferred, true);
     if (!this.tabTracker.activePage) this.tabTracker.adopt(this.context.pages()[0] ?? (await this.context.newPage()), true);

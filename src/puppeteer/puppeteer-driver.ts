@@ -110,7 +110,13 @@ export class PuppeteerDriver implements BrowserDriver {
   private readonly frameRegistry = new FrameRegistry();
   /** The id of the runtime's new-document script on each tab (undefined when it could not be added). */
   private readonly runtimeScripts = new Map<Page, Promise<string | undefined>>();
-  private readonly onTarget = (target: Target): void => this.tabTracker.adoptTarget(target);
+  /**
+   * Whose pages are the driver's tabs: every page of the context (`context`), or, for a driver
+   * attached to one page, that page and the popups its tabs open (`page`), so that drivers
+   * attached to pages of one context never take each other's pages.
+   */
+  private readonly tabScope: 'context' | 'page';
+  private readonly onTarget = (target: Target): void => this.tabTracker.adoptTarget(target, this.tabScope === 'page');
   /** Enforces the guard given to setNavigationGuard(), while there is one. */
   private navigationGuard: NavigationGuardEnforcer | undefined;
   /** Checks every request, while the guard's scope is `all-requests`. */
@@ -121,10 +127,11 @@ export class PuppeteerDriver implements BrowserDriver {
   private readonly connection = new BrowserConnection();
   private readonly onGone = (): void => this.connection.lose(this.closing ? driverClosedMessage : browserGoneMessage);
 
-  private constructor(context: BrowserContext, owned: Ownership, options: PuppeteerDriverOptions) {
+  private constructor(context: BrowserContext, owned: Ownership, options: PuppeteerDriverOptions, tabScope: 'context' | 'page' = 'context') {
     checkOptions(options);
     this.context = context;
     this.owned = owned;
+    this.tabScope = tabScope;
     this.settler = new Settler(resolveSettleOptions(options.settle));
     this.tabTracker = new TabTracker({
       watch: (page) => this.watch(page),
@@ -262,11 +269,18 @@ export class PuppeteerDriver implements BrowserDriver {
    * Drives a user's own Page (it becomes the active tab), BrowserContext, or Browser (its default
    * context). The driver never closes what it attached to: `close()` only removes its listeners
    * and its new-document script.
+   *
+   * @remarks
+   * A driver attached to a page has as tabs that page, the tabs it opens itself (`openTab`) and
+   * the popups its tabs open, and no other page of the context: drivers attached to different
+   * pages of one context each drive their own page, concurrently if you like. A driver attached
+   * to a context or a browser has every page of the context as a tab, and a page opened there by
+   * anyone becomes its active tab.
    */
   static async attach(target: Page | BrowserContext | Browser, options: PuppeteerDriverOptions = {}): Promise<PuppeteerDriver> {
     const page = 'mainFrame' in target ? target : undefined;
     const context = page ? page.browserContext() : 'defaultBrowserContext' in target ? target.defaultBrowserContext() : (target as BrowserContext);
-    const driver = new PuppeteerDriver(context, {}, options);
+    const driver = new PuppeteerDriver(context, {}, options, page ? 'page' : 'context');
     try {
       await driver.start(undefined, page);
     } catch (error) {
@@ -744,7 +758,7 @@ export class PuppeteerDriver implements BrowserDriver {
   private async start(startUrl?: string, preferred?: Page): Promise<void> {
     this.context.on('targetcreated', this.onTarget);
     const existing = await this.context.pages();
-    for (const page of existing) this.tabTracker.adopt(page, false);
+    if (this.tabScope === 'context') for (const page of existing) this.tabTracker.adopt(page, false);
     if (preferred) this.tabTracker.adopt(preferred, true);
     if (!this.tabTracker.activePage) this.tabTracker.adopt(existing[0] ?? (await this.context.newPage()), true);
     await Promise.all([...this.runtimeScripts.values()]);

@@ -33,9 +33,15 @@ export class TabTracker extends ChromiumTabTracker<Page> {
   /**
    * Adopts the page of a target that just appeared in the context (a popup, a `target=_blank`
    * link, a tab the driver or the user opened); it becomes the active tab once Puppeteer has it.
+   * With `popupsOnly`, only a page one of the tabs opened is adopted (the driver's own new tabs
+   * are adopted by the driver itself).
    */
-  adoptTarget(target: Target): void {
+  adoptTarget(target: Target, popupsOnly = false): void {
     if (target.type() !== TargetType.PAGE || this.detached) return;
+    if (popupsOnly) {
+      const opener = target.opener();
+      if (!opener || !this.targetTabIds.has(opener)) return;
+    }
     const adoption = target
       .page()
       .then((page) => {

@@ -1,5 +1,6 @@
 // The URL policy between tasks, in real headless Chromium with both drivers: a page's own timer
-// that fires while no task runs must not reach a denied host, and the next task is told of it.
+// that fires while no task runs must not reach a denied host; it is an event at once, and the
+// next task's agents are told of it.
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -99,32 +100,41 @@ describe.each(drivers)('the URL policy between tasks, with %s', (_name, launch) 
     expect(await timerReached(driver)).toBe(true);
   });
 
-  it('stops a page timer that fires after execute() returned, reports it in the next task, and lifts the guard at close()', async () => {
+  it('stops a page timer that fires after execute() returned, reports it at once as an event between tasks, tells the next task, and lifts the guard at close()', async () => {
     const llm = model();
     const executor = new Executor({ task: 'Look at the page', llm, browser: driver, urlPolicy: { allow: ['127.0.0.1'] }, planningInterval: 1 });
     const blocked = collect(executor, 'url-blocked');
-    const starts = collect(executor, 'task-start');
+    const session = executor.events({ scope: 'session' });
     const first = await executor.execute();
     expect(first.error?.message).toBeUndefined();
     expect(first.status).toBe('ok');
 
     expect(await timerReached(driver)).toBe(false);
     expect(denied.received).toEqual([]);
-    expect(blocked).toEqual([]);
+    // The event comes while no task runs, not at the next task's start.
+    expect(blocked).toEqual([
+      expect.objectContaining({
+        taskId: first.taskId,
+        url: `${denied.origin}/left-by-timer`,
+        kind: 'navigation',
+        reason: 'host 127.0.0.2 is not on the allow list',
+        betweenTasks: true,
+      }),
+    ]);
     expect(await driver.currentUrl!()).not.toContain(denied.origin);
 
     executor.addFollowUpTask('Look at the page again');
     const second = await executor.execute();
     expect(second.status).toBe('ok');
-    expect(blocked).toEqual([
-      expect.objectContaining({
-        taskId: second.taskId,
-        url: `${denied.origin}/left-by-timer`,
-        kind: 'navigation',
-        reason: 'host 127.0.0.2 is not on the allow list',
-      }),
-    ]);
-    expect(starts.map((event) => event.taskId)).toEqual([expect.any(String), second.taskId]);
+    // Once only: the next task does not send it again.
+    expect(blocked).toHaveLength(1);
+    // A session stream has it between the first task's end and the second task's start.
+    const types: string[] = [];
+    for await (const event of session) {
+      types.push(event.type === 'url-blocked' ? `url-blocked:${String(event.betweenTasks)}` : event.type);
+      if (event.type === 'task-start' && event.taskId === second.taskId) break;
+    }
+    expect(types.slice(-3)).toEqual(['task-end', 'url-blocked:true', 'task-start']);
     const firstNavigatorCall = llm.requestsOf('navigator').at(-1)!;
     expect(conversationText(firstNavigatorCall)).toContain(
       `Before this task started, the URL policy stopped the browser from loading ${denied.origin}/left-by-timer (navigation: host 127.0.0.2 is not on the allow list)`,
