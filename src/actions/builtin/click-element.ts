@@ -17,7 +17,12 @@ export const clickTargetAnswerSchema: z.ZodType<ClickTargetAnswer> = z.discrimin
   z.object({ status: z.literal('ok'), kind: z.enum(['select', 'file', 'other']), description: z.string().max(500) }),
 ]);
 
-const landingDescription = z.string().max(200).nullable();
+/** `<tag> "name"` as the page names a target (the name JSON-quoted): anything else is no answer of the runtime's. */
+const landingDescription = z
+  .string()
+  .max(200)
+  .regex(/^<[a-z][a-z0-9-]*>(?: "(?:[^"\\]|\\.)*")?$/)
+  .nullable();
 
 /** Validates where the page says the click's events went. */
 export const clickLandingSchema: z.ZodType<ClickLanding> = z.discriminatedUnion('status', [
