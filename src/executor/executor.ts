@@ -164,6 +164,8 @@ export class Executor<TData = unknown> {
   /** Token usage of the running task and of its current step, summed from model-call-end events. */
   private taskUsage = emptyUsage;
   private stepRecorder: StepRecorder | undefined;
+  /** The done the task's latest Navigator step ended with: the partial answer when that step was the last maxSteps allows. */
+  private lastStepDone: { readonly text: string; readonly data: unknown } | undefined;
   private current: { taskId: string; step: number } | undefined;
   /** The running `execute()`, for `close()` to wait on. */
   private runningTask: Promise<unknown> | undefined;
@@ -423,6 +425,7 @@ export class Executor<TData = unknown> {
     let success = false;
     let data: TData | undefined;
     this.taskUsage = emptyUsage;
+    this.lastStepDone = undefined;
     try {
       let found: unknown;
       ({ finalAnswer, success, data: found } = await this.loop(context, taskIndex));
@@ -437,7 +440,9 @@ export class Executor<TData = unknown> {
           ? 'failure limit (maxFailures)'
           : undefined;
       if (limit && this.options.finalAnswerOnLimit) {
-        const partial = await this.forcedAnswer(context, taskIndex, limit);
+        // The step cap makes no call past it (whatever the model chose there could not run): the
+        // last step was told it is the last, and the done it ended with is the partial answer.
+        const partial = context.nSteps >= this.options.maxSteps ? this.lastStepDone : await this.forcedAnswer(context, taskIndex, limit);
         if (partial) ({ text: finalAnswer, data } = { text: partial.text, data: partial.data as TData | undefined });
       }
     } finally {
@@ -543,6 +548,11 @@ export class Executor<TData = unknown> {
       await context.checkpoint();
       context.nSteps++;
       this.setStep(context.nSteps);
+      if (context.nSteps === maxSteps && this.options.finalAnswerOnLimit) {
+        context.messages.addActionResult(
+          `This is the last step (maxSteps ${maxSteps}): the actions you choose now run, then the task ends. If the task will not be complete after them, end them with done, reporting everything you found so far, with success false unless the task is complete.`,
+        );
+      }
       let stall: StallNotice | undefined;
       proposal = await this.runStep(
         context,
@@ -550,7 +560,10 @@ export class Executor<TData = unknown> {
         'navigator',
         failures,
         async (recorder) => {
+          this.lastStepDone = undefined;
           const result = await navigator.step(recorder);
+          const done = result.results.find((item) => item.isDone);
+          if (done?.extractedContent !== undefined) this.lastStepDone = { text: done.extractedContent, data: done.data };
           stall = monitor?.record(context.currentState, result.output.action);
           return result;
         },
@@ -570,8 +583,8 @@ export class Executor<TData = unknown> {
   }
 
   /**
-   * After the step cap or the failure budget ended a task: one last Navigator call, offered only
-   * `done`, for a partial answer with what was found. Undefined when it gives none; it never
+   * After the failure budget ended a task (before the step cap): one last Navigator call, offered
+   * only `done`, for a partial answer with what was found. Undefined when it gives none; it never
    * changes how the task ended.
    */
   private async forcedAnswer(context: AgentContext, taskIndex: number, limit: string): Promise<{ text: string; data: unknown } | undefined> {

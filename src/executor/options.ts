@@ -70,9 +70,11 @@ export interface ExecutorOptions<TData = unknown> {
   /** Failed steps in a row that end the task. @defaultValue 3 */
   readonly maxFailures?: number | undefined;
   /**
-   * When `maxSteps` or `maxFailures` ends a task, make one last Navigator call offered only
-   * `done`, so the result carries a partial `finalAnswer` (and `data`) with what was found. The
-   * status stays `max-steps` or `failed` and `success` false.
+   * Gives a task that `maxSteps` or `maxFailures` ends a partial `finalAnswer` (and `data`) with
+   * what was found. The last step `maxSteps` allows is told it is the last, and the `done` it
+   * ends with is the answer (no Navigator call is made past `maxSteps`); after `maxFailures`, one
+   * last Navigator call is made, offered only `done`. The status stays `max-steps` or `failed`
+   * and `success` false.
    * @defaultValue true
    */
   readonly finalAnswerOnLimit?: boolean | undefined;

@@ -64,12 +64,28 @@ describe('loop detection', () => {
 });
 
 describe('a forced final answer at the limits', () => {
-  it('asks once more, offering only done, when maxSteps ends the task', async () => {
+  it('makes no Navigator call past maxSteps: with maxSteps 12, 12 calls, and every action they chose ran', async () => {
+    const llm: ScriptedLLM = new ScriptedLLM({
+      respond: (request) =>
+        request.agent === 'planner' ? scriptedPlan() : scriptedActions([{ cache_content: { content: `price ${llm.requestsOf('navigator').length}` } }]),
+    });
+    const executor = new Executor({ task: 'Collect every price', llm, browser: shopBrowser(), maxSteps: 12, loopDetection: false });
+    const started: string[] = [];
+    executor.on('action-start', (event) => started.push(event.action));
+    const result = await executor.execute();
+    expect(result.status).toBe('max-steps');
+    expect(result.error?.code).toBe('MAX_STEPS_REACHED');
+    expect(llm.requestsOf('navigator')).toHaveLength(12);
+    expect(started).toHaveLength(12);
+    expect(result.history.steps.filter((step) => step.actor === 'navigator').map((step) => step.step)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
+  });
+
+  it('tells the last step it is the last, runs all its actions, and takes the done it ends with as the partial answer', async () => {
     const llm: ScriptedLLM = new ScriptedLLM({
       respond: (request) => {
         if (request.agent === 'planner') return scriptedPlan();
-        if (llm.requestsOf('navigator').length <= 2) return scriptedActions([{ cache_content: { content: `price ${llm.requestsOf('navigator').length}` } }]);
-        return scriptedActions([{ done: { text: 'Found two prices so far: $12 and $9.', success: false } }]);
+        if (llm.requestsOf('navigator').length <= 1) return scriptedActions([{ cache_content: { content: 'price 1: $12' } }]);
+        return scriptedActions([{ cache_content: { content: 'price 2: $9' } }, { done: { text: 'Found two prices so far: $12 and $9.', success: false } }]);
       },
     });
     const result = await new Executor({ task: 'Collect every price', llm, browser: shopBrowser(), maxSteps: 2, planningInterval: 100 }).execute();
@@ -77,30 +93,60 @@ describe('a forced final answer at the limits', () => {
     expect(result.success).toBe(false);
     expect(result.error?.code).toBe('MAX_STEPS_REACHED');
     expect(result.finalAnswer).toBe('Found two prices so far: $12 and $9.');
-    const last = llm.requestsOf('navigator')[2]!;
+    expect(llm.requestsOf('navigator')).toHaveLength(2);
+    expect(allText(llm.requestsOf('navigator')[1]!)).toContain('This is the last step (maxSteps 2): the actions you choose now run, then the task ends.');
+    expect(allText(llm.requestsOf('navigator')[0]!)).not.toContain('This is the last step');
+    expect(result.history.steps.at(-1)).toMatchObject({ actor: 'planner' });
+    expect(result.history.steps.filter((step) => step.actor === 'navigator').at(-1)).toMatchObject({
+      step: 2,
+      actions: [{ name: 'cache_content' }, { name: 'done', isDone: true }],
+    });
+    expect(result.history.tasks[0]).toMatchObject({ status: 'max-steps', finalAnswer: 'Found two prices so far: $12 and $9.' });
+  });
+
+  it('ends with the Planner\u2019s answer when it accepts the done of the last step', async () => {
+    const llm: ScriptedLLM = new ScriptedLLM({
+      respond: (request) => {
+        if (request.agent === 'planner')
+          return scriptedPlan(llm.requestsOf('planner').length > 1 ? { done: true, finalAnswer: 'Both prices: $12 and $9.' } : {});
+        return scriptedActions([{ done: { text: 'Both prices: $12 and $9.', success: true } }]);
+      },
+    });
+    const result = await new Executor({ task: 'Collect every price', llm, browser: shopBrowser(), maxSteps: 1, planningInterval: 100 }).execute();
+    expect(result).toMatchObject({ status: 'ok', success: true, finalAnswer: 'Both prices: $12 and $9.' });
+    expect(llm.requestsOf('navigator')).toHaveLength(1);
+  });
+
+  it('gives no partial answer and no extra call when the last step ends without done', async () => {
+    const llm: ScriptedLLM = new ScriptedLLM({
+      respond: (request) => (request.agent === 'planner' ? scriptedPlan() : scriptedActions([{ scroll_down: {} }])),
+    });
+    const result = await new Executor({ task: 'x', llm, browser: shopBrowser(), maxSteps: 1 }).execute();
+    expect(result.status).toBe('max-steps');
+    expect(result.finalAnswer).toBeUndefined();
+    expect(llm.requestsOf('navigator')).toHaveLength(1);
+  });
+
+  it('after maxFailures, asks once more offering only done, and runs no other action the model picks in that call', async () => {
+    const llm: ScriptedLLM = new ScriptedLLM({
+      respond: (request) =>
+        request.agent === 'planner'
+          ? scriptedPlan()
+          : llm.requestsOf('navigator').length <= 2
+            ? 'not json'
+            : scriptedActions([{ go_to_url: { url: 'https://shop.test/mugs' } }, { done: { text: 'partial' } }]),
+    });
+    const browser = shopBrowser();
+    const result = await new Executor({ task: 'x', llm, browser, maxFailures: 1, planningInterval: 100 }).execute();
+    expect(result.error?.code).toBe('MAX_FAILURES_REACHED');
+    expect(result.finalAnswer).toBe('partial');
+    const last = llm.requestsOf('navigator').at(-1)!;
     expect(
       Object.keys(
         (last.output?.schema as { properties: { action: { items: { properties?: object; anyOf?: unknown } } } }).properties.action.items.properties ?? {},
       ),
     ).toEqual(['done']);
-    expect(last.lastUserText).toBeDefined();
-    expect(allText(last)).toContain('The step limit (maxSteps) was reached and the task ends now. Call done once, alone');
-    expect(result.history.steps.at(-1)).toMatchObject({ actor: 'navigator', step: 3, actions: [{ name: 'done', isDone: true }] });
-    expect(result.history.tasks[0]).toMatchObject({ status: 'max-steps', finalAnswer: 'Found two prices so far: $12 and $9.' });
-  });
-
-  it('runs no other action the model picks in that last call', async () => {
-    const llm: ScriptedLLM = new ScriptedLLM({
-      respond: (request) =>
-        request.agent === 'planner'
-          ? scriptedPlan()
-          : llm.requestsOf('navigator').length <= 1
-            ? scriptedActions([{ scroll_down: {} }])
-            : scriptedActions([{ go_to_url: { url: 'https://shop.test/mugs' } }, { done: { text: 'partial' } }]),
-    });
-    const browser = shopBrowser();
-    const result = await new Executor({ task: 'x', llm, browser, maxSteps: 1 }).execute();
-    expect(result.finalAnswer).toBe('partial');
+    expect(allText(last)).toContain('The failure limit (maxFailures) was reached and the task ends now. Call done once, alone');
     expect(await browser.currentUrl()).toBe('https://shop.test/');
   });
 

@@ -42,6 +42,8 @@ import { Settler } from './settle';
 import { TabTracker } from './tabs';
 import { sleep } from '../util/abort';
 
+/** How long a click waits for its target to settle when the pointer changed its box (a hover style growing an icon). */
+const growingTargetMs = 1000;
 /** How long close() waits for Playwright to remove the driver's init script from an attached context. */
 const initScriptRemovalMs = 2000;
 
@@ -440,9 +442,22 @@ export class PlaywrightDriver implements BrowserDriver {
       const modifiers = options?.modifiers ? [...options.modifiers] : [];
       let result: ClickResult = { method: 'pointer' };
       try {
-        const target = await onElement(element, 'clickTarget', undefined).catch((error: unknown) => {
+        let target = await onElement(element, 'clickTarget', undefined).catch((error: unknown) => {
           throw staleElement(ref, `the page changed (${firstLine(error)})`);
         });
+        if (target.kind === 'centre' || target.kind === 'offset') {
+          // The pointer comes first: a hover style may swap an icon's image, which starts 0 px
+          // wide and grows; pressing meanwhile would land on what lies under it.
+          const before = await onElement(element, 'boxKey', undefined);
+          const hovered = await element
+            .hover({ position: { x: target.x, y: target.y }, force: true, modifiers, timeout: Math.min(loadBudget(timeout), 5000) })
+            .then(
+              () => true,
+              () => false,
+            );
+          if (hovered && (await onElement(element, 'stableBox', { maxMs: growingTargetMs, before })))
+            target = await onElement(element, 'clickTarget', undefined);
+        }
         if (target.kind === 'disabled') {
           throw new BrowserError(
             `Element ${ref.index} (<${ref.tagName}>) is disabled, so clicking it does nothing. Fill in what the form still needs, or choose another element.`,

@@ -77,6 +77,9 @@ interface Ownership {
   readonly lease?: PoolLease | undefined;
 }
 
+/** How long a click waits for its target to settle when the pointer changed its box (a hover style growing an icon). */
+const growingTargetMs = 1000;
+
 /** The modifier keys of a click, as Puppeteer's keyboard names them. */
 type Modifier = 'Alt' | 'Control' | 'Meta' | 'Shift';
 
@@ -469,7 +472,7 @@ export class PuppeteerDriver implements BrowserDriver {
       const modifiers = options?.modifiers ? [...options.modifiers] : [];
       let result: ClickResult = { method: 'pointer' };
       try {
-        const target: ClickTarget = await onElement(element, 'clickTarget', undefined).catch((error: unknown) => {
+        let target: ClickTarget = await onElement(element, 'clickTarget', undefined).catch((error: unknown) => {
           throw staleElement(ref, `the page changed (${firstLine(error)})`);
         });
         if (target.kind === 'disabled') {
@@ -481,9 +484,20 @@ export class PuppeteerDriver implements BrowserDriver {
         result = { method: 'dom', ...(coveredBy ? { coveredBy } : {}) };
         if (target.kind === 'centre' || target.kind === 'offset') {
           // The target is relative to the element's padding box; Puppeteer's box model adds the offsets of the frames above it.
-          const box = await element.boxModel().catch(() => null);
-          const corner = box?.padding[0];
+          let box = await element.boxModel().catch(() => null);
+          let corner = box?.padding[0];
           if (corner) {
+            // The pointer comes first: a hover style may swap an icon's image, which starts 0 px
+            // wide and grows; pressing meanwhile would land on what lies under it.
+            const before = await onElement(element, 'boxKey', undefined);
+            await within(page.mouse.move(corner.x + target.x, corner.y + target.y), Math.min(timeout, 5000), undefined);
+            if (await onElement(element, 'stableBox', { maxMs: growingTargetMs, before })) {
+              target = await onElement(element, 'clickTarget', undefined);
+              box = await element.boxModel().catch(() => null);
+              corner = box?.padding[0];
+            }
+          }
+          if (corner && (target.kind === 'centre' || target.kind === 'offset')) {
             await this.mouseClickOn(page, corner.x + target.x, corner.y + target.y, button, modifiers, timeout);
             result = target.kind === 'centre' ? { method: 'pointer' } : { method: 'pointer-offset', ...(coveredBy ? { coveredBy } : {}) };
           }

@@ -2,7 +2,7 @@
 // calls each) from its in-memory document. Internal to plannav/testing: it must not touch tabs, history or the guard.
 
 import type { z } from 'zod';
-import { clickTargetAnswerSchema } from '../actions/builtin/click-element';
+import { clickLandingSchema, clickTargetAnswerSchema } from '../actions/builtin/click-element';
 import { dropdownAnswerSchema, selectNativeAnswerSchema } from '../actions/builtin/dropdown';
 import type { ElementArgument } from '../actions/builtin/element-script';
 import { fieldAnswerSchema, fieldValueAnswerSchema } from '../actions/builtin/input-text';
@@ -505,6 +505,16 @@ const noReaction: ReactionAnswer = { outcome: 'unchanged', waitedMs: 0 };
 /** The action methods of the page runtime as the fake answers them; each answer is checked against the action's schema. */
 const actionAnswers: { readonly [M in RuntimeMethodName]?: Answer } = {
   clickTarget: (frame, argument: ElementArgument) => checked('clickTarget', clickTargetAnswerSchema, clickTarget(frame, argument)),
+  // Fake clicks run the element's own handlers: they always land where they were aimed.
+  watchClick: (frame, argument: ElementArgument) => {
+    const found = findElement(frame.document, argument.elementId);
+    return typeof found === 'string' ? { status: 'stale', reason: found } : { status: 'ok' };
+  },
+  clickLanding: () => checked('clickLanding', clickLandingSchema, { status: 'ok', landed: true, press: null, release: null, click: null }),
+  awaitStableBox: (frame, argument: { readonly locator: ElementArgument }) => {
+    const found = findElement(frame.document, argument.locator.elementId);
+    return typeof found === 'string' ? { status: 'stale', reason: found } : { status: 'ok', stable: true };
+  },
   inspectField: (frame, argument: ElementArgument) => checked('inspectField', fieldAnswerSchema, inspectField(frame, argument)),
   fieldValue: (frame, argument: ElementArgument) => checked('fieldValue', fieldValueAnswerSchema, fieldValue(frame, argument)),
   watchTyping: (frame, argument: ElementArgument) => typeof findElement(frame.document, argument.elementId) !== 'string',

@@ -392,3 +392,28 @@ describe('rule 8: hints never mislead', () => {
     expect(lineWith(text, 'Continue to payment')).toMatch(/^\*?\[\d+\]<div[^>]*>Continue to payment \/>$/);
   });
 });
+
+describe('rule 9: what shows is in the view, as it reads (issue 21)', () => {
+  it('keeps a positioned menu hanging from a row scrolled out of its scroll box', async () => {
+    const { elementsText: text } = await capture(fixture, 'view-menu-text.html');
+    // The row's own text is scrolled away; the menu below it shows inside the box.
+    expect(readableLines(text)).not.toContain('Order 17 (Mira)');
+    for (const label of ['Reorder', 'Refund', 'Archive']) expect(linesReading(text, label), label).toHaveLength(1);
+    expect(readableLines(text)).toContain('Order 18 (Jonas)');
+  });
+
+  it('reads the alt of an image that is not a control as text, and nothing for an empty or hidden one', async () => {
+    const lines = readableLines((await capture(fixture, 'view-menu-text.html')).elementsText);
+    expect(lines).toContain('Garlic bread vegan');
+    expect(lines).toContain('Tomato soup');
+    expect(lines).toContain('Lamb stew');
+  });
+
+  it('joins inline text without invented spaces, keeps block and cell boundaries, and pads no element text', async () => {
+    const { elementsText: text } = await capture(fixture, 'view-menu-text.html');
+    const lines = readableLines(text);
+    expect(lines).toContain('Lorem ipsum Gravida. dolor sit amet, consectetur.');
+    expect(ownText(elementLine(text, 'Gravida.')!)).toBe('Gravida.');
+    expect(lines).toEqual(expect.arrayContaining(['Click on', 'to continue.', 'Lunch', 'Dinner', 'Soup 4.50', 'Hot New']));
+  });
+});

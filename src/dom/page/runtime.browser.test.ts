@@ -70,6 +70,7 @@ describe('the installed runtime', () => {
 
   it('offers the element methods for drivers with handles, and the JSON methods by name', () => {
     expect(Object.keys(runtime().elements).sort()).toEqual([
+      'boxKey',
       'chooseOption',
       'clickTarget',
       'dispatchClick',
@@ -78,6 +79,7 @@ describe('the installed runtime', () => {
       'frameBoxes',
       'scroll',
       'setFormattedValue',
+      'stableBox',
     ]);
     for (const method of [
       'snapshot',

@@ -415,3 +415,46 @@ describe('text hidden from people never reaches the model', () => {
     for (const secret of ['SECRET-SCALE', 'Hidden scaled button', 'SECRET-FILTER', 'SECRET-TRANSPARENT']) expect(text).not.toContain(secret);
   });
 });
+
+describe('issue 21: what shows is in the view, as it reads', () => {
+  // The box lies between x = 8 and x = 48, where the walk's hit-test grid has no point, so only
+  // the walk itself can find the menu.
+  const box = (rowStyle: string): string =>
+    '<div id="box" style="position: absolute; left: 10px; top: 10px; height: 100px; width: 36px; overflow: auto; font-size: 8px;">' +
+    `<div style="${rowStyle} height: 30px;">Row one<ul style="position: absolute; top: 30px; left: 0; margin: 0; padding: 0; list-style: none;">` +
+    '<li><button style="width: 30px; padding: 0; font-size: 8px;">Reorder</button></li><li><button style="width: 30px; padding: 0; font-size: 8px;">Refund</button></li></ul></div>' +
+    '<div style="height: 30px;">Row two</div><div style="height: 30px;">Row three</div><div style="height: 30px;">Row four</div><div style="height: 30px;">Row five</div></div>';
+  const scrolled = (): void => {
+    document.getElementById('box')!.scrollTop = 35;
+  };
+
+  it('keeps a positioned menu hanging from a row scrolled out of its scroll box, not the row', () => {
+    const lines = view(snapshotOf(box('position: relative;'), scrolled));
+    expect(lines).toEqual(expect.arrayContaining(['  [button] Reorder', '  [button] Refund']));
+    expect(lines.join('\n')).not.toContain('Row one');
+    expect(lines.join('\n')).toContain('Row two');
+  });
+
+  it('drops the whole row when nothing of it shows', () => {
+    const lines = view(snapshotOf(box('position: relative; overflow: hidden;'), scrolled));
+    expect(lines.join('\n')).not.toMatch(/Row one|Reorder|Refund/);
+  });
+
+  it('gives the alt of an image that is not a control as text; an empty alt, a hidden or presentational image give none', () => {
+    const image = (attributes: string): string => `<img ${attributes} width="16" height="16" src="data:image/gif;base64,R0lGODlhAQABAAAAACw=">`;
+    const snapshot = snapshotOf(
+      `<ul><li>Garlic bread ${image('alt="vegan"')}</li><li>Soup ${image('alt=""')}</li><li>Stew ${image('alt="spicy" aria-hidden="true"')}${image('alt="hot" role="presentation"')}</li></ul>` +
+        `<a href="/home">${image('alt="Home"')}</a>`,
+    );
+    expect(view(snapshot)).toEqual(['Garlic bread vegan', 'Soup', 'Stew', '[a] Home']);
+  });
+
+  it('joins inline text as the page writes it and separates cells, inline blocks and flex items', () => {
+    const snapshot = snapshotOf(
+      '<p>Lorem <b>Grav</b>ida. dolor <i>a</i><i>met</i>, sit.</p><p><span onclick="" style="cursor: pointer"> Gravida. </span></p>' +
+        '<table><tr><td>Soup</td><td>4.50</td></tr></table><p><span style="display: inline-block">Hot</span><span style="display: inline-block">New</span></p>' +
+        '<div style="display: flex"><span>Blue teapot</span><span>$12</span></div><div><div>Lunch</div><div>Dinner</div></div>',
+    );
+    expect(view(snapshot)).toEqual(['Lorem Gravida. dolor amet, sit.', '[span] Gravida.', 'Soup 4.50', 'Hot New', 'Blue teapot $12', 'Lunch', 'Dinner']);
+  });
+});

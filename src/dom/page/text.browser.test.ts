@@ -29,11 +29,23 @@ describe('cap', () => {
 });
 
 describe('LineBuffer', () => {
-  it('joins runs of one line with a space and folds their whitespace', () => {
+  it('joins runs of one line as the page writes them and folds their whitespace', () => {
     const buffer = new LineBuffer();
     buffer.add('Hello ');
     buffer.add('\n world');
     expect(buffer.take(100)).toEqual(['Hello world']);
+  });
+
+  it('invents no space between runs (a word split by inline markup), and adds one where asked', () => {
+    const buffer = new LineBuffer();
+    buffer.add(' Grav');
+    buffer.add('ida. ');
+    buffer.space();
+    buffer.add('4.50');
+    expect(buffer.take(100)).toEqual(['Gravida. 4.50']);
+    buffer.space(); // nothing before it on the line: no space
+    buffer.add('x');
+    expect(buffer.take(100)).toEqual(['x']);
   });
 
   it('starts a new line at each line break and drops empty lines', () => {

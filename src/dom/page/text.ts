@@ -15,20 +15,29 @@ export function cap(value: string, limit: number): string {
   return `${value.slice(0, end)}…`;
 }
 
-/** Collects text runs into lines: runs join with a space, `lineBreak()` ends the current line. */
+/**
+ * Collects text runs into lines. Runs join as the page writes them (`<b>Grav</b>ida.` reads
+ * `Gravida.`: a space between them is the page's own); `space()` separates boxes laid out side by
+ * side (table cells, inline blocks, flex items), `lineBreak()` ends the current line.
+ */
 export class LineBuffer {
   private readonly lines: string[] = [];
   private current: string[] = [];
 
-  /** Adds a run of text to the current line. */
+  /** Adds a run of text to the current line, with its own whitespace. */
   add(text: string): void {
     this.current.push(text);
+  }
+
+  /** Separates what comes next from what came before on the same line. */
+  space(): void {
+    if (this.current.length > 0) this.current.push(' ');
   }
 
   /** Ends the current line (a block boundary or a `<br>`); empty lines are dropped. */
   lineBreak(): void {
     if (this.current.length === 0) return;
-    const line = collapse(this.current.join(' '));
+    const line = collapse(this.current.join(''));
     this.current = [];
     if (line) this.lines.push(line);
   }

@@ -100,6 +100,22 @@ const inlineDisplays = new Set(['inline', 'inline-block', 'inline-flex', 'inline
 /** Elements whose children are not text the page shows as such. */
 export const textless = new Set(['input', 'select', 'textarea', 'img', 'svg', 'canvas', 'video', 'audio']);
 const maxVisited = 200_000; // bounds the walk on pathological pages
+
+/**
+ * Something inside the element lies beyond its box (a positioned menu hanging from a row): its
+ * scroll size, which counts its descendants' boxes, exceeds its own. Cheap: the layout is clean.
+ */
+function overflows(element: Element): boolean {
+  return element.scrollHeight > element.clientHeight + 1 || element.scrollWidth > element.clientWidth + 1;
+}
+
+/** The alt of an image shown to people (not hidden from assistive technology, not decorative). */
+function imageText(element: Element): string {
+  if (element.getAttribute('aria-hidden') === 'true') return '';
+  const role = element.getAttribute('role');
+  if (role === 'presentation' || role === 'none') return '';
+  return (element.getAttribute('alt') ?? '').trim();
+}
 const infinite = 1e9;
 const everywhere: Box = { top: -infinite, bottom: infinite, left: -infinite, right: infinite };
 
@@ -191,6 +207,12 @@ export class Walk {
     this.pending.add(text);
   }
 
+  /** Separates a box laid out beside the text before it (a table cell, an inline block, a flex item). */
+  private space(context: Context): void {
+    if (context.sink) context.sink.lines.space();
+    else if (this.pendingOwner === context.owner) this.pending.space();
+  }
+
   private lineBreak(context: Context): void {
     if (context.sink) context.sink.lines.lineBreak();
     else this.pending.lineBreak();
@@ -203,7 +225,11 @@ export class Walk {
   private walkText(node: Text, parentBox: Box, context: Context): void {
     if (context.hidden) return;
     const raw = node.data;
-    if (!raw.trim()) return;
+    // Whitespace between inline elements is the page's own space between their words.
+    if (!raw.trim()) {
+      if (raw) this.space(context);
+      return;
+    }
     // Big parents (a body with bare text, a long article) are checked per text node.
     if (!this.wholePage && (parentBox.top < this.region.top || parentBox.bottom > this.region.bottom)) {
       const range = document.createRange();
@@ -255,7 +281,10 @@ export class Walk {
     // Outside the region: what could escape it (fixed bars, overlays) is on a hit path. Checked
     // before the computed style, which is the costly part of a visit. In whole-page mode the
     // region still ends at the document's left and top edges: what lies beyond cannot be seen.
-    if (hasSize && !onPath && (rect.bottom <= region.top || rect.top >= region.bottom || rect.right <= region.left || rect.left >= region.right)) return;
+    let outside = hasSize && !onPath && (rect.bottom <= region.top || rect.top >= region.bottom || rect.right <= region.left || rect.left >= region.right);
+    // Out of sight, its own text and box are not read; what overflows it (a positioned menu
+    // hanging from a row) may still show, so its children are walked when something does.
+    if (outside && !overflows(element)) return;
     const style = window.getComputedStyle(element);
     const display = style.display;
     if (display === 'none') return;
@@ -273,17 +302,22 @@ export class Walk {
     if (!contents && !onPath) {
       // Visually hidden (the 1-pixel screen-reader pattern, a collapsed section) or clipped away.
       if (overflowClips && (rect.width <= 1 || rect.height <= 1)) return;
-      if (hasSize && ownClip !== everywhere && !intersects(box, ownClip)) return;
+      if (hasSize && ownClip !== everywhere && !intersects(box, ownClip)) {
+        if (!overflows(element)) return;
+        outside = true;
+      }
       // Laid out to nothing by content-visibility or a closed <details>: nothing inside shows.
       if (!hasSize && typeof element.checkVisibility === 'function' && !element.checkVisibility()) return;
     }
+    // Out of sight and clipping its overflow: nothing inside it can show but what is fixed, which hit paths reach.
+    if (outside && overflowClips) return;
     if (hasSize && (position === 'fixed' || position === 'sticky' || (position === 'absolute' && style.zIndex !== 'auto')) && intersects(box, this.viewport)) {
       this.occluders.push({ element, box });
     }
     const visibility = style.visibility;
     const hidden = visibility === 'hidden' || visibility === 'collapse' ? true : visibility === 'visible' ? false : context.hidden;
     const inert = context.inert || element.hasAttribute('inert');
-    const inRegion = !contents && hasSize && intersects(box, meet(region, ownClip));
+    const inRegion = !outside && !contents && hasSize && intersects(box, meet(region, ownClip));
     // A block starts its own line, except beside its siblings in a row (flex items are blocks by
     // CSS, yet a product's name, colour and price in a flex row read as one line).
     let block = !contents && (blockTags.has(tag) || !inlineDisplays.has(display));
@@ -291,14 +325,29 @@ export class Walk {
       if (block && rect.top < row.bottom - 1) block = false;
       row.bottom = Math.max(row.bottom, rect.bottom);
     }
+    // Boxes laid out side by side (cells, inline blocks, flex items) are separate words; inline
+    // text joins as the page writes it.
+    const spaced = !block && !contents && display !== 'inline';
     if (block) this.lineBreak(context);
+    else if (spaced) this.space(context);
 
     const scroll = hasSize ? this.scrollAmounts(element, overflowX, overflowY) : undefined;
     const role = element.getAttribute('role');
     let draft: Draft | undefined;
     if (inRegion && !hidden && !inert) draft = this.consider(element, tag, role, style, parentStyle, box, ownClip, scroll, context);
 
-    if (textless.has(tag)) return;
+    if (textless.has(tag)) {
+      // An image that is not a control says what it shows by its alt (a "vegan" badge by a dish).
+      if (tag === 'img' && !draft && inRegion && !hidden) {
+        const alt = imageText(element);
+        if (alt) {
+          this.space(context);
+          this.addText(alt, context);
+          this.space(context);
+        }
+      }
+      return;
+    }
     if (draft && !draft.collects) this.flushText();
     const childClip = overflowClips && !contents ? meet(ownClip, box) : ownClip;
     const disabledFieldset = tag === 'fieldset' && element.matches(':disabled');
@@ -322,6 +371,7 @@ export class Walk {
     for (const child of contentsSkipped ? [] : this.childrenOf(element)) {
       if (closedDetails && (child.nodeType !== 1 || (child as Element).localName !== 'summary')) continue;
       if (child.nodeType === 3) {
+        if (outside) continue;
         ownTextHidden ??= textHiddenBy(style, rect);
         if (!ownTextHidden) this.walkText(child as Text, box, childContext);
       } else if (child.nodeType === 1) {
@@ -331,6 +381,7 @@ export class Walk {
     if (draft && !draft.collects) this.flushText();
     // In a row, the next sibling decides whether a new line starts.
     if (block && !row) this.lineBreak(context);
+    else if (spaced) this.space(context);
   }
 
   /** Lists the element when a person can act on it here; returns its draft. */

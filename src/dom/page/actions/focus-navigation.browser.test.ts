@@ -31,6 +31,8 @@ describe('actionMethods', () => {
     expect(Object.keys(actionMethods).sort()).toEqual(
       [
         'awaitReaction',
+        'awaitStableBox',
+        'clickLanding',
         'canGoBack',
         'clickTarget',
         'extractHtml',
@@ -45,6 +47,7 @@ describe('actionMethods', () => {
         'scrollFrameIntoView',
         'scrollTarget',
         'selectNative',
+        'watchClick',
         'watchTyping',
       ].sort(),
     );

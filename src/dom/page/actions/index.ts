@@ -2,6 +2,7 @@
 // (`callRuntime(driver, frameId, 'clickTarget', …)`). Only the table: each method lives in its action's module.
 
 import { clickTarget } from './click';
+import { awaitStableBox, clickLanding, watchClick } from './click-landing';
 import { readDropdown, selectNative } from './dropdown';
 import { extractHtml } from './extract-html';
 import { hasFocus } from './focus';
@@ -16,6 +17,9 @@ import { fileNames, findFileInput } from './upload';
 /** The action methods of the page runtime, by name. */
 export const actionMethods = {
   clickTarget,
+  watchClick,
+  clickLanding,
+  awaitStableBox,
   inspectField,
   fieldValue,
   watchTyping,

@@ -6,7 +6,7 @@ import { resolveElement, type ElementLocator, type LookupFailure } from '../regi
 import { frameContentBoxes } from './frames';
 import { drawHighlights, removeHighlights } from './highlight';
 import { goBack, pressKeys } from './keys';
-import { clickTarget, dispatchClick, type ClickTarget } from './pointer';
+import { boxKey, clickTarget, dispatchClick, waitForStableBox, type ClickTarget } from './pointer';
 import { scrollInPage } from './scrolling';
 import { chooseOption, fillField, findOption, setFormattedValue } from './values';
 
@@ -14,6 +14,15 @@ import { chooseOption, fillField, findOption, setFormattedValue } from './values
 export const elementMethods = {
   clickTarget,
   dispatchClick,
+  boxKey,
+  /**
+   * Waits, at most `maxMs`, for a box that changed since `before` (a hover style growing an icon)
+   * to settle (see waitForStableBox); answers whether the box is not the one measured before.
+   */
+  stableBox: async (element: Element, { maxMs, before }: { maxMs: number; before: string }): Promise<boolean> => {
+    await waitForStableBox(element, maxMs, before);
+    return boxKey(element) !== before;
+  },
   setFormattedValue,
   findOption,
   fillField,

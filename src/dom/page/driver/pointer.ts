@@ -116,3 +116,36 @@ export function dispatchClick(element: Element, { button, modifiers }: { button:
   else if (modifiers.length === 0 && element instanceof HTMLElement) element.click();
   else element.dispatchEvent(new MouseEvent('click', init));
 }
+
+/** The element's box as a key that changes when it moves or resizes; empty when it has no size. */
+export function boxKey(element: Element): string {
+  const rect = element.getBoundingClientRect();
+  return rect.width >= 1 && rect.height >= 1 ? `${rect.left},${rect.top},${rect.width},${rect.height}` : '';
+}
+
+/**
+ * Waits until the element has a box of some size that stays put for a few checks, at most
+ * `maxMs`: an icon whose hover style swaps its image starts 0 px wide and grows as the new image
+ * loads, and a press made meanwhile lands on what lies under it. With `before` (its {@link boxKey}
+ * before the pointer came), a box that has not changed needs no wait. Resolves whether it settled.
+ */
+export function waitForStableBox(element: Element, maxMs: number, before?: string): Promise<boolean> {
+  const intervalMs = 30;
+  const stableChecks = 3;
+  const deadline = Date.now() + Math.max(0, Math.min(maxMs, 5000));
+  let last = boxKey(element);
+  if (last !== '' && last === before) return Promise.resolve(true);
+  return new Promise((resolve) => {
+    let same = 0;
+    const check = (): void => {
+      const now = boxKey(element);
+      same = now !== '' && now === last ? same + 1 : 0;
+      last = now;
+      if (!element.isConnected) resolve(false);
+      else if (same >= stableChecks) resolve(true);
+      else if (Date.now() >= deadline) resolve(false);
+      else setTimeout(check, intervalMs);
+    };
+    setTimeout(check, intervalMs);
+  });
+}
