@@ -6,7 +6,7 @@ import { runtimeScriptId } from '../dom/page-runtime';
 import { UrlPolicy } from '../security/url-policy';
 import { FakeBrowserDriver } from '../testing/fake-browser-driver';
 import { ScriptedLLM, type ScriptedRequest, type ScriptedResponse } from '../testing/scripted-llm';
-import { PageExtractor } from './page-extraction';
+import { compactHtml, PageExtractor } from './page-extraction';
 
 const pageUrl = 'https://jobs.example/all';
 
@@ -99,5 +99,20 @@ describe('PageExtractor on a page longer than one part (the default 30000 charac
     const llm = readingModel(/^(job-\d+)\n(Company \d+)\n(\$[\d,]+ a year)/gm);
     const { records } = await extractAll(`<h1>Jobs</h1><div>${items.join('<br>')}</div>`, llm);
     expect(records).toHaveLength(1000);
+  });
+});
+
+describe('compactHtml', () => {
+  it("sends links of the page's own site as paths, and the listing's own page links as their text only", () => {
+    const html =
+      '<a href="https://shop.example/item/7">Blue teapot</a> <img src="https://shop.example/i/7.png" alt="teapot">' +
+      '<a href="https://elsewhere.example/x">Partner</a> <a class="p" href="/list?page=2&amp;sort=new">2</a> <a href="https://shop.example/list?page=3&amp;sort=new">Next</a>';
+    const pager = (url: string): boolean => /\/list\?page=\d+&sort=new$/.test(url);
+    const { html: compact, paths } = compactHtml(html, 'https://shop.example/list?page=1&sort=new', pager);
+    expect(compact).toBe(
+      '<a href="/item/7">Blue teapot</a> <img src="/i/7.png" alt="teapot">' +
+        '<a href="https://elsewhere.example/x">Partner</a> <a class="p">2</a> <a>Next</a>',
+    );
+    expect([...paths]).toEqual(['/item/7', '/i/7.png']);
   });
 });

@@ -26,13 +26,20 @@ const collectionSystemPrompt = `You extract records from web pages for a crawler
  * site as paths (the site's address once per link is much of a listing). Returns the paths it
  * shortened, so only a field that holds one of them is made whole again ({@link absolutePaths}).
  */
-export function compactHtml(html: string, pageUrl: string): { readonly html: string; readonly paths: ReadonlySet<string> } {
+export function compactHtml(html: string, pageUrl: string, unlink?: (url: string) => boolean): { readonly html: string; readonly paths: ReadonlySet<string> } {
   const paths = new Set<string>();
   let origin: string;
   try {
     origin = new URL(pageUrl).origin;
   } catch {
     return { html, paths };
+  }
+  if (unlink) {
+    // Links to the listing's own pages (its pager) lead to no record: their text stays, their address goes.
+    html = html.replace(/(<a(?:\s[^>]*?)?)\shref="([^"]*)"/g, (match, start: string, href: string) => {
+      const decoded = href.replace(/&amp;/g, '&');
+      return URL.canParse(decoded, pageUrl) && unlink(new URL(decoded, pageUrl).href) ? start : match;
+    });
   }
   const quoted = origin.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
   const shortened = html.replace(new RegExp(`(<(?:a|img)\\s[^>]*?(?:href|src)=")${quoted}(/[^"]*)"`, 'g'), (_match, start: string, path: string) => {
@@ -260,6 +267,8 @@ export class PageExtractor<TRecord> {
     readonly since?: string | undefined;
     /** The instruction asks for one record (a record's own page): it is sent as it is. */
     readonly single?: boolean | undefined;
+    /** Whether an address is one of the listing's own pages (its pager): such links are sent as their text only. */
+    readonly pagerLink?: ((url: string) => boolean) | undefined;
   }): Promise<PageRecords<TRecord>> {
     let html: string | undefined;
     let pageUrl = '';
@@ -267,7 +276,7 @@ export class PageExtractor<TRecord> {
     const driver = readingThrough(input.driver, (read, url) => {
       html = read;
       pageUrl = url;
-      const compact = compactHtml((input.since === undefined ? undefined : addedPart(input.since, read)) ?? read, url);
+      const compact = compactHtml((input.since === undefined ? undefined : addedPart(input.since, read)) ?? read, url, input.pagerLink);
       paths = compact.paths;
       return compact.html;
     });

@@ -19,7 +19,7 @@ import { withDeadline } from '../util/deadline';
 import { normalizePageUrl } from './frontier';
 import { runInteraction } from './interaction';
 import { LinkTargets } from './link-targets';
-import { findControl, learnPlan, leadsOn, pageLinksOf, templateOf, type ListingPlan } from './listing-plan';
+import { addressShape, findControl, learnPlan, leadsOn, pageLinksOf, templateOf, type ListingPlan } from './listing-plan';
 import { describeIssues, type DetailPageText, type PageExtractor, type RejectedItem } from './page-extraction';
 import { assertPageAnswered } from './page-retry';
 import { surveyPage, type PageSurvey } from './page-survey';
@@ -304,6 +304,7 @@ export async function readPage<TRecord>(
   let read: string | undefined;
   const extract = async (): Promise<number> => {
     await context.checkpoint();
+    const shape = plan?.pageLinkShape;
     const extracted = await context.extractor.extract({
       driver: slot.driver,
       client: context.extractionLLM,
@@ -311,6 +312,7 @@ export async function readPage<TRecord>(
       urlPolicy: context.urlPolicy,
       signal,
       since: read,
+      pagerLink: shape === undefined ? undefined : (url) => addressShape(url) === shape,
     });
     read = extracted.html;
     let fresh = 0;
