@@ -1,0 +1,405 @@
+// Finds secret values in text as a page shows them (whole or in pieces, in any case, with spaces or
+// separators between characters, split over elements, percent-, HTML-, JSON- or base64-encoded)
+// and puts each one's placeholder in its place. It runs on every page read and every event, so it
+// stays linear in the text: one pass that normalises the text, one lookup per position.
+
+/** One value to find, and the name whose placeholder replaces it. */
+export interface RedactionValue {
+  readonly name: string;
+  readonly value: string;
+}
+
+/** Options of {@link Redactor.redactJoined}. */
+export interface JoinedRedactionOptions {
+  /**
+   * The segments are HTML: tags are skipped as separators (a value split by `<b>` is still one
+   * value) and the placeholder is written HTML-escaped, so it survives the HTML's conversion.
+   */
+  readonly markup?: boolean | undefined;
+}
+
+/**
+ * The length of a piece: any run of this many characters of a value (letters and digits, after
+ * separators are dropped) counts as the value.
+ */
+export const pieceLength = 6;
+/** Values shorter than this are found whole and contiguous only, with the case they were given. */
+const caseInsensitiveLength = 6;
+
+const letterOrDigit = /[\p{L}\p{N}]/u;
+const vowels = /[aeiouyàáâäãåèéêëìíîïòóôöõùúûü]/;
+const namedEntities: Readonly<Record<string, string>> = {
+  amp: '&',
+  lt: '<',
+  gt: '>',
+  quot: '"',
+  apos: "'",
+  nbsp: ' ',
+  commat: '@',
+  period: '.',
+  num: '#',
+  dollar: '$',
+  percnt: '%',
+  lowbar: '_',
+  hyphen: '-',
+  dash: '-',
+  colon: ':',
+  sol: '/',
+  excl: '!',
+  plus: '+',
+  equals: '=',
+  ast: '*',
+};
+
+function escapeRegex(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/** The placeholder of a name. */
+function placeholderOf(name: string): string {
+  return `<secret>${name}</secret>`;
+}
+
+function escapedPlaceholderOf(name: string): string {
+  return `&lt;secret&gt;${name}&lt;/secret&gt;`;
+}
+
+/** `text` encoded as base64 (UTF-8), and as base64url. */
+function base64Forms(bytes: Uint8Array): string[] {
+  let binary = '';
+  for (const byte of bytes) binary += String.fromCharCode(byte);
+  const standard = btoa(binary);
+  return [standard, standard.replace(/\+/g, '-').replace(/\//g, '_')];
+}
+
+/**
+ * The base64 text a value takes inside any longer encoded string (a Basic auth header, a token):
+ * for each of the three alignments, the characters that depend on the value's bytes alone.
+ */
+function embeddedBase64(value: string): string[] {
+  const bytes = new TextEncoder().encode(value);
+  const forms: string[] = [];
+  for (let pad = 0; pad < 3; pad++) {
+    const padded = new Uint8Array(pad + bytes.length);
+    padded.set(bytes, pad);
+    const end = Math.floor((pad + bytes.length) / 3) * 3;
+    if (end <= pad) continue;
+    const usable = padded.slice(0, end);
+    for (const encoded of base64Forms(usable)) {
+      // The first characters mix the padding with the value; skip those.
+      const skip = Math.ceil((pad * 4) / 3);
+      const inner = encoded.slice(skip);
+      if (inner.length >= pieceLength) forms.push(inner);
+    }
+  }
+  // A whole value at the start, with its '=' padding.
+  for (const encoded of base64Forms(bytes)) forms.push(encoded);
+  return [...new Set(forms)];
+}
+
+/** The exact forms a value takes on a page or in a URL, each as a regex source. */
+function exactForms(value: string): string[] {
+  // Percent escapes in either case (%2F, %2f).
+  const percent = (text: string): string =>
+    escapeRegex(text).replace(/%([0-9A-F])([0-9A-F])/g, (_, a: string, b: string) => `%[${a}${a.toLowerCase()}][${b}${b.toLowerCase()}]`);
+  const html = value.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
+  const htmlHex = html.replace(/&#39;/g, '&#x27;');
+  const json = JSON.stringify(value).slice(1, -1);
+  const forms = new Set<string>([escapeRegex(value), escapeRegex(html), escapeRegex(htmlHex), escapeRegex(json)]);
+  for (const encoded of [encodeURIComponent(value), encodeURI(value), encodeURIComponent(value).replace(/%20/g, '+')]) forms.add(percent(encoded));
+  return [...forms];
+}
+
+/** A value reduced to its letters and digits, lower-cased, with the original character of each. */
+function normalizeValue(value: string): { readonly normalized: string; readonly original: string } {
+  let normalized = '';
+  let original = '';
+  for (const character of value) {
+    if (!letterOrDigit.test(character)) continue;
+    const lower = character.toLowerCase();
+    // A character whose lower case is longer (İ) would shift positions: keep it as it is.
+    normalized += lower.length === character.length ? lower : character;
+    original += character;
+  }
+  return { normalized, original };
+}
+
+/**
+ * Whether a piece of a value is unlike ordinary text, so that finding it anywhere means the value
+ * leaked: it holds a digit, mixes upper and lower case, or is letters without a vowel. A piece of
+ * letters alone in one case ("lovela", "forever") is an ordinary word: it counts only as part of
+ * the whole value.
+ */
+export function isDistinctivePiece(original: string): boolean {
+  if (/\p{N}/u.test(original)) return true;
+  const letters = [...original];
+  const hasLower = letters.some((character) => character !== character.toUpperCase());
+  // Upper case after the first letter: a title-cased word is still a word.
+  const hasInnerUpper = letters.slice(1).some((character) => character !== character.toLowerCase());
+  if (hasLower && hasInnerUpper) return true;
+  return !vowels.test(original.toLowerCase());
+}
+
+/** The text reduced as values are: letters and digits, lower-cased, each mapped back to where it came from. */
+interface Stream {
+  readonly text: string;
+  /** Global offset (over the joined segments) of the first original character behind each stream character. */
+  readonly starts: Int32Array;
+  /** Global offset just after the last original character behind each stream character. */
+  readonly ends: Int32Array;
+  /** Whether a separator, a tag or the start of the text comes right before each stream character. */
+  readonly boundaryBefore: Uint8Array;
+}
+
+const placeholderAt = /<secret>[A-Za-z_][\w-]*<\/secret>/y;
+const escapedPlaceholderAt = /&lt;secret&gt;[A-Za-z_][\w-]*&lt;\/secret&gt;/y;
+const tagAt = /<[A-Za-z/!?][^>]*>?/y;
+const entityAt = /&(#\d{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z]{2,8});/y;
+const percentAt = /%([0-9A-Fa-f]{2})/y;
+const unicodeEscapeAt = /\\u([0-9A-Fa-f]{4})/y;
+
+function matchAt(pattern: RegExp, text: string, position: number): RegExpExecArray | null {
+  pattern.lastIndex = position;
+  return pattern.exec(text);
+}
+
+function streamOf(segments: readonly string[], bases: readonly number[], markup: boolean): Stream {
+  const total = segments.reduce((sum, segment) => sum + segment.length, 0);
+  const starts = new Int32Array(total);
+  const ends = new Int32Array(total);
+  const boundaryBefore = new Uint8Array(total);
+  const characters: string[] = [];
+  let separated = true;
+  const emit = (character: string, start: number, end: number): void => {
+    if (!letterOrDigit.test(character)) {
+      separated = true;
+      return;
+    }
+    const lower = character.toLowerCase();
+    const index = characters.length;
+    characters.push(lower.length === character.length ? lower : character);
+    starts[index] = start;
+    ends[index] = end;
+    boundaryBefore[index] = separated ? 1 : 0;
+    separated = false;
+  };
+  segments.forEach((segment, segmentIndex) => {
+    const base = bases[segmentIndex] as number;
+    separated = true;
+    for (let position = 0; position < segment.length; ) {
+      const character = segment[position] as string;
+      if (character === '<') {
+        const placeholder = matchAt(placeholderAt, segment, position) ?? (markup ? matchAt(tagAt, segment, position) : null);
+        if (placeholder) {
+          separated = true;
+          position += placeholder[0].length;
+          continue;
+        }
+      } else if (character === '&') {
+        const escaped = matchAt(escapedPlaceholderAt, segment, position);
+        if (escaped) {
+          separated = true;
+          position += escaped[0].length;
+          continue;
+        }
+        const entity = matchAt(entityAt, segment, position);
+        if (entity) {
+          const body = entity[1] as string;
+          const code = body.startsWith('#x') || body.startsWith('#X') ? parseInt(body.slice(2), 16) : body.startsWith('#') ? parseInt(body.slice(1), 10) : undefined;
+          const decoded = code !== undefined ? (code <= 0x10ffff ? String.fromCodePoint(code) : '') : (namedEntities[body.toLowerCase()] ?? '');
+          emit(decoded.length === 1 ? decoded : ' ', base + position, base + position + entity[0].length);
+          position += entity[0].length;
+          continue;
+        }
+      } else if (character === '%') {
+        const percent = matchAt(percentAt, segment, position);
+        if (percent) {
+          emit(String.fromCharCode(parseInt(percent[1] as string, 16)), base + position, base + position + 3);
+          position += 3;
+          continue;
+        }
+      } else if (character === '\\') {
+        const escape = matchAt(unicodeEscapeAt, segment, position);
+        if (escape) {
+          emit(String.fromCharCode(parseInt(escape[1] as string, 16)), base + position, base + position + 6);
+          position += 6;
+          continue;
+        }
+        // \n, \t, \" in JSON text: the letter after the backslash is not text.
+        if (/[nrtbf"\\/]/.test(segment[position + 1] ?? '')) {
+          separated = true;
+          position += 2;
+          continue;
+        }
+      }
+      emit(character, base + position, base + position + 1);
+      position++;
+    }
+  });
+  return { text: characters.join(''), starts, ends, boundaryBefore };
+}
+
+/** A stretch of the joined text that holds a value: global offsets and whose placeholder goes there. */
+interface Hit {
+  readonly start: number;
+  readonly end: number;
+  readonly name: string;
+}
+
+/**
+ * The redaction of a fixed set of values. Build one when the set changes; it is immutable and
+ * cheap to call: a regular expression for the exact forms, a map of the pieces for the rest.
+ */
+export class Redactor {
+  /** Exact forms of values shorter than {@link caseInsensitiveLength}, matched with their case. */
+  private readonly exact: { readonly pattern: RegExp; readonly names: readonly string[] } | undefined;
+  /** Exact forms of longer values, any case; and their base64 forms, with their case. */
+  private readonly exactAnyCase: { readonly pattern: RegExp; readonly names: readonly string[] } | undefined;
+  private readonly base64: { readonly pattern: RegExp; readonly names: readonly string[] } | undefined;
+  /** Distinctive pieces of the values, by their normalised text. */
+  private readonly pieces = new Map<string, string>();
+  /** Normalised whole values (at least a piece long), found when they stand apart from other text. */
+  private readonly wholes: { readonly normalized: string; readonly name: string }[] = [];
+  /** How much longer than itself a value may show in text (separators, encodings), for callers that cut text after redaction. */
+  readonly margin: number;
+
+  constructor(values: readonly RedactionValue[]) {
+    const short: { source: string; name: string }[] = [];
+    const long: { source: string; name: string }[] = [];
+    const encoded: { source: string; name: string }[] = [];
+    let longest = 0;
+    for (const { name, value } of values) {
+      longest = Math.max(longest, value.length);
+      const forms = exactForms(value).map((source) => ({ source, name }));
+      (value.length < caseInsensitiveLength ? short : long).push(...forms);
+      if (value.length >= caseInsensitiveLength) encoded.push(...embeddedBase64(value).map((form) => ({ source: escapeRegex(form), name })));
+      const { normalized, original } = normalizeValue(value);
+      if (normalized.length < pieceLength) continue;
+      this.wholes.push({ normalized, name });
+      for (let start = 0; start + pieceLength <= normalized.length; start++) {
+        const piece = normalized.slice(start, start + pieceLength);
+        if (!this.pieces.has(piece) && isDistinctivePiece(original.slice(start, start + pieceLength))) this.pieces.set(piece, name);
+      }
+    }
+    this.exact = alternation(short, 'g');
+    this.exactAnyCase = alternation(long, 'gi');
+    this.base64 = alternation(encoded, 'g');
+    this.margin = Math.min(10_000, longest * 6 + 16);
+  }
+
+  /** `text` with every value, whole or in pieces, replaced by its placeholder. */
+  redact(text: string): string {
+    if (!text) return text;
+    return this.redactJoined([text])[0] as string;
+  }
+
+  /**
+   * Segments of one text (the texts of a page's elements in document order, a match and its
+   * context), redacted as if joined: a value split over segments is found, its placeholder put in
+   * the segment where it starts and the rest of it removed from the others.
+   */
+  redactJoined(segments: readonly string[], options: JoinedRedactionOptions = {}): string[] {
+    const markup = options.markup === true;
+    const placeholder = markup ? escapedPlaceholderOf : placeholderOf;
+    // The exact forms first: they catch short values and encodings the stream cannot read (base64).
+    const exact = segments.map((segment) => {
+      let text = segment;
+      for (const redaction of [this.base64, this.exactAnyCase, this.exact]) {
+        if (!redaction || !text) continue;
+        text = text.replace(redaction.pattern, (...groups: unknown[]) => {
+          const index = (groups.slice(1, -2) as (string | undefined)[]).findIndex((group) => group !== undefined);
+          return placeholder(redaction.names[index] ?? 'secret');
+        });
+      }
+      return text;
+    });
+    if (this.wholes.length === 0) return exact;
+    const bases: number[] = [];
+    let offset = 0;
+    for (const segment of exact) {
+      bases.push(offset);
+      offset += segment.length;
+    }
+    const stream = streamOf(exact, bases, markup);
+    const hits = this.findHits(stream);
+    if (hits.length === 0) return exact;
+    return exact.map((segment, index) => {
+      const base = bases[index] as number;
+      const end = base + segment.length;
+      let result = '';
+      let last = base;
+      for (const hit of hits) {
+        if (hit.end <= base || hit.start >= end) continue;
+        const from = Math.max(hit.start, base);
+        const to = Math.min(hit.end, end);
+        result += segment.slice(last - base, from - base);
+        // The placeholder goes where the value starts; the other segments lose their part of it.
+        if (hit.start >= base) result += placeholder(hit.name);
+        last = to;
+      }
+      return result + segment.slice(last - base);
+    });
+  }
+
+  private findHits(stream: Stream): Hit[] {
+    const { text } = stream;
+    const covered: { start: number; end: number; name: string }[] = [];
+    const cover = (start: number, end: number, name: string): void => covered.push({ start, end, name });
+    if (this.pieces.size > 0) {
+      for (let position = 0; position + pieceLength <= text.length; position++) {
+        const name = this.pieces.get(text.slice(position, position + pieceLength));
+        if (name !== undefined) cover(position, position + pieceLength, name);
+      }
+    }
+    for (const { normalized, name } of this.wholes) {
+      for (let position = text.indexOf(normalized); position !== -1; position = text.indexOf(normalized, position + 1)) {
+        const after = position + normalized.length;
+        // A whole value of ordinary letters counts where it stands apart ("sun shine" for "sunshine"), not inside a longer word.
+        if (stream.boundaryBefore[position] === 1 && (after === text.length || stream.boundaryBefore[after] === 1)) cover(position, after, name);
+      }
+    }
+    if (covered.length === 0) return [];
+    covered.sort((a, b) => a.start - b.start);
+    const hits: Hit[] = [];
+    let current = { ...(covered[0] as (typeof covered)[number]) };
+    for (const next of covered.slice(1)) {
+      if (next.start <= current.end) current.end = Math.max(current.end, next.end);
+      else {
+        hits.push({ start: stream.starts[current.start] as number, end: stream.ends[current.end - 1] as number, name: current.name });
+        current = { ...next };
+      }
+    }
+    hits.push({ start: stream.starts[current.start] as number, end: stream.ends[current.end - 1] as number, name: current.name });
+    return hits;
+  }
+}
+
+function alternation(forms: readonly { source: string; name: string }[], flags: string): { pattern: RegExp; names: string[] } | undefined {
+  if (forms.length === 0) return undefined;
+  const sorted = [...forms].sort((a, b) => b.source.length - a.source.length);
+  return { pattern: new RegExp(sorted.map(({ source }) => `(${source})`).join('|'), flags), names: sorted.map(({ name }) => name) };
+}
+
+/**
+ * Cuts `text` to at most `limit` characters, marked with `…` as the page's own cut is, never inside
+ * a placeholder (a placeholder the cut would split is left out whole).
+ */
+export function cutAroundPlaceholders(text: string, limit: number): string {
+  if (text.length <= limit) return text;
+  let end = limit;
+  for (const match of text.matchAll(/<secret>[A-Za-z_][\w-]*<\/secret>/g)) {
+    if (match.index >= limit) break;
+    if (match.index + match[0].length > limit) end = match.index;
+  }
+  return `${text.slice(0, end).trimEnd()}…`;
+}
+
+/** The last `limit` characters of `text`, never starting inside a placeholder (one the cut would split is kept whole). */
+export function tailAroundPlaceholders(text: string, limit: number): string {
+  if (text.length <= limit) return text;
+  let start = text.length - limit;
+  for (const match of text.matchAll(/<secret>[A-Za-z_][\w-]*<\/secret>/g)) {
+    if (match.index < start && match.index + match[0].length > start) start = match.index;
+  }
+  return text.slice(start);
+}
