@@ -299,8 +299,12 @@ export class Redactor {
    * the segment where it starts and the rest of it removed from the others.
    */
   redactJoined(segments: readonly string[], options: JoinedRedactionOptions = {}): string[] {
-    const markup = options.markup === true;
-    const placeholder = markup ? escapedPlaceholderOf : placeholderOf;
+    if (options.markup !== true) return this.redactSegments(segments, false, placeholderOf);
+    // HTML: once with tags skipped (a value split by <b>), once with them read (a value in an attribute).
+    return this.redactSegments(this.redactSegments(segments, true, escapedPlaceholderOf), false, escapedPlaceholderOf);
+  }
+
+  private redactSegments(segments: readonly string[], markup: boolean, placeholder: (name: string) => string): string[] {
     // The exact forms first: they catch short values and encodings the stream cannot read (base64).
     const exact = segments.map((segment) => {
       let text = segment;
@@ -344,7 +348,9 @@ export class Redactor {
   private findHits(stream: Stream): Hit[] {
     const { text } = stream;
     const covered: { start: number; end: number; name: string }[] = [];
-    const cover = (start: number, end: number, name: string): void => covered.push({ start, end, name });
+    const cover = (start: number, end: number, name: string): void => {
+      covered.push({ start, end, name });
+    };
     if (this.pieces.size > 0) {
       for (let position = 0; position + pieceLength <= text.length; position++) {
         const name = this.pieces.get(text.slice(position, position + pieceLength));
@@ -378,28 +384,4 @@ function alternation(forms: readonly { source: string; name: string }[], flags: 
   if (forms.length === 0) return undefined;
   const sorted = [...forms].sort((a, b) => b.source.length - a.source.length);
   return { pattern: new RegExp(sorted.map(({ source }) => `(${source})`).join('|'), flags), names: sorted.map(({ name }) => name) };
-}
-
-/**
- * Cuts `text` to at most `limit` characters, marked with `…` as the page's own cut is, never inside
- * a placeholder (a placeholder the cut would split is left out whole).
- */
-export function cutAroundPlaceholders(text: string, limit: number): string {
-  if (text.length <= limit) return text;
-  let end = limit;
-  for (const match of text.matchAll(/<secret>[A-Za-z_][\w-]*<\/secret>/g)) {
-    if (match.index >= limit) break;
-    if (match.index + match[0].length > limit) end = match.index;
-  }
-  return `${text.slice(0, end).trimEnd()}…`;
-}
-
-/** The last `limit` characters of `text`, never starting inside a placeholder (one the cut would split is kept whole). */
-export function tailAroundPlaceholders(text: string, limit: number): string {
-  if (text.length <= limit) return text;
-  let start = text.length - limit;
-  for (const match of text.matchAll(/<secret>[A-Za-z_][\w-]*<\/secret>/g)) {
-    if (match.index < start && match.index + match[0].length > start) start = match.index;
-  }
-  return text.slice(start);
 }
