@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { htmlToMarkdown } from '../actions/markdown';
-import type { PageScript } from '../browser/types';
+import type { BrowserDriver, PageScript } from '../browser/types';
 import { SecretStore } from '../security/secrets';
 import { callRuntime } from './page-runtime';
 import { bindPageTextRedaction } from './page-text-redaction';
@@ -28,35 +28,44 @@ function pieces(text: string): string[] {
 const cap = (text: string, limit: number): string => (text.length <= limit ? text : `${text.slice(0, limit)}…`);
 
 /** A page whose runtime answers as the real one does: the snapshot cut to `maxTextLength`, the search with `contextChars` of context. */
-function pageDriver(page: { lines: string[]; otpBoxes: string[]; text: string; html: string }): { evaluate: (frameId: string, script: PageScript<unknown, unknown>, argument: unknown) => Promise<unknown> } {
+function pageDriver(page: { lines: string[]; otpBoxes: string[]; text: string; html: string }): Pick<BrowserDriver, 'evaluate'> {
+  const answer = (script: PageScript<unknown, unknown>, argument: unknown): Promise<unknown> => {
+    const request = argument as Record<string, unknown>;
+    if (script.id.endsWith('/snapshot')) {
+      const limit = request.maxTextLength as number;
+      return Promise.resolve({
+        url: 'https://site.example/',
+        title: 'Page',
+        pixelsAbove: 0,
+        pixelsBelow: 0,
+        items: [
+          ...page.lines.map((line) => ({ kind: 'text', text: cap(line, limit), depth: 0 })),
+          ...page.otpBoxes.map((digit, index) => ({
+            kind: 'element',
+            elementId: `e${index}`,
+            tagName: 'input',
+            attributes: { value: digit },
+            text: '',
+            depth: 0,
+          })),
+        ],
+      });
+    }
+    if (script.id.endsWith('/pageText')) {
+      const context = request.contextChars as number;
+      const matches = [...page.text.matchAll(new RegExp(request.source as string, request.flags as string))].map((match) => ({
+        text: match[0],
+        before: page.text.slice(Math.max(0, match.index - context), match.index),
+        after: page.text.slice(match.index + match[0].length, match.index + match[0].length + context),
+      }));
+      return Promise.resolve({ total: matches.length, matches, truncated: false, incomplete: false, scrolledTo: null });
+    }
+    if (script.id.endsWith('/extractHtml')) return Promise.resolve({ url: 'https://site.example/', title: 'Page', html: page.html, truncated: false });
+    throw new Error(`unexpected script ${script.id}`);
+  };
   return {
-    evaluate: (_frameId, script, argument) => {
-      const request = argument as Record<string, unknown>;
-      if (script.id.endsWith('/snapshot')) {
-        const limit = request.maxTextLength as number;
-        return Promise.resolve({
-          url: 'https://site.example/',
-          title: 'Page',
-          pixelsAbove: 0,
-          pixelsBelow: 0,
-          items: [
-            ...page.lines.map((line) => ({ kind: 'text', text: cap(line, limit), depth: 0 })),
-            ...page.otpBoxes.map((digit, index) => ({ kind: 'element', elementId: `e${index}`, tagName: 'input', attributes: { value: digit }, text: '', depth: 0 })),
-          ],
-        });
-      }
-      if (script.id.endsWith('/pageText')) {
-        const context = request.contextChars as number;
-        const matches = [...page.text.matchAll(new RegExp(request.source as string, request.flags as string))].map((match) => ({
-          text: match[0],
-          before: page.text.slice(Math.max(0, match.index - context), match.index),
-          after: page.text.slice(match.index + match[0].length, match.index + match[0].length + context),
-        }));
-        return Promise.resolve({ total: matches.length, matches, truncated: false, incomplete: false, scrolledTo: null });
-      }
-      if (script.id.endsWith('/extractHtml')) return Promise.resolve({ url: 'https://site.example/', title: 'Page', html: page.html, truncated: false });
-      throw new Error(`unexpected script ${script.id}`);
-    },
+    evaluate: <TArg, TResult>(_frameId: string, script: PageScript<TArg, TResult>, argument: TArg) =>
+      answer(script as PageScript<unknown, unknown>, argument) as Promise<TResult>,
   };
 }
 

@@ -186,7 +186,7 @@ function streamOf(segments: readonly string[], bases: readonly number[], markup:
   segments.forEach((segment, segmentIndex) => {
     const base = bases[segmentIndex] as number;
     separated = true;
-    for (let position = 0; position < segment.length; ) {
+    for (let position = 0; position < segment.length;) {
       const character = segment[position] as string;
       if (character === '<') {
         const placeholder = matchAt(placeholderAt, segment, position) ?? (markup ? matchAt(tagAt, segment, position) : null);
@@ -205,7 +205,8 @@ function streamOf(segments: readonly string[], bases: readonly number[], markup:
         const entity = matchAt(entityAt, segment, position);
         if (entity) {
           const body = entity[1] as string;
-          const code = body.startsWith('#x') || body.startsWith('#X') ? parseInt(body.slice(2), 16) : body.startsWith('#') ? parseInt(body.slice(1), 10) : undefined;
+          const code =
+            body.startsWith('#x') || body.startsWith('#X') ? parseInt(body.slice(2), 16) : body.startsWith('#') ? parseInt(body.slice(1), 10) : undefined;
           const decoded = code !== undefined ? (code <= 0x10ffff ? String.fromCodePoint(code) : '') : (namedEntities[body.toLowerCase()] ?? '');
           emit(decoded.length === 1 ? decoded : ' ', base + position, base + position + entity[0].length);
           position += entity[0].length;
