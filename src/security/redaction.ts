@@ -112,16 +112,10 @@ function exactForms(value: string): string[] {
 
 /** A value reduced to its letters and digits, lower-cased, with the original character of each. */
 function normalizeValue(value: string): { readonly normalized: string; readonly original: string } {
-  let normalized = '';
+  const stream = streamOf([value], [0], false);
   let original = '';
-  for (const character of value) {
-    if (!letterOrDigit.test(character)) continue;
-    const lower = character.toLowerCase();
-    // A character whose lower case is longer (İ) would shift positions: keep it as it is.
-    normalized += lower.length === character.length ? lower : character;
-    original += character;
-  }
-  return { normalized, original };
+  for (let index = 0; index < stream.text.length; index++) original += value.slice(stream.starts[index], stream.ends[index]);
+  return { normalized: stream.text, original };
 }
 
 /**
@@ -143,6 +137,8 @@ export function isDistinctivePiece(original: string): boolean {
 /** The text reduced as values are: letters and digits, lower-cased, each mapped back to where it came from. */
 interface Stream {
   readonly text: string;
+  /** The same text as code units, for hashing without allocating. */
+  readonly codes: Uint16Array;
   /** Global offset (over the joined segments) of the first original character behind each stream character. */
   readonly starts: Int32Array;
   /** Global offset just after the last original character behind each stream character. */
@@ -168,34 +164,49 @@ function streamOf(segments: readonly string[], bases: readonly number[], markup:
   const starts = new Int32Array(total);
   const ends = new Int32Array(total);
   const boundaryBefore = new Uint8Array(total);
-  const characters: string[] = [];
+  const codes = new Uint16Array(total);
+  let count = 0;
   let separated = true;
-  const emit = (character: string, start: number, end: number): void => {
-    if (!letterOrDigit.test(character)) {
-      separated = true;
-      return;
+  /** Adds one character (a UTF-16 code unit) of text: a letter or digit lower-cased, anything else as a separator. */
+  const emit = (code: number, start: number, end: number): void => {
+    let lower: number;
+    if (code < 128) {
+      // ASCII first, without a regular expression: most page text is.
+      if (code >= 65 && code <= 90) lower = code + 32;
+      else if ((code >= 97 && code <= 122) || (code >= 48 && code <= 57)) lower = code;
+      else {
+        separated = true;
+        return;
+      }
+    } else {
+      const character = String.fromCharCode(code);
+      if (!letterOrDigit.test(character)) {
+        separated = true;
+        return;
+      }
+      const folded = character.toLowerCase();
+      lower = folded.length === 1 ? folded.charCodeAt(0) : code;
     }
-    const lower = character.toLowerCase();
-    const index = characters.length;
-    characters.push(lower.length === character.length ? lower : character);
-    starts[index] = start;
-    ends[index] = end;
-    boundaryBefore[index] = separated ? 1 : 0;
+    codes[count] = lower;
+    starts[count] = start;
+    ends[count] = end;
+    boundaryBefore[count] = separated ? 1 : 0;
+    count++;
     separated = false;
   };
   segments.forEach((segment, segmentIndex) => {
     const base = bases[segmentIndex] as number;
     separated = true;
     for (let position = 0; position < segment.length;) {
-      const character = segment[position] as string;
-      if (character === '<') {
+      const code = segment.charCodeAt(position);
+      if (code === 60 /* < */) {
         const placeholder = matchAt(placeholderAt, segment, position) ?? (markup ? matchAt(tagAt, segment, position) : null);
         if (placeholder) {
           separated = true;
           position += placeholder[0].length;
           continue;
         }
-      } else if (character === '&') {
+      } else if (code === 38 /* & */) {
         const escaped = matchAt(escapedPlaceholderAt, segment, position);
         if (escaped) {
           separated = true;
@@ -208,21 +219,21 @@ function streamOf(segments: readonly string[], bases: readonly number[], markup:
           const code =
             body.startsWith('#x') || body.startsWith('#X') ? parseInt(body.slice(2), 16) : body.startsWith('#') ? parseInt(body.slice(1), 10) : undefined;
           const decoded = code !== undefined ? (code <= 0x10ffff ? String.fromCodePoint(code) : '') : (namedEntities[body.toLowerCase()] ?? '');
-          emit(decoded.length === 1 ? decoded : ' ', base + position, base + position + entity[0].length);
+          emit(decoded.length === 1 ? decoded.charCodeAt(0) : 32, base + position, base + position + entity[0].length);
           position += entity[0].length;
           continue;
         }
-      } else if (character === '%') {
+      } else if (code === 37 /* % */) {
         const percent = matchAt(percentAt, segment, position);
         if (percent) {
-          emit(String.fromCharCode(parseInt(percent[1] as string, 16)), base + position, base + position + 3);
+          emit(parseInt(percent[1] as string, 16), base + position, base + position + 3);
           position += 3;
           continue;
         }
-      } else if (character === '\\') {
+      } else if (code === 92 /* \\ */) {
         const escape = matchAt(unicodeEscapeAt, segment, position);
         if (escape) {
-          emit(String.fromCharCode(parseInt(escape[1] as string, 16)), base + position, base + position + 6);
+          emit(parseInt(escape[1] as string, 16), base + position, base + position + 6);
           position += 6;
           continue;
         }
@@ -233,11 +244,13 @@ function streamOf(segments: readonly string[], bases: readonly number[], markup:
           continue;
         }
       }
-      emit(character, base + position, base + position + 1);
+      emit(code, base + position, base + position + 1);
       position++;
     }
   });
-  return { text: characters.join(''), starts, ends, boundaryBefore };
+  let text = '';
+  for (let from = 0; from < count; from += 8192) text += String.fromCharCode(...codes.subarray(from, Math.min(count, from + 8192)));
+  return { text, codes, starts, ends, boundaryBefore };
 }
 
 /** A stretch of the joined text that holds a value: global offsets and whose placeholder goes there. */
@@ -259,6 +272,8 @@ export class Redactor {
   private readonly base64: { readonly pattern: RegExp; readonly names: readonly string[] } | undefined;
   /** Distinctive pieces of the values, by their normalised text. */
   private readonly pieces = new Map<string, string>();
+  /** The pieces' hashes ({@link hashAt}), so that a position of the text is looked up without making a string. */
+  private readonly pieceHashes = new Set<number>();
   /** Normalised whole values (at least a piece long), found when they stand apart from other text. */
   private readonly wholes: { readonly normalized: string; readonly name: string }[] = [];
   /** How much longer than itself a value may show in text (separators, encodings), for callers that cut text after redaction. */
@@ -279,7 +294,15 @@ export class Redactor {
       this.wholes.push({ normalized, name });
       for (let start = 0; start + pieceLength <= normalized.length; start++) {
         const piece = normalized.slice(start, start + pieceLength);
-        if (!this.pieces.has(piece) && isDistinctivePiece(original.slice(start, start + pieceLength))) this.pieces.set(piece, name);
+        if (!this.pieces.has(piece) && isDistinctivePiece(original.slice(start, start + pieceLength))) {
+          this.pieces.set(piece, name);
+          this.pieceHashes.add(
+            hashAt(
+              Uint16Array.from(piece, (character) => character.charCodeAt(0)),
+              0,
+            ),
+          );
+        }
       }
     }
     this.exact = alternation(short, 'g');
@@ -354,6 +377,7 @@ export class Redactor {
     };
     if (this.pieces.size > 0) {
       for (let position = 0; position + pieceLength <= text.length; position++) {
+        if (!this.pieceHashes.has(hashAt(stream.codes, position))) continue;
         const name = this.pieces.get(text.slice(position, position + pieceLength));
         if (name !== undefined) cover(position, position + pieceLength, name);
       }
@@ -379,6 +403,13 @@ export class Redactor {
     hits.push({ start: stream.starts[current.start] as number, end: stream.ends[current.end - 1] as number, name: current.name });
     return hits;
   }
+}
+
+/** A hash of the piece of `codes` that starts at `at`. */
+function hashAt(codes: Uint16Array, at: number): number {
+  let hash = 0;
+  for (let offset = 0; offset < pieceLength; offset++) hash = (Math.imul(hash, 31) + (codes[at + offset] as number)) | 0;
+  return hash;
 }
 
 function alternation(forms: readonly { source: string; name: string }[], flags: string): { pattern: RegExp; names: string[] } | undefined {
