@@ -13,7 +13,7 @@
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { defineAction, Executor, type ExecutionResult, type ExecutorEventName } from 'plannav';
 import { createRunReport, recordRun, saveHistory } from 'plannav/node';
@@ -104,7 +104,9 @@ function plan(fields: { done?: boolean; nextSteps?: string; finalAnswer?: string
 }
 
 function act(actions: Record<string, unknown>[], nextGoal: string): ProviderReply {
-  return { object: { current_state: { evaluation_previous_goal: 'Unknown', memory: 'Working through the account pages.', next_goal: nextGoal }, action: actions } };
+  return {
+    object: { current_state: { evaluation_previous_goal: 'Unknown', memory: 'Working through the account pages.', next_goal: nextGoal }, action: actions },
+  };
 }
 
 /** The index of the first element line of the state that matches `pattern` (as a model reads it). */
@@ -131,7 +133,7 @@ function mainScript(origin: string): (call: ProviderCall) => ProviderReply {
         ? plan({ done: true, finalAnswer: 'Signed in; the account page lists an API token, a recovery key and a backup code.' })
         : plan({ nextSteps: `Read ${origin}/account, then sign in at ${origin}/login.` });
     }
-    if (call.toolName === 'validator_output') return { object: { is_valid: true, reason: 'The answer fits the task.', answer: 'ok' } };
+    if (call.toolName === 'validator_output') return { object: { is_valid: true, reason: 'The answer fits the task.' } };
     if (call.toolName !== 'navigator_output') return extractionReply(call);
     const state = call.lastUserText;
     const step = navigatorStep++;
@@ -145,7 +147,7 @@ function mainScript(origin: string): (call: ProviderCall) => ProviderReply {
       case 3:
         return act([{ search_page: { pattern: 'token', context_chars: 10, max_results: 20 } }], 'Find the token mentions');
       case 4:
-        return act([{ extract_content: { goal: 'List every account detail shown on the page' } }], 'Read the whole page');
+        return act([{ extract_content: { goal: 'List every account detail shown on the page', include_links: true } }], 'Read the whole page');
       case 5:
         return act([{ scroll_to_bottom: {} }], 'See the end of the page');
       case 6:
@@ -222,7 +224,8 @@ function describeErrorChain(error: unknown): string {
     seen.add(value);
     if (value instanceof Error) {
       const own: Record<string, unknown> = {};
-      for (const key of Object.getOwnPropertyNames(value)) if (key !== 'stack' && key !== 'cause') own[key] = (value as unknown as Record<string, unknown>)[key];
+      for (const key of Object.getOwnPropertyNames(value))
+        if (key !== 'stack' && key !== 'cause') own[key] = (value as unknown as Record<string, unknown>)[key];
       parts.push(`${value.name}: ${value.message}`, value.stack ?? '', safeJson(own));
       if (value instanceof AggregateError) for (const inner of value.errors) visit(inner, depth + 1);
       visit(value.cause, depth + 1);
@@ -240,7 +243,10 @@ function safeJson(value: unknown): string {
       if (inner instanceof Uint8Array) return `<${inner.byteLength} bytes>`;
       if (inner instanceof Map) return [...inner.entries()];
       if (inner instanceof Set) return [...inner];
-      if (inner instanceof Error) return { ...inner, name: inner.name, message: inner.message, stack: inner.stack, cause: inner.cause };
+      if (inner instanceof Error) {
+        const own = Object.fromEntries(Object.getOwnPropertyNames(inner).map((key) => [key, (inner as unknown as Record<string, unknown>)[key]]));
+        return { ...own, name: inner.name, message: inner.message, stack: inner.stack, cause: inner.cause };
+      }
       if (typeof inner === 'object' && inner !== null) {
         if (seen.has(inner)) return '<cycle>';
         seen.add(inner);
@@ -250,35 +256,19 @@ function safeJson(value: unknown): string {
   );
 }
 
-/** What the process printed while `run` ran (stdout, stderr and the console), passed on as well. */
+/** What the process printed while `run` ran (stdout, stderr and the console); it is passed on as well. */
 async function captureOutput<T>(run: () => Promise<T>): Promise<{ value: T; output: string }> {
-  const printed: string[] = [];
-  const stdoutWrite = process.stdout.write.bind(process.stdout);
-  const stderrWrite = process.stderr.write.bind(process.stderr);
-  const consoleMethods = ['log', 'info', 'warn', 'error', 'debug', 'trace'] as const;
-  const originals = consoleMethods.map((name) => console[name]);
-  process.stdout.write = ((chunk: unknown, ...rest: unknown[]) => {
-    printed.push(String(chunk));
-    return (stdoutWrite as (...args: unknown[]) => boolean)(chunk, ...rest);
-  }) as typeof process.stdout.write;
-  process.stderr.write = ((chunk: unknown, ...rest: unknown[]) => {
-    printed.push(String(chunk));
-    return (stderrWrite as (...args: unknown[]) => boolean)(chunk, ...rest);
-  }) as typeof process.stderr.write;
-  consoleMethods.forEach((name, index) => {
-    console[name] = (...args: unknown[]) => {
-      printed.push(args.map((arg) => (typeof arg === 'string' ? arg : safeJson(arg))).join(' '));
-      (originals[index] as (...args: unknown[]) => void)(...args);
-    };
-  });
+  const spies: Array<{ readonly mock: { readonly calls: readonly (readonly unknown[])[] }; mockRestore(): void }> = [
+    vi.spyOn(process.stdout, 'write'),
+    vi.spyOn(process.stderr, 'write'),
+    ...(['log', 'info', 'warn', 'error', 'debug', 'trace'] as const).map((name) => vi.spyOn(console, name)),
+  ];
+  const asText = (arg: unknown): string => (typeof arg === 'string' ? arg : arg instanceof Uint8Array ? Buffer.from(arg).toString('utf8') : safeJson(arg));
   try {
-    return { value: await run(), output: printed.join('\n') };
+    const value = await run();
+    return { value, output: spies.flatMap((spy) => spy.mock.calls.map((args) => args.map(asText).join(' '))).join('\n') };
   } finally {
-    process.stdout.write = stdoutWrite as typeof process.stdout.write;
-    process.stderr.write = stderrWrite as typeof process.stderr.write;
-    consoleMethods.forEach((name, index) => {
-      console[name] = originals[index] as (typeof console)[typeof name];
-    });
+    for (const spy of spies) spy.mockRestore();
   }
 }
 
@@ -311,15 +301,23 @@ let site: CanarySite;
 let workDir: string;
 const runs: ScenarioRun[] = [];
 
-async function runScenario(label: string, respond: (call: ProviderCall) => ProviderReply): Promise<ScenarioRun> {
+async function runScenario(label: string, respond: (call: ProviderCall) => ProviderReply, validate: boolean): Promise<ScenarioRun> {
   const provider = await startFakeOpenAI(respond);
   const dir = join(workDir, label);
-  const model = new OpenAIChatModel({ provider: 'openai', model: 'canary-model', baseURL: provider.baseURL, apiKey: 'sk-canary-test-key', structuredOutput: 'tool' });
+  const model = new OpenAIChatModel({
+    provider: 'openai',
+    model: 'canary-model',
+    baseURL: provider.baseURL,
+    apiKey: 'sk-canary-test-key',
+    structuredOutput: 'tool',
+  });
   const cassette = join(dir, 'cassette.json');
   const llm = recordModelCalls(model, cassette);
   const executor = new Executor({
     task: `Read the account details at ${site.origin}/account, then sign in at ${site.origin}/login with the saved password, code and token.`,
     llm,
+    // The validator's requests go through the same adapter, so they are scanned too.
+    ...(validate ? { validatorLLM: llm } : {}),
     browser: driver,
     secrets: secretValues,
     actions: [readVault],
@@ -330,7 +328,7 @@ async function runScenario(label: string, respond: (call: ProviderCall) => Provi
   });
   const events: Array<{ type: string; event: unknown }> = [];
   for (const name of Object.keys(everyEvent) as ExecutorEventName[]) {
-    executor.on(name, ((event: unknown) => events.push({ type: name, event })) as never);
+    executor.on(name, (event: unknown) => events.push({ type: name, event }));
   }
   const recording = recordRun(executor, join(dir, 'journal'));
   let result: ExecutionResult | undefined;
@@ -377,8 +375,8 @@ beforeAll(async () => {
   workDir = await mkdtemp(join(tmpdir(), 'plannav-secrets-canary-'));
   site = await startCanarySite(secretValues, accountPath);
   driver = await PlaywrightDriver.launch({ settle: { maxWaitMs: 2000 } });
-  runs.push(await runScenario('main run', mainScript(site.origin)));
-  runs.push(await runScenario('provider error run', errorScript(site.origin)));
+  runs.push(await runScenario('main run', mainScript(site.origin), true));
+  runs.push(await runScenario('provider error run', errorScript(site.origin), false));
   hits = scanSinks(
     runs.flatMap((run) => run.sinks),
     canaries,
@@ -406,7 +404,9 @@ function run(label: (typeof labels)[number]): ScenarioRun {
 }
 
 function actionEnds(scenario: ScenarioRun): Array<{ action: string; result: string | undefined; error: { message: string } | undefined }> {
-  return scenario.events.filter((entry) => entry.type === 'action-end').map((entry) => entry.event as { action: string; result: string | undefined; error: { message: string } | undefined });
+  return scenario.events
+    .filter((entry) => entry.type === 'action-end')
+    .map((entry) => entry.event as { action: string; result: string | undefined; error: { message: string } | undefined });
 }
 
 describe('secrets canary: the runs did what the scan relies on', () => {
@@ -424,7 +424,8 @@ describe('secrets canary: the runs did what the scan relies on', () => {
     const searches = ended.filter((entry) => entry.action === 'search_page');
     expect(searches).toHaveLength(3);
     for (const search of searches) expect(search.result ?? '').not.toMatch(/\b0 match/i);
-    // The extraction model was called (a request that forced neither the Planner's nor the Navigator's tool).
+    // The validator judged the answer, and the extraction model was called (a request that forced none of the agents' tools).
+    expect(main.provider.calls.some((call) => call.toolName === 'validator_output')).toBe(true);
     expect(main.provider.calls.some((call) => !['planner_output', 'navigator_output', 'validator_output'].includes(call.toolName))).toBe(true);
     // The model saw the account page and, after the scroll, its end.
     expect(main.provider.calls.some((call) => call.lastUserText.includes('Account settings'))).toBe(true);
@@ -470,10 +471,24 @@ describe('secrets canary: the scanner can fail', () => {
       ['a 6-character piece', `…cut here ${apiToken.slice(7, 13)}…`, 'apiToken'],
       ['upper case', `KEY ${accountKey.toUpperCase()}`, 'accountKey'],
       ['lower case', `pw ${password.toLowerCase()}`, 'password'],
-      ['one digit per box, spaced', `Code: ${[...code].join(' ')}`, 'code'],
+      ['one digit per box, spaced', `Code: ${Array.from(code).join(' ')}`, 'code'],
       ['dashes between groups', `Key ${(accountKey.match(/.{1,4}/g) ?? []).join('-')}`, 'accountKey'],
       ['markdown bold inside', `Token ${apiToken.slice(0, 6)}**${apiToken.slice(6, 12)}**_${apiToken.slice(12)}_`, 'apiToken'],
       ['highlight marks inside', `…${code.slice(0, 4)}«${code.slice(4, 9)}»`, 'code'],
+      [
+        'one character per box, in attributes',
+        Array.from(code)
+          .map((digit, index) => `[${index + 12}]<input value="${digit}">Digit ${index + 1} />`)
+          .join('\n'),
+        'code',
+      ],
+      [
+        'one character per box, labelled',
+        Array.from(code)
+          .map((digit) => `(field: ${digit})`)
+          .join(' '),
+        'code',
+      ],
       ['split over two elements joined with a space', `${password.slice(0, 8)} ${password.slice(8)}`, 'password'],
       ['percent-encoded, every byte', percentEncodeAll(apiToken), 'apiToken'],
       ['form-encoded', new URLSearchParams({ p: passphrase }).toString(), 'passphrase'],
@@ -489,8 +504,18 @@ describe('secrets canary: the scanner can fail', () => {
         `${form}: ${text}`,
       ).toContain(canary);
     }
-    const placeholdersOnly = 'Typed secret `password` into element 4; token <secret>apiToken</secret>; code [redacted] at 2026-12-06T17:45:12.345Z, 1796580123456 ms';
+    const placeholdersOnly =
+      'Typed secret `password` into element 4; token <secret>apiToken</secret>; code [redacted] at 2026-12-06T17:45:12.345Z, 1796580123456 ms';
     expect(scanSinks([{ name: 'placeholders', text: placeholdersOnly }], canaries)).toEqual([]);
+  });
+
+  it('catches what is printed: the stdout/stderr capture sees console and stream writes', async () => {
+    const { output } = await captureOutput(async () => {
+      console.warn(`planted piece ${secretValues.accountKey.slice(2, 10)}`);
+      process.stderr.write(`planted code ${secretValues.code.slice(1, 9)}\n`);
+    });
+    const found = scanSinks([{ name: 'captured output', text: output }], canaries);
+    expect(found.map((hit) => hit.canary).sort()).toEqual(['accountKey', 'code']);
   });
 
   it('finds nothing on the pages filled with decoys, and a hit in every section when filled with the canaries', async () => {

@@ -20,7 +20,7 @@ export interface Sink {
 export interface CanaryHit {
   readonly sink: string;
   readonly canary: string;
-  /** The view of the sink it was found in: `raw`, `json`, `html`, `percent`, `base64`, `separated` or `one-per-element`. */
+  /** The view of the sink it was found in: `raw`, `json`, `html`, `percent`, `base64`, `separated`, `one-per-element` or `lone-characters`. */
   readonly view: string;
   /** The matched characters as they stand in that view. */
   readonly piece: string;
@@ -119,11 +119,12 @@ function decodeBase64Tokens(view: View): View {
       const part = token.slice(shift);
       const usable = part.slice(0, part.length - (part.replace(/=+$/, '').length % 4 === 1 ? 1 : 0));
       const candidate = Buffer.from(usable, 'base64').toString('utf8');
-      const printable = [...candidate].filter((character) => /[\x20-\x7e]/.test(character)).length;
+      const printable = Array.from(candidate).filter((character) => /[\x20-\x7e]/.test(character)).length;
       if (candidate.length < minPieceLength || printable / candidate.length < 0.9) continue;
       const start = match.index + shift + (match[1]?.length ?? 0);
       text += `${candidate}\n`;
-      for (let index = 0; index <= candidate.length; index++) origin.push(view.origin[start + Math.min(usable.length - 1, Math.floor((index * 4) / 3))] as number);
+      for (let index = 0; index <= candidate.length; index++)
+        origin.push(view.origin[start + Math.min(usable.length - 1, Math.floor((index * 4) / 3))] as number);
     }
   }
   return { name: 'base64', text, origin };
@@ -140,6 +141,26 @@ function singleCharacters(view: View): View {
   return { name: 'one-per-element', text, origin };
 }
 
+/**
+ * Characters that stand alone between other characters (`(field: 7) (field: 3)`), joined while
+ * each is at most 24 characters from the one before: a value spread over labelled boxes.
+ */
+function loneCharacters(view: View): View {
+  let text = '';
+  const origin: number[] = [];
+  let previous = -Infinity;
+  for (const match of view.text.matchAll(/(?<![A-Za-z0-9])([A-Za-z0-9])(?![A-Za-z0-9])/g)) {
+    if (match.index - previous > 24) {
+      text += '\u0000';
+      origin.push(view.origin[match.index] as number);
+    }
+    text += match[1] as string;
+    origin.push(view.origin[match.index] as number);
+    previous = match.index;
+  }
+  return { name: 'lone-characters', text, origin };
+}
+
 /** The text without separators, each kept character with its origin. */
 function withoutSeparators(view: View): View {
   let text = '';
@@ -154,7 +175,9 @@ function withoutSeparators(view: View): View {
 }
 
 function stripSeparators(value: string): string {
-  return [...value].filter((character) => !separator.test(character)).join('');
+  return Array.from(value)
+    .filter((character) => !separator.test(character))
+    .join('');
 }
 
 /** One canary as a view compares it: its name, its value lower-cased (without separators for that view). */
@@ -218,7 +241,8 @@ function flat(part: string): string {
 function showContext(text: string, from: number, to: number, view: string, piece: string): string {
   const before = text.slice(Math.max(0, from - 20), from);
   const after = text.slice(to, to + 20);
-  const shown = `${from > 20 ? '…' : ''}${flat(before)}⟦${flat(text.slice(from, to))}⟧${flat(after)}${to + 20 < text.length ? '…' : ''}`;
+  const hit = to - from > 40 ? `${text.slice(from, from + 20)}…${text.slice(to - 20, to)}` : text.slice(from, to);
+  const shown = `${from > 20 ? '…' : ''}${flat(before)}⟦${flat(hit)}⟧${flat(after)}${to + 20 < text.length ? '…' : ''}`;
   return view === 'raw' ? shown : `${shown}  ⇐ ${view}: ${flat(piece)}`;
 }
 
@@ -228,7 +252,17 @@ function viewsOf(text: string): View[] {
   const json = unescapeJson(raw);
   const html = decodeHtmlEntities(json);
   const percent = decodePercent(html);
-  return [raw, json, html, percent, decodeBase64Tokens(raw), decodeBase64Tokens(percent), withoutSeparators(percent), singleCharacters(percent)];
+  return [
+    raw,
+    json,
+    html,
+    percent,
+    decodeBase64Tokens(raw),
+    decodeBase64Tokens(percent),
+    withoutSeparators(percent),
+    singleCharacters(percent),
+    loneCharacters(percent),
+  ];
 }
 
 /**
@@ -246,7 +280,7 @@ export function scanSinks(sinks: readonly Sink[], canaries: readonly Canary[]): 
     const covered = new Map<string, Array<[number, number]>>();
     for (const view of viewsOf(sink.text)) {
       const lower = view.text.toLowerCase();
-      const index = view.name === 'separated' || view.name === 'one-per-element' ? separatedIndex : plainIndex;
+      const index = ['separated', 'one-per-element', 'lone-characters'].includes(view.name) ? separatedIndex : plainIndex;
       for (const { needle, start, end } of findPieces(lower, index)) {
         const from = view.origin[start] as number;
         const to = Math.max(from + 1, (view.origin[end - 1] as number) + 1);

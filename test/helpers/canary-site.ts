@@ -34,7 +34,9 @@ function escapeHtml(text: string): string {
 
 /** Every byte as `%XX`, letters and digits too. */
 export function percentEncodeAll(value: string): string {
-  return [...Buffer.from(value, 'utf8')].map((byte) => `%${byte.toString(16).toUpperCase().padStart(2, '0')}`).join('');
+  return Array.from(Buffer.from(value, 'utf8'))
+    .map((byte) => `%${byte.toString(16).toUpperCase().padStart(2, '0')}`)
+    .join('');
 }
 
 /** Deterministic filler text of exactly `length` characters, ending in a space. */
@@ -64,9 +66,9 @@ function transform(value: string, name: string, args: readonly string[]): { text
     case 'uri':
       return { text: encodeURIComponent(value) };
     case 'spaced':
-      return { text: [...value].join(' ') };
+      return { text: Array.from(value).join(' ') };
     case 'hyphens':
-      return { text: [...value].join('-') };
+      return { text: Array.from(value).join('-') };
     case 'dashed':
       return { text: (value.match(/.{1,4}/g) ?? []).join('-') };
     case 'slice':
@@ -74,12 +76,17 @@ function transform(value: string, name: string, args: readonly string[]): { text
     case 'boxes':
       return {
         markup: true,
-        text: [...value]
+        text: Array.from(value)
           .map((character, index) => `<input type="text" size="1" maxlength="1" value="${escapeHtml(character)}" aria-label="Digit ${index + 1}" readonly>`)
           .join(''),
       };
     case 'cells':
-      return { markup: true, text: [...value].map((character) => `<span class="cell">${escapeHtml(character)}</span>`).join('') };
+      return {
+        markup: true,
+        text: Array.from(value)
+          .map((character) => `<span class="cell">${escapeHtml(character)}</span>`)
+          .join(''),
+      };
     default:
       throw new Error(`Unknown transform ${name} in a secrets-canary fixture`);
   }
