@@ -149,12 +149,14 @@ function mainScript(origin: string): (call: ProviderCall) => ProviderReply {
       case 4:
         return act([{ extract_content: { goal: 'List every account detail shown on the page', include_links: true } }], 'Read the whole page');
       case 5:
-        return act([{ scroll_to_bottom: {} }], 'See the end of the page');
+        return act([{ scroll_to_text: { text: 'Notes' } }], 'Read the notes');
       case 6:
-        return act([{ read_vault: { entry: 'api' } }], 'Check the vault entry');
+        return act([{ scroll_to_bottom: {} }], 'See the end of the page');
       case 7:
+        return act([{ read_vault: { entry: 'api' } }], 'Check the vault entry');
+      case 8:
         return act([{ go_to_url: { url: `${origin}/login` } }], 'Open the sign-in page');
-      case 8: {
+      case 9: {
         const fields: Array<[RegExp, string]> = [
           [/<input[^\n]*name="username"/, 'ada'],
           [/<input[^\n]*name="password"/, '<secret>password</secret>'],
@@ -167,7 +169,7 @@ function mainScript(origin: string): (call: ProviderCall) => ProviderReply {
         });
         return act(actions.length > 0 ? actions : [{ scroll_to_top: {} }], 'Fill in the sign-in form');
       }
-      case 9: {
+      case 10: {
         const button = indexOf(state, /<button[^\n]*Sign in/);
         return act(button === undefined ? [{ send_keys: { keys: 'Enter' } }] : [{ click_element: { index: button } }], 'Sign in');
       }
@@ -321,7 +323,7 @@ async function runScenario(label: string, respond: (call: ProviderCall) => Provi
     browser: driver,
     secrets: secretValues,
     actions: [readVault],
-    maxSteps: 16,
+    maxSteps: 18,
     maxFailures: 3,
     modelRetry: { retries: 0 },
     finalAnswerOnLimit: false,
@@ -416,7 +418,17 @@ describe('secrets canary: the runs did what the scan relies on', () => {
     expect(main.result?.status).toBe('ok');
     const ended = actionEnds(main);
     const names = ended.map((entry) => entry.action);
-    for (const name of ['go_to_url', 'search_page', 'extract_content', 'scroll_to_bottom', 'read_vault', 'input_text', 'click_element', 'done']) {
+    for (const name of [
+      'go_to_url',
+      'search_page',
+      'extract_content',
+      'scroll_to_text',
+      'scroll_to_bottom',
+      'read_vault',
+      'input_text',
+      'click_element',
+      'done',
+    ]) {
       expect(names, `action ${name} ran`).toContain(name);
     }
     const failed = ended.filter((entry) => entry.error !== undefined).map((entry) => `${entry.action}: ${entry.error?.message}`);
@@ -430,6 +442,8 @@ describe('secrets canary: the runs did what the scan relies on', () => {
     // The model saw the account page and, after the scroll, its end.
     expect(main.provider.calls.some((call) => call.lastUserText.includes('Account settings'))).toBe(true);
     expect(main.provider.calls.some((call) => call.lastUserText.includes('Below the fold'))).toBe(true);
+    // And, scrolled to the notes, their long lines (where the view cuts lines).
+    expect(main.provider.calls.some((call) => call.toolName === 'navigator_output' && call.lastUserText.includes('the quarterly report'))).toBe(true);
   });
 
   it('positive control: the sign-in form posted the real values to the site', () => {
