@@ -10,6 +10,8 @@
 // without reading how plannav redacts.
 //
 // Not scanned: screenshots and the GIF (pixels, documented as not covered; screenshots stay off).
+// A failing sink prints its hits with the text around each; the whole table is printed on every
+// run, and PLANNAV_CANARY_DUMP=<folder> writes each sink's full text there.
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
