@@ -105,7 +105,22 @@ function redactSnapshot(answer: Record<string, unknown>, redaction: PageTextReda
       }
     }
   }
-  const redacted = redaction.redactJoined(segments);
+  // Read three ways, each as one text: each attribute across the elements (one box's `value` after
+  // another's, with labels between them in the view), the texts alone, then everything in document order.
+  const views = new Map<string, number[]>();
+  places.forEach(({ attribute }, position) => {
+    const key = attribute === undefined ? '' : `@${attribute}`;
+    let view = views.get(key);
+    if (!view) views.set(key, (view = []));
+    view.push(position);
+  });
+  for (const positions of [...views.values(), places.map((_, position) => position)]) {
+    const parts = redaction.redactJoined(positions.map((position) => segments[position] as string));
+    positions.forEach((position, index) => {
+      segments[position] = parts[index] as string;
+    });
+  }
+  const redacted = segments;
   const copies = new Map<Record<string, unknown>, Record<string, unknown>>();
   const copyOf = (item: Record<string, unknown>): Record<string, unknown> => {
     let copy = copies.get(item);

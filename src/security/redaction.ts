@@ -258,7 +258,15 @@ interface Hit {
   readonly start: number;
   readonly end: number;
   readonly name: string;
+  /** Whether the placeholder goes here; the other characters of a value shown one per box are only removed. */
+  readonly placeholder: boolean;
 }
+
+/**
+ * How far apart (in characters of the text) two characters that stand alone may be and still be
+ * read as one value: boxes of one code with a label each ("(field: 7) (field: 3)", "Digit 1").
+ */
+const loneCharacterGap = 32;
 
 /**
  * The redaction of a fixed set of values. Build one when the set changes; it is immutable and
@@ -362,7 +370,7 @@ export class Redactor {
         const to = Math.min(hit.end, end);
         result += segment.slice(last - base, from - base);
         // The placeholder goes where the value starts; the other segments lose their part of it.
-        if (hit.start >= base) result += placeholder(hit.name);
+        if (hit.start >= base && hit.placeholder) result += placeholder(hit.name);
         last = to;
       }
       return result + segment.slice(last - base);
@@ -371,37 +379,82 @@ export class Redactor {
 
   private findHits(stream: Stream): Hit[] {
     const { text } = stream;
-    const covered: { start: number; end: number; name: string }[] = [];
+    const covered: { start: number; end: number; name: string; placeholder: boolean }[] = [];
     const cover = (start: number, end: number, name: string): void => {
-      covered.push({ start, end, name });
+      covered.push({ start, end, name, placeholder: true });
     };
+    this.scan(stream.codes, text, (start, end, name, whole) => {
+      // A whole value of ordinary letters counts where it stands apart ("sun shine" for "sunshine"), not inside a longer word.
+      if (!whole || (stream.boundaryBefore[start] === 1 && (end === text.length || stream.boundaryBefore[end] === 1))) cover(start, end, name);
+    });
+    this.scanLoneCharacters(stream, (indices, name) => {
+      indices.forEach((index, position) => covered.push({ start: index, end: index + 1, name, placeholder: position === 0 }));
+    });
+    if (covered.length === 0) return [];
+    covered.sort((a, b) => a.start - b.start || Number(b.placeholder) - Number(a.placeholder));
+    const hits: Hit[] = [];
+    const close = (range: (typeof covered)[number]): void => {
+      hits.push({ start: stream.starts[range.start] as number, end: stream.ends[range.end - 1] as number, name: range.name, placeholder: range.placeholder });
+    };
+    let current = { ...(covered[0] as (typeof covered)[number]) };
+    for (const next of covered.slice(1)) {
+      if (next.start < current.end || (next.start === current.end && current.placeholder && next.placeholder)) {
+        current.end = Math.max(current.end, next.end);
+        current.placeholder ||= next.placeholder;
+      } else {
+        close(current);
+        current = { ...next };
+      }
+    }
+    close(current);
+    return hits;
+  }
+
+  /** Calls `found` for each piece (and each whole value, `whole` true) in the normalised `text`. */
+  private scan(codes: Uint16Array, text: string, found: (start: number, end: number, name: string, whole: boolean) => void): void {
     if (this.pieces.size > 0) {
       for (let position = 0; position + pieceLength <= text.length; position++) {
-        if (!this.pieceHashes.has(hashAt(stream.codes, position))) continue;
+        if (!this.pieceHashes.has(hashAt(codes, position))) continue;
         const name = this.pieces.get(text.slice(position, position + pieceLength));
-        if (name !== undefined) cover(position, position + pieceLength, name);
+        if (name !== undefined) found(position, position + pieceLength, name, false);
       }
     }
     for (const { normalized, name } of this.wholes) {
       for (let position = text.indexOf(normalized); position !== -1; position = text.indexOf(normalized, position + 1)) {
-        const after = position + normalized.length;
-        // A whole value of ordinary letters counts where it stands apart ("sun shine" for "sunshine"), not inside a longer word.
-        if (stream.boundaryBefore[position] === 1 && (after === text.length || stream.boundaryBefore[after] === 1)) cover(position, after, name);
+        found(position, position + normalized.length, name, true);
       }
     }
-    if (covered.length === 0) return [];
-    covered.sort((a, b) => a.start - b.start);
-    const hits: Hit[] = [];
-    let current = { ...(covered[0] as (typeof covered)[number]) };
-    for (const next of covered.slice(1)) {
-      if (next.start <= current.end) current.end = Math.max(current.end, next.end);
-      else {
-        hits.push({ start: stream.starts[current.start] as number, end: stream.ends[current.end - 1] as number, name: current.name });
-        current = { ...next };
+  }
+
+  /**
+   * A value shown one character per box, with a label between boxes: the characters that stand
+   * alone (a separator on each side), close to each other, read as one text. `found` gets the
+   * stream indices of each value's characters.
+   */
+  private scanLoneCharacters(stream: Stream, found: (indices: readonly number[], name: string) => void): void {
+    const length = stream.text.length;
+    let run: number[] = [];
+    const flush = (): void => {
+      // Every second or third lone character too: a box's own label may hold one ("Digit 1").
+      for (let stride = 1; stride <= 3; stride++) {
+        for (let offset = 0; offset < stride; offset++) {
+          const part = stride === 1 ? run : run.filter((_, position) => position % stride === offset);
+          if (part.length < pieceLength) continue;
+          const codes = Uint16Array.from(part, (index) => stream.codes[index] as number);
+          this.scan(codes, String.fromCharCode(...codes), (start, end, name) => found(part.slice(start, end), name));
+        }
       }
+      run = [];
+    };
+    for (let index = 0; index < length; index++) {
+      if (stream.boundaryBefore[index] !== 1 || (index + 1 < length && stream.boundaryBefore[index + 1] !== 1)) continue;
+      const previous = run[run.length - 1];
+      if (previous !== undefined && (stream.starts[index] as number) - (stream.ends[previous] as number) > loneCharacterGap) flush();
+      run.push(index);
+      // A run is read in parts so that spreading its codes stays within the call-argument limit.
+      if (run.length >= 8192) flush();
     }
-    hits.push({ start: stream.starts[current.start] as number, end: stream.ends[current.end - 1] as number, name: current.name });
-    return hits;
+    flush();
   }
 }
 

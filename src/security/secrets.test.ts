@@ -120,6 +120,7 @@ function pieces(text: string, value: string): string[] {
 
 describe('SecretStore redaction of pieces', () => {
   const token = 'Qv7Xk2Lm9Rz4';
+  const otp = (): string => '657123';
   const secrets = new SecretStore({ token, otp: '657123', word: 'sunshine-forever', mail: 'ada.lovelace@analytical.example' });
 
   it('replaces any piece of 6 or more characters of a value, where a cut or a mark left it', () => {
@@ -145,6 +146,15 @@ describe('SecretStore redaction of pieces', () => {
     }
     expect(secrets.redact(`?q=${encodeURIComponent('Xk2Lm9 Q')}`)).toBe('?q=<secret>token</secret>%20Q');
     expect(secrets.redact(`"\\u0051v7Xk2Lm9Rz4"`)).toBe('"<secret>token</secret>"');
+  });
+
+  it('finds a value shown one character per box with a label between the boxes', () => {
+    const boxes = [...otp()].map((digit, index) => `(field: ${digit}) Digit ${index + 1}`).join(' ');
+    const redacted = secrets.redact(`Code: ${boxes} end`);
+    expect(redacted).toBe(`Code: (field: <secret>otp</secret>) Digit 1 ${[2, 3, 4, 5, 6].map((n) => `(field: ) Digit ${n}`).join(' ')} end`);
+    // Lone characters far apart are not read together.
+    const far = [...otp()].map((digit) => `${digit} ${'word '.repeat(8)}`).join('');
+    expect(secrets.redact(far)).toBe(far);
   });
 
   it('redacts text split into segments as one text, the placeholder where the value starts', () => {
