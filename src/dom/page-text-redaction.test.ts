@@ -64,16 +64,15 @@ function pageDriver(page: { lines: string[]; otpBoxes: string[]; text: string; h
     throw new Error(`unexpected script ${script.id}`);
   };
   return {
-    evaluate: <TArg, TResult>(_frameId: string, script: PageScript<TArg, TResult>, argument: TArg) =>
-      answer(script as PageScript<unknown, unknown>, argument) as Promise<TResult>,
+    evaluate: <TArg, TResult>(_frameId: string, script: PageScript<TArg, TResult>, argument: TArg) => answer(script, argument) as Promise<TResult>,
   };
 }
 
 const page = {
   // The value straddles the 100-character cut of a line; then it is split over two inline elements joined with a space.
   lines: [`${'x'.repeat(94)} ${token} end`, `Key: ${token.slice(0, 6)}`, `${token.slice(6)} (split)`],
-  otpBoxes: [...otp],
-  text: `Your key is ${token} keep it. Code ${[...otp].join(' ')} today.`,
+  otpBoxes: Array.from(otp),
+  text: `Your key is ${token} keep it. Code ${Array.from(otp).join(' ')} today.`,
   html: `<p>Key: Qv7X<b>k2Lm9</b>Rz4</p><p>Code <span>6</span><span>5</span><span>7</span><span>1</span><span>2</span><span>3</span></p>`,
 };
 const snapshotOptions = { viewportExpansion: 0, includeAttributes: ['value'], maxTextLength: 100 };

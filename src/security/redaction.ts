@@ -126,7 +126,7 @@ function normalizeValue(value: string): { readonly normalized: string; readonly 
  */
 export function isDistinctivePiece(original: string): boolean {
   if (/\p{N}/u.test(original)) return true;
-  const letters = [...original];
+  const letters = Array.from(original);
   const hasLower = letters.some((character) => character !== character.toUpperCase());
   // Upper case after the first letter: a title-cased word is still a word.
   const hasInnerUpper = letters.slice(1).some((character) => character !== character.toLowerCase());

@@ -149,11 +149,15 @@ describe('SecretStore redaction of pieces', () => {
   });
 
   it('finds a value shown one character per box with a label between the boxes', () => {
-    const boxes = [...otp()].map((digit, index) => `(field: ${digit}) Digit ${index + 1}`).join(' ');
+    const boxes = Array.from(otp())
+      .map((digit, index) => `(field: ${digit}) Digit ${index + 1}`)
+      .join(' ');
     const redacted = secrets.redact(`Code: ${boxes} end`);
     expect(redacted).toBe(`Code: (field: <secret>otp</secret>) Digit 1 ${[2, 3, 4, 5, 6].map((n) => `(field: ) Digit ${n}`).join(' ')} end`);
     // Lone characters far apart are not read together.
-    const far = [...otp()].map((digit) => `${digit} ${'word '.repeat(8)}`).join('');
+    const far = Array.from(otp())
+      .map((digit) => `${digit} ${'word '.repeat(8)}`)
+      .join('');
     expect(secrets.redact(far)).toBe(far);
   });
 

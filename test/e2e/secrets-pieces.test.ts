@@ -38,8 +38,12 @@ function pieces(text: string): string[] {
 
 const page = `<!doctype html><html><head><title>Account ${TOKEN.slice(0, 8)}</title></head><body>
 <p>${'Lorem ipsum dolor sit amet '.repeat(3)}and more text up to here: ${TOKEN} keep it safe.</p>
-<p>Your code: ${[...OTP].map((digit) => `<input maxlength="1" size="1" value="${digit}">`).join('')}</p>
-<p>Also shown: ${[...OTP].map((digit) => `<span class="box">${digit}</span>`).join(' ')}</p>
+<p>Your code: ${Array.from(OTP)
+  .map((digit) => `<input maxlength="1" size="1" value="${digit}">`)
+  .join('')}</p>
+<p>Also shown: ${Array.from(OTP)
+  .map((digit) => `<span class="box">${digit}</span>`)
+  .join(' ')}</p>
 <p>Split: <span>${TOKEN.slice(0, 7)}</span> <span>${TOKEN.slice(7)}</span> (two parts)</p>
 <p>Bold: ${TOKEN.slice(0, 4)}<b>${TOKEN.slice(4, 10)}</b>${TOKEN.slice(10)}</p>
 <p><a href="/next?key=${encodeURIComponent(`${TOKEN} x`)}">Continue</a></p>
