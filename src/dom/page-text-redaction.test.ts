@@ -44,8 +44,9 @@ function pageDriver(page: { lines: string[]; otpBoxes: string[]; text: string; h
             kind: 'element',
             elementId: `e${index}`,
             tagName: 'input',
-            attributes: { value: digit },
-            text: '',
+            // Each box is labelled, as real code boxes are: the view puts "Digit 1" between two values.
+            attributes: { type: 'text', value: digit },
+            text: `Digit ${index + 1}`,
             depth: 0,
           })),
         ],
@@ -103,7 +104,8 @@ describe('page text redacted where it enters Node', () => {
     // The cut is still made at 100 characters, never inside the placeholder.
     expect(text.split('\n')[0]).toBe(`${'x'.repeat(94)} …`);
     expect(text).toContain('Key: <secret>token</secret>');
-    expect(text).toContain('[1]<input value="<secret>otp</secret>"> />');
+    expect(text).toContain('[1]<input type="text" value="<secret>otp</secret>">Digit 1 />');
+    expect(text).toContain('[2]<input type="text" value>Digit 2 />');
     unbind();
     expect(pieces(await view(driver))).not.toEqual([]);
   });
