@@ -127,7 +127,9 @@ export function htmlToMarkdown(html: string, options: MarkdownOptions = {}): str
     clean: cleanOptions,
     ...(options.includeLinks ? {} : { hooks: [withoutUrls] }),
   });
-  return tidy(markdown, Math.max(16, options.maxLineChars ?? defaultMaxLineChars));
+  // Redaction writes a secret's placeholder into page HTML escaped (`&lt;secret&gt;`); markdown then
+  // escapes its `<`. The model must read the placeholder as it writes it.
+  return tidy(markdown.replace(/\\<(\/?)secret>/g, '<$1secret>'), Math.max(16, options.maxLineChars ?? defaultMaxLineChars));
 }
 
 /**

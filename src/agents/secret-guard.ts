@@ -1,6 +1,6 @@
 // The model side of the secrets: every request a model client gets is redacted first (whatever
-// path a value took into the conversation, the model never reads it), and the state message
-// names the secrets the current page may use.
+// path a value took into the conversation, the model never reads it), so is every error it throws,
+// and the state message names the secrets the current page may use.
 
 import type { ChatMessage, ContentPart, LLMClient } from '../llm/types';
 import { secretPlaceholder, type SecretStore } from '../security/secrets';
@@ -21,7 +21,15 @@ export function redactingClient(llm: LLMClient | undefined, secrets: SecretStore
     provider: llm.provider,
     model: llm.model,
     supportsImages: llm.supportsImages,
-    generate: (request) => llm.generate({ ...request, messages: request.messages.map((message) => redactMessage(message, secrets)) }),
+    generate: async (request) => {
+      try {
+        return await llm.generate({ ...request, messages: request.messages.map((message) => redactMessage(message, secrets)) });
+      } catch (error) {
+        // A provider's error may quote the request or anything else: redacted (in place, with its
+        // causes and fields such as `responseBody`) before it reaches a retry, an event or the history.
+        throw secrets.redactDeep(error);
+      }
+    },
   };
 }
 

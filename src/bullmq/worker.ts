@@ -8,6 +8,7 @@ import { builtinActions } from '../actions/builtin/index';
 import { ActionRegistry } from '../actions/registry';
 import type { Action } from '../actions/types';
 import { redactingClient } from '../agents/secret-guard';
+import { bindPageTextRedaction } from '../dom/page-text-redaction';
 import type { BrowserDriver } from '../browser/types';
 import type { BrowserPool } from '../collect/options';
 import { PageExtractor } from '../collect/page-extraction';
@@ -202,7 +203,12 @@ export async function createCollectionWorker<TRecord>(options: CollectionWorkerO
   const plans = new Map<string, ListingPlan>();
 
   // The browsers: one driver, or made by the pool as pages need them; a free one per page in flight.
-  const free: PageSlot[] = isPool(browser) ? [] : [pageSlot(browser, false)];
+  // Page text is redacted where it enters Node, as in a task.
+  const redacted = (driver: BrowserDriver, slot: PageSlot): PageSlot => {
+    if (!secrets.isEmpty) for (const bound of new Set<object>([driver, slot.driver])) bindPageTextRedaction(bound, secrets);
+    return slot;
+  };
+  const free: PageSlot[] = isPool(browser) ? [] : [redacted(browser, pageSlot(browser, false))];
   const made: BrowserDriver[] = [];
   const takeSlot = async (): Promise<PageSlot> => {
     const slot = free.pop();
@@ -210,7 +216,7 @@ export async function createCollectionWorker<TRecord>(options: CollectionWorkerO
     if (!isPool(browser)) throw new Error('No free browser: the worker took more pages than its concurrency.');
     const created = await browser.create();
     made.push(created);
-    return pageSlot(created, false);
+    return redacted(created, pageSlot(created, false));
   };
 
   /** Puts the job back to wait `delayMs` (a busy host, a retry): BullMQ takes it up again then, on any worker. */

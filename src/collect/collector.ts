@@ -6,6 +6,7 @@ import type { z } from 'zod';
 import { builtinActions } from '../actions/builtin/index';
 import { ActionRegistry } from '../actions/registry';
 import { redactingClient } from '../agents/secret-guard';
+import { bindPageTextRedaction } from '../dom/page-text-redaction';
 import { leaseDriver } from '../browser/lease';
 import type { BrowserDriver, NavigationGuard } from '../browser/types';
 import { BrowserError, ConfigError, isFatalError, PlannavError, TimeoutError } from '../errors';
@@ -526,7 +527,10 @@ export class Collector<TRecord = unknown> {
         });
         guarded = true;
       }
-      slots.push(pageSlot(raw, guarded));
+      const slot = pageSlot(raw, guarded);
+      // Page text is redacted where it enters Node, as in a task.
+      if (!this.secrets.isEmpty) for (const driver of new Set<object>([raw, slot.driver])) cleanups.push(bindPageTextRedaction(driver, this.secrets));
+      slots.push(slot);
     }
     return slots;
   }

@@ -5,6 +5,7 @@ import type { BrowserDriver, CallOptions, PageScript } from '../browser/types';
 import { BrowserError } from '../errors';
 import { runtimeInstallSource, runtimeKey } from './page/generated/bundle';
 import type { runtimeMethods } from './page/runtime';
+import { pageTextRedactions, redactRuntimeAnswer, widenedArgument } from './page-text-redaction';
 
 /** The runtime's methods, as the page defines them. */
 type Methods = typeof runtimeMethods;
@@ -70,14 +71,19 @@ export async function callRuntime<M extends RuntimeMethodName>(
   options?: CallOptions,
 ): Promise<RuntimeResult<M>> {
   const script = callScript(method);
-  let result = await driver.evaluate(frameId, script, argument, options);
+  // Page text enters Node here: with secrets bound to the driver, it is redacted before anything else reads it.
+  const redactions = pageTextRedactions(driver);
+  const margin = redactions.reduce((widest, redaction) => Math.max(widest, redaction.redactionMargin), 0);
+  const asked = redactions.length > 0 ? (widenedArgument(method, argument, margin) as RuntimeArgument<M>) : argument;
+  let result = await driver.evaluate(frameId, script, asked, options);
   if (result === missingMarker) {
     await driver.evaluate(frameId, installScript, null, options);
-    result = await driver.evaluate(frameId, script, argument, options);
+    result = await driver.evaluate(frameId, script, asked, options);
     if (result === missingMarker) {
       throw new BrowserError(`The page kept plannav's page runtime from being installed (method ${method}); read the page again.`, { retryable: true });
     }
   }
+  for (const redaction of redactions) result = redactRuntimeAnswer(method, argument, result, redaction);
   return result as RuntimeResult<M>;
 }
 

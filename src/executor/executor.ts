@@ -30,6 +30,7 @@ import { MessageManager } from '../messages/message-manager';
 import { navigatorSystemPrompt } from '../prompts/navigator-system';
 import { redactingClient } from '../agents/secret-guard';
 import { SecretStore } from '../security/secrets';
+import { bindPageTextRedaction } from '../dom/page-text-redaction';
 import { UrlPolicy } from '../security/url-policy';
 import type { BlockedNavigation, NavigationGuard, NavigationGuardStatus, ResolvedBrowserDriver } from '../browser/types';
 import { leaseDriver } from '../browser/lease';
@@ -135,6 +136,8 @@ export class Executor<TData = unknown> {
   private readonly urlPolicy: UrlPolicy;
   /** The `secrets` option: names for the model, values for actions, redaction of every sink. */
   private readonly secrets: SecretStore;
+  /** Ends the redaction of the driver's page text by this executor's secrets. */
+  private readonly unbindPageTextRedaction: (() => void) | undefined;
   /** Navigations the driver's guard stopped and the Navigator has not reported yet. */
   private blockedNavigations: BlockedNavigation[] = [];
   /** With `urlPolicy.scope: 'all-requests'`: the hosts whose stopped requests this step already reported. */
@@ -212,6 +215,8 @@ export class Executor<TData = unknown> {
       this.options.task,
     );
     this.driver = resolveDriver(this.options.browser);
+    // Page text is redacted where it enters Node, before the view cuts it or an action searches it.
+    if (!this.secrets.isEmpty) this.unbindPageTextRedaction = bindPageTextRedaction(this.driver, this.secrets);
     this.pageReader = new PageStateReader(this.driver, {
       viewportExpansion: this.options.viewportExpansion,
       includeAttributes: this.options.includeAttributes ?? defaultIncludeAttributes,
@@ -304,6 +309,7 @@ export class Executor<TData = unknown> {
     }
     await this.runningTask?.catch(() => undefined);
     await this.removeStandingGuard();
+    this.unbindPageTextRedaction?.();
     for (const end of [...this.sessionStreams]) end();
   }
 

@@ -11,6 +11,7 @@ import type { Action, ActionContext, HumanAnswer } from '../actions/types';
 import type { AgentContext, AgentSettings, EventPayload } from '../agents/agent-context';
 import { observedExtractionClient } from '../agents/agent-context';
 import { redactingClient } from '../agents/secret-guard';
+import { bindPageTextRedaction } from '../dom/page-text-redaction';
 import { NavigatorAgent } from '../agents/navigator-agent';
 import type { PageState } from '../browser/page-state';
 import type { BlockedNavigation, BrowserDriver, NavigationGuard, ResolvedBrowserDriver } from '../browser/types';
@@ -425,6 +426,8 @@ export class HistoryReplay {
     let error: PlannavError | undefined;
     let finalAnswer: string | undefined;
     const guarded = await this.installGuard();
+    // Page text is redacted where it enters Node, as in a task.
+    const unbind = this.secrets.isEmpty ? undefined : bindPageTextRedaction(this.driver, this.secrets);
     try {
       for (const { task, actions } of recordedActions(this.recording)) {
         const outcome = await this.replayTask(task, actions, reports);
@@ -436,6 +439,7 @@ export class HistoryReplay {
       }
       if (!error && this.controller.signal.aborted) error = this.controller.signal.reason as PlannavError;
     } finally {
+      unbind?.();
       clearTimeout(timer);
       if (guarded) await this.options.browser.setNavigationGuard?.(undefined).catch(() => undefined);
     }

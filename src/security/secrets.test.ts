@@ -106,3 +106,80 @@ describe('SecretStore', () => {
     expect(new SecretStore(undefined).isEmpty).toBe(true);
   });
 });
+
+/** Every piece of 6 characters of `value` found in `text`, ignoring case. */
+function pieces(text: string, value: string): string[] {
+  const haystack = text.toLowerCase();
+  const found = new Set<string>();
+  for (let start = 0; start + 6 <= value.length; start++) {
+    const piece = value.slice(start, start + 6).toLowerCase();
+    if (haystack.includes(piece)) found.add(piece);
+  }
+  return [...found];
+}
+
+describe('SecretStore redaction of pieces', () => {
+  const token = 'Qv7Xk2Lm9Rz4';
+  const otp = (): string => '657123';
+  const secrets = new SecretStore({ token, otp: '657123', word: 'sunshine-forever', mail: 'ada.lovelace@analytical.example' });
+
+  it('replaces any piece of 6 or more characters of a value, where a cut or a mark left it', () => {
+    expect(secrets.redact(`cut here: Xk2Lm9R…`)).toBe('cut here: <secret>token</secret>…');
+    expect(secrets.redact(`starts inside: 2Lm9Rz4 and more`)).toBe('starts inside: <secret>token</secret> and more');
+    expect(secrets.redact(`mark: Qv7Xk**2Lm9R**z4`)).toBe('mark: <secret>token</secret>');
+    // Five characters are not a piece.
+    expect(secrets.redact('only Qv7Xk here')).toBe('only Qv7Xk here');
+  });
+
+  it('finds a value split over elements, spaced out one character per box, or in another case', () => {
+    expect(secrets.redact('Qv7Xk2 Lm9Rz4')).toBe('<secret>token</secret>');
+    expect(secrets.redact('code: 6 5 7 1 2 3.')).toBe('code: <secret>otp</secret>.');
+    expect(secrets.redact('code: 6-5-7-1-2-3')).toBe('code: <secret>otp</secret>');
+    expect(secrets.redact('QV7XK2LM9RZ4 and qv7xk2lm9rz4')).toBe('<secret>token</secret> and <secret>token</secret>');
+    expect(secrets.redact('Sunshine Forever')).toBe('<secret>word</secret>');
+  });
+
+  it('finds a value and its pieces percent-, HTML-, JSON- and base64-encoded', () => {
+    const mail = 'ada.lovelace@analytical.example';
+    for (const form of [encodeURIComponent(mail), mail.replace('@', '&#64;'), mail.replace('@', '&commat;'), btoa(mail), btoa(`user:${mail}`)]) {
+      expect(pieces(secrets.redact(`x ${form} y`), mail)).toEqual([]);
+    }
+    expect(secrets.redact(`?q=${encodeURIComponent('Xk2Lm9 Q')}`)).toBe('?q=<secret>token</secret>%20Q');
+    expect(secrets.redact(`"\\u0051v7Xk2Lm9Rz4"`)).toBe('"<secret>token</secret>"');
+  });
+
+  it('finds a value shown one character per box with a label between the boxes', () => {
+    const boxes = Array.from(otp())
+      .map((digit, index) => `(field: ${digit}) Digit ${index + 1}`)
+      .join(' ');
+    const redacted = secrets.redact(`Code: ${boxes} end`);
+    expect(redacted).toBe(`Code: (field: <secret>otp</secret>) Digit 1 ${[2, 3, 4, 5, 6].map((n) => `(field: ) Digit ${n}`).join(' ')} end`);
+    // Lone characters far apart are not read together.
+    const far = Array.from(otp())
+      .map((digit) => `${digit} ${'word '.repeat(8)}`)
+      .join('');
+    expect(secrets.redact(far)).toBe(far);
+  });
+
+  it('redacts text split into segments as one text, the placeholder where the value starts', () => {
+    expect(secrets.redactJoined(['6', '5', '7', '1', '2', '3'])).toEqual(['<secret>otp</secret>', '', '', '', '', '']);
+    expect(secrets.redactJoined(['Pay Qv7Xk', '2Lm9Rz4 now'])).toEqual(['Pay <secret>token</secret>', ' now']);
+    expect(secrets.redactJoined(['<p>Qv7X<b>k2Lm</b>9Rz4</p>'], { markup: true })).toEqual(['<p>&lt;secret&gt;token&lt;/secret&gt;</p>']);
+  });
+
+  it('leaves ordinary words that are pieces of a value: a piece counts when it has a digit, mixed case or no vowel', () => {
+    // Pieces of letters alone ("lovela", "forever") are ordinary words; the whole value still counts.
+    expect(secrets.redact('The forever young analytical engine of Ada Lovelace.')).toBe('The forever young analytical engine of Ada Lovelace.');
+    expect(secrets.redact('sunshine all day')).toBe('sunshine all day');
+    expect(secrets.redact('Mail ADA.LOVELACE@ANALYTICAL.EXAMPLE')).toBe('Mail <secret>mail</secret>');
+    // Numbers that share fewer than 6 digits with the code stay.
+    expect(secrets.redact('Order 65712, call 123 456')).toBe('Order 65712, call 123 456');
+  });
+
+  it('is idempotent: a placeholder is never read as text', () => {
+    const store = new SecretStore({ secret: 'secret99x', name: 'Qv7Xk2Lm9Rz4' });
+    const once = store.redact('a secret99x b Qv7Xk2Lm9Rz4');
+    expect(once).toBe('a <secret>secret</secret> b <secret>name</secret>');
+    expect(store.redact(once)).toBe(once);
+  });
+});

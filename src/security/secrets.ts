@@ -5,6 +5,7 @@
 
 import { TOTP } from 'otpauth';
 import { ActionError, ConfigError } from '../errors';
+import { Redactor, type JoinedRedactionOptions } from './redaction';
 import { matchesUrlPattern, validateUrlPattern } from './url-pattern';
 
 /**
@@ -81,20 +82,6 @@ function checkName(name: string, field: string): void {
   }
 }
 
-/** The forms a value takes on a page or in a URL, longest first, each as a regex source. */
-function variantsOf(value: string): string[] {
-  const escape = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  // Percent escapes in either case (%2F, %2f).
-  const percent = (text: string): string =>
-    escape(text).replace(/%([0-9A-F])([0-9A-F])/g, (_, a: string, b: string) => `%[${a}${a.toLowerCase()}][${b}${b.toLowerCase()}]`);
-  const html = value.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
-  const htmlHex = html.replace(/&#39;/g, '&#x27;');
-  const json = JSON.stringify(value).slice(1, -1);
-  const forms = new Set<string>([escape(value), escape(html), escape(htmlHex), escape(json)]);
-  for (const encoded of [encodeURIComponent(value), encodeURI(value), encodeURIComponent(value).replace(/%20/g, '+')]) forms.add(percent(encoded));
-  return [...forms].sort((a, b) => b.length - a.length);
-}
-
 /**
  * The secrets of a run: which apply to a page, their values at use time, and the redaction of
  * every value that may come back.
@@ -103,7 +90,7 @@ export class SecretStore {
   private readonly entries: Entry[] = [];
   /** The values known so far (static ones at once, others once used), by name. */
   private readonly known = new Map<string, Set<string>>();
-  private redaction: { readonly pattern: RegExp; readonly names: readonly string[] } | undefined;
+  private redaction: Redactor | undefined;
 
   /** @throws `ConfigError` (field `secrets.<key>`) for a bad name, pattern or value. */
   constructor(option: unknown) {
@@ -184,14 +171,27 @@ export class SecretStore {
     return { value: await walk(value), used: [...used] };
   }
 
-  /** Every known value in `text` (raw, percent-, form-, HTML- and JSON-encoded) replaced by its placeholder. */
+  /**
+   * Every known value in `text` replaced by its placeholder: whole or any piece of it (see
+   * `Redactor`), in any case, spaced out, percent-, form-, HTML-, JSON- or base64-encoded.
+   */
   redact(text: string): string {
     const redaction = this.redaction;
     if (!redaction || !text) return text;
-    return text.replace(redaction.pattern, (...groups: unknown[]) => {
-      const index = (groups.slice(1, -2) as (string | undefined)[]).findIndex((group) => group !== undefined);
-      return secretPlaceholder(redaction.names[index] ?? 'secret');
-    });
+    return redaction.redact(text);
+  }
+
+  /**
+   * Segments of one text (a page's texts in document order) redacted as one: a value split over
+   * segments is found, its placeholder put where it starts. The same segments when there is no value.
+   */
+  redactJoined(segments: readonly string[], options?: JoinedRedactionOptions): string[] {
+    return this.redaction ? this.redaction.redactJoined(segments, options) : [...segments];
+  }
+
+  /** How much longer than the limit page text must be read so that a value at a cut is seen whole; 0 with no value. */
+  get redactionMargin(): number {
+    return this.redaction?.margin ?? 0;
   }
 
   /** A copy of `value` with every string redacted; an `Error` keeps its class, with its message, stack and causes redacted. */
@@ -245,9 +245,7 @@ export class SecretStore {
     if (!values) this.known.set(name, (values = new Set()));
     if (values.has(value)) return;
     values.add(value);
-    const forms = [...this.known].flatMap(([owner, set]) => [...set].flatMap((known) => variantsOf(known).map((source) => ({ owner, source }))));
-    forms.sort((a, b) => b.source.length - a.source.length);
-    this.redaction = { pattern: new RegExp(forms.map(({ source }) => `(${source})`).join('|'), 'g'), names: forms.map(({ owner }) => owner) };
+    this.redaction = new Redactor([...this.known].flatMap(([owner, set]) => [...set].map((known) => ({ name: owner, value: known }))));
   }
 
   private async valueFor(name: string, url: string, action: string): Promise<string> {
