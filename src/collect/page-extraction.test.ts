@@ -106,12 +106,12 @@ describe('compactHtml', () => {
   it("sends links of the page's own site as paths, and the listing's own page links as their text only", () => {
     const html =
       '<a href="https://shop.example/item/7">Blue teapot</a> <img src="https://shop.example/i/7.png" alt="teapot">' +
-      '<a href="https://elsewhere.example/x">Partner</a> <a class="p" href="/list?page=2&amp;sort=new">2</a> <a href="https://shop.example/list?page=3&amp;sort=new">Next</a>';
+      '<a href="https://elsewhere.example/x">Partner</a> <a class="p" href="/list?page=2&amp;sort=new">2</a> <a href="https://shop.example/list?page=3&amp;sort=new">Next</a> <a href="#top">Top</a>';
     const pager = (url: string): boolean => /\/list\?page=\d+&sort=new$/.test(url);
     const { html: compact, paths } = compactHtml(html, 'https://shop.example/list?page=1&sort=new', pager);
     expect(compact).toBe(
       '<a href="/item/7">Blue teapot</a> <img src="/i/7.png" alt="teapot">' +
-        '<a href="https://elsewhere.example/x">Partner</a> <a class="p">2</a> <a>Next</a>',
+        '<a href="https://elsewhere.example/x">Partner</a> <a class="p">2</a> <a>Next</a> <a>Top</a>',
     );
     expect([...paths]).toEqual(['/item/7', '/i/7.png']);
   });

@@ -34,13 +34,15 @@ export function compactHtml(html: string, pageUrl: string, unlink?: (url: string
   } catch {
     return { html, paths };
   }
-  if (unlink) {
-    // Links to the listing's own pages (its pager) lead to no record: their text stays, their address goes.
-    html = html.replace(/(<a(?:\s[^>]*?)?)\shref="([^"]*)"/g, (match, start: string, href: string) => {
-      const decoded = href.replace(/&amp;/g, '&');
-      return URL.canParse(decoded, pageUrl) && unlink(new URL(decoded, pageUrl).href) ? start : match;
-    });
-  }
+  // Links to the page itself (a permalink) and to the listing's own pages (its pager) lead to no
+  // record: their text stays, their address goes.
+  const here = pageUrl.replace(/#.*$/, '');
+  html = html.replace(/(<a(?:\s[^>]*?)?)\shref="([^"]*)"/g, (match, start: string, href: string) => {
+    const decoded = href.replace(/&amp;/g, '&');
+    if (!URL.canParse(decoded, pageUrl)) return match;
+    const target = new URL(decoded, pageUrl).href;
+    return target.replace(/#.*$/, '') === here || unlink?.(target) ? start : match;
+  });
   const quoted = origin.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
   const shortened = html.replace(new RegExp(`(<(?:a|img)\\s[^>]*?(?:href|src)=")${quoted}(/[^"]*)"`, 'g'), (_match, start: string, path: string) => {
     paths.add(path);
