@@ -369,6 +369,7 @@ const percent = (value: number): string => `${round(value * 100, 1)}%`;
 const CALL_NAMES: readonly [string, string][] = [
   ['collect_survey', 'survey'],
   ['collect_extract', 'extract'],
+  ['collect_details', 'detail pages (shared calls)'],
   ['collect_check', 'check'],
   ['navigator_output', 'navigator'],
 ];
@@ -381,7 +382,11 @@ function tableRow(row: Row): string {
     row.calls === undefined
       ? '–'
       : CALL_NAMES.map(([name, label]) => `${row.calls?.[name] ?? 0} ${label}`)
-          .concat(Object.keys(row.calls).filter((name) => !CALL_NAMES.some(([known]) => known === name)))
+          .concat(
+            Object.entries(row.calls)
+              .filter(([name]) => !CALL_NAMES.some(([known]) => known === name))
+              .map(([name, count]) => `${count} ${name}`),
+          )
           .join(', ');
   const memory = row.memoryPerPage === undefined ? '–' : `${round(row.memoryPerPage.rssMb, 0)} (${round(row.memoryPerPage.anonMb, 0)})`;
   return [
