@@ -528,8 +528,8 @@ describe('createCollectionCoordinator on a real Redis', () => {
         },
       });
       expect(first.summary.reason).toBe('cancelled');
-    // One worker: at most the own page it had taken when the run was cancelled was read then.
-    expect(first.summary.detailPages).toBeLessThanOrEqual(1);
+      // One worker: at most the own page it had taken when the run was cancelled was read then.
+      expect(first.summary.detailPages).toBeLessThanOrEqual(1);
       expect(first.summary.message).toBe('enough for today');
       // Page 2 ended while paused: committed, or left for the next coordinator to commit.
       expect(first.summary.pagesDone + first.summary.pagesQueued).toBe(4);
@@ -782,7 +782,11 @@ describe('records completed from their own pages (details)', () => {
               },
             };
           case 'collect_extract': {
-            const listed = [...text.matchAll(/Listed (\d+): (Widget \d+) at (\S+)/g)].map((match) => ({ id: Number(match[1]), name: match[2], page: match[3] }));
+            const listed = [...text.matchAll(/Listed (\d+): (Widget \d+) at (\S+)/g)].map((match) => ({
+              id: Number(match[1]),
+              name: match[2],
+              page: match[3],
+            }));
             const full = [...text.matchAll(/Item (\d+): (Widget \d+)(?:, price (\d+))?/g)].map((match) => ({
               id: Number(match[1]),
               name: match[2],
@@ -886,7 +890,9 @@ describe('records completed from their own pages (details)', () => {
     expect(summary).toMatchObject({ reason: 'done', records: 2, rejected: 2, detailPages: 3 });
     const rejects = await storedRejects(name);
     expect(rejects.map((reject) => (reject.data as Listed).id).sort()).toEqual([2, 3]);
-    expect(rejects.find((reject) => (reject.data as Listed).id === 2)?.reason).toMatch(/price.*its own page https:\/\/site\.test\/private\/2 may not be loaded/s);
+    expect(rejects.find((reject) => (reject.data as Listed).id === 2)?.reason).toMatch(
+      /price.*its own page https:\/\/site\.test\/private\/2 may not be loaded/s,
+    );
     expect(loaded(browsers)).not.toContain('https://site.test/private/2');
   });
 

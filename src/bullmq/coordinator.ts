@@ -481,7 +481,9 @@ export function createCollectionCoordinator<TRecord>(options: CollectionCoordina
       const source = page.listedOn ?? page.url;
       if (result.status === 'failed')
         return {
-          rejects: page.partial ? [reject(page.partial, `its own page failed after ${result.attempts} attempt(s): ${result.error.message}`, source, page.url)] : [],
+          rejects: page.partial
+            ? [reject(page.partial, `its own page failed after ${result.attempts} attempt(s): ${result.error.message}`, source, page.url)]
+            : [],
           ownPages: [],
         };
       return { rejects: (result.rejected ?? []).map((item) => reject(item.data, item.reason, source, page.url)), ownPages: [] };
@@ -498,7 +500,8 @@ export function createCollectionCoordinator<TRecord>(options: CollectionCoordina
       }
       const url = normalizePageUrl(new URL(own, page.url).href);
       // What a worker sends is checked here, as a found page is: another site's page, or one the policy denies, is never queued.
-      const decision = new URL(url).host === new URL(page.url).host ? urlPolicy.check(url) : { allowed: false, reason: 'it is on another site than its listing' };
+      const decision =
+        new URL(url).host === new URL(page.url).host ? urlPolicy.check(url) : { allowed: false, reason: 'it is on another site than its listing' };
       if (!decision.allowed) {
         rejects.push(reject(item.data, `${item.reason}; its own page ${url} may not be loaded: ${decision.reason}`, page.url));
         continue;
@@ -532,7 +535,17 @@ export function createCollectionCoordinator<TRecord>(options: CollectionCoordina
     const outcome =
       result.status === 'done'
         ? { url: page.url, batch: page.batch, status: 'done' as const, attempts, invalid, rejected: rejects.length, kind, usage: pageUsage }
-        : { url: page.url, batch: page.batch, status: 'failed' as const, attempts, error: result.error.message, invalid, rejected: rejects.length, kind, usage: pageUsage };
+        : {
+            url: page.url,
+            batch: page.batch,
+            status: 'failed' as const,
+            attempts,
+            error: result.error.message,
+            invalid,
+            rejected: rejects.length,
+            kind,
+            usage: pageUsage,
+          };
     const pageLimit = resolved.maxPages === undefined ? -1 : Math.max(0, resolved.maxPages - enqueuedTotal);
     const reply = (await redis.eval(
       commitScript,
