@@ -809,6 +809,8 @@ describe('records completed from their own pages (details)', () => {
     workers: number;
     details?: CollectionCoordinatorOptions<Listed>['details'];
     urlPolicy?: CollectionCoordinatorOptions<Listed>['urlPolicy'];
+    /** A URL whose loading fails in every worker's browser. */
+    failOn?: string;
     onPage?: (event: CollectorEventMap<Listed>['collect-page'], coordinator: CollectionCoordinator<Listed>) => void;
   }) {
     const coordinator = createCollectionCoordinator<Listed>({
@@ -838,6 +840,8 @@ describe('records completed from their own pages (details)', () => {
       })();
       for (let index = 0; index < options.workers; index++) {
         const browser = new FakeBrowserDriver({ pages: site() });
+        const goto = browser.goto.bind(browser);
+        browser.goto = (url, callOptions) => (url === options.failOn ? Promise.reject(new Error('the server closed the connection')) : goto(url, callOptions));
         browsers.push(browser);
         workers.push(await createCollectionWorker({ connection: redis.url, name: options.name, llm: detailModel(), browser, schema: Listed }));
       }
@@ -878,21 +882,27 @@ describe('records completed from their own pages (details)', () => {
     expect(browsers.every((browser) => browser.calls.some((call) => call.method === 'goto'))).toBe(true);
   });
 
-  it('details.url names the own page; a record whose own page the URL policy denies is rejected with why, and never loaded', async () => {
+  it('details.url names the own page; one the URL policy denies is rejected with why and never loaded, one that fails is rejected with its error', async () => {
     const name = freshName();
-    const { summary, kept, browsers } = await collectDetails({
+    // Record 2's own page is denied; record 4's fails to load (one attempt: failed at once).
+    const own = (id: number): string => (id === 2 ? '/private/2' : `/item/${id}`);
+    const { summary, kept, browsers, rejectEvents } = await collectDetails({
       name,
       workers: 1,
-      details: { url: (record) => `/${(record as { id: number }).id === 2 ? 'private' : 'item'}/${(record as { id: number }).id}` },
+      details: { url: (record) => own((record as { id: number }).id) },
       urlPolicy: { deny: ['https://site.test/private/2'] },
+      failOn: ownUrl(4),
     });
-    expect(kept.map((record) => record.data.id).sort()).toEqual([1, 4]);
-    expect(summary).toMatchObject({ reason: 'done', records: 2, rejected: 2, detailPages: 3 });
+    expect(kept.map((record) => record.data.id)).toEqual([1]);
+    expect(summary).toMatchObject({ reason: 'done', records: 1, rejected: 3, invalid: 3, detailPages: 2, pagesFailed: 1 });
     const rejects = await storedRejects(name);
-    expect(rejects.map((reject) => (reject.data as Listed).id).sort()).toEqual([2, 3]);
-    expect(rejects.find((reject) => (reject.data as Listed).id === 2)?.reason).toMatch(
-      /price.*its own page https:\/\/site\.test\/private\/2 may not be loaded/s,
-    );
+    expect(rejects.map((reject) => (reject.data as Listed).id).sort()).toEqual([2, 3, 4]);
+    const reasonOf = (id: number): string | undefined => rejects.find((reject) => (reject.data as Listed).id === id)?.reason;
+    expect(reasonOf(2)).toMatch(/price.*its own page https:\/\/site\.test\/private\/2 may not be loaded/s);
+    expect(reasonOf(3)).toMatch(/price/);
+    expect(reasonOf(4)).toMatch(/^its own page failed after 1 attempt\(s\): .*closed the connection/);
+    expect(rejects.find((reject) => (reject.data as Listed).id === 4)).toMatchObject({ source: listUrl(2), detail: ownUrl(4) });
+    expect(rejectEvents).toEqual(rejects);
     expect(loaded(browsers)).not.toContain('https://site.test/private/2');
   });
 
