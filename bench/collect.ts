@@ -302,7 +302,7 @@ async function stopWorkers(workers: readonly WorkerProcess[]): Promise<void> {
 }
 
 async function bullmqRow(corpus: CollectCorpus, scale: number, count: number, complete: CardComplete): Promise<Row> {
-  const setting = `BullMQ, ${count} worker processes (1 page at a time each, own Chromium), no \`details\` (a ConfigError on BullMQ)`;
+  const setting = `BullMQ, ${count} worker processes (1 page at a time each, own Chromium), \`details: true\``;
   if (ensureRedis() !== 0) return { setting, notRun: 'no redis-server (see the message above)' };
   const redis = await startRedis();
   try {
@@ -322,8 +322,8 @@ async function bullmqRow(corpus: CollectCorpus, scale: number, count: number, co
         instruction,
         schema: CorpusRecordSchema,
         key: (record) => record.link,
-        // plannav/bullmq does not read detail pages yet (`details` is a ConfigError there): the records of the styles
-        // whose cards lack a field fail the schema and are not given.
+        // As the Collector's rows: a record whose card lacks a field is completed from its own page, one job per page.
+        details: true,
         pageTimeout: PAGE_TIMEOUT_MS,
         pollInterval: 50,
       });
@@ -352,7 +352,6 @@ async function bullmqRow(corpus: CollectCorpus, scale: number, count: number, co
       seconds: measured.seconds,
       served: measured.served,
       score,
-      withoutDetails: true,
       charsPerRecord: missingLedgers > 0 ? undefined : chars / Math.max(1, score.right),
       calls: missingLedgers > 0 ? undefined : calls,
       note: `${summaryNote(summary)}${missingLedgers > 0 ? `; ${missingLedgers} worker${missingLedgers === 1 ? '' : 's'} printed no model ledger, so no prompt characters` : ''}`,

@@ -6,11 +6,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { startRedis, type RedisServer } from '../../test/helpers/redis-server';
 import type { CollectionSummary, CollectorEventMap } from '../collect/events';
-import type { CollectedRecord } from '../collect/store';
+import type { CollectedRecord, RejectedRecord } from '../collect/store';
 import { emptyUsage } from '../llm/usage';
 import { FakeBrowserDriver, type FakeElement, type FakePage, ScriptedLLM, type ScriptedRequest, type ScriptedResponse } from '../testing/index';
 import { createCollectionCoordinator, type CollectionCoordinator, type CollectionCoordinatorOptions } from './coordinator';
 import { keysOf, pageJobId, queueName, queuePrefix, redisOptions, type CommittedOutcome, type PageJobResult } from './protocol';
+import { readCollectionRejects } from './records';
 import { createCollectionWorker, type CollectionWorker } from './worker';
 
 const Item = z.object({ id: z.number().int(), name: z.string() });
@@ -527,6 +528,8 @@ describe('createCollectionCoordinator on a real Redis', () => {
         },
       });
       expect(first.summary.reason).toBe('cancelled');
+      // One worker: at most the own page it had taken when the run was cancelled was read then.
+      expect(first.summary.detailPages).toBeLessThanOrEqual(1);
       expect(first.summary.message).toBe('enough for today');
       // Page 2 ended while paused: committed, or left for the next coordinator to commit.
       expect(first.summary.pagesDone + first.summary.pagesQueued).toBe(4);
@@ -737,5 +740,189 @@ describe('per-host politeness across workers', () => {
     }
     // Both workers read pages, and the two hosts were read at the same time.
     expect(new Set(workerEvents.map((event) => event.worker)).size).toBe(2);
+  });
+});
+
+describe('records completed from their own pages (details)', () => {
+  const Listed = z.object({ id: z.number().int(), name: z.string(), price: z.number(), page: z.string() });
+  type Listed = z.output<typeof Listed>;
+  const listUrl = (page: number): string => `https://site.test/list?page=${page}`;
+  const ownUrl = (id: number): string => `https://site.test/item/${id}`;
+
+  /** Listings that show no price, only each record's own page; the own pages show the price, but /item/3's does not. */
+  function site(): Record<string, FakePage> {
+    return {
+      [listUrl(1)]: {
+        title: 'List page 1',
+        content: ['Listed 1: Widget 1 at /item/1', 'Listed 2: Widget 2 at /item/2', 'Listed 3: Widget 3 at /item/3', link('Page 2', listUrl(2))],
+      },
+      // Record 1 is listed again, with the same own page.
+      [listUrl(2)]: { title: 'List page 2', content: ['Listed 1: Widget 1 at /item/1', 'Listed 4: Widget 4 at /item/4'] },
+      [ownUrl(1)]: { title: 'Widget 1', content: ['Item 1: Widget 1, price 10'] },
+      [ownUrl(2)]: { title: 'Widget 2', content: ['Item 2: Widget 2, price 20'] },
+      [ownUrl(3)]: { title: 'Widget 3', content: ['Item 3: Widget 3, no price given'] },
+      [ownUrl(4)]: { title: 'Widget 4', content: ['Item 4: Widget 4, price 40'] },
+    };
+  }
+
+  /** Reads listings ("Listed N: Widget N at /item/N", no price) and own pages ("Item N: Widget N, price P"). */
+  function detailModel(): ScriptedLLM {
+    return new ScriptedLLM({
+      respond: (request) => {
+        const text = request.lastUserText;
+        switch (request.output?.name) {
+          case 'collect_survey':
+            return {
+              object: {
+                page_error: '',
+                blocked_by: '',
+                next_pages: [...text.matchAll(/<a[^>]*>Page (\d+) \/>/g)].map((match) => `/list?page=${match[1] as string}`),
+                load_more_index: null,
+                infinite_scroll: false,
+              },
+            };
+          case 'collect_extract': {
+            const listed = [...text.matchAll(/Listed (\d+): (Widget \d+) at (\S+)/g)].map((match) => ({
+              id: Number(match[1]),
+              name: match[2],
+              page: match[3],
+            }));
+            const full = [...text.matchAll(/Item (\d+): (Widget \d+)(?:, price (\d+))?/g)].map((match) => ({
+              id: Number(match[1]),
+              name: match[2],
+              ...(match[3] === undefined ? {} : { price: Number(match[3]) }),
+            }));
+            return { object: { records: [...listed, ...full] } };
+          }
+          case 'collect_check':
+            return { object: { decision: 'continue', reason: 'fine', instruction: '' } };
+          default:
+            return { fail: 'status', status: 400, message: `unexpected call ${request.output?.name ?? ''}` };
+        }
+      },
+    });
+  }
+
+  /** Runs (or resumes) the collection `name` with `workers` workers; `onPage` sees each committed page. */
+  async function collectDetails(options: {
+    name: string;
+    workers: number;
+    details?: CollectionCoordinatorOptions<Listed>['details'];
+    urlPolicy?: CollectionCoordinatorOptions<Listed>['urlPolicy'];
+    /** A URL whose loading fails in every worker's browser. */
+    failOn?: string;
+    onPage?: (event: CollectorEventMap<Listed>['collect-page'], coordinator: CollectionCoordinator<Listed>) => void;
+  }) {
+    const coordinator = createCollectionCoordinator<Listed>({
+      connection: redis.url,
+      name: options.name,
+      llm: detailModel(),
+      schema: Listed,
+      instruction: 'every widget: id, name, price, own page',
+      key: (item) => String(item.id),
+      details: options.details ?? true,
+      urlPolicy: options.urlPolicy,
+      start: listUrl(1),
+      checkEvery: 100,
+      modelRetry: fastRetry,
+      retry: { attempts: 1 },
+      pollInterval: 20,
+    });
+    const rejectEvents: RejectedRecord[] = [];
+    coordinator.on('collect-reject', ({ reject }) => void rejectEvents.push(reject));
+    coordinator.on('collect-page', (event) => options.onPage?.(event, coordinator));
+    const browsers: FakeBrowserDriver[] = [];
+    const workers: CollectionWorker[] = [];
+    try {
+      const kept: CollectedRecord<Listed>[] = [];
+      const reading = (async () => {
+        for await (const record of coordinator.records()) kept.push(record);
+      })();
+      for (let index = 0; index < options.workers; index++) {
+        const browser = new FakeBrowserDriver({ pages: site() });
+        const goto = browser.goto.bind(browser);
+        browser.goto = (url, callOptions) => (url === options.failOn ? Promise.reject(new Error('the server closed the connection')) : goto(url, callOptions));
+        browsers.push(browser);
+        workers.push(await createCollectionWorker({ connection: redis.url, name: options.name, llm: detailModel(), browser, schema: Listed }));
+      }
+      const summary = await coordinator.run();
+      await reading;
+      return { summary, kept, rejectEvents, browsers };
+    } finally {
+      await Promise.all(workers.map((worker) => worker.close()));
+      await coordinator.close();
+    }
+  }
+
+  async function storedRejects(name: string): Promise<RejectedRecord[]> {
+    const rejects: RejectedRecord[] = [];
+    for await (const reject of readCollectionRejects({ connection: redis.url, name })) rejects.push(reject);
+    return rejects;
+  }
+
+  it('two workers complete the listed records from their own pages, each own page read once; one whose own page lacks the field is rejected with the reason', async () => {
+    const name = freshName();
+    const { summary, kept, rejectEvents, browsers } = await collectDetails({ name, workers: 2 });
+    expect(summary).toMatchObject({ reason: 'done', records: 3, rejected: 1, detailPages: 4, duplicates: 1, pagesFailed: 0, pagesDone: 6 });
+    expect(kept.map((record) => [record.data.id, record.data.price, record.source]).sort((a, b) => (a[0] as number) - (b[0] as number))).toEqual([
+      [1, 10, listUrl(1)],
+      [2, 20, listUrl(1)],
+      [4, 40, listUrl(2)],
+    ]);
+    expect(kept.every((record) => /\/item\/\d$/.test(record.data.page))).toBe(true);
+    const rejects = await storedRejects(name);
+    expect(rejects).toHaveLength(1);
+    expect(rejects[0]).toMatchObject({ data: { id: 3, name: 'Widget 3' }, source: listUrl(1), detail: ownUrl(3) });
+    expect(rejects[0]?.reason).toMatch(/price/);
+    expect(rejectEvents).toEqual(rejects);
+    const gotos = loaded(browsers);
+    for (const id of [1, 2, 3, 4]) expect(gotos.filter((url) => url === ownUrl(id))).toHaveLength(1);
+    expect(gotos.filter((url) => url === listUrl(1))).toHaveLength(1);
+    // Both workers took pages: the own pages were shared out.
+    expect(browsers.every((browser) => browser.calls.some((call) => call.method === 'goto'))).toBe(true);
+  });
+
+  it('details.url names the own page; one the URL policy denies is rejected with why and never loaded, one that fails is rejected with its error', async () => {
+    const name = freshName();
+    // Record 2's own page is denied; record 4's fails to load (one attempt: failed at once).
+    const own = (id: number): string => (id === 2 ? '/private/2' : `/item/${id}`);
+    const { summary, kept, browsers, rejectEvents } = await collectDetails({
+      name,
+      workers: 1,
+      details: { url: (record) => own((record as { id: number }).id) },
+      urlPolicy: { deny: ['https://site.test/private/2'] },
+      failOn: ownUrl(4),
+    });
+    expect(kept.map((record) => record.data.id)).toEqual([1]);
+    expect(summary).toMatchObject({ reason: 'done', records: 1, rejected: 3, invalid: 3, detailPages: 2, pagesFailed: 1 });
+    const rejects = await storedRejects(name);
+    expect(rejects.map((reject) => (reject.data as Listed).id).sort()).toEqual([2, 3, 4]);
+    const reasonOf = (id: number): string | undefined => rejects.find((reject) => (reject.data as Listed).id === id)?.reason;
+    expect(reasonOf(2)).toMatch(/price.*its own page https:\/\/site\.test\/private\/2 may not be loaded/s);
+    expect(reasonOf(3)).toMatch(/price/);
+    expect(reasonOf(4)).toMatch(/^its own page failed after 1 attempt\(s\): .*closed the connection/);
+    expect(rejects.find((reject) => (reject.data as Listed).id === 4)).toMatchObject({ source: listUrl(2), detail: ownUrl(4) });
+    expect(rejectEvents).toEqual(rejects);
+    expect(loaded(browsers)).not.toContain('https://site.test/private/2');
+  });
+
+  it('resumed after a cancel right after the listing page: the own pages queued then are read by the next coordinator, once', async () => {
+    const name = freshName();
+    const first = await collectDetails({
+      name,
+      workers: 1,
+      onPage: (event, coordinator) => {
+        if (event.url === listUrl(1)) coordinator.cancel('stop here');
+      },
+    });
+    expect(first.summary.reason).toBe('cancelled');
+    // One worker: at most the own page it had taken when the run was cancelled was read then.
+    expect(first.summary.detailPages).toBeLessThanOrEqual(1);
+    const second = await collectDetails({ name, workers: 1 });
+    expect(second.summary).toMatchObject({ reason: 'done', records: 3, rejected: 1, duplicates: 1 });
+    expect(await storedIds(name)).toEqual([1, 2, 4]);
+    const gotos = loaded([...first.browsers, ...second.browsers]);
+    for (const id of [1, 2, 3, 4]) expect(gotos.filter((url) => url === ownUrl(id))).toHaveLength(1);
+    expect(await storedRejects(name)).toHaveLength(1);
   });
 });

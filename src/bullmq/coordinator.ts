@@ -10,7 +10,8 @@ import { resolveCollectOptions, type CollectOptions } from '../collect/options';
 import { stableJson, type FoundPage } from '../collect/page-step';
 import { checkProgress } from '../collect/progress-check';
 import { createPushStream, type PushStream } from '../collect/record-stream';
-import type { CollectedRecord, CollectionCheckRecord, CollectionCounters, QueuedPage } from '../collect/store';
+import { ownPageOf } from '../collect/own-page';
+import type { CollectedRecord, CollectionCheckRecord, CollectionCounters, QueuedPage, RejectedRecord } from '../collect/store';
 import type { ErrorInfo } from '../events';
 import { ConfigError, isFatalError, PlannavError } from '../errors';
 import { toErrorInfo } from '../history/error-info';
@@ -94,33 +95,61 @@ export interface CollectionCoordinator<TRecord = unknown> {
 
 /**
  * Commits one page's result, all or nothing: nothing if the page (its job id) was committed before;
- * else each record whose key is new (SET NX) is appended to the records stream, and the page outcome
- * to the pages stream, with its records and duplicates counted here. KEYS: committed set, records
- * stream, pages stream, then one key per record. ARGV: job id, outcome JSON (without `records` and
- * `duplicates`), most records to keep (-1: no limit), then each record's JSON.
- * Returns the duplicates, then the 0-based indices of the records kept; or -1 for a page committed before. Past
- * `maxRecords` the page's other records are neither kept nor duplicates, as in the Collector.
+ * else each record whose key is new (SET NX) is appended to the records stream, each reject to the
+ * rejects stream, each record's own page not enqueued before to the enqueued hash (one enqueued before
+ * is a duplicate: the record was listed twice), and the page outcome to the pages stream, with its
+ * records and duplicates counted here. KEYS: committed set, records stream, pages stream, rejects
+ * stream, enqueued hash, then one key per record. ARGV: job id, outcome JSON (without `records` and
+ * `duplicates`), most records to keep (-1: no limit), most own pages to enqueue (-1: no limit), the
+ * numbers of records, rejects and own pages, then each record's JSON, each reject's JSON, and each
+ * own page's job id and queued page JSON.
+ * Returns the duplicates, 1 if the own-page limit left some out (else 0), the number of records kept,
+ * their 0-based indices, then the 0-based indices of the own pages enqueued; or -1 for a page
+ * committed before. Past `maxRecords` the page's other records are neither kept nor duplicates, as in the Collector.
  */
 const commitScript = `
 if redis.call('SADD', KEYS[1], ARGV[1]) == 0 then return -1 end
 local limit = tonumber(ARGV[3])
+local pageLimit = tonumber(ARGV[4])
+local recordCount = tonumber(ARGV[5])
+local rejectCount = tonumber(ARGV[6])
+local pageCount = tonumber(ARGV[7])
 local kept = {}
 local duplicates = 0
-for i = 4, #KEYS do
+for i = 1, recordCount do
   if limit >= 0 and #kept >= limit then break end
-  if redis.call('SET', KEYS[i], ARGV[1], 'NX') then
-    redis.call('XADD', KEYS[2], '*', 'record', ARGV[i])
-    kept[#kept + 1] = i - 4
+  if redis.call('SET', KEYS[5 + i], ARGV[1], 'NX') then
+    redis.call('XADD', KEYS[2], '*', 'record', ARGV[7 + i])
+    kept[#kept + 1] = i - 1
   else
     duplicates = duplicates + 1
+  end
+end
+for i = 1, rejectCount do
+  redis.call('XADD', KEYS[4], '*', 'reject', ARGV[7 + recordCount + i])
+end
+local queued = {}
+local skipped = 0
+local base = 7 + recordCount + rejectCount
+for i = 1, pageCount do
+  local id = ARGV[base + 2 * i - 1]
+  if redis.call('HEXISTS', KEYS[5], id) == 1 then
+    duplicates = duplicates + 1
+  elseif pageLimit >= 0 and #queued >= pageLimit then
+    skipped = 1
+  else
+    redis.call('HSET', KEYS[5], id, ARGV[base + 2 * i])
+    queued[#queued + 1] = i - 1
   end
 end
 local outcome = cjson.decode(ARGV[2])
 outcome['records'] = #kept
 outcome['duplicates'] = duplicates
 redis.call('XADD', KEYS[3], '*', 'page', cjson.encode(outcome), 'job', ARGV[1])
-table.insert(kept, 1, duplicates)
-return kept
+local reply = {duplicates, skipped, #kept}
+for _, index in ipairs(kept) do reply[#reply + 1] = index end
+for _, index in ipairs(queued) do reply[#reply + 1] = index end
+return reply
 `;
 
 /**
@@ -211,14 +240,6 @@ export function createCollectionCoordinator<TRecord>(options: CollectionCoordina
       field: 'resume',
     });
   }
-  if (resolved.details) {
-    throw new ConfigError(
-      'Option `details` (records completed from their own pages) is not supported by plannav/bullmq yet: collect with `Collector` on one machine.',
-      {
-        field: 'details',
-      },
-    );
-  }
   const keyOf = options.key ?? ((record: TRecord) => stableJson(record));
   const urlPolicy = new UrlPolicy({ allow: resolved.urlPolicy.allow, deny: resolved.urlPolicy.deny });
   const starts = resolved.start === undefined ? [] : typeof resolved.start === 'string' ? [resolved.start] : resolved.start;
@@ -242,7 +263,19 @@ export function createCollectionCoordinator<TRecord>(options: CollectionCoordina
   const emit = <K extends CollectorEventName>(event: K, payload: Omit<CollectorEventMap<TRecord>[K], keyof CollectorEventBase>): void =>
     hub.emit(event, { collectionId, timestamp: Date.now(), ...payload });
 
-  const counters: Mutable<CollectionCounters> = { pagesDone: 0, pagesFailed: 0, pagesEmpty: 0, records: 0, duplicates: 0, invalid: 0, pagesAbandoned: 0 };
+  const counters: Mutable<CollectionCounters> & { rejected: number; detailPages: number } = {
+    pagesDone: 0,
+    pagesFailed: 0,
+    pagesEmpty: 0,
+    records: 0,
+    duplicates: 0,
+    invalid: 0,
+    pagesAbandoned: 0,
+    rejected: 0,
+    detailPages: 0,
+  };
+  // Listing pages finished: the progress check comes every `checkEvery` of them (records' own pages do not count, as in the Collector).
+  let listingPagesFinished = 0;
   const batches = new Map<string, { failures: number; abandoned: boolean }>();
   const outstanding = new Map<string, QueuedPage>();
   const checks: CollectionCheckRecord[] = [];
@@ -305,6 +338,7 @@ export function createCollectionCoordinator<TRecord>(options: CollectionCoordina
     urlPolicy: { allow: resolved.urlPolicy.allow, deny: resolved.urlPolicy.deny },
     retry,
     perHost: { maxConcurrent: resolved.perHost?.maxConcurrent, delayMs: resolved.perHost?.delayMs ?? 0 },
+    details: Boolean(resolved.details),
   });
 
   const addJob = (jobId: string, page: QueuedPage): Promise<unknown> => {
@@ -388,13 +422,16 @@ export function createCollectionCoordinator<TRecord>(options: CollectionCoordina
       counters.pagesAbandoned++;
       return false;
     }
+    if (outcome.kind !== 'detail') listingPagesFinished++;
+    counters.invalid += outcome.invalid;
+    counters.rejected += outcome.rejected ?? 0;
     if (outcome.status === 'done') {
       batch.failures = 0;
       counters.pagesDone++;
+      if (outcome.kind === 'detail') counters.detailPages++;
       if (outcome.records === 0) counters.pagesEmpty++;
       counters.records += outcome.records;
       counters.duplicates += outcome.duplicates;
-      counters.invalid += outcome.invalid;
       if (resolved.maxRecords !== undefined && counters.records >= resolved.maxRecords) stopping ??= { reason: 'max-records', message: undefined };
       return false;
     }
@@ -414,6 +451,68 @@ export function createCollectionCoordinator<TRecord>(options: CollectionCoordina
   };
 
   /**
+   * The address of a record's own page: `details.url`'s answer (a throw reads as none), else the
+   * record's field that links to a page of the site, as the Collector finds it.
+   */
+  const ownPage = (record: unknown, pageUrl: string, rejected: readonly { readonly data: unknown }[]): string | undefined => {
+    const { details } = options;
+    if (typeof details === 'object' && details.url) {
+      try {
+        return details.url(record as Partial<TRecord>);
+      } catch (error) {
+        emit('collect-warning', { code: 'DETAILS_URL_FAILED', message: `details.url threw: ${describeThrown(error)}` });
+        return undefined;
+      }
+    }
+    return ownPageOf(record, pageUrl, rejected);
+  };
+
+  /**
+   * What a page's result rejects, as the Collector does: of a listing page, each record the schema
+   * rejected, unless `details` finds its own page (of the same site, allowed by the URL policy), which
+   * is then returned to be enqueued; of a record's own page, the record it could not complete, or, when
+   * the page failed, the record as its listing gave it, with why.
+   */
+  const rejectsOf = (page: QueuedPage, result: PageJobResult<TRecord>): { rejects: RejectedRecord[]; ownPages: QueuedPage[] } => {
+    const rejectedAt = new Date().toISOString();
+    const reject = (data: unknown, reason: string, source: string, detail?: string): RejectedRecord =>
+      detail === undefined ? { data, reason, source, rejectedAt } : { data, reason, source, detail, rejectedAt };
+    if (page.kind === 'detail') {
+      const source = page.listedOn ?? page.url;
+      if (result.status === 'failed')
+        return {
+          rejects: page.partial
+            ? [reject(page.partial, `its own page failed after ${result.attempts} attempt(s): ${result.error.message}`, source, page.url)]
+            : [],
+          ownPages: [],
+        };
+      return { rejects: (result.rejected ?? []).map((item) => reject(item.data, item.reason, source, page.url)), ownPages: [] };
+    }
+    const rejects: RejectedRecord[] = [];
+    const ownPages: QueuedPage[] = [];
+    if (result.status === 'failed') return { rejects, ownPages };
+    const rejected = result.rejected ?? [];
+    for (const item of rejected) {
+      const own = resolved.details ? ownPage(item.data, page.url, rejected) : undefined;
+      if (own === undefined || !URL.canParse(own, page.url)) {
+        rejects.push(reject(item.data, item.reason, page.url));
+        continue;
+      }
+      const url = normalizePageUrl(new URL(own, page.url).href);
+      // What a worker sends is checked here, as a found page is: another site's page, or one the policy denies, is never queued.
+      const decision =
+        new URL(url).host === new URL(page.url).host ? urlPolicy.check(url) : { allowed: false, reason: 'it is on another site than its listing' };
+      if (!decision.allowed) {
+        rejects.push(reject(item.data, `${item.reason}; its own page ${url} may not be loaded: ${decision.reason}`, page.url));
+        continue;
+      }
+      const partial = typeof item.data === 'object' && item.data !== null ? (item.data as Record<string, unknown>) : {};
+      ownPages.push({ url, batch: `details:${new URL(url).host}`, depth: page.depth + 1, kind: 'detail', partial, listedOn: page.url });
+    }
+    return { rejects, ownPages };
+  };
+
+  /**
    * Commits a finished page; returns false if it was committed before (by a coordinator that died
    * before removing its job). Its next pages are enqueued either way: that coordinator may have died
    * before it did.
@@ -421,41 +520,79 @@ export function createCollectionCoordinator<TRecord>(options: CollectionCoordina
   const commit = async (job: Job<PageJobData, PageJobResult<TRecord>>, result: PageJobResult<TRecord>): Promise<boolean> => {
     const page = job.data;
     const jobId = job.id as string;
+    const detail = page.kind === 'detail';
     const pageUsage = addUsage(emptyUsage, ...result.modelCalls.map((call) => priceUsage(call.usage, resolved.prices?.[call.model])));
     const collectedAt = new Date().toISOString();
-    const candidates = result.status === 'done' ? result.records.map((data) => ({ data, source: page.url, collectedAt, key: keyOf(data) })) : [];
+    // A record completed from its own page is the listing's: its source is the page it was listed on.
+    const source = detail ? (page.listedOn ?? page.url) : page.url;
+    const candidates = result.status === 'done' ? result.records.map((data) => ({ data, source, collectedAt, key: keyOf(data) })) : [];
     const limit = resolved.maxRecords === undefined ? -1 : Math.max(0, resolved.maxRecords - counters.records);
+    const { rejects, ownPages } = rejectsOf(page, result);
     const attempts = result.attempts;
+    // A worker of an older version sends no `rejected`: its `invalid` counts them.
+    const invalid = result.status === 'done' && result.rejected === undefined ? result.invalid : rejects.length;
+    const kind = detail ? ('detail' as const) : undefined;
     const outcome =
       result.status === 'done'
-        ? { url: page.url, batch: page.batch, status: 'done' as const, attempts, invalid: result.invalid, usage: pageUsage }
-        : { url: page.url, batch: page.batch, status: 'failed' as const, attempts, error: result.error.message, invalid: 0, usage: pageUsage };
+        ? { url: page.url, batch: page.batch, status: 'done' as const, attempts, invalid, rejected: rejects.length, kind, usage: pageUsage }
+        : {
+            url: page.url,
+            batch: page.batch,
+            status: 'failed' as const,
+            attempts,
+            error: result.error.message,
+            invalid,
+            rejected: rejects.length,
+            kind,
+            usage: pageUsage,
+          };
+    const pageLimit = resolved.maxPages === undefined ? -1 : Math.max(0, resolved.maxPages - enqueuedTotal);
     const reply = (await redis.eval(
       commitScript,
-      3 + candidates.length,
+      5 + candidates.length,
       keys.committed,
       keys.records,
       keys.pages,
+      keys.rejects,
+      keys.enqueued,
       ...candidates.map((record) => keys.record(record.key)),
       jobId,
       JSON.stringify(outcome),
       String(limit),
+      String(pageLimit),
+      String(candidates.length),
+      String(rejects.length),
+      String(ownPages.length),
       ...candidates.map((record) => JSON.stringify(record)),
+      ...rejects.map((reject) => JSON.stringify(reject)),
+      ...ownPages.flatMap((own) => [pageJobId(own.url), JSON.stringify(own)]),
     )) as number | number[];
     outstanding.delete(jobId);
     const fresh = reply !== -1;
-    const [duplicates = 0, ...indices] = fresh ? (reply as number[]) : [];
-    const kept = indices.map((index) => candidates[index] as CollectedRecord<TRecord>);
+    const [duplicates = 0, skipped = 0, keptCount = 0, ...indices] = fresh ? (reply as number[]) : [];
+    const kept = indices.slice(0, keptCount).map((index) => candidates[index] as CollectedRecord<TRecord>);
+    // The records' own pages the commit enqueued; a coordinator that dies before adding their jobs leaves them to the next one (see restore).
+    const queuedOwn = indices.slice(keptCount).map((index) => ownPages[index] as QueuedPage);
+    enqueuedTotal += queuedOwn.length;
+    if (skipped === 1 && !pagesSkipped) {
+      await redis.hset(keys.run, 'pagesSkipped', '1');
+      pagesSkipped = true;
+    }
+    for (const own of queuedOwn) {
+      if (batchOf(own.batch).abandoned) await abandon(pageJobId(own.url), own);
+      else if (!stopping && !cancelled) await addJob(pageJobId(own.url), own);
+    }
     if (fresh) for (const call of result.modelCalls) reportModelCall(call.role, call);
     const abandoned = fresh && apply({ ...outcome, records: kept.length, duplicates });
     if (result.status === 'failed') {
       if (!fresh) return false;
       const batch = batchOf(page.batch);
       const dropped = abandoned ? await dropQueued(page.batch) : 0;
+      for (const reject of rejects) emit('collect-reject', { reject });
       emit('collect-failure', { url: page.url, batch: page.batch, error: result.error, consecutiveFailures: batch.failures, abandoned, dropped });
       return true;
     }
-    let enqueued = 0;
+    let enqueued = queuedOwn.length;
     if (!batchOf(page.batch).abandoned && !stopping && !cancelled)
       for (const found of result.found ?? result.links.map((url): FoundPage => ({ url }))) {
         // What a worker sends is checked again: a page of another site, or one the policy denies, is never queued.
@@ -470,12 +607,13 @@ export function createCollectionCoordinator<TRecord>(options: CollectionCoordina
       emit('collect-record', { record });
       for (const stream of streams) stream.push(record);
     }
+    for (const reject of rejects) emit('collect-reject', { reject });
     emit('collect-page', {
       url: page.url,
       batch: page.batch,
       records: kept.length,
       duplicates,
-      invalid: result.invalid,
+      invalid,
       enqueued,
       loadMore: result.loadMore,
       interaction: result.interaction,
@@ -558,7 +696,8 @@ export function createCollectionCoordinator<TRecord>(options: CollectionCoordina
       await job.remove().catch(() => undefined);
       handled++;
       const finished = counters.pagesDone + counters.pagesFailed;
-      if (fresh && finished % resolved.checkEvery === 0 && outstanding.size > 0 && !stopping && !failure) await runCheck(finished);
+      const listing = (job.data as PageJobData).kind !== 'detail';
+      if (fresh && listing && listingPagesFinished % resolved.checkEvery === 0 && outstanding.size > 0 && !stopping && !failure) await runCheck(finished);
     }
     return handled;
   };

@@ -4,4 +4,4 @@
 export { createCollectionCoordinator, type CollectionCoordinator, type CollectionCoordinatorOptions } from './coordinator';
 export { createCollectionWorker, type CollectionWorker, type CollectionWorkerEventMap, type CollectionWorkerOptions } from './worker';
 export type { RedisConnection } from './protocol';
-export { readCollectionRecords, type ReadCollectionRecordsOptions } from './records';
+export { readCollectionRecords, readCollectionRejects, type ReadCollectionRecordsOptions } from './records';

@@ -2,6 +2,7 @@
 // Redis, the page job's data and result, the run's settings. No BullMQ or Redis calls here.
 
 import { createHash } from 'node:crypto';
+import type { RejectedItem } from '../collect/page-extraction';
 import type { FoundPage } from '../collect/page-step';
 import type { RedisOptions } from 'ioredis';
 import type { ErrorInfo } from '../events';
@@ -55,6 +56,12 @@ export type PageJobResult<TRecord = unknown> =
       readonly status: 'done';
       readonly records: readonly TRecord[];
       readonly invalid: number;
+      /**
+       * The records the schema rejected, with why (secret values redacted): of a listing page, those
+       * the coordinator may complete from their own pages; of a record's own page, the record that
+       * page could not complete. Absent from older workers: then only `invalid` counts them.
+       */
+      readonly rejected?: readonly RejectedItem[] | undefined;
       readonly links: readonly string[];
       /** Every page found, with the way there of a page reached by a script pager, and sub-listings; absent from older workers. */
       readonly found?: readonly FoundPage[] | undefined;
@@ -86,6 +93,8 @@ export interface RunSettings {
   readonly retry: ResolvedPageRetry;
   /** Per host, across all workers: the most pages read at once and the least milliseconds between two starts. */
   readonly perHost: { readonly maxConcurrent: number | undefined; readonly delayMs: number };
+  /** Records are completed from their own pages: listings are asked for the records' partial shape. Absent from older coordinators: off. */
+  readonly details?: boolean | undefined;
 }
 
 /** The BullMQ prefix of every key of plannav's collections. */
@@ -118,6 +127,8 @@ export function keysOf(name: string): {
   dropped: string;
   /** The records kept, in commit order (stream, field `record`). */
   records: string;
+  /** The records the schema rejected, with why, in commit order (stream, field `reject`: a `RejectedRecord` JSON). */
+  rejects: string;
   /** The page outcomes, in commit order (stream, field `page`: {@link CommittedOutcome} JSON). */
   pages: string;
   /** The progress checks (list of {@link CommittedCheck} JSON). */
@@ -137,6 +148,7 @@ export function keysOf(name: string): {
     committed: `${base}:committed`,
     dropped: `${base}:dropped`,
     records: `${base}:records`,
+    rejects: `${base}:rejects`,
     pages: `${base}:pages`,
     checks: `${base}:checks`,
     record: (key) => `${base}:record:${createHash('sha256').update(key).digest('hex')}`,
@@ -149,6 +161,10 @@ export function keysOf(name: string): {
 export type CommittedOutcome = CommittedPageOutcome & {
   readonly duplicates: number;
   readonly invalid: number;
+  /** Records of the page that went to the rejects stream (part of `invalid`); absent before details. */
+  readonly rejected?: number | undefined;
+  /** `detail` for a record's own page; absent for a listing page. */
+  readonly kind?: 'detail' | undefined;
   /** The page's model calls, priced. */
   readonly usage: TokenUsage;
 };

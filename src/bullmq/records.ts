@@ -2,7 +2,7 @@
 // stream its commits appended to, in commit order. It writes nothing and starts no run.
 
 import { Redis, type RedisOptions } from 'ioredis';
-import type { CollectedRecord } from '../collect/store';
+import type { CollectedRecord, RejectedRecord } from '../collect/store';
 import { ConfigError, PlannavError } from '../errors';
 import { checkName, keysOf, type RedisConnection } from './protocol';
 
@@ -40,6 +40,27 @@ export interface ReadCollectionRecordsOptions {
 export async function* readCollectionRecords<TRecord = unknown>(
   options: ReadCollectionRecordsOptions,
 ): AsyncGenerator<CollectedRecord<TRecord>, void, undefined> {
+  yield* readStream<CollectedRecord<TRecord>>(options, 'records', 'record');
+}
+
+/**
+ * Reads every record a BullMQ collection rejected, in commit order, from Redis: those the schema
+ * rejected (with `details`, after their own page was read, or could not be), each with the reason,
+ * the page it was listed on and its own page. Otherwise like {@link readCollectionRecords}: the same
+ * options, the same errors, the end at the last reject committed when it gets there.
+ * @example
+ * ```ts
+ * for await (const { data, reason } of readCollectionRejects({ connection: 'redis://10.0.0.5:6379', name: 'jobs' }))
+ *   console.log(reason, data);
+ * ```
+ * @public
+ */
+export async function* readCollectionRejects(options: ReadCollectionRecordsOptions): AsyncGenerator<RejectedRecord, void, undefined> {
+  yield* readStream<RejectedRecord>(options, 'rejects', 'reject');
+}
+
+/** Reads one of a collection's streams (its records, its rejects) in order: the JSON of `field` of each entry. */
+async function* readStream<T>(options: ReadCollectionRecordsOptions, stream: 'records' | 'rejects', field: string): AsyncGenerator<T, void, undefined> {
   const name = checkName(options.name);
   const batchSize = options.batchSize ?? 500;
   if (!Number.isInteger(batchSize) || batchSize < 1)
@@ -62,10 +83,10 @@ export async function* readCollectionRecords<TRecord = unknown>(
     let start = '-';
     for (;;) {
       options.signal?.throwIfAborted();
-      const entries = await redis.xrange(keys.records, start, '+', 'COUNT', batchSize);
+      const entries = await redis.xrange(keys[stream], start, '+', 'COUNT', batchSize);
       for (const [, fields] of entries) {
-        const json = fields[fields.indexOf('record') + 1];
-        if (json !== undefined) yield JSON.parse(json) as CollectedRecord<TRecord>;
+        const json = fields[fields.indexOf(field) + 1];
+        if (json !== undefined) yield JSON.parse(json) as T;
       }
       const last = entries.at(-1);
       if (!last || entries.length < batchSize) return;

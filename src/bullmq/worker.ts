@@ -13,7 +13,17 @@ import type { BrowserDriver } from '../browser/types';
 import type { BrowserPool } from '../collect/options';
 import { PageExtractor } from '../collect/page-extraction';
 import type { ListingPlan } from '../collect/listing-plan';
-import { countingClient, pageSlot, readPage, type PageModelCall, type PageSlot, type PageStepContext } from '../collect/page-step';
+import {
+  completeRecord,
+  countingClient,
+  extractDetailAlone,
+  loadDetailPage,
+  pageSlot,
+  readPage,
+  type PageModelCall,
+  type PageSlot,
+  type PageStepContext,
+} from '../collect/page-step';
 import { judgeFailure, retryDelayMs } from '../collect/page-retry';
 import type { QueuedPage } from '../collect/store';
 import { ConfigError, isFatalError, TimeoutError } from '../errors';
@@ -225,6 +235,41 @@ export async function createCollectionWorker<TRecord>(options: CollectionWorkerO
     throw new DelayedError();
   };
 
+  type PageRead = Omit<Extract<PageJobResult<TRecord>, { status: 'done' }>, 'modelCalls' | 'durationMs' | 'attempts'>;
+
+  /** Reads a listing page: its records, those the schema rejected (which their own pages may complete), the pages found. */
+  const readListing = async (context: PageStepContext<TRecord>, slot: PageSlot, page: QueuedPage, signal: AbortSignal): Promise<PageRead> => {
+    const read = await readPage(context, slot, page, signal);
+    return {
+      status: 'done',
+      records: read.records.map((record) => secrets.redactDeep(record)),
+      invalid: read.invalid,
+      rejected: read.rejected.map((item) => secrets.redactDeep(item)),
+      links: [...read.links],
+      // The tab cannot wait for the next job: the page a script pager went on to is queued with the way there.
+      found: [...read.found, ...(read.continuation ? [read.continuation] : [])],
+      loadMore: read.loadMore,
+      interaction: read.interaction,
+    };
+  };
+
+  /** Reads a record's own page and completes the record its listing gave: the record whole, or rejected with why. */
+  const readDetail = async (context: PageStepContext<TRecord>, slot: PageSlot, page: QueuedPage, signal: AbortSignal): Promise<PageRead> => {
+    await loadDetailPage(context, slot, page, signal);
+    const completed = completeRecord(page, await extractDetailAlone(context, slot, signal), options.schema);
+    const rejected = completed.rejected ? [secrets.redactDeep(completed.rejected)] : [];
+    return {
+      status: 'done',
+      records: completed.record === undefined ? [] : [secrets.redactDeep(completed.record)],
+      invalid: rejected.length,
+      rejected,
+      links: [],
+      found: [],
+      loadMore: 0,
+      interaction: undefined,
+    };
+  };
+
   const process = async (job: Job<PageJobData, PageJobResult<TRecord>>, token?: string): Promise<PageJobResult<TRecord>> => {
     const { failedAttempts = 0, earlierModelCalls = [], ...page } = job.data;
     const queued: QueuedPage = page;
@@ -264,7 +309,8 @@ export async function createCollectionWorker<TRecord>(options: CollectionWorkerO
       urlPolicy,
       secrets,
       registry,
-      extractor: new PageExtractor(options.schema, { retry: settings.modelRetry, maxChunkChars: settings.maxChunkChars }),
+      // With details, a listing is asked for the records' partial shape: their own pages complete them.
+      extractor: new PageExtractor(options.schema, { retry: settings.modelRetry, maxChunkChars: settings.maxChunkChars, partial: settings.details === true }),
       navigatorLLM: navigatorBase,
       extractionLLM: countingClient(extractionBase, record('extraction')),
       navigatorObserver: {
@@ -283,27 +329,15 @@ export async function createCollectionWorker<TRecord>(options: CollectionWorkerO
     try {
       slot = await takeSlot();
       const browserSlot = slot;
-      const read = await withDeadline(
+      const result = await withDeadline(
         settings.pageTimeout,
         controller.signal,
         () => new TimeoutError(settings.pageTimeout, `Reading ${page.url}`),
-        (signal) => readPage(context, browserSlot, queued, signal),
+        (signal) => (queued.kind === 'detail' ? readDetail(context, browserSlot, queued, signal) : readListing(context, browserSlot, queued, signal)),
       );
-      const result: PageJobResult<TRecord> = {
-        status: 'done',
-        records: read.records.map((record) => secrets.redactDeep(record)),
-        invalid: read.invalid,
-        links: [...read.links],
-        // The tab cannot wait for the next job: the page a script pager went on to is queued with the way there.
-        found: [...read.found, ...(read.continuation ? [read.continuation] : [])],
-        loadMore: read.loadMore,
-        interaction: read.interaction,
-        modelCalls,
-        durationMs: Date.now() - started,
-        attempts: attempt,
-      };
-      emit('page-end', { url: page.url, batch: page.batch, jobId, status: 'done', records: read.records.length });
-      return result;
+      const done: PageJobResult<TRecord> = { ...result, modelCalls, durationMs: Date.now() - started, attempts: attempt };
+      emit('page-end', { url: page.url, batch: page.batch, jobId, status: 'done', records: result.records.length });
+      return done;
     } catch (error) {
       // A worker closing mid-page, or an error no page can route around (a rejected model key):
       // the job fails in BullMQ, unread; the coordinator counts it as failed.
