@@ -63,6 +63,7 @@ export {
   type ActionRecord,
   type ElementFingerprint,
   type FingerprintAncestor,
+  type FingerprintRecord,
   type FingerprintBox,
   type ModelCallRecord,
   type ModelFallbackRecord,

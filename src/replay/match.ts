@@ -33,6 +33,13 @@ export interface MatchOptions {
    * @defaultValue 0.05
    */
   readonly margin?: number | undefined;
+  /**
+   * Whether the browser is on another page than the one the element was recorded on (another
+   * URL). Then an element that sat in no record is checked against the heading of its page too:
+   * the "Add to cart" of another product's page is another product's.
+   * @defaultValue false
+   */
+  readonly pageMoved?: boolean | undefined;
 }
 
 /** A candidate as the matcher scored it. */
@@ -118,17 +125,51 @@ export function matchElement(recorded: ElementFingerprint, candidates: readonly 
   if (candidates.length === 0) return { kind: 'none', reason: 'the page has no elements to match' };
 
   const recordedContext = contextNames(recorded);
-  const exact = exactMatch(recorded, recordedContext, candidates);
+  const identity = recordIdentity(recorded, options.pageMoved === true);
+  const exact = exactMatch(recorded, recordedContext, identity, candidates);
   if (exact) return { kind: 'exact', index: exact.index };
 
-  const scored = candidates.map((candidate) => compare(recorded, recordedContext, candidate)).sort((a, b) => b.score - a.score);
+  const scored = candidates.map((candidate) => compare(recorded, recordedContext, identity, candidate)).sort((a, b) => b.score - a.score);
   const [best] = scored;
   if (!best) return { kind: 'none', reason: 'the page has no elements to match' };
   const describe = (entry: Comparison): ScoredMatch => ({
     index: entry.candidate.index,
     score: rounded(entry.score),
-    differences: differencesOf(recorded, recordedContext, entry.candidate.fingerprint),
+    differences: differencesOf(recorded, recordedContext, identity, entry.candidate.fingerprint),
   });
+
+  // A record's identity is never crossed: an element of another card, row or item (or, on
+  // another page, of another page) is another record's, however alike it is. Only elements of the
+  // recorded record, or of none that could be another, are eligible.
+  if (identity) {
+    const own = scored.filter((entry) => entry.sameRecord !== false);
+    const [first, second] = own;
+    const crossed = scored.find((entry) => entry.sameRecord === false && entry.score >= threshold);
+    if (!first || first.score < threshold) {
+      if (crossed) {
+        const theirs = crossed.candidate.fingerprint;
+        return {
+          kind: 'none',
+          reason: `its ${identity.scope === 'item' ? 'record' : 'page'} ${shown(identity.name)} is not on the page: the closest element, ${crossed.candidate.index} ${shown(theirs.name || theirs.text)}, scores ${rounded(crossed.score)} but belongs to ${shown(recordName(theirs) ?? 'another record')}`,
+          best: describe(crossed),
+        };
+      }
+      return {
+        kind: 'none',
+        reason: `no element is similar enough: the closest, element ${best.candidate.index} ${shown(best.candidate.fingerprint.name || best.candidate.fingerprint.text)}, scores ${rounded(best.score)}, below the threshold ${threshold}`,
+        best: describe(best),
+      };
+    }
+    const close = second !== undefined && second.score >= threshold && first.score - second.score <= margin;
+    if (close && first.evidence - second.evidence <= margin && first.position - second.position <= positionMargin) {
+      return {
+        kind: 'none',
+        reason: `ambiguous: elements ${first.candidate.index} and ${second.candidate.index} score ${rounded(first.score)} and ${rounded(second.score)}, and neither their names, text, attributes, record nor place tell them apart`,
+        best: describe(first),
+      };
+    }
+    return { kind: 'healed', ...describe(first) };
+  }
 
   // An element that looks like the recorded one (same tag, a similar name) is that element only in
   // its recorded context: the "Add to cart" of another card is another product's, even when the
@@ -190,6 +231,7 @@ function stableKeys(print: ElementFingerprint): { readonly attribute: string; re
 function exactMatch(
   recorded: ElementFingerprint,
   recordedContext: readonly NamedAncestor[],
+  identity: RecordIdentity | undefined,
   candidates: readonly MatchCandidate[],
 ): MatchCandidate | undefined {
   for (const key of stableKeys(recorded)) {
@@ -198,17 +240,75 @@ function exactMatch(
     );
     if (found.length !== 1) continue;
     const [only] = found;
-    if (only && agrees(recorded, recordedContext, only.fingerprint)) return only;
+    if (only && agrees(recorded, recordedContext, identity, only.fingerprint)) return only;
   }
   return undefined;
 }
 
-/** Same tag, a name or text that agrees, and the same context (when the recorded element had one). */
-function agrees(recorded: ElementFingerprint, recordedContext: readonly NamedAncestor[], candidate: ElementFingerprint): boolean {
+/** Same tag, a name or text that agrees, and the same record (else the same context, when the recorded element had one). */
+function agrees(
+  recorded: ElementFingerprint,
+  recordedContext: readonly NamedAncestor[],
+  identity: RecordIdentity | undefined,
+  candidate: ElementFingerprint,
+): boolean {
   if (candidate.tagName !== recorded.tagName) return false;
   const named = similarity(recorded.name, candidate.name) >= alikeSimilarity || similarity(recorded.text, candidate.text) >= alikeSimilarity;
   if (!named) return false;
+  if (identity) return sameRecord(identity, candidate) !== false;
   return contextAgreement(recordedContext, contextNames(candidate)) >= contextSimilarity;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Record identity
+
+/** The identity a candidate must share: the recorded element's record, or its page's when the page moved. */
+interface RecordIdentity {
+  readonly name: string;
+  readonly scope: 'item' | 'page';
+}
+
+/** How alike two record names must be to name the same record: a product's name, reworded at most by case, spaces or punctuation. */
+const recordSimilarity = 0.85;
+
+function recordIdentity(recorded: ElementFingerprint, pageMoved: boolean): RecordIdentity | undefined {
+  const record = recorded.record;
+  if (!record || !normalized(record.name)) return undefined;
+  if (record.scope === 'page' && !pageMoved) return undefined;
+  return { name: record.name, scope: record.scope };
+}
+
+/** The name of the record a fingerprint gives, when it gives one. */
+function recordName(print: ElementFingerprint): string | undefined {
+  return print.record?.name;
+}
+
+/** Lower case, letters and digits only, single spaces. */
+function identityKey(value: string): string {
+  return normalized(value)
+    .replace(/[^\p{L}\p{N}]+/gu, ' ')
+    .trim();
+}
+
+function sameName(a: string, b: string): boolean {
+  const left = identityKey(a);
+  const right = identityKey(b);
+  return left === right || similarity(left, right) >= recordSimilarity;
+}
+
+/**
+ * Whether the candidate belongs to the recorded record: `true` when its record has the same name,
+ * `false` when it has another, `undefined` when it gives none (an element of a redesigned page
+ * outside any card): then it counts as the record's when its own name, or an ancestor's, holds the
+ * record's name, and as another's otherwise.
+ */
+function sameRecord(identity: RecordIdentity, candidate: ElementFingerprint): boolean {
+  const theirs = candidate.record;
+  if (theirs && (identity.scope === 'page' || theirs.scope === 'item')) return sameName(identity.name, theirs.name);
+  const key = identityKey(identity.name);
+  const holds = (value: string | undefined): boolean => value !== undefined && ` ${identityKey(value)} `.includes(` ${key} `);
+  if (identity.scope === 'item') return holds(candidate.name) || holds(candidate.text) || candidate.ancestors.some((ancestor) => holds(ancestor.name));
+  return theirs ? sameName(identity.name, theirs.name) : false;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -226,9 +326,16 @@ interface Comparison {
   readonly context: number;
   /** Whether the candidate looks like the recorded element by itself: same tag, a similar name. */
   readonly alike: boolean;
+  /** Whether it belongs to the recorded record; `undefined` when the recorded element had none. */
+  readonly sameRecord: boolean | undefined;
 }
 
-function compare(recorded: ElementFingerprint, recordedContext: readonly NamedAncestor[], candidate: MatchCandidate): Comparison {
+function compare(
+  recorded: ElementFingerprint,
+  recordedContext: readonly NamedAncestor[],
+  identity: RecordIdentity | undefined,
+  candidate: MatchCandidate,
+): Comparison {
   const print = candidate.fingerprint;
   const candidateContext = contextNames(print);
   const features: Partial<Record<Feature, number>> = {
@@ -252,6 +359,7 @@ function compare(recorded: ElementFingerprint, recordedContext: readonly NamedAn
     position: weighted(features, positionFeatures),
     context: contextAgreement(recordedContext, candidateContext),
     alike: recorded.tagName === print.tagName && similarity(recorded.name || recorded.text, print.name || print.text) >= alikeSimilarity,
+    sameRecord: identity ? sameRecord(identity, print) : undefined,
   };
 }
 
@@ -495,7 +603,12 @@ function editSimilarity(a: string, b: string): number {
 // ---------------------------------------------------------------------------------------------
 // Differences, in words
 
-function differencesOf(recorded: ElementFingerprint, recordedContext: readonly NamedAncestor[], candidate: ElementFingerprint): string[] {
+function differencesOf(
+  recorded: ElementFingerprint,
+  recordedContext: readonly NamedAncestor[],
+  identity: RecordIdentity | undefined,
+  candidate: ElementFingerprint,
+): string[] {
   const differences: string[] = [];
   if (recorded.tagName !== candidate.tagName) differences.push(`tag changed from ${recorded.tagName} to ${candidate.tagName}`);
   if ((recorded.role ?? '') !== (candidate.role ?? '')) differences.push(`role changed from ${recorded.role ?? 'none'} to ${candidate.role ?? 'none'}`);
@@ -516,7 +629,15 @@ function differencesOf(recorded: ElementFingerprint, recordedContext: readonly N
     else differences.push(`${key} changed from ${shown(value)} to ${shown(now)}`);
   }
   const nearest = recordedContext[0];
-  if (nearest) {
+  if (identity) {
+    // The record decides, so the record is what is said: a heal never crosses it.
+    if (!sameRecord(identity, candidate)) {
+      const theirs = recordName(candidate);
+      differences.push(
+        theirs ? `${identity.scope === 'item' ? 'record' : 'page'} changed from ${shown(identity.name)} to ${shown(theirs)}` : `${identity.scope === 'item' ? 'record' : 'page'} ${shown(identity.name)} gone`,
+      );
+    }
+  } else if (nearest) {
     const context = contextNames(candidate);
     if (contextAgreement(recordedContext, context) < 1) {
       const [closest] = context;
