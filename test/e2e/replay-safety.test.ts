@@ -216,7 +216,11 @@ describe('ask-model', () => {
   /** A model that does what the recorded step was for, by the state: clicks the teapot's link. */
   const healer = (): ScriptedLLM =>
     new ScriptedLLM({
-      respond: (request) => scriptedActions([{ click_element: { index: indexOn(request.lastUserText, /<a[^>]*>Blue teapot/) } }]),
+      respond: (request) => {
+        const link = indexOn(request.lastUserText, /<a[^>]*>Blue teapot/);
+        // On the teapot's page already: nothing to do.
+        return scriptedActions(link === undefined ? [] : [{ click_element: { index: link } }]);
+      },
     });
 
   it('heals a step by its intent (a product page opened), not the recorded URL, and counts its calls', { timeout: 60_000 }, async () => {
