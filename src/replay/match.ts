@@ -100,6 +100,8 @@ const contextSimilarity = 0.5;
 
 /** The tags whose `name` attribute names a form field. */
 const fieldTags = new Set(['input', 'select', 'textarea', 'button']);
+/** The fields that take a value: found by their `name` even when relabelled. */
+const formFieldTags = new Set(['input', 'select', 'textarea']);
 
 /**
  * Finds the recorded element among `candidates` (the elements of the page now, fingerprinted).
@@ -145,6 +147,8 @@ export function matchElement(recorded: ElementFingerprint, candidates: readonly 
     const own = scored.filter((entry) => entry.sameRecord !== false);
     const [first, second] = own;
     const crossed = scored.find((entry) => entry.sameRecord === false && entry.score >= threshold);
+    const sole = first && first.score < threshold ? soleInPlace(recorded, own) : undefined;
+    if (sole) return { kind: 'healed', ...describe(sole), differences: [...describe(sole).differences, soleNote()] };
     if (!first || first.score < threshold) {
       if (crossed) {
         const theirs = crossed.candidate.fingerprint;
@@ -175,9 +179,12 @@ export function matchElement(recorded: ElementFingerprint, candidates: readonly 
   // its recorded context: the "Add to cart" of another card is another product's, even when the
   // recorded card is gone and only one other is left.
   const alike = scored.filter((entry) => entry.alike).length;
-  const nearest = recordedContext[0];
+  // Only for a fingerprint that gives no record (read by an older runtime): its nearest named ancestor stands for it.
+  const nearest = recorded.record ? undefined : recordedContext[0];
   const eligible = alike >= 1 && nearest ? scored.filter((entry) => entry.context >= contextSimilarity) : scored;
   const [first, second] = eligible;
+  const sole = !first || first.score < threshold ? soleInPlace(recorded, eligible) : undefined;
+  if (sole) return { kind: 'healed', ...describe(sole), differences: [...describe(sole).differences, soleNote()] };
   if (!first || first.score < threshold) {
     if (nearest && alike >= 1 && best.score >= threshold) {
       return {
@@ -201,6 +208,34 @@ export function matchElement(recorded: ElementFingerprint, candidates: readonly 
     };
   }
   return { kind: 'healed', ...describe(first) };
+}
+
+/** The lowest score at which the one element of the recorded kind at the recorded place is taken, its words changed (translated). */
+const soleFloor = 0.45;
+
+/** An element's kind: tag, role and type (a submit button, a checkbox). */
+const kindOf = (print: ElementFingerprint): string => `${print.tagName}/${print.role ?? ''}/${print.attributes.type ?? ''}`;
+/** An XPath without its positions: the place in the page's structure. */
+const placeOf = (xpath: string): string => xpath.replace(/\[\d+\]/g, '');
+
+/**
+ * The one submit button of the recorded form: a submit button recorded inside a form, when the
+ * page has one submit button only at the same place (the same path, positions aside) and it scores
+ * at least `soleFloor`: sending the form is all it can do, whatever its label says now (translated).
+ * Undefined otherwise.
+ */
+function soleInPlace(recorded: ElementFingerprint, pool: readonly Comparison[]): Comparison | undefined {
+  if (recorded.attributes.type !== 'submit' || !/\/form(\[\d+\])?\//.test(recorded.xpath)) return undefined;
+  const kind = kindOf(recorded);
+  const ofKind = pool.filter((entry) => kindOf(entry.candidate.fingerprint) === kind);
+  if (ofKind.length !== 1) return undefined;
+  const [only] = ofKind;
+  if (!only || only.score < soleFloor || placeOf(only.candidate.fingerprint.xpath) !== placeOf(recorded.xpath)) return undefined;
+  return only;
+}
+
+function soleNote(): string {
+  return `the only submit button of its form`;
 }
 
 function fraction(value: number | undefined, fallback: number, field: string): number {
@@ -240,7 +275,7 @@ function exactMatch(
     );
     if (found.length !== 1) continue;
     const [only] = found;
-    if (only && agrees(recorded, recordedContext, identity, only.fingerprint)) return only;
+    if (only && agrees(recorded, recordedContext, identity, only.fingerprint, key.attribute === 'name' && formFieldTags.has(recorded.tagName))) return only;
   }
   return undefined;
 }
@@ -251,11 +286,20 @@ function agrees(
   recordedContext: readonly NamedAncestor[],
   identity: RecordIdentity | undefined,
   candidate: ElementFingerprint,
+  byFieldName = false,
 ): boolean {
   if (candidate.tagName !== recorded.tagName) return false;
+  // A form field found by its `name` is the field the server gets under that name, whatever its
+  // label says now (translated, reworded): the same kind of field in the same record is enough.
+  if (byFieldName && (candidate.attributes.type ?? '') === (recorded.attributes.type ?? '')) {
+    return identity ? sameRecord(identity, candidate) : true;
+  }
   const named = similarity(recorded.name, candidate.name) >= alikeSimilarity || similarity(recorded.text, candidate.text) >= alikeSimilarity;
   if (!named) return false;
   if (identity) return sameRecord(identity, candidate) !== false;
+  // A fingerprint that gives its record (or its page's heading) was read by a runtime that names
+  // records: its nearest named ancestor (a form named by all its text) is no identity.
+  if (recorded.record) return true;
   return contextAgreement(recordedContext, contextNames(candidate)) >= contextSimilarity;
 }
 
@@ -637,7 +681,7 @@ function differencesOf(
         theirs ? `${identity.scope === 'item' ? 'record' : 'page'} changed from ${shown(identity.name)} to ${shown(theirs)}` : `${identity.scope === 'item' ? 'record' : 'page'} ${shown(identity.name)} gone`,
       );
     }
-  } else if (nearest) {
+  } else if (nearest && !recorded.record) {
     const context = contextNames(candidate);
     if (contextAgreement(recordedContext, context) < 1) {
       const [closest] = context;

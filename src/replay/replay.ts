@@ -281,8 +281,6 @@ const readingActions = new Set(['search_page', 'extract_content']);
 /** How often the page is read again while waiting for an element, and how long a found one must keep its box. */
 const elementPollMs = 250;
 const stableCheckMs = 80;
-/** What `askModel` says when the model chose to do nothing: the step's effect may be there already. */
-const noActionChosen = 'it chose no action';
 /** Deadlines of the replay's own browser reads, in milliseconds. */
 const pageStateTimeoutMs = 30_000;
 const settleTimeoutMs = 15_000;
@@ -604,8 +602,9 @@ export class HistoryReplay {
   private recorder: StepRecorder | undefined;
   private usage = emptyUsage;
   private started = false;
-  /** The model calls of `ask-model`. */
+  /** The model calls of `ask-model` (every attempt, failed ones too), counted while `asking`. */
   private modelCalls = 0;
+  private asking = false;
   /** Whether the reads the recording made (`search_page`, `extract_content`) read the same now; undefined before any. */
   private readsAgree: boolean | undefined;
   private readonly checks: ReplayCheckReport[] = [];
@@ -871,7 +870,7 @@ export class HistoryReplay {
    * URL: a page of the same kind opened (`/item/7` for a recorded `/item/1`), or the same page
    * (the cart, the thanks page of a sent form), with as many tabs.
    */
-  private async checkIntent(recorded: RecordedAction): Promise<{ failure?: string | undefined; navigated?: boolean | undefined }> {
+  private async checkIntent(recorded: RecordedAction): Promise<{ failure?: string | undefined }> {
     const expected = recorded.expected;
     if (!this.options.checkOutcome || !expected) return {};
     const [tabs, active] = await Promise.all([this.driver.tabs({ signal: this.controller.signal }), this.driver.activeTab({ signal: this.controller.signal })]);
@@ -879,9 +878,8 @@ export class HistoryReplay {
     const after = moved(expected.url, this.origins) as string;
     const before = recorded.step.browser ? (moved(recorded.step.browser.url, this.origins) as string) : undefined;
     const navigated = before === undefined || comparable(before, false) !== comparable(after, false);
-    if (!navigated) return { navigated };
-    if (pageKind(active.url) === pageKind(after)) return { navigated };
-    return { failure: `the step was for opening a page like ${pageKind(after)}, and the browser is at ${active.url}`, navigated };
+    if (!navigated || pageKind(active.url) === pageKind(after)) return {};
+    return { failure: `the step was for opening a page like ${pageKind(after)}, and the browser is at ${active.url}` };
   }
 
   private report(recorded: RecordedAction, fields: Omit<ReplayStepReport, 'taskId' | 'step' | 'actionIndex' | 'action'>): ReplayStepReport {
@@ -974,16 +972,15 @@ export class HistoryReplay {
       failure = `${failure} (after acting on element ${match.index} ${JSON.stringify(print?.name || print?.text || '')}${match.score !== undefined ? `, matched with score ${match.score}` : ''})`;
     }
     if (this.options.onStepFailure === 'ask-model' && this.options.llm) {
-      const calls = this.usage.calls;
       let why: string | undefined;
+      this.asking = true;
       try {
         why = await this.askModel(recorded, failure, this.options.llm);
       } finally {
-        this.modelCalls += this.usage.calls - calls;
+        this.asking = false;
       }
-      // A model that chose to do nothing heals only a step whose page is open already (it sees the effect is there).
-      const intent = why === undefined || why === noActionChosen ? await this.checkIntent(recorded) : undefined;
-      const elsewhere = intent?.failure ?? (why === noActionChosen && intent?.navigated !== true ? noActionChosen : undefined);
+      const intent = why === undefined ? await this.checkIntent(recorded) : undefined;
+      const elsewhere = intent?.failure;
       const healed = intent !== undefined && elsewhere === undefined;
       const unchecked = healed ? await this.runStepChecks(recorded) : undefined;
       if (healed && unchecked === undefined) {
@@ -1202,7 +1199,7 @@ export class HistoryReplay {
       const record = recorder.finish();
       for (const action of record.actions) this.recorder?.addAction(action);
       const errors = result.results.filter((item) => item.error !== undefined);
-      if (result.results.length === 0) return noActionChosen;
+      if (result.results.length === 0) return 'it chose no action';
       return errors.length > 0 ? errors.map((item) => item.error).join(' ') : undefined;
     } catch (error) {
       // With `onModelFailure: 'skip'` even a model that cannot be called fails only its step; a cancel still ends the replay.
@@ -1285,6 +1282,7 @@ export class HistoryReplay {
   private emit<K extends ExecutorEventName>(name: K, actor: Actor, payload: EventPayload<K>): void {
     const base: EventBase = { taskId: this.current.taskId, step: this.current.step, actor, timestamp: Date.now() };
     const event = this.secrets.redactDeep({ ...base, ...payload }) as ExecutorEventMap[K];
+    if (name === 'model-call-start' && this.asking) this.modelCalls++;
     if (name === 'model-call-end') {
       const { usage, provider, model, attempt, durationMs, error } = event as ExecutorEventMap['model-call-end'];
       this.usage = addUsage(this.usage, usage);
