@@ -35,9 +35,7 @@ const fingerprintSchema = z.object({
   cssPath: z.string().max(8000),
   ancestors: z.array(ancestorSchema).max(5),
   box: boxSchema.optional(),
-  record: z
-    .object({ name: z.string().min(1).max(128), from: z.enum(['label', 'heading', 'link', 'cell']), scope: z.enum(['item', 'page']) })
-    .optional(),
+  record: z.object({ name: z.string().min(1).max(128), from: z.enum(['label', 'heading', 'link', 'cell']), scope: z.enum(['item', 'page']) }).optional(),
   disabled: z.boolean().optional(),
   checked: z.boolean().optional(),
 });

@@ -451,7 +451,10 @@ describe('matchElement never crosses the identity of a record', () => {
         name: 'Add to cart',
         text: 'Add to cart',
         attributes: { type: 'submit', id: 'add' },
-        ancestors: [{ tagName: 'form', name: 'Add to cart' }, { tagName: 'main', role: 'main', name: product }],
+        ancestors: [
+          { tagName: 'form', name: 'Add to cart' },
+          { tagName: 'main', role: 'main', name: product },
+        ],
         record: { name: product, from: 'heading', scope: 'page' },
       });
     const candidates = [{ index: 3, fingerprint: onPage('Blue tray') }];

@@ -678,7 +678,9 @@ function differencesOf(
     if (!sameRecord(identity, candidate)) {
       const theirs = recordName(candidate);
       differences.push(
-        theirs ? `${identity.scope === 'item' ? 'record' : 'page'} changed from ${shown(identity.name)} to ${shown(theirs)}` : `${identity.scope === 'item' ? 'record' : 'page'} ${shown(identity.name)} gone`,
+        theirs
+          ? `${identity.scope === 'item' ? 'record' : 'page'} changed from ${shown(identity.name)} to ${shown(theirs)}`
+          : `${identity.scope === 'item' ? 'record' : 'page'} ${shown(identity.name)} gone`,
       );
     }
   } else if (nearest && !recorded.record) {

@@ -135,7 +135,9 @@ describe('replayHistory', () => {
     const history = await record();
     const stopped = await replayHistory(history, { browser: shop('moved').browser });
     const failed = stopped.steps.find((step) => step.status === 'failed');
-    expect(failed?.reason).toBe('the browser is at https://shop.test/cups, where the recording was at https://shop.test/mugs (after acting on element 3 "Mugs")');
+    expect(failed?.reason).toBe(
+      'the browser is at https://shop.test/cups, where the recording was at https://shop.test/mugs (after acting on element 3 "Mugs")',
+    );
     expect(stopped.steps.at(-1)?.status).toBe('skipped');
 
     const { browser, cart } = shop('moved');

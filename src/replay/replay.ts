@@ -196,9 +196,7 @@ export interface ReplayCheckReport {
 
 const positive = z.number().int('must be an integer').positive('must be positive');
 const matcher = z.union([z.string(), z.instanceof(RegExp)], { error: 'must be a string or a RegExp' });
-const checkSchema = z
-  .object({ url: matcher.optional(), title: matcher.optional(), text: matcher.optional(), noText: matcher.optional() })
-  .strict();
+const checkSchema = z.object({ url: matcher.optional(), title: matcher.optional(), text: matcher.optional(), noText: matcher.optional() }).strict();
 const checksSchema = z.union([checkSchema, z.array(checkSchema)]);
 const optionsSchema = z
   .object({
@@ -350,7 +348,10 @@ function movedUrl(url: string, move: SiteMove): string {
 /** `value` with every string that starts with the recorded origin moved under `baseURL`. */
 function moved(value: unknown, origins: SiteMove | undefined): unknown {
   if (!origins) return value;
-  if (typeof value === 'string') return value === origins.from || /^[/?#]/.test(value.slice(origins.from.length, origins.from.length + 1)) && value.startsWith(origins.from) ? movedUrl(value, origins) : value;
+  if (typeof value === 'string')
+    return value === origins.from || (/^[/?#]/.test(value.slice(origins.from.length, origins.from.length + 1)) && value.startsWith(origins.from))
+      ? movedUrl(value, origins)
+      : value;
   if (Array.isArray(value)) return value.map((item) => moved(item, origins));
   if (typeof value === 'object' && value !== null) return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, moved(item, origins)]));
   return value;
@@ -963,7 +964,11 @@ export class HistoryReplay {
     }
     // What the failed step was matched to, so the report says on what element it failed.
     const about: Partial<ReplayStepReport> = match
-      ? { index: match.index, ...(match.score !== undefined ? { score: match.score } : {}), ...(match.differences?.length ? { differences: match.differences } : {}) }
+      ? {
+          index: match.index,
+          ...(match.score !== undefined ? { score: match.score } : {}),
+          ...(match.differences?.length ? { differences: match.differences } : {}),
+        }
       : best
         ? { index: best.index, score: best.score, ...(best.differences.length > 0 ? { differences: best.differences } : {}) }
         : {};
@@ -1005,7 +1010,10 @@ export class HistoryReplay {
    * the browser must be on the page the recording acted on, or the element's page (its heading)
    * must be the recorded one.
    */
-  private async locate(recorded: RecordedAction, offTrack: boolean): Promise<LocatedElement | { reason: string; best?: ScoredMatch | undefined; state: PageState }> {
+  private async locate(
+    recorded: RecordedAction,
+    offTrack: boolean,
+  ): Promise<LocatedElement | { reason: string; best?: ScoredMatch | undefined; state: PageState }> {
     const fingerprint = recorded.action.fingerprint;
     const deadline = Date.now() + this.options.elementTimeoutMs;
     const recordedUrl = recorded.step.browser ? (moved(recorded.step.browser.url, this.origins) as string) : undefined;
@@ -1308,7 +1316,10 @@ function subtractCalls(after: TokenUsage, before: TokenUsage): TokenUsage {
 
 /** The recorded run's final answer: the last task's, else the text of its last `done`. */
 function recordedAnswer(history: RunHistory): string | undefined {
-  const done = history.steps.flatMap((step) => step.actions).filter((action) => action.name === 'done' && !action.error).at(-1);
+  const done = history.steps
+    .flatMap((step) => step.actions)
+    .filter((action) => action.name === 'done' && !action.error)
+    .at(-1);
   const text = done?.result ?? (done?.params as { text?: unknown } | undefined)?.text;
   return typeof text === 'string' ? text : history.tasks.filter((task) => task.finalAnswer !== undefined).at(-1)?.finalAnswer;
 }

@@ -70,7 +70,8 @@ beforeAll(async () => {
         await browser.goto('about:blank');
         const result = await new Executor({ task: `${flow} at ${shop.url}`, llm: shopper(flow, shop), browser, maxSteps: 10, planningInterval: 100 }).execute();
         expect(result.status).toBe('ok');
-        if (flow === 'order') expect(shop.orders).toEqual([{ name: 'Ada', shipping: 'standard', gift: 'on', payment: 'card', note: 'Hello', message: 'Hi there' }]);
+        if (flow === 'order')
+          expect(shop.orders).toEqual([{ name: 'Ada', shipping: 'standard', gift: 'on', payment: 'card', note: 'Hello', message: 'Hi there' }]);
         else expect(shop.cart).toEqual(['Blue teapot']);
         recordings.set(flow, result.history);
       } finally {
