@@ -296,7 +296,7 @@ function agrees(
   }
   const named = similarity(recorded.name, candidate.name) >= alikeSimilarity || similarity(recorded.text, candidate.text) >= alikeSimilarity;
   if (!named) return false;
-  if (identity) return sameRecord(identity, candidate) !== false;
+  if (identity) return sameRecord(identity, candidate);
   // A fingerprint that gives its record (or its page's heading) was read by a runtime that names
   // records: its nearest named ancestor (a form named by all its text) is no identity.
   if (recorded.record) return true;

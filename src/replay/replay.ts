@@ -719,7 +719,7 @@ export class HistoryReplay {
       if (guarded) await this.options.browser.setNavigationGuard?.(undefined).catch(() => undefined);
     }
     if (!error) {
-      const endChecks = listOf(this.options.expect?.end as ReplayCheck | readonly ReplayCheck[] | undefined);
+      const endChecks = listOf(this.options.expect?.end);
       if (endChecks.length > 0) await this.runChecks(endChecks, 'end').catch(() => undefined);
     }
     const checksFailed = this.checks.some((check) => check.at === 'end' && !check.passed);
@@ -862,7 +862,7 @@ export class HistoryReplay {
   /** The checks of `expect` after this recorded step, at its last action. */
   private async runStepChecks(recorded: RecordedAction): Promise<string | undefined> {
     if (recorded.actionIndex !== recorded.step.actions.length - 1) return undefined;
-    const checks = listOf(this.options.expect?.steps?.[String(recorded.step.step)] as ReplayCheck | readonly ReplayCheck[] | undefined);
+    const checks = listOf(this.options.expect?.steps?.[String(recorded.step.step)]);
     return checks.length === 0 ? undefined : this.runChecks(checks, recorded.step.step);
   }
 
