@@ -51,7 +51,9 @@ function readState(state: string): { url: string; elements: ElementLine[] } {
 function allUserText(request: ScriptedRequest): string {
   return request.messages
     .filter((message) => message.role === 'user')
-    .map((message) => (typeof message.content === 'string' ? message.content : message.content.map((part) => (part.type === 'text' ? part.text : '')).join('\n')))
+    .map((message) =>
+      typeof message.content === 'string' ? message.content : message.content.map((part) => (part.type === 'text' ? part.text : '')).join('\n'),
+    )
     .join('\n');
 }
 
@@ -239,10 +241,20 @@ beforeAll(async () => {
   site = await startCorpusSite(variantNamed('shop/original'));
   // Shorter quiet windows than the defaults (200 ms each), so ~60 replays fit the file's time; the replay options stay the defaults.
   browser = await PlaywrightDriver.launch({ headless: true, settle: { networkQuietMs: 50, domQuietMs: 50 } });
-  const shop = await record(variantNamed('shop/original'), `Add the Blue teapot to the cart at ${site.origin}/shop and check out as ${CUSTOMER.name}, ${CUSTOMER.email}.`, shopModel(site.origin), 'shop.json');
+  const shop = await record(
+    variantNamed('shop/original'),
+    `Add the Blue teapot to the cart at ${site.origin}/shop and check out as ${CUSTOMER.name}, ${CUSTOMER.email}.`,
+    shopModel(site.origin),
+    'shop.json',
+  );
   shopHistory = shop.history;
   shopAnswer = shop.finalAnswer;
-  const form = await record(variantNamed('form/original'), `Register ${REGISTRATION.fullName} for the afternoon workshop at ${site.origin}/form.`, formModel(site.origin), 'form.json');
+  const form = await record(
+    variantNamed('form/original'),
+    `Register ${REGISTRATION.fullName} for the afternoon workshop at ${site.origin}/form.`,
+    formModel(site.origin),
+    'form.json',
+  );
   formHistory = form.history;
 }, 60_000);
 
@@ -261,7 +273,7 @@ describe('replay corpus: the recorded shop and form runs on their variants, judg
     expect(VARIANTS.every((v) => v.reason.length > 0)).toBe(true);
   });
 
-  it('replays every variant with the default options and with `skip`', { timeout: 400_000 }, async () => {
+  it('replays every variant with the default options and with `skip`', { timeout: 300_000 }, async () => {
     for (const variant of VARIANTS) {
       for (const policy of ['stop', 'skip'] as const) {
         // `skip` differs from the default only once a step fails: when none failed, it is not run again.
