@@ -493,6 +493,17 @@ function comparable(url: string, withQuery: boolean): string {
   }
 }
 
+/** Whether a recorded action sends a form: a click on a submit button, or Enter pressed. */
+function sendsForm(action: ActionRecord): boolean {
+  if (action.name === 'send_keys') return /(^|\s|\+)enter($|\s)/i.test(String((action.params as { keys?: unknown } | null)?.keys ?? ''));
+  if (action.name !== 'click_element') return false;
+  const print = action.fingerprint;
+  if (!print) return false;
+  const type = print.attributes.type;
+  if (print.tagName === 'input') return type === 'submit' || type === 'image';
+  return print.tagName === 'button' && (type === undefined || type === 'submit') && /\/form(\[\d+\])?\//.test(print.xpath);
+}
+
 /** Whether two boxes are the same, to a pixel. */
 function sameBox(a: ElementFingerprint['box'], b: ElementFingerprint['box']): boolean {
   if (!a || !b) return false;
@@ -609,6 +620,8 @@ export class HistoryReplay {
   /** Whether the reads the recording made (`search_page`, `extract_content`) read the same now; undefined before any. */
   private readsAgree: boolean | undefined;
   private readonly checks: ReplayCheckReport[] = [];
+  /** A field that could not be filled the recorded way, on the page (URL) its form is on: that form is not sent. */
+  private unfilled: { readonly page: string; readonly step: number; readonly action: string } | undefined;
   /** Set once a failed action stops the replay (`onStepFailure: 'stop'`): why the rest is skipped. */
   private stoppedBecause: string | undefined;
   /** With `baseURL`: the recorded site's origin and the one to use instead. */
@@ -781,6 +794,9 @@ export class HistoryReplay {
           });
       substituted ||= report.substituted;
       offTrack = report.report.status === 'failed' || (offTrack && report.report.status === 'skipped');
+      if (report.report.status === 'failed' && fieldKindOf(recorded.action) !== undefined && recorded.step.browser) {
+        this.unfilled ??= { page: comparable(moved(recorded.step.browser.url, this.origins) as string, false), step: recorded.step.step, action: recorded.action.name };
+      }
       reports.push(this.secrets.redactDeep(report.report));
       this.emit('replay-step', 'system', { report: report.report });
       if (report.finalAnswer !== undefined) finalAnswer = report.finalAnswer;
@@ -897,6 +913,17 @@ export class HistoryReplay {
     const { params: substitutedParams, changed, choice } = substitute(recorded, this.options.variables);
     const substituted = substitutedBefore || changed;
 
+    const sends = sendsForm(action);
+    if (sends && this.unfilled) {
+      const page = comparable(await this.driver.currentUrl({ signal: this.controller.signal }), false);
+      if (page === this.unfilled.page) {
+        return this.failedReport(
+          recorded,
+          `a field of this form could not be filled the recorded way (step ${this.unfilled.step}, ${this.unfilled.action}): sending it would send what the recording did not`,
+          Date.now() - started,
+        );
+      }
+    }
     let params = moved(substitutedParams, this.origins);
     let match: FoundElement | undefined;
     let failure: string | undefined;

@@ -181,6 +181,14 @@ describe('variables, answers and checks', () => {
     expect(replay.status).toBe('ok');
   });
 
+  it('under skip, does not send a form one of whose fields could not be filled', { timeout: 60_000 }, async () => {
+    const { replay, shop } = await replayOn('order', {}, { variables: { shipping: 'Overnight' }, onStepFailure: 'skip' });
+    expect(shop.orders).toEqual([]);
+    const send = replay.steps.find((step) => step.step === 3 && step.action === 'click_element');
+    expect(send?.status).toBe('failed');
+    expect(send?.reason).toMatch(/could not be filled/);
+  });
+
   it('rejects a variable no recorded field or placeholder takes, naming it and the known ones', () => {
     const history = recordings.get('order') as RunHistory;
     let caught: unknown;
