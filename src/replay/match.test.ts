@@ -463,3 +463,16 @@ describe('matchElement never crosses the identity of a record', () => {
     expect(matchElement(onPage('Blue teapot'), [{ index: 3, fingerprint: onPage('BLUE  teapot') }], { pageMoved: true }).kind).toBe('exact');
   });
 });
+
+describe('matchElement finds a relabelled field or link by what it does', () => {
+  it('takes the one link with the recorded target, its label translated, and the one field with the recorded name', () => {
+    const link = (name: string): ElementFingerprint =>
+      print({ tagName: 'a', role: 'link', name, text: name, attributes: { href: '/checkout' }, xpath: '/html/body/header/a[2]' });
+    expect(matchElement(link('Checkout'), [{ index: 2, fingerprint: link('Zur Kasse') }]).kind).toBe('exact');
+    const field = (name: string, type = 'email'): ElementFingerprint =>
+      print({ tagName: 'input', role: 'textbox', name, text: '', attributes: { name: 'email', type }, xpath: '/html/body/form/input[2]' });
+    expect(matchElement(field('Email'), [{ index: 3, fingerprint: field('Courriel') }]).kind).toBe('exact');
+    // Another kind of field under that name is not taken by it.
+    expect(matchElement(field('Email'), [{ index: 3, fingerprint: field('Courriel', 'checkbox') }]).kind).not.toBe('exact');
+  });
+});

@@ -275,7 +275,9 @@ function exactMatch(
     );
     if (found.length !== 1) continue;
     const [only] = found;
-    if (only && agrees(recorded, recordedContext, identity, only.fingerprint, key.attribute === 'name' && formFieldTags.has(recorded.tagName))) return only;
+    // A field by its `name` and a link by its target are what the server gets and where the browser goes, whatever their label says now.
+    const byPurpose = (key.attribute === 'name' && formFieldTags.has(recorded.tagName)) || key.attribute === 'href';
+    if (only && agrees(recorded, recordedContext, identity, only.fingerprint, byPurpose)) return only;
   }
   return undefined;
 }
@@ -289,8 +291,9 @@ function agrees(
   byFieldName = false,
 ): boolean {
   if (candidate.tagName !== recorded.tagName) return false;
-  // A form field found by its `name` is the field the server gets under that name, whatever its
-  // label says now (translated, reworded): the same kind of field in the same record is enough.
+  // A form field found by its `name` is the field the server gets under that name, and a link found
+  // by its one target goes where the recorded one went, whatever their label says now (translated,
+  // reworded): the same kind of element in the same record is enough.
   if (byFieldName && (candidate.attributes.type ?? '') === (recorded.attributes.type ?? '')) {
     return identity ? sameRecord(identity, candidate) : true;
   }
