@@ -100,6 +100,15 @@ const contextSimilarity = 0.5;
 
 /** The tags whose `name` attribute names a form field. */
 const fieldTags = new Set(['input', 'select', 'textarea', 'button']);
+/** Input types that take typed text: one kind of field, whichever of them a redesign picks. */
+const textTypes = new Set(['', 'text', 'email', 'tel', 'url', 'search', 'password', 'number']);
+/** What kind of field an element is: `text` for the typed-text inputs and textareas, else its tag and type. */
+function fieldKind(print: ElementFingerprint): string {
+  const type = print.attributes.type ?? '';
+  if (print.tagName === 'textarea' || (print.tagName === 'input' && textTypes.has(type))) return 'text';
+  return `${print.tagName}/${type}`;
+}
+
 /** The fields that take a value: found by their `name` even when relabelled. */
 const formFieldTags = new Set(['input', 'select', 'textarea']);
 
@@ -294,7 +303,9 @@ function agrees(
   // A form field found by its `name` is the field the server gets under that name, and a link found
   // by its one target goes where the recorded one went, whatever their label says now (translated,
   // reworded): the same kind of element in the same record is enough.
-  if (byFieldName && (candidate.attributes.type ?? '') === (recorded.attributes.type ?? '')) {
+  if (byFieldName) {
+    // Another kind of field under the recorded name (a checkbox for a text field) is not it.
+    if (fieldKind(candidate) !== fieldKind(recorded)) return false;
     return identity ? sameRecord(identity, candidate) : true;
   }
   const named = similarity(recorded.name, candidate.name) >= alikeSimilarity || similarity(recorded.text, candidate.text) >= alikeSimilarity;

@@ -495,7 +495,10 @@ function comparable(url: string, withQuery: boolean): string {
 
 /** Whether a recorded action sends a form: a click on a submit button, or Enter pressed. */
 function sendsForm(action: ActionRecord): boolean {
-  if (action.name === 'send_keys') return /(^|\s|\+)enter($|\s)/i.test(String((action.params as { keys?: unknown } | null)?.keys ?? ''));
+  if (action.name === 'send_keys') {
+    const keys = (action.params as { keys?: unknown } | null)?.keys;
+    return typeof keys === 'string' && /(^|\s|\+)enter($|\s)/i.test(keys);
+  }
   if (action.name !== 'click_element') return false;
   const print = action.fingerprint;
   if (!print) return false;
@@ -795,7 +798,11 @@ export class HistoryReplay {
       substituted ||= report.substituted;
       offTrack = report.report.status === 'failed' || (offTrack && report.report.status === 'skipped');
       if (report.report.status === 'failed' && fieldKindOf(recorded.action) !== undefined && recorded.step.browser) {
-        this.unfilled ??= { page: comparable(moved(recorded.step.browser.url, this.origins) as string, false), step: recorded.step.step, action: recorded.action.name };
+        this.unfilled ??= {
+          page: comparable(moved(recorded.step.browser.url, this.origins) as string, false),
+          step: recorded.step.step,
+          action: recorded.action.name,
+        };
       }
       reports.push(this.secrets.redactDeep(report.report));
       this.emit('replay-step', 'system', { report: report.report });
