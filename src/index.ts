@@ -63,6 +63,7 @@ export {
   type ActionRecord,
   type ElementFingerprint,
   type FingerprintAncestor,
+  type FingerprintRecord,
   type FingerprintBox,
   type ModelCallRecord,
   type ModelFallbackRecord,
@@ -74,7 +75,15 @@ export {
   type TaskRecord,
 } from './history/types';
 export { elementFingerprintSchema, parseHistory, runHistorySchema } from './history/schema';
-export { HistoryReplay, replayHistory, type ReplayOptions, type ReplayResult } from './replay/replay';
+export {
+  HistoryReplay,
+  replayHistory,
+  type ReplayCheck,
+  type ReplayCheckReport,
+  type ReplayExpect,
+  type ReplayOptions,
+  type ReplayResult,
+} from './replay/replay';
 export { exportPlaywrightScript, type ExportPlaywrightOptions } from './replay/export-playwright';
 export { Collector, collect, type CollectionHistory } from './collect/collector';
 export type { BrowserPool, CollectOptions, DetailPagesOptions, PerHostLimit, ResumeOptions } from './collect/options';

@@ -35,6 +35,9 @@ const fingerprintSchema = z.object({
   cssPath: z.string().max(8000),
   ancestors: z.array(ancestorSchema).max(5),
   box: boxSchema.optional(),
+  record: z.object({ name: z.string().min(1).max(128), from: z.enum(['label', 'heading', 'link', 'cell']), scope: z.enum(['item', 'page']) }).optional(),
+  disabled: z.boolean().optional(),
+  checked: z.boolean().optional(),
 });
 
 /**
@@ -95,6 +98,9 @@ function parseFingerprint(raw: unknown, frameUrl: string): ReadFingerprint | und
     cssPath: data.cssPath,
     ancestors: data.ancestors,
     box: data.box,
+    ...(data.record ? { record: data.record } : {}),
+    ...(data.disabled !== undefined ? { disabled: data.disabled } : {}),
+    ...(data.checked !== undefined ? { checked: data.checked } : {}),
     frameUrl,
   };
 }

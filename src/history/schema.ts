@@ -34,6 +34,9 @@ export const elementFingerprintSchema = z.object({
   cssPath: z.string(),
   ancestors: z.array(z.object({ tagName: z.string(), role: z.string().optional(), name: z.string().optional(), id: z.string().optional() })),
   box: boxSchema.optional(),
+  record: z.object({ name: z.string(), from: z.enum(['label', 'heading', 'link', 'cell']), scope: z.enum(['item', 'page']) }).optional(),
+  disabled: z.boolean().optional(),
+  checked: z.boolean().optional(),
   frameUrl: z.string(),
 });
 

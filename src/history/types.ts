@@ -56,8 +56,29 @@ export interface ElementFingerprint {
   readonly ancestors: readonly FingerprintAncestor[];
   /** Its box, when it had one. */
   readonly box: FingerprintBox | undefined;
+  /**
+   * The record it belongs to (a product card, a table row, a list item) and what names that
+   * record: its label, heading, link or first cell. `scope: 'page'` when it sits in no record and
+   * the heading of its page or section says what the page is about. Replay never takes an element
+   * of another record for it.
+   */
+  readonly record?: FingerprintRecord | undefined;
+  /** Whether it was disabled when read. */
+  readonly disabled?: boolean | undefined;
+  /** Whether a checkbox or radio button was checked when read (before the action). */
+  readonly checked?: boolean | undefined;
   /** The URL of the frame's document. */
   readonly frameUrl: string;
+}
+
+/** The record an element belongs to, as {@link ElementFingerprint} gives it. @public */
+export interface FingerprintRecord {
+  /** What names it: a product's name, a row's first cell. */
+  readonly name: string;
+  /** Where that name came from. */
+  readonly from: 'label' | 'heading' | 'link' | 'cell';
+  /** `item`: one of many (a card, a row); `page`: the page or section the element sits in. */
+  readonly scope: 'item' | 'page';
 }
 
 /** A tab of a step's browser. @public */

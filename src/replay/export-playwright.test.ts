@@ -78,6 +78,7 @@ function history(steps: readonly StepRecord[], tasks: readonly TaskRecord[] = [t
 /** The script's statements as written, one a line, comments and blank lines left out. */
 function code(script: string): string[] {
   return script
+    .replace(/\nfunction named\([\s\S]*?\n\}\n/, '\n')
     .split('\n')
     .map((line) => line.trim())
     .filter((line) => line && !line.startsWith('//'));
@@ -134,7 +135,7 @@ describe('exportPlaywrightScript', () => {
       'test("Buy a bowl", async ({ page }) => {',
       `await page.goto("${shop}");`,
       `await expect(page).toHaveURL("${shop}");`,
-      'await page.getByRole("link", { name: "Kitchen", exact: true }).click();',
+      'await page.getByRole("link", { name: named("Kitchen") }).click();',
       `await expect(page).toHaveURL("${shop}category/kitchen");`,
       '});',
     ]);
@@ -168,7 +169,7 @@ describe('exportPlaywrightScript', () => {
       lineWith(exported([step(shop, [action('click_element', { index: 1 }, { fingerprint: fingerprint({ frameUrl: shop, ...overrides }) })])]), '.click()');
 
     it('role and accessible name, exact', () => {
-      expect(locate({ attributes: { 'data-testid': 'add' } })).toBe('await page.getByRole("button", { name: "Add to cart", exact: true }).click();');
+      expect(locate({ attributes: { 'data-testid': 'add' } })).toBe('await page.getByRole("button", { name: named("Add to cart") }).click();');
     });
 
     it('a capped name (the recorder ends it with …) by its start, not exact', () => {
@@ -184,15 +185,15 @@ describe('exportPlaywrightScript', () => {
 
     it('a field by its label, then by its placeholder', () => {
       expect(locate({ tagName: 'input', role: undefined, name: 'Email', attributes: { placeholder: 'you@example.com' } })).toBe(
-        'await page.getByLabel("Email", { exact: true }).click();',
+        'await page.getByLabel(named("Email")).click();',
       );
       expect(locate({ tagName: 'input', role: 'textbox', name: '', text: '', attributes: { placeholder: 'you@example.com' } })).toBe(
-        'await page.getByPlaceholder("you@example.com", { exact: true }).click();',
+        'await page.getByPlaceholder(named("you@example.com")).click();',
       );
     });
 
     it('its text, then the recorded CSS path, then the XPath, then, with nothing else, the first of its tag', () => {
-      expect(locate({ tagName: 'span', role: undefined, name: '', text: 'Add' })).toBe('await page.getByText("Add", { exact: true }).click();');
+      expect(locate({ tagName: 'span', role: undefined, name: '', text: 'Add' })).toBe('await page.getByText(named("Add")).click();');
       expect(locate({ tagName: 'span', role: undefined, name: '', text: '' })).toBe('await page.locator("main > form > button").click();');
       expect(locate({ tagName: 'span', role: undefined, name: '', text: '', cssPath: '' })).toBe(
         'await page.locator("xpath=/html/body/main/form/button").click();',
@@ -209,18 +210,18 @@ describe('exportPlaywrightScript', () => {
     it('scoped to its list item when the item names it apart (several "Add to cart"), not when its own name opens the item', () => {
       const card = { tagName: 'li', role: 'listitem', name: 'Blue mug Colour: Blue $14.00 Add to cart' };
       expect(locate({ ancestors: [{ tagName: 'form' }, card, { tagName: 'ul', role: 'list', name: 'Blue mug …' }] })).toBe(
-        'await page.locator("li").filter({ hasText: "Blue mug Colour: Blue $14.00 Add to cart" }).getByRole("button", { name: "Add to cart", exact: true }).click();',
+        'await page.locator("li").filter({ hasText: "Blue mug Colour: Blue $14.00 Add to cart" }).getByRole("button", { name: named("Add to cart") }).click();',
       );
       expect(locate({ ancestors: [{ tagName: 'div', role: 'row', name: `Red mug ${'x'.repeat(90)}…` }] })).toBe(
-        `await page.getByRole("row").filter({ hasText: ${JSON.stringify(`Red mug ${'x'.repeat(90)}`)} }).getByRole("button", { name: "Add to cart", exact: true }).click();`,
+        `await page.getByRole("row").filter({ hasText: ${JSON.stringify(`Red mug ${'x'.repeat(90)}`)} }).getByRole("button", { name: named("Add to cart") }).click();`,
       );
       // The product's own link is the item's title: no scope, so a new price does not break it.
       expect(locate({ tagName: 'a', role: 'link', name: 'Blue mug', ancestors: [{ ...card, name: 'Blue mug Colour: Blue $14.00' }] })).toBe(
-        'await page.getByRole("link", { name: "Blue mug", exact: true }).click();',
+        'await page.getByRole("link", { name: named("Blue mug") }).click();',
       );
       // Landmarks and forms do not scope: only repeated items do.
       expect(locate({ ancestors: [{ tagName: 'form', role: 'form', name: 'Buy' }] })).toBe(
-        'await page.getByRole("button", { name: "Add to cart", exact: true }).click();',
+        'await page.getByRole("button", { name: named("Add to cart") }).click();',
       );
       // A CSS path was unique in the page: never scoped.
       expect(locate({ role: undefined, name: '', text: '', ancestors: [card] })).toBe('await page.locator("main > form > button").click();');
@@ -231,7 +232,7 @@ describe('exportPlaywrightScript', () => {
         step(shop, [action('click_element', { index: 1 }, { fingerprint: fingerprint({ frameUrl: 'http://127.0.0.2:4001/pay/card.html?x=1' }) })]),
       ]);
       expect(lineWith(script, '.click()')).toBe(
-        'await page.frameLocator("iframe[src*=\\"card.html\\"]").getByRole("button", { name: "Add to cart", exact: true }).click();',
+        'await page.frameLocator("iframe[src*=\\"card.html\\"]").getByRole("button", { name: named("Add to cart") }).click();',
       );
       expect(script).toContain('// In the frame http://127.0.0.2:4001/pay/card.html?x=1 (best effort: the iframe is found by its src).');
     });
@@ -280,19 +281,19 @@ describe('exportPlaywrightScript', () => {
       'await page.goto("http://127.0.0.1:4000/cart");',
       'await page.goBack();',
       'await page.waitForTimeout(2000);',
-      'await page.getByRole("spinbutton", { name: "Max price ($)", exact: true }).fill("25");',
-      'await page.getByRole("combobox", { name: "Colour", exact: true }).selectOption({ label: "Blue" });',
-      'await page.getByRole("listbox", { name: "Colours", exact: true }).selectOption([{ label: "Red" }, { label: "Green" }]);',
-      'await page.getByRole("combobox", { name: "Size", exact: true }).click();',
-      'await page.getByRole("option", { name: "Large", exact: true }).click();',
+      'await page.getByRole("spinbutton", { name: named("Max price ($)") }).fill("25");',
+      'await page.getByRole("combobox", { name: named("Colour") }).selectOption({ label: "Blue" });',
+      'await page.getByRole("listbox", { name: named("Colours") }).selectOption([{ label: "Red" }, { label: "Green" }]);',
+      'await page.getByRole("combobox", { name: named("Size") }).click();',
+      'await page.getByRole("option", { name: named("Large") }).click();',
       'await page.keyboard.press("Control+a");',
       'await page.keyboard.press("Delete");',
       'await page.keyboard.press("Enter");',
-      'await page.getByRole("button", { name: "Photo", exact: true }).setInputFiles("/tmp/a.txt");',
+      'await page.getByRole("button", { name: named("Photo") }).setInputFiles("/tmp/a.txt");',
       'await page.evaluate((percent) => window.scrollTo(0, ((document.documentElement.scrollHeight - window.innerHeight) * percent) / 100), 50);',
       'await page.evaluate((percent) => window.scrollTo(0, ((document.documentElement.scrollHeight - window.innerHeight) * percent) / 100), 100);',
       'await page.mouse.wheel(0, (page.viewportSize()?.height ?? 720));',
-      'await page.getByRole("list", { name: "Results", exact: true }).hover();',
+      'await page.getByRole("list", { name: named("Results") }).hover();',
       'await page.mouse.wheel(0, -(page.viewportSize()?.height ?? 720));',
       'await page.getByText("Delivery").nth(1).scrollIntoViewIfNeeded();',
     ]);
@@ -323,8 +324,8 @@ describe('exportPlaywrightScript', () => {
       step(`${shop}cart?from="x"`, [action('done', { text: 'ok' })]),
     ]);
     expect(code(script).slice(2, -1)).toEqual([
-      'await page.getByRole("button", { name: "Add to cart", exact: true }).click();',
-      'await page.getByRole("button", { name: "Add to cart", exact: true }).click();',
+      'await page.getByRole("button", { name: named("Add to cart") }).click();',
+      'await page.getByRole("button", { name: named("Add to cart") }).click();',
       `await expect(page).toHaveURL("${shop}cart?from=\\"x\\"");`,
       `await page.goto("${shop}cart?from=%22x%22");`, // as the go_to_url action completes a URL
       `await expect(page).toHaveURL("${shop}cart?from=\\"x\\"");`,
@@ -406,9 +407,9 @@ describe('exportPlaywrightScript', () => {
       const script = exported(steps(), { env: { SHOP_EMAIL: 'ada@example.com', PIN: '1234' } });
       expect(script).not.toContain('ada@example.com');
       expect(script).not.toContain('1234');
-      expect(lineWith(script, 'name: "Email"')).toBe('await page.getByRole("textbox", { name: "Email", exact: true }).fill(variable("SHOP_EMAIL"));');
-      expect(lineWith(script, 'name: "Note"')).toBe(
-        'await page.getByRole("textbox", { name: "Note", exact: true }).fill("Dear " + variable("SHOP_EMAIL") + ", my pin is " + variable("PIN"));',
+      expect(lineWith(script, 'named("Email")')).toBe('await page.getByRole("textbox", { name: named("Email") }).fill(variable("SHOP_EMAIL"));');
+      expect(lineWith(script, 'named("Note")')).toBe(
+        'await page.getByRole("textbox", { name: named("Note") }).fill("Dear " + variable("SHOP_EMAIL") + ", my pin is " + variable("PIN"));',
       );
       expect(script).toContain('function variable(name: string): string {');
       // The helper throws, naming the variable, when it is not set.
@@ -452,13 +453,13 @@ describe('exportPlaywrightScript', () => {
       expect(script).toContain('// done (success): Logged in with <$PASSWORD>');
       expect(script).toContain('// Final answer: The password <$PASSWORD> works');
       // It still types it, and each string reads, with the variable set, as the recording had it.
-      expect(lineWith(script, '.fill(')).toBe('await page.getByRole("textbox", { name: "Password", exact: true }).fill(variable("PASSWORD"));');
+      expect(lineWith(script, '.fill(')).toBe('await page.getByRole("textbox", { name: named("Password") }).fill(variable("PASSWORD"));');
       const helpers = /\nfunction variable[\s\S]*?\n\}\n(?:[\s\S]*?\nfunction formEncoded[\s\S]*?\n\}\n)?/.exec(script)?.[0] ?? '';
       const compiled = ts.transpileModule(helpers, { compilerOptions: { target: ts.ScriptTarget.ES2022 } }).outputText;
       const evaluate = (expression: string): unknown =>
         runInNewContext(`${compiled}; (${expression})`, { process: { env: { PASSWORD: secret } }, URLSearchParams });
       const argument = (fragment: string, pattern: RegExp): unknown => evaluate(pattern.exec(lineWith(script, fragment))?.[1] ?? 'undefined');
-      expect(argument('name: "Welcome', /name: (.*), exact: true/)).toBe(`Welcome ${secret}`);
+      expect(argument('named("Welcome', /name: named\((.*)\) \}/)).toBe(`Welcome ${secret}`);
       expect(argument('welcome?pw=', /toHaveURL\((.*)\);$/)).toBe(welcome);
       expect(argument('search?q=', /toHaveURL\((.*)\);$/)).toBe(search);
       expect(argument('raw?pw=', /toHaveURL\((.*)\);$/)).toBe(raw);
@@ -494,5 +495,42 @@ describe('exportPlaywrightScript', () => {
     const old = { version: 1, tasks: [], steps: [] } as unknown as RunHistory;
     expect(() => exportPlaywrightScript(old)).toThrow(HistoryFormatError);
     expect(() => exportPlaywrightScript(old)).toThrow(/takes a version 2 history/);
+  });
+});
+
+describe('exportPlaywrightScript matches names with the replay\u2019s tolerance', () => {
+  it('writes names as named(): whole, any case, any spaces, and nothing more', () => {
+    const script = exportPlaywrightScript(
+      history([step(`${shop}product/blue-bowl`, [action('click_element', { index: 1 }, { fingerprint: fingerprint({ name: 'Add to  cart' }) })])]),
+    );
+    expect(script).toContain('getByRole("button", { name: named("Add to cart") })');
+    const helper = /\nfunction named[\s\S]*?\n\}\n/.exec(script)?.[0] ?? '';
+    const compiled = ts.transpileModule(helper, { compilerOptions: { target: ts.ScriptTarget.ES2022 } }).outputText;
+    const named = runInNewContext(`${compiled}; named`) as (text: string) => RegExp;
+    const pattern = named('Add to cart');
+    expect(['Add to cart', 'ADD TO CART', '  add to\n cart '].map((text) => pattern.test(text))).toEqual([true, true, true]);
+    expect(['Add to cart now', 'Add to car', 'Add.to cart'].map((text) => pattern.test(text))).toEqual([false, false, false]);
+    expect(named('Price ($)').test('price ($)')).toBe(true);
+  });
+
+  it('scopes a card\u2019s button by the name of its record, not the card\u2019s whole text', () => {
+    const script = exportPlaywrightScript(
+      history([
+        step(`${shop}product/blue-bowl`, [
+          action(
+            'click_element',
+            { index: 1 },
+            {
+              fingerprint: fingerprint({
+                name: 'Add to cart',
+                ancestors: [{ tagName: 'form' }, { tagName: 'li', role: 'listitem', name: 'Blue teapot $12.00 Add to cart' }],
+                record: { name: 'Blue teapot', from: 'heading', scope: 'item' },
+              }),
+            },
+          ),
+        ]),
+      ]),
+    );
+    expect(script).toContain('page.locator("li").filter({ hasText: "Blue teapot" }).getByRole("button", { name: named("Add to cart") })');
   });
 });

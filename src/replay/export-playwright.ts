@@ -126,6 +126,14 @@ class ScriptStrings {
   usesVariables = false;
   /** Whether a literal form-encoded a variable, so the script needs its `formEncoded()` helper. */
   usesFormEncoding = false;
+  /** Whether a locator matched a name with `named()`, so the script needs that helper. */
+  usesNamed = false;
+
+  /** A recorded name as the replay matches it: the whole name, case and spaces aside (`named("Add to cart")`). */
+  named(text: string): string {
+    this.usesNamed = true;
+    return `named(${this.literal(text)})`;
+  }
 
   constructor(env: Readonly<Record<string, string>>) {
     const forms = new Map<string, ValueForm>();
@@ -249,24 +257,25 @@ const itemRoles = new Set(['listitem', 'row', 'article']);
 const fieldTags = new Set(['input', 'textarea', 'select']);
 
 /**
- * A recorded name or text as a matcher: exact, or, when the recorder capped it (a trailing `…`),
- * its start, which Playwright matches as a case-insensitive substring.
+ * A recorded name or text as a matcher: whole, case and spaces aside as the replay compares names
+ * (`named()` in the script), or, when the recorder capped it (a trailing `…`), its start, which
+ * Playwright matches as a case-insensitive substring.
  */
 function matcher(recorded: string): { readonly text: string; readonly exact: boolean } {
   const text = whitespace(recorded);
   return text.endsWith('…') ? { text: text.slice(0, -1).trimEnd(), exact: false } : { text, exact: true };
 }
 
-/** `{ name: "…", exact: true }` or `{ name: "…" }`, for getByRole. */
+/** `{ name: named("…") }` or `{ name: "…" }`, for getByRole. */
 function nameOption(recorded: string, strings: ScriptStrings): string {
   const { text, exact } = matcher(recorded);
-  return `{ name: ${strings.literal(text)}${exact ? ', exact: true' : ''} }`;
+  return `{ name: ${exact ? strings.named(text) : strings.literal(text)} }`;
 }
 
-/** `"…", { exact: true }` or `"…"`, for getByText, getByLabel and getByPlaceholder. */
+/** `named("…")` or `"…"`, for getByText, getByLabel and getByPlaceholder. */
 function textArguments(recorded: string, strings: ScriptStrings): string {
   const { text, exact } = matcher(recorded);
-  return `${strings.literal(text)}${exact ? ', { exact: true }' : ''}`;
+  return exact ? strings.named(text) : strings.literal(text);
 }
 
 /**
@@ -279,7 +288,9 @@ function textArguments(recorded: string, strings: ScriptStrings): string {
 function itemScope(fingerprint: ElementFingerprint, strings: ScriptStrings): string | undefined {
   const item = fingerprint.ancestors.find((ancestor) => itemTags.has(ancestor.tagName) || (ancestor.role !== undefined && itemRoles.has(ancestor.role)));
   if (!item) return undefined;
-  const itemName = matcher(item.name ?? '').text;
+  // The record's own name (its heading, its link), as the replay identifies it, when the fingerprint gives it: a price changed elsewhere in the card does not break the locator.
+  const record = fingerprint.record?.scope === 'item' ? fingerprint.record.name : undefined;
+  const itemName = matcher(record ?? item.name ?? '').text;
   const elementName = matcher(fingerprint.name || fingerprint.text).text;
   if (!itemName || itemName.toLowerCase().startsWith(elementName.toLowerCase())) return undefined;
   const items = itemTags.has(item.tagName) ? `locator(${strings.literal(item.tagName)})` : `getByRole(${strings.literal(item.role ?? '')})`;
@@ -451,7 +462,7 @@ function writeAction(action: ActionRecord, position: Position, context: Context)
       }
       writer.comment('A dropdown that is not a <select>: opened, then its option clicked.');
       writer.line(`await ${locator}.click();`);
-      for (const text of texts) writer.line(`await page.getByRole("option", { name: ${literal(text)}, exact: true }).click();`);
+      for (const text of texts) writer.line(`await page.getByRole("option", { name: ${context.strings.named(text)} }).click();`);
       return;
     }
     case 'upload_file': {
@@ -663,6 +674,14 @@ export function exportPlaywrightScript(history: RunHistory, options?: ExportPlay
       header.line('const value = process.env[name];');
       header.line('if (value === undefined) throw new Error("Set the environment variable " + name + ": the recorded run typed it.");');
       header.line('return value;');
+    });
+  }
+  if (strings.usesNamed) {
+    header.line('');
+    header.comment('A name as the replay matches it: the whole name, any case, any spaces.');
+    header.block('function named(text: string): RegExp {', '}', () => {
+      header.line(`const words = text.trim().split(/\\s+/).map((word) => word.replace(/[.*+?^\${}()|[\\]\\\\]/g, "\\\\$&"));`);
+      header.line('return new RegExp("^\\\\s*" + words.join("\\\\s+") + "\\\\s*$", "i");');
     });
   }
   if (strings.usesFormEncoding) {

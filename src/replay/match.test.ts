@@ -390,3 +390,89 @@ describe('matchElement: options', () => {
     expectNone(matchElement(recorded, now, { threshold: Math.min(1, healed.score + 0.002) }));
   });
 });
+
+describe('matchElement never crosses the identity of a record', () => {
+  /** The "Add to cart" button of a card named `product`, in a form that names nothing, as the page runtime now reads it. */
+  const cardButton = (product: string, position: number, extra: Partial<ElementFingerprint> = {}): ElementFingerprint =>
+    print({
+      name: 'Add to cart',
+      text: 'Add to cart',
+      attributes: { type: 'submit' },
+      xpath: `/html/body/main/ul/li[${position + 1}]/form/button`,
+      cssPath: `main > ul > li:nth-of-type(${position + 1}) > form > button`,
+      ancestors: [
+        { tagName: 'form', name: 'Qty 1 Add to cart' },
+        { tagName: 'li', role: 'listitem', name: product },
+        { tagName: 'ul', role: 'list', name: 'Blue teapot Blue tray' },
+        { tagName: 'main', role: 'main', name: 'Teas and pots' },
+      ],
+      box: { x: 40, y: 200 + position * 120, width: 100, height: 30 },
+      record: { name: product, from: 'heading', scope: 'item' },
+      ...extra,
+    });
+
+  it('refuses the button of another card when the recorded card is gone, with the score and the name of the closest', () => {
+    const recorded = cardButton('Blue teapot', 0);
+    const found = matchElement(recorded, [
+      { index: 4, fingerprint: cardButton('Blue tray', 0) },
+      { index: 6, fingerprint: cardButton('Red mug', 1) },
+    ]);
+    expect(found.kind).toBe('none');
+    if (found.kind !== 'none') return;
+    expect(found.reason).toMatch(/Blue teapot/);
+    expect(found.reason).toMatch(/Blue tray/);
+    expect(found.best?.score).toEqual(expect.any(Number));
+    expect(found.best?.differences).toContain('record changed from "Blue teapot" to "Blue tray"');
+  });
+
+  it('fails with one candidate left of another record', () => {
+    const found = matchElement(cardButton('Blue teapot', 0), [{ index: 4, fingerprint: cardButton('Blue tray', 0) }]);
+    expect(found.kind).toBe('none');
+  });
+
+  it('finds its own card among others moved around, and says nothing of a record it did not cross', () => {
+    const found = matchElement(cardButton('Blue teapot', 0), [
+      { index: 4, fingerprint: cardButton('Blue tray', 0) },
+      { index: 6, fingerprint: cardButton('Blue teapot', 1) },
+    ]);
+    expect(found).toMatchObject({ index: 6 });
+    expect(found.kind === 'healed' ? found.differences.join('; ') : '').not.toMatch(/record|context/);
+  });
+
+  it('takes no exact match by id of another record', () => {
+    const recorded = cardButton('Blue teapot', 0, { attributes: { type: 'submit', id: 'add' } });
+    const found = matchElement(recorded, [{ index: 4, fingerprint: cardButton('Blue tray', 0, { attributes: { type: 'submit', id: 'add' } }) }]);
+    expect(found.kind).toBe('none');
+  });
+
+  it('checks the page an element sat in only when the page moved', () => {
+    const onPage = (product: string): ElementFingerprint =>
+      print({
+        name: 'Add to cart',
+        text: 'Add to cart',
+        attributes: { type: 'submit', id: 'add' },
+        ancestors: [
+          { tagName: 'form', name: 'Add to cart' },
+          { tagName: 'main', role: 'main', name: product },
+        ],
+        record: { name: product, from: 'heading', scope: 'page' },
+      });
+    const candidates = [{ index: 3, fingerprint: onPage('Blue tray') }];
+    expect(matchElement(onPage('Blue teapot'), candidates).kind).toBe('exact');
+    expect(matchElement(onPage('Blue teapot'), candidates, { pageMoved: true }).kind).toBe('none');
+    expect(matchElement(onPage('Blue teapot'), [{ index: 3, fingerprint: onPage('BLUE  teapot') }], { pageMoved: true }).kind).toBe('exact');
+  });
+});
+
+describe('matchElement finds a relabelled field or link by what it does', () => {
+  it('takes the one link with the recorded target, its label translated, and the one field with the recorded name', () => {
+    const link = (name: string): ElementFingerprint =>
+      print({ tagName: 'a', role: 'link', name, text: name, attributes: { href: '/checkout' }, xpath: '/html/body/header/a[2]' });
+    expect(matchElement(link('Checkout'), [{ index: 2, fingerprint: link('Zur Kasse') }]).kind).toBe('exact');
+    const field = (name: string, type = 'email'): ElementFingerprint =>
+      print({ tagName: 'input', role: 'textbox', name, text: '', attributes: { name: 'email', type }, xpath: '/html/body/form/input[2]' });
+    expect(matchElement(field('Email'), [{ index: 3, fingerprint: field('Courriel') }]).kind).toBe('exact');
+    // Another kind of field under that name is not taken by it.
+    expect(matchElement(field('Email'), [{ index: 3, fingerprint: field('Courriel', 'checkbox') }]).kind).not.toBe('exact');
+  });
+});

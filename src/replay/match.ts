@@ -33,6 +33,13 @@ export interface MatchOptions {
    * @defaultValue 0.05
    */
   readonly margin?: number | undefined;
+  /**
+   * Whether the browser is on another page than the one the element was recorded on (another
+   * URL). Then an element that sat in no record is checked against the heading of its page too:
+   * the "Add to cart" of another product's page is another product's.
+   * @defaultValue false
+   */
+  readonly pageMoved?: boolean | undefined;
 }
 
 /** A candidate as the matcher scored it. */
@@ -93,6 +100,17 @@ const contextSimilarity = 0.5;
 
 /** The tags whose `name` attribute names a form field. */
 const fieldTags = new Set(['input', 'select', 'textarea', 'button']);
+/** Input types that take typed text: one kind of field, whichever of them a redesign picks. */
+const textTypes = new Set(['', 'text', 'email', 'tel', 'url', 'search', 'password', 'number']);
+/** What kind of field an element is: `text` for the typed-text inputs and textareas, else its tag and type. */
+function fieldKind(print: ElementFingerprint): string {
+  const type = print.attributes.type ?? '';
+  if (print.tagName === 'textarea' || (print.tagName === 'input' && textTypes.has(type))) return 'text';
+  return `${print.tagName}/${type}`;
+}
+
+/** The fields that take a value: found by their `name` even when relabelled. */
+const formFieldTags = new Set(['input', 'select', 'textarea']);
 
 /**
  * Finds the recorded element among `candidates` (the elements of the page now, fingerprinted).
@@ -118,25 +136,64 @@ export function matchElement(recorded: ElementFingerprint, candidates: readonly 
   if (candidates.length === 0) return { kind: 'none', reason: 'the page has no elements to match' };
 
   const recordedContext = contextNames(recorded);
-  const exact = exactMatch(recorded, recordedContext, candidates);
+  const identity = recordIdentity(recorded, options.pageMoved === true);
+  const exact = exactMatch(recorded, recordedContext, identity, candidates);
   if (exact) return { kind: 'exact', index: exact.index };
 
-  const scored = candidates.map((candidate) => compare(recorded, recordedContext, candidate)).sort((a, b) => b.score - a.score);
+  const scored = candidates.map((candidate) => compare(recorded, recordedContext, identity, candidate)).sort((a, b) => b.score - a.score);
   const [best] = scored;
   if (!best) return { kind: 'none', reason: 'the page has no elements to match' };
   const describe = (entry: Comparison): ScoredMatch => ({
     index: entry.candidate.index,
     score: rounded(entry.score),
-    differences: differencesOf(recorded, recordedContext, entry.candidate.fingerprint),
+    differences: differencesOf(recorded, recordedContext, identity, entry.candidate.fingerprint),
   });
+
+  // A record's identity is never crossed: an element of another card, row or item (or, on
+  // another page, of another page) is another record's, however alike it is. Only elements of the
+  // recorded record, or of none that could be another, are eligible.
+  if (identity) {
+    const own = scored.filter((entry) => entry.sameRecord !== false);
+    const [first, second] = own;
+    const crossed = scored.find((entry) => entry.sameRecord === false && entry.score >= threshold);
+    const sole = first && first.score < threshold ? soleInPlace(recorded, own) : undefined;
+    if (sole) return { kind: 'healed', ...describe(sole), differences: [...describe(sole).differences, soleNote()] };
+    if (!first || first.score < threshold) {
+      if (crossed) {
+        const theirs = crossed.candidate.fingerprint;
+        return {
+          kind: 'none',
+          reason: `its ${identity.scope === 'item' ? 'record' : 'page'} ${shown(identity.name)} is not on the page: the closest element, ${crossed.candidate.index} ${shown(theirs.name || theirs.text)}, scores ${rounded(crossed.score)} but belongs to ${shown(recordName(theirs) ?? 'another record')}`,
+          best: describe(crossed),
+        };
+      }
+      return {
+        kind: 'none',
+        reason: `no element is similar enough: the closest, element ${best.candidate.index} ${shown(best.candidate.fingerprint.name || best.candidate.fingerprint.text)}, scores ${rounded(best.score)}, below the threshold ${threshold}`,
+        best: describe(best),
+      };
+    }
+    const close = second !== undefined && second.score >= threshold && first.score - second.score <= margin;
+    if (close && first.evidence - second.evidence <= margin && first.position - second.position <= positionMargin) {
+      return {
+        kind: 'none',
+        reason: `ambiguous: elements ${first.candidate.index} and ${second.candidate.index} score ${rounded(first.score)} and ${rounded(second.score)}, and neither their names, text, attributes, record nor place tell them apart`,
+        best: describe(first),
+      };
+    }
+    return { kind: 'healed', ...describe(first) };
+  }
 
   // An element that looks like the recorded one (same tag, a similar name) is that element only in
   // its recorded context: the "Add to cart" of another card is another product's, even when the
   // recorded card is gone and only one other is left.
   const alike = scored.filter((entry) => entry.alike).length;
-  const nearest = recordedContext[0];
+  // Only for a fingerprint that gives no record (read by an older runtime): its nearest named ancestor stands for it.
+  const nearest = recorded.record ? undefined : recordedContext[0];
   const eligible = alike >= 1 && nearest ? scored.filter((entry) => entry.context >= contextSimilarity) : scored;
   const [first, second] = eligible;
+  const sole = !first || first.score < threshold ? soleInPlace(recorded, eligible) : undefined;
+  if (sole) return { kind: 'healed', ...describe(sole), differences: [...describe(sole).differences, soleNote()] };
   if (!first || first.score < threshold) {
     if (nearest && alike >= 1 && best.score >= threshold) {
       return {
@@ -160,6 +217,34 @@ export function matchElement(recorded: ElementFingerprint, candidates: readonly 
     };
   }
   return { kind: 'healed', ...describe(first) };
+}
+
+/** The lowest score at which the one element of the recorded kind at the recorded place is taken, its words changed (translated). */
+const soleFloor = 0.45;
+
+/** An element's kind: tag, role and type (a submit button, a checkbox). */
+const kindOf = (print: ElementFingerprint): string => `${print.tagName}/${print.role ?? ''}/${print.attributes.type ?? ''}`;
+/** An XPath without its positions: the place in the page's structure. */
+const placeOf = (xpath: string): string => xpath.replace(/\[\d+\]/g, '');
+
+/**
+ * The one submit button of the recorded form: a submit button recorded inside a form, when the
+ * page has one submit button only at the same place (the same path, positions aside) and it scores
+ * at least `soleFloor`: sending the form is all it can do, whatever its label says now (translated).
+ * Undefined otherwise.
+ */
+function soleInPlace(recorded: ElementFingerprint, pool: readonly Comparison[]): Comparison | undefined {
+  if (recorded.attributes.type !== 'submit' || !/\/form(\[\d+\])?\//.test(recorded.xpath)) return undefined;
+  const kind = kindOf(recorded);
+  const ofKind = pool.filter((entry) => kindOf(entry.candidate.fingerprint) === kind);
+  if (ofKind.length !== 1) return undefined;
+  const [only] = ofKind;
+  if (!only || only.score < soleFloor || placeOf(only.candidate.fingerprint.xpath) !== placeOf(recorded.xpath)) return undefined;
+  return only;
+}
+
+function soleNote(): string {
+  return `the only submit button of its form`;
 }
 
 function fraction(value: number | undefined, fallback: number, field: string): number {
@@ -190,6 +275,7 @@ function stableKeys(print: ElementFingerprint): { readonly attribute: string; re
 function exactMatch(
   recorded: ElementFingerprint,
   recordedContext: readonly NamedAncestor[],
+  identity: RecordIdentity | undefined,
   candidates: readonly MatchCandidate[],
 ): MatchCandidate | undefined {
   for (const key of stableKeys(recorded)) {
@@ -198,17 +284,89 @@ function exactMatch(
     );
     if (found.length !== 1) continue;
     const [only] = found;
-    if (only && agrees(recorded, recordedContext, only.fingerprint)) return only;
+    // A field by its `name` and a link by its target are what the server gets and where the browser goes, whatever their label says now.
+    const byPurpose = (key.attribute === 'name' && formFieldTags.has(recorded.tagName)) || key.attribute === 'href';
+    if (only && agrees(recorded, recordedContext, identity, only.fingerprint, byPurpose)) return only;
   }
   return undefined;
 }
 
-/** Same tag, a name or text that agrees, and the same context (when the recorded element had one). */
-function agrees(recorded: ElementFingerprint, recordedContext: readonly NamedAncestor[], candidate: ElementFingerprint): boolean {
+/** Same tag, a name or text that agrees, and the same record (else the same context, when the recorded element had one). */
+function agrees(
+  recorded: ElementFingerprint,
+  recordedContext: readonly NamedAncestor[],
+  identity: RecordIdentity | undefined,
+  candidate: ElementFingerprint,
+  byFieldName = false,
+): boolean {
   if (candidate.tagName !== recorded.tagName) return false;
+  // A form field found by its `name` is the field the server gets under that name, and a link found
+  // by its one target goes where the recorded one went, whatever their label says now (translated,
+  // reworded): the same kind of element in the same record is enough.
+  if (byFieldName) {
+    // Another kind of field under the recorded name (a checkbox for a text field) is not it.
+    if (fieldKind(candidate) !== fieldKind(recorded)) return false;
+    return identity ? sameRecord(identity, candidate) : true;
+  }
   const named = similarity(recorded.name, candidate.name) >= alikeSimilarity || similarity(recorded.text, candidate.text) >= alikeSimilarity;
   if (!named) return false;
+  if (identity) return sameRecord(identity, candidate);
+  // A fingerprint that gives its record (or its page's heading) was read by a runtime that names
+  // records: its nearest named ancestor (a form named by all its text) is no identity.
+  if (recorded.record) return true;
   return contextAgreement(recordedContext, contextNames(candidate)) >= contextSimilarity;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Record identity
+
+/** The identity a candidate must share: the recorded element's record, or its page's when the page moved. */
+interface RecordIdentity {
+  readonly name: string;
+  readonly scope: 'item' | 'page';
+}
+
+/** How alike two record names must be to name the same record: a product's name, reworded at most by case, spaces or punctuation. */
+const recordSimilarity = 0.85;
+
+function recordIdentity(recorded: ElementFingerprint, pageMoved: boolean): RecordIdentity | undefined {
+  const record = recorded.record;
+  if (!record || !normalized(record.name)) return undefined;
+  if (record.scope === 'page' && !pageMoved) return undefined;
+  return { name: record.name, scope: record.scope };
+}
+
+/** The name of the record a fingerprint gives, when it gives one. */
+function recordName(print: ElementFingerprint): string | undefined {
+  return print.record?.name;
+}
+
+/** Lower case, letters and digits only, single spaces. */
+function identityKey(value: string): string {
+  return normalized(value)
+    .replace(/[^\p{L}\p{N}]+/gu, ' ')
+    .trim();
+}
+
+function sameName(a: string, b: string): boolean {
+  const left = identityKey(a);
+  const right = identityKey(b);
+  return left === right || similarity(left, right) >= recordSimilarity;
+}
+
+/**
+ * Whether the candidate belongs to the recorded record: `true` when its record has the same name,
+ * `false` when it has another, `undefined` when it gives none (an element of a redesigned page
+ * outside any card): then it counts as the record's when its own name, or an ancestor's, holds the
+ * record's name, and as another's otherwise.
+ */
+function sameRecord(identity: RecordIdentity, candidate: ElementFingerprint): boolean {
+  const theirs = candidate.record;
+  if (theirs && (identity.scope === 'page' || theirs.scope === 'item')) return sameName(identity.name, theirs.name);
+  const key = identityKey(identity.name);
+  const holds = (value: string | undefined): boolean => value !== undefined && ` ${identityKey(value)} `.includes(` ${key} `);
+  if (identity.scope === 'item') return holds(candidate.name) || holds(candidate.text) || candidate.ancestors.some((ancestor) => holds(ancestor.name));
+  return theirs ? sameName(identity.name, theirs.name) : false;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -226,9 +384,16 @@ interface Comparison {
   readonly context: number;
   /** Whether the candidate looks like the recorded element by itself: same tag, a similar name. */
   readonly alike: boolean;
+  /** Whether it belongs to the recorded record; `undefined` when the recorded element had none. */
+  readonly sameRecord: boolean | undefined;
 }
 
-function compare(recorded: ElementFingerprint, recordedContext: readonly NamedAncestor[], candidate: MatchCandidate): Comparison {
+function compare(
+  recorded: ElementFingerprint,
+  recordedContext: readonly NamedAncestor[],
+  identity: RecordIdentity | undefined,
+  candidate: MatchCandidate,
+): Comparison {
   const print = candidate.fingerprint;
   const candidateContext = contextNames(print);
   const features: Partial<Record<Feature, number>> = {
@@ -252,6 +417,7 @@ function compare(recorded: ElementFingerprint, recordedContext: readonly NamedAn
     position: weighted(features, positionFeatures),
     context: contextAgreement(recordedContext, candidateContext),
     alike: recorded.tagName === print.tagName && similarity(recorded.name || recorded.text, print.name || print.text) >= alikeSimilarity,
+    sameRecord: identity ? sameRecord(identity, print) : undefined,
   };
 }
 
@@ -495,7 +661,12 @@ function editSimilarity(a: string, b: string): number {
 // ---------------------------------------------------------------------------------------------
 // Differences, in words
 
-function differencesOf(recorded: ElementFingerprint, recordedContext: readonly NamedAncestor[], candidate: ElementFingerprint): string[] {
+function differencesOf(
+  recorded: ElementFingerprint,
+  recordedContext: readonly NamedAncestor[],
+  identity: RecordIdentity | undefined,
+  candidate: ElementFingerprint,
+): string[] {
   const differences: string[] = [];
   if (recorded.tagName !== candidate.tagName) differences.push(`tag changed from ${recorded.tagName} to ${candidate.tagName}`);
   if ((recorded.role ?? '') !== (candidate.role ?? '')) differences.push(`role changed from ${recorded.role ?? 'none'} to ${candidate.role ?? 'none'}`);
@@ -516,7 +687,17 @@ function differencesOf(recorded: ElementFingerprint, recordedContext: readonly N
     else differences.push(`${key} changed from ${shown(value)} to ${shown(now)}`);
   }
   const nearest = recordedContext[0];
-  if (nearest) {
+  if (identity) {
+    // The record decides, so the record is what is said: a heal never crosses it.
+    if (!sameRecord(identity, candidate)) {
+      const theirs = recordName(candidate);
+      differences.push(
+        theirs
+          ? `${identity.scope === 'item' ? 'record' : 'page'} changed from ${shown(identity.name)} to ${shown(theirs)}`
+          : `${identity.scope === 'item' ? 'record' : 'page'} ${shown(identity.name)} gone`,
+      );
+    }
+  } else if (nearest && !recorded.record) {
     const context = contextNames(candidate);
     if (contextAgreement(recordedContext, context) < 1) {
       const [closest] = context;

@@ -135,17 +135,21 @@ describe('replayHistory', () => {
     const history = await record();
     const stopped = await replayHistory(history, { browser: shop('moved').browser });
     const failed = stopped.steps.find((step) => step.status === 'failed');
-    expect(failed?.reason).toBe('the browser is at https://shop.test/cups, where the recording was at https://shop.test/mugs');
+    expect(failed?.reason).toBe(
+      'the browser is at https://shop.test/cups, where the recording was at https://shop.test/mugs (after acting on element 3 "Mugs")',
+    );
     expect(stopped.steps.at(-1)?.status).toBe('skipped');
 
     const { browser, cart } = shop('moved');
     const skipping = await replayHistory(history, { browser, onStepFailure: 'skip' });
     expect(skipping.status).toBe('failed');
-    // Nothing is skipped: the steps after the failed one still ran (the cups page has the same
-    // buttons), each failing its own check while the browser is off the recorded path.
+    // Nothing is skipped: the steps after the failed one are tried, but the browser is off the
+    // recorded path (the cups page has the same buttons): an element there is not taken for the
+    // recorded page's, and nothing is added.
     expect(skipping.steps.map((step) => step.status)).not.toContain('skipped');
     expect(skipping.steps.find((step) => step.status === 'failed')?.reason).toMatch(/cups/);
-    expect(cart).toEqual(['blue mug']);
+    expect(skipping.steps.find((step) => step.action === 'click_element' && step.reason?.includes('not on the page the recording acted on'))).toBeDefined();
+    expect(cart).toEqual([]);
 
     const unchecked = await replayHistory(history, { browser: shop('moved').browser, checkOutcome: false });
     expect(unchecked.status).toBe('ok');

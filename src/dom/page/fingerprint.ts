@@ -16,6 +16,17 @@ export interface PageFingerprintAncestor {
   readonly id?: string | undefined;
 }
 
+/**
+ * The record an element belongs to (a product card, a table row, a list item) and what identifies
+ * it: its label, its heading, its link or its first cell. `scope: 'page'` when the element sits in
+ * no record and the page's heading names what the page is about (a product page).
+ */
+export interface PageFingerprintRecord {
+  readonly name: string;
+  readonly from: 'label' | 'heading' | 'link' | 'cell';
+  readonly scope: 'item' | 'page';
+}
+
 /** An element's fingerprint as the page reads it: `ElementFingerprint` of the history without `frameUrl`, which the core adds. */
 export interface PageFingerprint {
   readonly tagName: string;
@@ -27,6 +38,12 @@ export interface PageFingerprint {
   readonly cssPath: string;
   readonly ancestors: readonly PageFingerprintAncestor[];
   readonly box: { readonly x: number; readonly y: number; readonly width: number; readonly height: number } | undefined;
+  /** The record it belongs to, when one names itself. */
+  readonly record?: PageFingerprintRecord | undefined;
+  /** Whether it is disabled now (itself, or a disabled fieldset around it). */
+  readonly disabled?: boolean | undefined;
+  /** Whether a checkbox or radio button is checked now. */
+  readonly checked?: boolean | undefined;
 }
 
 /** What {@link fingerprints} is given: the elements of the last snapshot to fingerprint. */
@@ -116,7 +133,109 @@ export function fingerprintOf(element: Element): PageFingerprint {
     cssPath: cssPathOf(element),
     ancestors: ancestorsOf(element),
     box: boxOf(element),
+    ...recordField(element),
+    ...(isDisabled(element) ? { disabled: true } : {}),
+    ...(element instanceof HTMLInputElement && (element.type === 'checkbox' || element.type === 'radio') ? { checked: element.checked } : {}),
   };
+}
+
+function recordField(element: Element): { record?: PageFingerprintRecord } {
+  const record = recordOf(element);
+  return record ? { record } : {};
+}
+
+function isDisabled(element: Element): boolean {
+  if (element.getAttribute('aria-disabled') === 'true') return true;
+  return typeof (element as HTMLButtonElement).disabled === 'boolean' && element.matches(':disabled');
+}
+
+/** The tags and roles of one item among many: a list item, a table row, an article, a grid cell, an option. */
+const recordTags = new Set(['li', 'tr', 'article']);
+const recordRoles = new Set(['listitem', 'row', 'article', 'gridcell', 'option', 'treeitem']);
+/** Containers that are the page's structure, not a record, even when repeated. */
+const structureTags = new Set(['html', 'body', 'main', 'header', 'footer', 'nav', 'aside', 'form', 'fieldset', 'label', 'ul', 'ol', 'table', 'tbody', 'thead']);
+/** How far up the record of an element is looked for. */
+const maxRecordDepth = 12;
+
+/**
+ * The record the element belongs to: the nearest list item, row, article or repeated container
+ * (a sibling of the same tag and class) that names itself by a label, a heading, a link or its
+ * first cell. A container that names nothing (a form around the button) is passed over. With no
+ * record, the nearest heading of the element's section or page names what the page is about.
+ */
+function recordOf(element: Element): PageFingerprintRecord | undefined {
+  let depth = 0;
+  for (let current = composedParent(element); current && depth < maxRecordDepth; current = composedParent(current), depth++) {
+    const tag = current.localName;
+    if (tag === 'body' || tag === 'html') break;
+    if (!isRecord(current)) continue;
+    const identity = identityOf(current, element);
+    if (identity) return { ...identity, scope: 'item' };
+  }
+  depth = 0;
+  for (let current = composedParent(element); current && depth < maxRecordDepth; current = composedParent(current), depth++) {
+    const heading = firstHeading(current, element);
+    if (heading) return { name: heading, from: 'heading', scope: 'page' };
+    if (current.localName === 'body') break;
+  }
+  return undefined;
+}
+
+function isRecord(element: Element): boolean {
+  const tag = element.localName;
+  const role = (element.getAttribute('role') ?? '').trim().split(/\s+/)[0] ?? '';
+  if (recordTags.has(tag) || recordRoles.has(role)) return true;
+  if (structureTags.has(tag) || role) return false;
+  const parent = element.parentElement;
+  if (!parent) return false;
+  const className = element.getAttribute('class') ?? '';
+  for (const sibling of parent.children) {
+    if (sibling !== element && sibling.localName === tag && (sibling.getAttribute('class') ?? '') === className) return true;
+  }
+  return false;
+}
+
+/** What names a record: its own label, else its first heading, else its first link (the element itself may be it), else a row's first cell. */
+function identityOf(record: Element, element: Element): Omit<PageFingerprintRecord, 'scope'> | undefined {
+  const label = record.getAttribute('aria-label')?.trim() || labelledBy(record);
+  if (label) return { name: cap(collapse(label), maxAncestorNameLength), from: 'label' };
+  const heading = firstHeading(record, undefined);
+  if (heading) return { name: heading, from: 'heading' };
+  for (const link of record.querySelectorAll('a[href]')) {
+    const text = shortText(link, maxAncestorNameLength) || cap(accessibleName(link), maxAncestorNameLength);
+    if (text) return { name: text, from: 'link' };
+  }
+  if (record.localName === 'tr' || record.getAttribute('role') === 'row') {
+    for (const cell of record.children) {
+      if (cell.contains(element)) continue;
+      const text = shortText(cell, maxAncestorNameLength);
+      if (text) return { name: text, from: 'cell' };
+    }
+  }
+  return undefined;
+}
+
+function labelledBy(element: Element): string {
+  const ids = (element.getAttribute('aria-labelledby') ?? '').split(/\s+/).filter(Boolean);
+  const root = element.getRootNode() as Document | ShadowRoot;
+  return ids
+    .map((id) => {
+      const target = root.getElementById?.(id);
+      return target ? shortText(target, maxAncestorNameLength) : '';
+    })
+    .join(' ')
+    .trim();
+}
+
+/** The text of the first shown heading inside `container` that is not inside `except`. */
+function firstHeading(container: Element, except: Element | undefined): string {
+  for (const heading of container.querySelectorAll(headingSelector)) {
+    if (except && (heading.contains(except) ? false : except.contains(heading))) continue;
+    if (!isRendered(heading)) continue;
+    const text = shortText(heading, maxAncestorNameLength);
+    if (text) return text;
+  }
+  return '';
 }
 
 /** The explicit role's first token, else the implicit ARIA role; `undefined` for a generic element. */
@@ -133,7 +252,7 @@ function roleOf(element: Element): string | undefined {
 function identifyingAttributesOf(element: Element): Record<string, string> {
   const attributes: Record<string, string> = {};
   for (const name of [...identifyingAttributes, ...testIdAttributes]) {
-    if (name === 'value' && !isButton(element)) continue;
+    if (name === 'value' && !isButton(element) && !isChoice(element)) continue;
     const value = name === 'href' ? hrefOf(element) : element.getAttribute(name);
     const short = value ? cap(collapse(value), maxValueLength) : '';
     if (short) attributes[name] = short;
@@ -141,6 +260,11 @@ function identifyingAttributesOf(element: Element): Record<string, string> {
   // A field or button without a type attribute still has one (`text`, `submit`), and it tells fields apart.
   if (element instanceof HTMLInputElement || element instanceof HTMLButtonElement) attributes.type = element.type;
   return attributes;
+}
+
+/** A checkbox or radio button: its `value` tells the choices of a group apart. */
+function isChoice(element: Element): boolean {
+  return element.localName === 'input' && ['checkbox', 'radio'].includes((element as HTMLInputElement).type);
 }
 
 function isButton(element: Element): boolean {
