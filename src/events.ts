@@ -2,6 +2,7 @@
 // structured data for UIs and logs, never preformatted strings; there is no bare 'error' event.
 
 import type { TokenUsage } from './llm/usage';
+import type { SensitiveActionKind } from './security/sensitive-actions';
 
 /** Who an event is about. @public */
 export type Actor = 'planner' | 'navigator' | 'validator' | 'system' | 'user';
@@ -207,6 +208,32 @@ export interface ExecutorEventMap {
     readonly source: InjectionSource;
     /** What was found, one entry per pattern. */
     readonly findings: readonly InjectionFinding[];
+  };
+  /**
+   * An action that crosses a trust boundary after page content was read (see
+   * `ExecutorOptions.sensitiveActions`) was decided: run (`allowed`) or not (`refused`), and by
+   * whom. Sent once per decision; an action decided earlier in the task is not asked about again.
+   */
+  'sensitive-action': EventBase & {
+    /** The boundary it crosses. */
+    readonly kind: SensitiveActionKind;
+    /** The action's name (`click_element`, `go_to_url`, …; `done` for the final answer). */
+    readonly action: string;
+    /** The URL it loads or sends to, decoded for reading, when it has one. */
+    readonly url: string | undefined;
+    /** What it would do, in words. */
+    readonly description: string;
+    /** The mode the option gave this kind. */
+    readonly mode: 'allow' | 'confirm' | 'ask-human' | 'refuse';
+    /** The decision. */
+    readonly decision: 'allowed' | 'refused';
+    /**
+     * Who decided: the `policy` (mode `allow` or `refuse`), the `planner` (mode `confirm`), a
+     * `human` (mode `ask-human`), or `scope` when no page content had been read yet.
+     */
+    readonly decidedBy: 'policy' | 'planner' | 'human' | 'scope';
+    /** Why, in words (the Planner's or the person's reason when one decided). */
+    readonly reason: string;
   };
   /** Something the host should know that does not stop the task; `code` is stable, `message` is for people. */
   warning: EventBase & { readonly code: string; readonly message: string };

@@ -887,6 +887,7 @@ const eventNames: Record<ExecutorEventName, true> = {
   'human-answer': true,
   'url-blocked': true,
   'injection-detected': true,
+  'sensitive-action': true,
   warning: true,
   'replay-step': true,
 };
