@@ -446,7 +446,7 @@ export type ResolvedExecuteOptions = z.output<typeof executeOptionsSchema>;
  * `Unknown <what> …` or `<What> \`field\` must be …`.
  */
 function configError(error: z.ZodError, input: unknown, typeName: string, what: string, What: string): ConfigError {
-  const issue = error.issues[0] as z.core.$ZodIssue;
+  const issue = deepestIssue(error.issues[0] as z.core.$ZodIssue);
   if (issue.code === 'unrecognized_keys') {
     const prefix = issue.path.length > 0 ? `${issue.path.join('.')}.` : '';
     const field = `${prefix}${issue.keys[0] ?? ''}`;
@@ -456,6 +456,17 @@ function configError(error: z.ZodError, input: unknown, typeName: string, what: 
   const value = valueAt(input, issue.path);
   const got = value === undefined ? 'it is missing' : `got ${describeValue(value)}`;
   return new ConfigError(`${What} \`${field}\` ${issue.message}; ${got}.`, { field });
+}
+
+/**
+ * For an option that is `false` or an object, the issue inside the object (`sensitiveActions.newHost
+ * must be …`) rather than zod's "Invalid input" for the whole union; the issue itself otherwise.
+ */
+function deepestIssue(issue: z.core.$ZodIssue): z.core.$ZodIssue {
+  if (issue.code !== 'invalid_union') return issue;
+  const inner = issue.errors.flat().sort((a, b) => b.path.length - a.path.length)[0];
+  if (!inner || (inner.path.length === 0 && inner.code === 'invalid_value')) return issue;
+  return deepestIssue({ ...inner, path: [...issue.path, ...inner.path] } as z.core.$ZodIssue);
 }
 
 /**
