@@ -537,9 +537,12 @@ export class Executor<TData = unknown> {
           // The check is a step of its own (its model call is recorded), made only when it can ask.
           const checked =
             this.options.sensitiveActions.answer !== 'allow' && context.gate?.tainted
-              ? await this.runStep(context, taskIndex, 'planner', failures, async () => ({
-                  refusal: await this.answerRefusal(context, plan.plan.finalAnswer, proposal?.done ? proposal.data : undefined),
-                }))
+              ? await this.runStep(context, taskIndex, 'planner', failures, async (recorder) => {
+                  const refused = await this.answerRefusal(context, plan.plan.finalAnswer, proposal?.done ? proposal.data : undefined);
+                  // The history keeps the check as this step's output.
+                  recorder.setModelOutput({ answer_check: refused === undefined ? 'confirmed' : 'refused', reason: refused ?? '' });
+                  return { refusal: refused };
+                })
               : { refusal: undefined };
           // A check that failed (its step did) leaves the answer unconfirmed.
           const refusal = checked === undefined ? 'the check could not be made' : checked.refusal;

@@ -4,6 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../errors';
 import type { ExecutorEventMap } from '../events';
+import { parseHistory } from '../history/schema';
 import { FakeBrowserDriver } from '../testing/fake-browser-driver';
 import { ScriptedLLM, scriptedActions, scriptedPlan, type ScriptedRequest, type ScriptedResponse } from '../testing/scripted-llm';
 import { Executor } from './executor';
@@ -171,6 +172,9 @@ describe('Executor: sensitive actions', () => {
     const result = await executor.execute();
     expect(result).toMatchObject({ status: 'ok', finalAnswer: 'Mugs.' });
     expect(decisions).toEqual([expect.objectContaining({ kind: 'answer', decision: 'allowed', decidedBy: 'planner', action: 'done' })]);
+    // The check is a step of the history, which stays valid.
+    const { screenshots, ...json } = result.history;
+    expect(parseHistory(JSON.parse(JSON.stringify(json)), screenshots).steps.at(-1)?.modelOutput).toEqual({ answer_check: 'confirmed', reason: '' });
   });
 
   it('fails closed when the confirmation cannot be had', async () => {
