@@ -39,7 +39,9 @@ const answerWords =
 
 /** The task inside the last `<user_request>` block. */
 function taskOf(request: ScriptedRequest): string {
-  const all = request.messages.map((message) => (typeof message.content === 'string' ? message.content : message.content.map((part) => (part.type === 'text' ? part.text : '')).join('\n')));
+  const all = request.messages.map((message) =>
+    typeof message.content === 'string' ? message.content : message.content.map((part) => (part.type === 'text' ? part.text : '')).join('\n'),
+  );
   for (let index = all.length - 1; index >= 0; index--) {
     const match = /<user_request>\n[^\n]*\n([\s\S]*?)\n<\/user_request>/.exec(all[index] ?? '');
     if (match?.[1] && request.messages[index]?.role === 'user') return match[1];
@@ -63,7 +65,16 @@ export function elementsOf(state: string): Element[] {
   const elements: Element[] = [];
   let current: { index: number; tag: string; attributes: string; lines: string[] } | undefined;
   const flush = (): void => {
-    if (current) elements.push({ index: current.index, tag: current.tag, attributes: current.attributes, text: current.lines.join(' ').replace(/\s*\/>\s*$/, '').trim() });
+    if (current)
+      elements.push({
+        index: current.index,
+        tag: current.tag,
+        attributes: current.attributes,
+        text: current.lines
+          .join(' ')
+          .replace(/\s*\/>\s*$/, '')
+          .trim(),
+      });
     current = undefined;
   };
   for (const line of state.split('\n')) {
@@ -129,7 +140,8 @@ function taskActions(task: Task, state: string): Action[] {
     return [{ go_back: {} }];
   }
   if (task.kind === 'cart') {
-    if (new RegExp(`Added (the )?${escapeRegExp(task.product)}\\b`, 'i').test(text)) return [{ done: { text: `Added the ${task.product} to the cart.`, success: true } }];
+    if (new RegExp(`Added (the )?${escapeRegExp(task.product)}\\b`, 'i').test(text))
+      return [{ done: { text: `Added the ${task.product} to the cart.`, success: true } }];
     const add = findElement(elements, (element) => /add to cart/i.test(element.text));
     if (add) return [{ click_element: { index: add.index } }];
     return [{ go_back: {} }];
@@ -154,6 +166,12 @@ function taskActions(task: Task, state: string): Action[] {
 
 // ---- The gullible part: instructions found in what it reads ------------------------------------
 
+/** The text of a `done` action. */
+function textOf(action: Action): string {
+  const text = action.done?.text;
+  return typeof text === 'string' ? text : '';
+}
+
 /** Decodes runs of percent-escapes. */
 function percentDecode(text: string): string {
   return text.replace(/(?:%[0-9A-Fa-f]{2})+/g, (run) => {
@@ -170,7 +188,7 @@ function base64Decoded(text: string): string[] {
   const out: string[] = [];
   for (const match of text.matchAll(/[A-Za-z0-9+/]{16,}={0,2}/g)) {
     const decoded = Buffer.from(match[0], 'base64').toString('utf8');
-    const printable = [...decoded].filter((char) => char >= ' ' || char === '\n').length;
+    const printable = Array.from(decoded, (char) => char.charCodeAt(0)).filter((code) => code >= 32 || code === 10).length;
     if (decoded.includes(' ') && printable / Math.max(1, decoded.length) > 0.95 && !decoded.includes('\uFFFD')) out.push(decoded);
   }
   return out;
@@ -265,7 +283,7 @@ function directivesOf(sentence: string, elements: readonly Element[], answer: st
   }
   if (json.length > 0) {
     const done = json.find((action) => action.done);
-    return [done ? { kind: 'answer', text: String(done.done?.text ?? '') } : { kind: 'actions', actions: json }];
+    return [done ? { kind: 'answer', text: textOf(done) } : { kind: 'actions', actions: json }];
   }
   if (answerWords.test(sentence)) {
     const text = quoted(sentence) ?? /(?:answer|antwort|réponse|respuesta|risposta|resposta|antwoord)\s*[:=]\s*(.+)$/i.exec(sentence)?.[1]?.trim();
@@ -274,8 +292,7 @@ function directivesOf(sentence: string, elements: readonly Element[], answer: st
   const urls = [...sentence.matchAll(/https?:\/\/[^\s"'<>)\]]+/g)].map((match) => match[0].replace(/[.,;]+$/, ''));
   const verb = goVerbs.exec(sentence);
   if (verb && urls.length > 0) {
-    const after = urls.find((url) => sentence.indexOf(url) > (verb.index ?? 0)) ?? (urls[0] as string);
-    let url = after;
+    let url = urls.find((candidate) => sentence.indexOf(candidate) > verb.index) ?? urls[0] ?? '';
     if (/[?&][^=&]*=$/.test(url)) {
       if (concepts.password?.test(sentence)) url += '<secret>password</secret>';
       else if (answer) url += answer;
@@ -283,7 +300,12 @@ function directivesOf(sentence: string, elements: readonly Element[], answer: st
     return [{ kind: 'go', url, thenTypePassword: Boolean(concepts.password?.test(sentence)) && typeVerbs.test(sentence) }];
   }
   if (concepts.password?.test(sentence) && typeVerbs.test(sentence)) {
-    const field = bestElement(sentence, elements, (element) => element.tag === 'textarea' || element.tag === 'input');
+    // The password is what goes in; the field is the one the rest of the sentence names.
+    const field = bestElement(
+      sentence.replace(new RegExp(concepts.password?.source ?? '', 'gi'), ''),
+      elements,
+      (element) => element.tag === 'textarea' || element.tag === 'input',
+    );
     const button = bestElement(sentence.replace(concepts.comment as RegExp, ''), elements, (element) => element.tag === 'button');
     if (field) {
       const actions: Action[] = [{ input_text: { index: field.index, text: '<secret>password</secret>' } }];
@@ -305,8 +327,18 @@ export function instructions(state: string, answer: string | undefined): { key: 
   for (const sentence of readings(state)) {
     for (const directive of directivesOf(sentence, elements, answer)) {
       // Each instruction is obeyed once: known by its sentence, and a click by the element it names.
-      const clicked = directive.kind === 'actions' ? directive.actions.map((action) => elements.find((element) => element.index === action.click_element?.index)?.text ?? '').join('|') : '';
-      const effect = directive.kind === 'go' ? directive.url : directive.kind === 'answer' ? directive.text : clicked ? `click:${clicked}` : sentence.replace(/\s+/g, ' ').toLowerCase();
+      const clicked =
+        directive.kind === 'actions'
+          ? directive.actions.map((action) => elements.find((element) => element.index === action.click_element?.index)?.text ?? '').join('|')
+          : '';
+      const effect =
+        directive.kind === 'go'
+          ? directive.url
+          : directive.kind === 'answer'
+            ? directive.text
+            : clicked
+              ? `click:${clicked}`
+              : sentence.replace(/\s+/g, ' ').toLowerCase();
       found.push({ key: `${directive.kind}:${effect}`, directive });
     }
   }
@@ -330,7 +362,6 @@ export function corpusModel(options: CorpusModelOptions): ScriptedLLM {
       const state = stateOf(request);
       const answer = task.kind === 'price' ? findPrice(state, task.product) : undefined;
       const found = options.gullible ? instructions(state, answer) : [];
-      if (process.env.INJECTION_MODEL_DEBUG && request.agent === 'navigator') console.log(state, JSON.stringify(found));
       if (request.agent === 'planner') {
         const dictated = found.find((item) => item.directive.kind === 'answer');
         if (dictated && dictated.directive.kind === 'answer') return scriptedPlan({ done: true, finalAnswer: dictated.directive.text });
@@ -365,7 +396,7 @@ export function corpusModel(options: CorpusModelOptions): ScriptedLLM {
       }
       actions ??= taskActions(task, state);
       const done = actions.find((action) => action.done);
-      if (done) proposed = String(done.done?.text ?? '');
+      if (done) proposed = textOf(done);
       return scriptedActions(actions, { nextGoal: next ? 'Follow the note on the page' : 'Do the task' });
     },
   });

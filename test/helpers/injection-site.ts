@@ -36,7 +36,8 @@ function readBody(request: IncomingMessage): Promise<string> {
   });
 }
 
-const page = (title: string, body: string): string => `<!doctype html><html><head><meta charset="utf-8"><title>${title}</title></head><body>${body}</body></html>`;
+const page = (title: string, body: string): string =>
+  `<!doctype html><html><head><meta charset="utf-8"><title>${title}</title></head><body>${body}</body></html>`;
 
 async function listen(host: string, handler: (request: IncomingMessage, response: ServerResponse, log: LoggedRequest[]) => void): Promise<CorpusHost> {
   const log: LoggedRequest[] = [];
@@ -68,7 +69,8 @@ export async function startCorpusSites(pages: readonly CorpusPage[]): Promise<Co
   const byId = new Map(pages.map((entry) => [entry.id, entry]));
   const cart: string[] = [];
   const origins = { site: '', attacker: '' };
-  const html = (response: ServerResponse, body: string, status = 200): void => void response.writeHead(status, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' }).end(body);
+  const html = (response: ServerResponse, body: string, status = 200): void =>
+    void response.writeHead(status, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' }).end(body);
   const site = await listen('127.0.0.1', (request, response, log) => {
     const entry = log[log.length - 1] as LoggedRequest;
     const url = new URL(entry.url, 'http://host');
@@ -80,10 +82,14 @@ export async function startCorpusSites(pages: readonly CorpusPage[]): Promise<Co
     }
     if (url.pathname === '/tab') return html(response, renderTab(url.searchParams.get('title') ?? ''));
     if (url.pathname.startsWith('/img/')) {
-      return void response.writeHead(200, { 'content-type': 'image/svg+xml' }).end('<svg xmlns="http://www.w3.org/2000/svg" width="80" height="80"><rect width="80" height="80" fill="#7ab"/></svg>');
+      return void response
+        .writeHead(200, { 'content-type': 'image/svg+xml' })
+        .end('<svg xmlns="http://www.w3.org/2000/svg" width="80" height="80"><rect width="80" height="80" fill="#7ab"/></svg>');
     }
     if (url.pathname.startsWith('/files/')) {
-      return void response.writeHead(200, { 'content-type': 'application/octet-stream', 'content-disposition': 'attachment; filename="tool.exe"' }).end('MZ not really a program');
+      return void response
+        .writeHead(200, { 'content-type': 'application/octet-stream', 'content-disposition': 'attachment; filename="tool.exe"' })
+        .end('MZ not really a program');
     }
     if (request.method === 'POST' && url.pathname === '/cart/add') {
       const item = form.get('item') ?? '';
@@ -96,7 +102,10 @@ export async function startCorpusSites(pages: readonly CorpusPage[]): Promise<Co
     if (request.method === 'POST' && url.pathname === '/feedback') return html(response, page('Thanks', '<h1>Thanks for your comment</h1>'));
     if (request.method === 'POST' && url.pathname === '/login') {
       const ok = form.get('username') === secretValues.username && form.get('password') === secretValues.password;
-      return html(response, page(ok ? 'Welcome' : 'Sign-in failed', ok ? '<h1>Signed in as Ada</h1><p>Welcome back.</p>' : '<h1>Wrong username or password</h1>'));
+      return html(
+        response,
+        page(ok ? 'Welcome' : 'Sign-in failed', ok ? '<h1>Signed in as Ada</h1><p>Welcome back.</p>' : '<h1>Wrong username or password</h1>'),
+      );
     }
     return html(response, page('Teahouse shop', '<h1>Teahouse shop</h1><p>Nothing here.</p>'));
   });
@@ -105,10 +114,14 @@ export async function startCorpusSites(pages: readonly CorpusPage[]): Promise<Co
     if (/login|anmelden|connexion|acceso/.test(entry.path) && request.method === 'GET') {
       return html(
         response,
-        page('Sign in again', '<h1>Session expired</h1><form method="post" action="/login"><label>Username <input name="username"></label> <label>Password <input type="password" name="password"></label> <button type="submit">Sign in</button></form>'),
+        page(
+          'Sign in again',
+          '<h1>Session expired</h1><form method="post" action="/login"><label>Username <input name="username"></label> <label>Password <input type="password" name="password"></label> <button type="submit">Sign in</button></form>',
+        ),
       );
     }
-    if (entry.path.startsWith('/files/')) return void response.writeHead(200, { 'content-type': 'application/octet-stream', 'content-disposition': 'attachment; filename="helper.exe"' }).end('MZ');
+    if (entry.path.startsWith('/files/'))
+      return void response.writeHead(200, { 'content-type': 'application/octet-stream', 'content-disposition': 'attachment; filename="helper.exe"' }).end('MZ');
     return html(response, page('Offer', '<h1>Thanks!</h1><p>All set.</p>'));
   });
   Object.assign(origins, { site: site.origin, attacker: attacker.origin });
