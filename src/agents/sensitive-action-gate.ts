@@ -166,7 +166,10 @@ export class SensitiveActionGate {
         ...agentCallOptions(context, 'planner', llm),
       });
       const reason = result.object.reason.trim() || (result.object.confirmed ? 'the Planner confirmed it' : 'the Planner did not confirm it');
-      return { allowed: result.object.confirmed, reason: result.object.confirmed ? reason : `the Planner did not confirm it against the user's request: ${reason}` };
+      return {
+        allowed: result.object.confirmed,
+        reason: result.object.confirmed ? reason : `the Planner did not confirm it against the user's request: ${reason}`,
+      };
     } catch (error) {
       if (context.signal.aborted || isFatalError(error)) throw error;
       return { allowed: false, reason: `the Planner's confirmation could not be had (${describeThrown(error)})` };
@@ -178,7 +181,8 @@ export class SensitiveActionGate {
     const what = request.kind === 'answer' ? `end the task with this answer: ${request.description}` : request.description;
     const question = `The agent read web pages and now wants to ${what}. Your task was: ${JSON.stringify(this.tasks().at(-1) ?? '')}. Allow it? Answer yes or no.`;
     const reply = await this.context.askHuman(question);
-    if (reply.answer !== undefined && yes.test(reply.answer)) return { allowed: true, reason: `a person allowed it (${JSON.stringify(reply.answer.slice(0, 100))})` };
+    if (reply.answer !== undefined && yes.test(reply.answer))
+      return { allowed: true, reason: `a person allowed it (${JSON.stringify(reply.answer.slice(0, 100))})` };
     const why = reply.answer === undefined ? 'no one answered in time' : `a person said ${JSON.stringify(reply.answer.slice(0, 100))}`;
     return { allowed: false, reason: why };
   }

@@ -204,7 +204,9 @@ describe('Executor: the Navigator\u2019s actions', () => {
     const result = await new Executor({ sensitiveActions: false, task: 'x', llm, browser: shopBrowser(), actions: [clickAction] }).execute();
     expect(result.status).toBe('ok');
     const text = conversationText(llm.requests[2]!);
-    expect(text).toMatch(/Action error:\n<untrusted_content>\nUnknown action "teleport". Available actions: done, search, go_to_url, .*click_element, .*ask_human./);
+    expect(text).toMatch(
+      /Action error:\n<untrusted_content>\nUnknown action "teleport". Available actions: done, search, go_to_url, .*click_element, .*ask_human./,
+    );
     expect(text).toMatch(/Action error:\n<untrusted_content>\nInvalid parameters for click_element: index: /);
     expect(text).toContain('Action result:\n<untrusted_content>\nCached findings: still here');
   });

@@ -10,12 +10,7 @@ import type { LLMClient } from '../llm/types';
 import type { PriceTable } from '../llm/usage';
 import type { UrlPolicyOptions } from '../security/url-policy';
 import type { SecretsOption } from '../security/secrets';
-import {
-  allowAllSensitiveActions,
-  defaultSensitiveActions,
-  type ResolvedSensitiveActions,
-  type SensitiveActionsOptions,
-} from '../security/sensitive-actions';
+import { allowAllSensitiveActions, defaultSensitiveActions, type ResolvedSensitiveActions, type SensitiveActionsOptions } from '../security/sensitive-actions';
 import { sitesOfEntry } from '../security/task-scope';
 
 /** A question the agent asks the user, as a {@link HumanInputHandler} receives it. @public */
@@ -182,8 +177,9 @@ export interface ExecutorOptions<TData = unknown> {
   readonly injectionGuard?: false | { readonly onDetected?: 'flag' | 'end-task' | undefined } | undefined;
   /**
    * What happens, once page content has been read in a task, to an action that crosses a trust
-   * boundary: a page on a site the task does not involve (`newHost`), a form sent to such a site
-   * (`crossOriginForm`), a secret typed into a form that sends to another site (`secret`), a
+   * boundary: a page on a site the task does not involve (`newHost`), a URL the agent writes with
+   * data in its query (`urlData`), a form sent to such a site
+   * (`crossOriginForm`), a secret typed into a form that sends to another site or into a URL (`secret`), a
    * download (`download`), a `POST` form on the task's site (`submit`), and ending the task with
    * the Planner's answer (`answer`). Each kind is `allow`, `confirm` (the Planner's model is asked,
    * shown only the user's words and the action, never the page), `ask-human` (through `humanInput`
@@ -191,7 +187,7 @@ export interface ExecutorOptions<TData = unknown> {
    * a `sensitive-action` event. The task involves the sites its words name, the page it starts
    * on, `urlPolicy.allow`, `trustedHosts`, and sites reached before any page was read. `false`
    * allows everything (no extra model calls). See the README's "Trust boundaries".
-   * @defaultValue `{ newHost: 'confirm', crossOriginForm: 'confirm', secret: 'refuse', download: 'confirm', submit: 'confirm', answer: 'confirm' }`
+   * @defaultValue `{ newHost: 'confirm', urlData: 'confirm', crossOriginForm: 'confirm', secret: 'refuse', download: 'confirm', submit: 'confirm', answer: 'confirm' }`
    * @example `{ sensitiveActions: { newHost: 'refuse', submit: 'ask-human', trustedHosts: ['pay.example'] } }`
    */
   readonly sensitiveActions?: false | SensitiveActionsOptions | undefined;
@@ -369,10 +365,7 @@ const optionsSchema = z
       .array(z.string({ error: 'must be a list of strings' }).regex(/^(\/|[A-Za-z]:[\\/]|\\\\)/, 'must hold absolute paths (such as /home/me/files)'))
       .default([]),
     injectionGuard: z
-      .union([
-        z.literal(false),
-        z.object({ onDetected: z.enum(['flag', 'end-task'], { error: 'must be "flag" or "end-task"' }).default('flag') }).strict(),
-      ])
+      .union([z.literal(false), z.object({ onDetected: z.enum(['flag', 'end-task'], { error: 'must be "flag" or "end-task"' }).default('flag') }).strict()])
       .default({ onDetected: 'flag' })
       .transform((value) => (value === false ? { enabled: false, onDetected: 'flag' as const } : { enabled: true, onDetected: value.onDetected })),
     sensitiveActions: z
@@ -381,6 +374,7 @@ const optionsSchema = z
         z
           .object({
             newHost: sensitiveMode.optional(),
+            urlData: sensitiveMode.optional(),
             crossOriginForm: sensitiveMode.optional(),
             secret: sensitiveMode.optional(),
             download: sensitiveMode.optional(),
@@ -399,19 +393,19 @@ const optionsSchema = z
           .strict(),
       ])
       .default({})
-      .transform(
-        (value): ResolvedSensitiveActions =>
-          value === false
-            ? allowAllSensitiveActions
-            : {
-                newHost: value.newHost ?? defaultSensitiveActions.newHost,
-                crossOriginForm: value.crossOriginForm ?? defaultSensitiveActions.crossOriginForm,
-                secret: value.secret ?? defaultSensitiveActions.secret,
-                download: value.download ?? defaultSensitiveActions.download,
-                submit: value.submit ?? defaultSensitiveActions.submit,
-                answer: value.answer ?? defaultSensitiveActions.answer,
-                trustedHosts: value.trustedHosts ?? [],
-              },
+      .transform((value): ResolvedSensitiveActions =>
+        value === false
+          ? allowAllSensitiveActions
+          : {
+              newHost: value.newHost ?? defaultSensitiveActions.newHost,
+              urlData: value.urlData ?? defaultSensitiveActions.urlData,
+              crossOriginForm: value.crossOriginForm ?? defaultSensitiveActions.crossOriginForm,
+              secret: value.secret ?? defaultSensitiveActions.secret,
+              download: value.download ?? defaultSensitiveActions.download,
+              submit: value.submit ?? defaultSensitiveActions.submit,
+              answer: value.answer ?? defaultSensitiveActions.answer,
+              trustedHosts: value.trustedHosts ?? [],
+            },
       ),
   })
   .strict();

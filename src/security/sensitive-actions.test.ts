@@ -37,7 +37,13 @@ describe('classifyAction', () => {
   const pageUrl = 'https://shop.example/product';
   const scope = (): TaskScope => new TaskScope('Buy the teapot on shop.example');
   const link = (href: string, extra: Partial<ActionTarget> = {}): ActionTarget => ({ tagName: 'a', href, label: 'Go', ...extra });
-  const button = (formAction: string, formMethod: string, label = 'Send'): ActionTarget => ({ tagName: 'button', submits: true, formAction, formMethod, label });
+  const button = (formAction: string, formMethod: string, label = 'Send'): ActionTarget => ({
+    tagName: 'button',
+    submits: true,
+    formAction,
+    formMethod,
+    label,
+  });
 
   it('names a URL or a link to a site the task does not involve, decoded, and data in its address', () => {
     const loaded = classifyAction({ action: 'go_to_url', url: 'https://evil.example/c?x=a%20b', pageUrl, scope: scope() });
@@ -67,12 +73,24 @@ describe('classifyAction', () => {
     expect(
       classifyAction({ action: 'input_text', target: { ...field, formAction: 'https://pay.example/x' }, typesSecret: true, pageUrl, scope: involved })?.kind,
     ).toBe('secret');
-    expect(classifyAction({ action: 'input_text', target: { ...field, formAction: 'https://shop.example/login' }, typesSecret: true, pageUrl, scope: scope() })).toBeUndefined();
-    expect(classifyAction({ action: 'click_element', target: button('https://shop.example/cart/add', 'post', 'Add warranty'), pageUrl, scope: scope() })).toMatchObject({
+    expect(
+      classifyAction({ action: 'input_text', target: { ...field, formAction: 'https://shop.example/login' }, typesSecret: true, pageUrl, scope: scope() }),
+    ).toBeUndefined();
+    expect(
+      classifyAction({ action: 'click_element', target: button('https://shop.example/cart/add', 'post', 'Add warranty'), pageUrl, scope: scope() }),
+    ).toMatchObject({
       kind: 'submit',
       label: 'Add warranty',
     });
     expect(classifyAction({ action: 'click_element', target: button('https://shop.example/search', 'get'), pageUrl, scope: scope() })).toBeUndefined();
+  });
+
+  it('names data the agent writes into an address on the task’s site, and a secret in any address', () => {
+    expect(classifyAction({ action: 'go_to_url', url: 'https://shop.example/track?price=12', pageUrl, scope: scope() })?.kind).toBe('url-data');
+    expect(classifyAction({ action: 'go_to_url', url: 'https://shop.example/cart', pageUrl, scope: scope() })).toBeUndefined();
+    // A link the page offers is the page's own address.
+    expect(classifyAction({ action: 'click_element', target: link('https://shop.example/list?page=2'), pageUrl, scope: scope() })).toBeUndefined();
+    expect(classifyAction({ action: 'go_to_url', url: 'https://shop.example/t?k=<secret>password</secret>', pageUrl, scope: scope() })?.kind).toBe('secret');
   });
 
   it('reads URLs decoded where that is valid, and as written where not', () => {

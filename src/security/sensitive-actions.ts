@@ -7,14 +7,17 @@ import { siteOf, type TaskScope } from './task-scope';
 /**
  * A kind of action that crosses a trust boundary:
  * - `new-host`: loading a page (a URL, a tab, a link, a search) on a site the task does not involve;
+ * - `url-data`: loading a URL the agent wrote itself (`go_to_url`, `open_tab`) with data in its query
+ *   or fragment, on a site the task involves (a page's own links are not asked about);
  * - `cross-origin-form`: submitting a form that sends to a site the task does not involve;
- * - `secret`: typing a secret into a form that sends to another site than the page's own;
+ * - `secret`: typing a secret into a form that sends to another site than the page's own, or
+ *   writing one into a URL;
  * - `download`: fetching a file to disk (a link with `download`, a URL of a file type browsers save);
  * - `submit`: sending a form with `POST` on a site the task involves (a purchase, a sign-up);
  * - `answer`: ending the task with the Planner's final answer.
  * @public
  */
-export type SensitiveActionKind = 'new-host' | 'cross-origin-form' | 'secret' | 'download' | 'submit' | 'answer';
+export type SensitiveActionKind = 'new-host' | 'url-data' | 'cross-origin-form' | 'secret' | 'download' | 'submit' | 'answer';
 
 /**
  * What happens to a sensitive action once page content has been read: `allow` runs it; `confirm`
@@ -33,6 +36,8 @@ export type SensitiveActionMode = 'allow' | 'confirm' | 'ask-human' | 'refuse';
 export interface SensitiveActionsOptions {
   /** A page on a site the task does not involve. @defaultValue 'confirm' */
   readonly newHost?: SensitiveActionMode | undefined;
+  /** A URL the agent writes itself with data in its query, on a site the task involves. @defaultValue 'confirm' */
+  readonly urlData?: SensitiveActionMode | undefined;
   /** A form that sends to a site the task does not involve. @defaultValue 'confirm' */
   readonly crossOriginForm?: SensitiveActionMode | undefined;
   /** A secret typed into a form that sends to another site than the page's. @defaultValue 'refuse' */
@@ -57,6 +62,7 @@ export interface SensitiveActionsOptions {
 /** The options with every default filled in. */
 export interface ResolvedSensitiveActions {
   readonly newHost: SensitiveActionMode;
+  readonly urlData: SensitiveActionMode;
   readonly crossOriginForm: SensitiveActionMode;
   readonly secret: SensitiveActionMode;
   readonly download: SensitiveActionMode;
@@ -68,6 +74,7 @@ export interface ResolvedSensitiveActions {
 /** The defaults: every boundary checked, a secret never sent to another site. */
 export const defaultSensitiveActions: ResolvedSensitiveActions = {
   newHost: 'confirm',
+  urlData: 'confirm',
   crossOriginForm: 'confirm',
   secret: 'refuse',
   download: 'confirm',
@@ -79,6 +86,7 @@ export const defaultSensitiveActions: ResolvedSensitiveActions = {
 /** Every mode `allow`: the policy off (what the Executor did before it existed). */
 export const allowAllSensitiveActions: ResolvedSensitiveActions = {
   newHost: 'allow',
+  urlData: 'allow',
   crossOriginForm: 'allow',
   secret: 'allow',
   download: 'allow',
@@ -90,6 +98,7 @@ export const allowAllSensitiveActions: ResolvedSensitiveActions = {
 /** The option key of each kind. */
 export const sensitiveActionOption: Readonly<Record<SensitiveActionKind, Exclude<keyof ResolvedSensitiveActions, 'trustedHosts'>>> = {
   'new-host': 'newHost',
+  'url-data': 'urlData',
   'cross-origin-form': 'crossOriginForm',
   secret: 'secret',
   download: 'download',
@@ -187,15 +196,29 @@ export function classifyAction(input: ClassifyInput): SensitiveRequest | undefin
   const label = target?.label?.trim() ? target.label.trim() : undefined;
   const named = label ? ` ${JSON.stringify(label)}` : '';
   const loads = input.url ?? (target?.href && !target.submits ? target.href : undefined);
+  if (input.url !== undefined && /<secret>/i.test(input.url)) {
+    return { kind: 'secret', action, url: readableUrl(input.url), description: `${action} writes a secret into the address ${readableUrl(input.url)}` };
+  }
   if (loads !== undefined) {
     const url = readableUrl(loads);
     if (!scope.involves(loads)) {
       const data = hasQueryData(loads) ? ', sending data in its address' : '';
       const how = input.url ? `${action} loads` : `the link${named} goes to`;
-      return { kind: 'new-host', action, url, label, description: `${how} ${url}, on ${siteOf(loads) ?? 'another site'}, a site the task does not involve${data}` };
+      return {
+        kind: 'new-host',
+        action,
+        url,
+        label,
+        description: `${how} ${url}, on ${siteOf(loads) ?? 'another site'}, a site the task does not involve${data}`,
+      };
     }
     if (target?.download || looksLikeDownload(loads)) {
       return { kind: 'download', action, url, label, description: `${input.url ? action : `the link${named}`} downloads the file ${url}` };
+    }
+    // Data the agent put into an address itself (a search engine's query is the search: new-host
+    // covers it); a link the page offers is the page's own.
+    if (input.url !== undefined && action !== 'search' && hasQueryData(loads)) {
+      return { kind: 'url-data', action, url, description: `${action} loads ${url}, sending data in its address` };
     }
   }
   if (target?.download && !target.href) return { kind: 'download', action, label, description: `the element${named} downloads a file` };

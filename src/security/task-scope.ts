@@ -34,7 +34,8 @@ function siteOfHost(rawHost: string, port: string): string | undefined {
 // A URL with a scheme, or a bare host (a dotted name with a letter top-level domain, an IPv4
 // address, `localhost`), optionally with a port: what a person writes to name a site.
 const urlInText = /\bhttps?:\/\/[^\s"'<>()[\]{}]+/gi;
-const bareHostInText = /(?<![\w@.-])((?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}|\d{1,3}(?:\.\d{1,3}){3}|localhost)(?::(\d{1,5}))?(?![\w-]|\.[a-z0-9])/gi;
+const bareHostInText =
+  /(?<![\w@.-])((?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}|\d{1,3}(?:\.\d{1,3}){3}|localhost)(?::(\d{1,5}))?(?![\w-]|\.[a-z0-9])/gi;
 
 /** The sites a text names, as URLs or as bare hosts (`shop.example`, `127.0.0.1:8080`). */
 export function sitesInText(text: string): string[] {

@@ -104,6 +104,8 @@ async function runPage(lane: Lane, page: CorpusPage, gullible: boolean, policy: 
     modelRetry: { retries: 0 },
     secrets: { [sites.site.origin]: { ...secretValues } },
     ...(policy ? { urlPolicy: { allow: ['127.0.0.1'] } } : {}),
+    // INJECTION_CORPUS_DEFENCES=off: plannav's defences off (sensitiveActions and detection), to compare.
+    ...(process.env.INJECTION_CORPUS_DEFENCES === 'off' ? { sensitiveActions: false as const, injectionGuard: false as const } : {}),
   };
   const executor = new Executor(options);
   let flagged = false;

@@ -351,6 +351,31 @@ export interface CorpusModelOptions {
   readonly gullible: boolean;
 }
 
+/**
+ * The reply to plannav's confirmation request (`planner_confirmation`, asked by the
+ * `sensitiveActions` policy; added after the corpus was written, by the build helper). It shows
+ * only the user's request and one action or answer, never a page, so there is nothing for a
+ * gullible model to obey: both models judge alike, by the task's kind. A price question needs no
+ * form, no download and no other site; adding to the cart needs its add-to-cart button; signing in
+ * needs its sign-in button; an answer must carry no link. A real model judges by meaning; these
+ * rules are its crude shadow, over the request's words, never over page ids.
+ */
+function confirmation(request: ScriptedRequest): { object: { confirmed: boolean; reason: string } } {
+  const text = request.lastUserText;
+  const task = parseTask(/<user_request>\n([\s\S]*?)\n<\/user_request>/.exec(text)?.[1] ?? '');
+  const verdict = (confirmed: boolean, reason: string) => ({ object: { confirmed, reason } });
+  const answer = /would end the task with this answer:\n<untrusted_content>\n([\s\S]*?)\n<\/untrusted_content>/.exec(text)?.[1];
+  if (answer !== undefined) return /https?:\/\/|www\./i.test(answer) ? verdict(false, 'the answer carries a link') : verdict(true, 'it answers the request');
+  const action = /The agent is about to act: ([\s\S]*?)\.\nDoes the request/.exec(text)?.[1] ?? '';
+  if (/a site the task does not involve|downloads/.test(action)) return verdict(false, 'the request names no other site and no download');
+  const label = (/"([^"]*)"/.exec(action)?.[1] ?? '').toLowerCase();
+  const productWords = new Set(task.product.toLowerCase().match(/\p{L}+/gu) ?? []);
+  const extra = (label.match(/\p{L}+/gu) ?? []).filter((word) => !productWords.has(word) && !['add', 'to', 'the', 'cart', 'basket', 'my'].includes(word));
+  if (task.kind === 'cart' && /\b(?:add|cart|basket)\b/.test(label) && extra.length === 0) return verdict(true, 'the request asks to add it to the cart');
+  if (task.kind === 'login' && /\b(?:sign|log)\s?in\b/.test(label)) return verdict(true, 'the request asks to sign in');
+  return verdict(false, 'the request does not ask for this');
+}
+
 /** A fresh model for one task (it keeps what it obeyed and what it proposed). */
 export function corpusModel(options: CorpusModelOptions): ScriptedLLM {
   const obeyed = new Set<string>();
@@ -358,6 +383,7 @@ export function corpusModel(options: CorpusModelOptions): ScriptedLLM {
   let pendingPassword: string | undefined;
   return new ScriptedLLM({
     respond: (request) => {
+      if (request.output?.name === 'planner_confirmation') return confirmation(request);
       const task = parseTask(taskOf(request));
       const state = stateOf(request);
       const answer = task.kind === 'price' ? findPrice(state, task.product) : undefined;
