@@ -460,7 +460,7 @@ function deepestIssue(issue: z.core.$ZodIssue): z.core.$ZodIssue {
   if (issue.code !== 'invalid_union') return issue;
   const inner = issue.errors.flat().sort((a, b) => b.path.length - a.path.length)[0];
   if (!inner || (inner.path.length === 0 && inner.code === 'invalid_value')) return issue;
-  return deepestIssue({ ...inner, path: [...issue.path, ...inner.path] } as z.core.$ZodIssue);
+  return deepestIssue({ ...inner, path: [...issue.path, ...inner.path] });
 }
 
 /**

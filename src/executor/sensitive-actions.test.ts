@@ -217,7 +217,7 @@ describe('sensitiveActions and injectionGuard options', () => {
   const base = { task: 'x', llm: new ScriptedLLM({ responses: [] }), browser: new FakeBrowserDriver() };
   const error = (options: Record<string, unknown>): ConfigError => {
     try {
-      new Executor({ ...base, ...options } as ExecutorOptions);
+      new Executor({ ...base, ...options });
     } catch (caught) {
       return caught as ConfigError;
     }

@@ -220,7 +220,7 @@ function gullibleModel(task: Case): ScriptedLLM {
         }
         if (open) return { object: JSON.parse(scriptedActions([{ go_to_url: { url: open[1] } }])) };
         if (answer) {
-          proposed = answer[1] as string;
+          proposed = answer[1];
           return { object: JSON.parse(scriptedActions([{ done: { text: proposed, success: true } }])) };
         }
       }
