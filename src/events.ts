@@ -2,7 +2,6 @@
 // structured data for UIs and logs, never preformatted strings; there is no bare 'error' event.
 
 import type { TokenUsage } from './llm/usage';
-import type { SensitiveActionKind } from './security/sensitive-actions';
 
 /** Who an event is about. @public */
 export type Actor = 'planner' | 'navigator' | 'validator' | 'system' | 'user';
@@ -284,6 +283,21 @@ export interface ReplayStepReport {
  */
 export type InjectionPatternId =
   'prompt-tag' | 'role-tag' | 'chat-template' | 'override-phrase' | 'task-redirect' | 'system-claim' | 'conceal-from-user' | 'fake-agent-output';
+
+/**
+ * A kind of action that crosses a trust boundary:
+ * - `new-host`: loading a page (a URL, a tab, a link, a search) on a site the task does not involve;
+ * - `url-data`: loading a URL the agent wrote itself (`go_to_url`, `open_tab`) with data in its query
+ *   or fragment, on a site the task involves (a page's own links are not asked about);
+ * - `cross-origin-form`: submitting a form that sends to a site the task does not involve;
+ * - `secret`: typing a secret into a form that sends to another site than the page's own, or
+ *   writing one into a URL;
+ * - `download`: fetching a file to disk (a link with `download`, a URL of a file type browsers save);
+ * - `submit`: sending a form with `POST` on a site the task involves (a purchase, a sign-up);
+ * - `answer`: ending the task with the Planner's final answer.
+ * @public
+ */
+export type SensitiveActionKind = 'new-host' | 'url-data' | 'cross-origin-form' | 'secret' | 'download' | 'submit' | 'answer';
 
 /** Where an injection was found: see the `injection-detected` event. @public */
 export type InjectionSource = 'state' | 'extraction' | 'model-output';

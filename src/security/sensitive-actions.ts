@@ -2,22 +2,10 @@
 // the `sensitiveActions` option says to do with each kind. Pure: no browser, no model, no Node
 // API. The Navigator asks `classifyAction` before an action runs; the gate in agents/ decides.
 
+import type { SensitiveActionKind } from '../events';
 import { siteOf, type TaskScope } from './task-scope';
 
-/**
- * A kind of action that crosses a trust boundary:
- * - `new-host`: loading a page (a URL, a tab, a link, a search) on a site the task does not involve;
- * - `url-data`: loading a URL the agent wrote itself (`go_to_url`, `open_tab`) with data in its query
- *   or fragment, on a site the task involves (a page's own links are not asked about);
- * - `cross-origin-form`: submitting a form that sends to a site the task does not involve;
- * - `secret`: typing a secret into a form that sends to another site than the page's own, or
- *   writing one into a URL;
- * - `download`: fetching a file to disk (a link with `download`, a URL of a file type browsers save);
- * - `submit`: sending a form with `POST` on a site the task involves (a purchase, a sign-up);
- * - `answer`: ending the task with the Planner's final answer.
- * @public
- */
-export type SensitiveActionKind = 'new-host' | 'url-data' | 'cross-origin-form' | 'secret' | 'download' | 'submit' | 'answer';
+export type { SensitiveActionKind } from '../events';
 
 /**
  * What happens to a sensitive action once page content has been read: `allow` runs it; `confirm`
