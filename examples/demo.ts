@@ -74,6 +74,8 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoRun> {
     executor.on('navigator-output', ({ step, nextGoal, memory }) =>
       log(`${`step ${step}`.padEnd(10)}${nextGoal || '-'}${memory ? `  (memory: ${memory})` : ''}`),
     );
+    // Actions that cross a trust boundary (here: sending the cart form, ending the task) are decided by the sensitiveActions policy.
+    executor.on('sensitive-action', ({ kind, decision, decidedBy, description }) => log(`            ${kind}: ${decision} by ${decidedBy} (${description})`));
     executor.on('action-end', ({ action, params, result, error }) =>
       log(`            ${action} ${JSON.stringify(params)} -> ${error ? `error: ${error.message}` : (result ?? 'ok')}`),
     );

@@ -26,6 +26,7 @@ export type PlannavErrorCode =
   | 'ACTION_INVALID_PARAMS'
   | 'ACTION_UNAVAILABLE'
   | 'ACTION_TIMEOUT'
+  | 'ACTION_REFUSED'
   | 'BROWSER_ERROR'
   | 'BROWSER_DISCONNECTED'
   | 'BROWSER_TIMEOUT'
@@ -301,7 +302,9 @@ export class MaxFailuresReachedError extends PlannavError {
 /**
  * An action could not run: an unknown name (`ACTION_UNKNOWN`), invalid parameters
  * (`ACTION_INVALID_PARAMS`), an action not offered on this page (`ACTION_UNAVAILABLE`), one that
- * ran past its deadline (`ACTION_TIMEOUT`, retryable), or a failure inside it (`ACTION_ERROR`).
+ * ran past its deadline (`ACTION_TIMEOUT`, retryable), one the `sensitiveActions` policy did not let
+ * run (`ACTION_REFUSED`; for the final answer, the task ends with it after repeated refusals), or
+ * a failure inside it (`ACTION_ERROR`).
  * @public
  */
 export class ActionError extends PlannavError {

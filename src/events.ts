@@ -215,6 +215,32 @@ export interface ExecutorEventMap {
     /** What was found, one entry per pattern. */
     readonly findings: readonly InjectionFinding[];
   };
+  /**
+   * An action that crosses a trust boundary after page content was read (see
+   * `ExecutorOptions.sensitiveActions`) was decided: run (`allowed`) or not (`refused`), and by
+   * whom. Sent once per decision; an action decided earlier in the task is not asked about again.
+   */
+  'sensitive-action': EventBase & {
+    /** The boundary it crosses. */
+    readonly kind: SensitiveActionKind;
+    /** The action's name (`click_element`, `go_to_url`, …; `done` for the final answer). */
+    readonly action: string;
+    /** The URL it loads or sends to, decoded for reading, when it has one. */
+    readonly url: string | undefined;
+    /** What it would do, in words. */
+    readonly description: string;
+    /** The mode the option gave this kind. */
+    readonly mode: 'allow' | 'confirm' | 'ask-human' | 'refuse';
+    /** The decision. */
+    readonly decision: 'allowed' | 'refused';
+    /**
+     * Who decided: the `policy` (mode `allow` or `refuse`), the `planner` (mode `confirm`), a
+     * `human` (mode `ask-human`), or `scope` when no page content had been read yet.
+     */
+    readonly decidedBy: 'policy' | 'planner' | 'human' | 'scope';
+    /** Why, in words (the Planner's or the person's reason when one decided). */
+    readonly reason: string;
+  };
   /** Something the host should know that does not stop the task; `code` is stable, `message` is for people. */
   warning: EventBase & { readonly code: string; readonly message: string };
   /** A replay (`replayHistory`) ended one recorded action: how it found the element and how it went. Only replays send it. */
@@ -264,6 +290,21 @@ export interface ReplayStepReport {
  */
 export type InjectionPatternId =
   'prompt-tag' | 'role-tag' | 'chat-template' | 'override-phrase' | 'task-redirect' | 'system-claim' | 'conceal-from-user' | 'fake-agent-output';
+
+/**
+ * A kind of action that crosses a trust boundary:
+ * - `new-host`: loading a page (a URL, a tab, a link, a search) on a site the task does not involve;
+ * - `url-data`: loading a URL the agent wrote itself (`go_to_url`, `open_tab`) with data in its query
+ *   or fragment, on a site the task involves (a page's own links are not asked about);
+ * - `cross-origin-form`: submitting a form that sends to a site the task does not involve;
+ * - `secret`: typing a secret into a form that sends to another site than the page's own, or
+ *   writing one into a URL;
+ * - `download`: fetching a file to disk (a link with `download`, a URL of a file type browsers save);
+ * - `submit`: sending a form with `POST` on a site the task involves (a purchase, a sign-up);
+ * - `answer`: ending the task with the Planner's final answer.
+ * @public
+ */
+export type SensitiveActionKind = 'new-host' | 'url-data' | 'cross-origin-form' | 'secret' | 'download' | 'submit' | 'answer';
 
 /** Where an injection was found: see the `injection-detected` event. @public */
 export type InjectionSource = 'state' | 'extraction' | 'model-output';

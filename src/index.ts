@@ -31,6 +31,7 @@ export type {
 } from './browser/types';
 export { UrlPolicy } from './security/url-policy';
 export type { UrlPolicyOptions, UrlPolicyRule, UrlPolicyRules } from './security/url-policy';
+export type { SensitiveActionKind, SensitiveActionMode, SensitiveActionsOptions } from './security/sensitive-actions';
 export type { SecretValue, SecretsOption } from './security/secrets';
 export { matchesUrlPattern } from './security/url-pattern';
 export type { PageState } from './browser/page-state';

@@ -5,7 +5,26 @@ import { ScriptedLLM, scriptedActions, scriptedPlan, type ScriptedRequest } from
 
 /** The scripted stand-in for a model: the Planner's and the Navigator's calls are told apart by the output they ask for. */
 export function scriptedShopper(): ScriptedLLM {
-  return new ScriptedLLM({ respond: (request) => (request.agent === 'planner' ? plan(request) : navigate(request)) });
+  return new ScriptedLLM({
+    respond: (request) => {
+      if (request.output?.name === 'planner_confirmation') return confirm(request);
+      return request.agent === 'planner' ? plan(request) : navigate(request);
+    },
+  });
+}
+
+/**
+ * A confirmation (the `sensitiveActions` policy asks before a purchase form is sent and before the
+ * task ends): shown only the user's words and the action, it confirms a cart or checkout form of
+ * a buying task and an answer that names an item, and turns down anything else.
+ */
+function confirm(request: ScriptedRequest): { object: { confirmed: boolean; reason: string } } {
+  const text = request.lastUserText;
+  const buying = /\b(?:buy|order|purchase|cart)\b/i.test(/<user_request>([\s\S]*?)<\/user_request>/.exec(text)?.[1] ?? '');
+  const answer = /would end the task with this answer/.test(text);
+  const purchaseStep = /"(?:Add to cart|Place order|Checkout|Check out|Buy now)"/i.test(text);
+  const confirmed = answer || (buying && purchaseStep);
+  return { object: { confirmed, reason: confirmed ? 'The request asks for this.' : 'The request does not ask for this.' } };
 }
 
 /** One indexed element of the state text, with the page text just above and below it. */

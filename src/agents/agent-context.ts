@@ -7,6 +7,7 @@ import type { PageState } from '../browser/page-state';
 import type { PageStateReader } from '../dom/page-state-reader';
 import type { BlockedNavigation, ResolvedBrowserDriver } from '../browser/types';
 import type { SecretStore } from '../security/secrets';
+import type { SensitiveActionGate } from './sensitive-action-gate';
 import type { UrlPolicy } from '../security/url-policy';
 import type { EventBase, ExecutorEventMap, ExecutorEventName } from '../events';
 import type { GenerateObjectArgs, ModelCallObserver, ModelRetryOptions } from '../llm/generate-object';
@@ -38,6 +39,8 @@ export interface AgentSettings {
   readonly uploadPaths: readonly string[];
   /** A navigation the URL policy stops ends the task instead of going back to the model. */
   readonly endTaskOnBlockedUrl: boolean;
+  /** Run the injection guard's detection on page text (flags and `injection-detected` events). @defaultValue true */
+  readonly detectInjections?: boolean | undefined;
 }
 
 /** An event payload without the fields the context fills in. */
@@ -82,6 +85,11 @@ export interface AgentContext {
   askHuman(question: string): Promise<HumanAnswer>;
   /** The run's secrets: their names for the state, their values for actions, their redaction. */
   readonly secrets: SecretStore;
+  /**
+   * Decides the actions that cross a trust boundary once page content has been read. Absent
+   * (replay, the Collector's interactions), every action runs as before.
+   */
+  readonly gate?: SensitiveActionGate | undefined;
 }
 
 /**

@@ -15,10 +15,14 @@ import type { ElementFingerprint } from '../history/types';
 import { generateObject } from '../llm/generate-object';
 import { hasImages, withoutImages } from '../llm/images';
 import { toModelJsonSchema, type JSONSchema } from '../llm/json-schema';
-import { buildStateMessage, resultText } from '../prompts/state-message';
+import { buildStateMessage, untrustedResult } from '../prompts/state-message';
 import { guardModelOutput } from '../security/injection-guard';
 import { InjectionReportFilter, setInjectionReporter, type InjectionDetection } from '../security/injection-report';
 import { SecretStore } from '../security/secrets';
+import { classifyAction, readableUrl, type ActionTarget, type SensitiveRequest } from '../security/sensitive-actions';
+import { normalizeUrl, searchUrl } from '../actions/builtin/navigation';
+import { readActionTarget } from './action-target';
+import { refusalMessage } from './sensitive-action-gate';
 import { withDeadline } from '../util/deadline';
 import { secretStateMessage } from './secret-guard';
 import type { AgentContext } from './agent-context';
@@ -106,6 +110,7 @@ export class NavigatorAgent {
 
   /** Reports what the injection guard found, once per step, place, URL and pattern. */
   private reportInjection(detection: InjectionDetection): void {
+    if (this.context.settings.detectInjections === false) return;
     const fresh = this.injectionReports.take(this.context.nSteps, detection);
     if (fresh) this.context.emit('injection-detected', 'navigator', fresh);
   }
@@ -143,8 +148,9 @@ export class NavigatorAgent {
         transient.push(result);
         continue;
       }
-      if (result.extractedContent) context.messages.addActionResult(`Action result: ${resultText(result.extractedContent)}`);
-      if (result.error) context.messages.addActionResult(`Action error: ${resultText(result.error)}`);
+      // Results quote pages: inside the untrusted boundary, like the page itself.
+      if (result.extractedContent) context.messages.addActionResult(untrustedResult('Action result', result.extractedContent));
+      if (result.error) context.messages.addActionResult(untrustedResult('Action error', result.error));
     }
     context.actionResults = [];
     // Every later state follows an action that waited for the page to settle; the first one of a
@@ -166,12 +172,14 @@ export class NavigatorAgent {
       (signal) => context.pageReader.capture({ screenshot: context.settings.useVision || context.settings.recordScreenshots, signal }),
     );
     context.currentState = state;
+    context.gate?.pageShown(state.url, state.elementsText.trim() !== '' || state.title.trim() !== '' || transient.length > 0);
     const message = buildStateMessage({
       state,
       step: upcomingStep,
       maxSteps: context.settings.maxSteps,
       transientResults: transient,
       includeScreenshot: context.settings.useVision,
+      detectInjections: context.settings.detectInjections,
       onInjection: (url, findings) => this.reportInjection({ url, source: 'state', findings }),
     });
     context.messages.addStateMessage(context.secrets.isEmpty ? message : secretStateMessage(message, context.secrets, state.url));
@@ -308,7 +316,8 @@ export class NavigatorAgent {
       const fingerprint = await this.fingerprintOf(params);
       let outcome: ActionOutcome;
       try {
-        outcome = await this.runAction(name, params, actionContext, fingerprint);
+        // An action that crosses a trust boundary runs only when the gate allows it.
+        outcome = (await this.gateAction(name, params)) ?? (await this.runAction(name, params, actionContext, fingerprint));
       } catch (error) {
         // A cancel or a fatal error (a browser gone) ends the task, but the action still ends in
         // the events and the history, like every other.
@@ -339,6 +348,13 @@ export class NavigatorAgent {
         outcome = after.outcome;
         change = after.change;
         baseline = after.baseline;
+      }
+      if (!outcome.result.isDone && outcome.error?.code !== 'ACTION_REFUSED') {
+        const landed = await this.checkLanding(name);
+        if (landed) {
+          outcome = landed(outcome);
+          change ??= 'a page on a site the task does not involve was left';
+        }
       }
       const { result } = outcome;
       const durationMs = Date.now() - started;
@@ -376,6 +392,82 @@ export class NavigatorAgent {
       }
     }
     return { results, failed };
+  }
+
+  /**
+   * The refusal of an action that crosses a trust boundary the gate did not let it cross, or
+   * undefined when it crosses none or may: a URL it loads, or the element it clicks or types a
+   * secret into (the link it follows, the form it sends and where, a download).
+   */
+  private async gateAction(name: string, params: unknown): Promise<ActionOutcome | undefined> {
+    const { context } = this;
+    const { gate } = context;
+    if (!gate || gate.off) return undefined;
+    const values = (typeof params === 'object' && params !== null ? params : {}) as Record<string, unknown>;
+    let url: string | undefined;
+    try {
+      if ((name === 'go_to_url' || name === 'open_tab') && typeof values.url === 'string') url = normalizeUrl(name, values.url).url;
+      if (name === 'search' && typeof values.query === 'string') {
+        const engine = values.engine === 'google' || values.engine === 'bing' ? values.engine : 'duckduckgo';
+        url = searchUrl(values.query, engine);
+      }
+    } catch {
+      // Not a URL: the action refuses it itself.
+      return undefined;
+    }
+    const typesSecret = name === 'input_text' && SecretStore.holdsPlaceholder(params);
+    let target: ActionTarget | undefined;
+    if ((name === 'click_element' || typesSecret) && typeof values.index === 'number') {
+      const ref = context.currentState?.elements.get(values.index);
+      if (ref) target = await readActionTarget(context.driver, ref, context.signal);
+    }
+    const request = classifyAction({ action: name, url, target, typesSecret, pageUrl: context.currentState?.url ?? '', scope: gate.scope });
+    if (!request) return undefined;
+    const verdict = await gate.decide(request);
+    if (verdict.allowed) return undefined;
+    const message = refusalMessage(request, verdict);
+    return { result: { error: message, includeInMemory: true }, error: toErrorInfo(new ActionError(name, message, { code: 'ACTION_REFUSED' })) };
+  }
+
+  /**
+   * After an action: when the browser now shows a page on a site the task does not involve that
+   * no decision allowed (a same-site link that redirected away, a script that moved the page), the
+   * gate decides now; refused, the tab goes back and the result says so. Undefined when nothing
+   * is to be done.
+   */
+  private async checkLanding(name: string): Promise<((outcome: ActionOutcome) => ActionOutcome) | undefined> {
+    const { context } = this;
+    const { gate } = context;
+    if (!gate || gate.off || !gate.tainted) return undefined;
+    let url: string;
+    try {
+      url = await context.driver.currentUrl({ signal: context.signal });
+    } catch (error) {
+      if (context.signal.aborted) throw error;
+      return undefined;
+    }
+    if (gate.scope.involves(url)) return undefined;
+    const shown = readableUrl(url);
+    const request: SensitiveRequest = {
+      kind: 'new-host',
+      action: name,
+      url: shown,
+      description: `${name} led the browser to ${shown}, a site the task does not involve`,
+    };
+    const verdict = await gate.decide(request);
+    if (verdict.allowed) return undefined;
+    const { action } = context.settings.browserTimeouts;
+    const slow = (): BrowserError => new BrowserError('Leaving the page took too long.', { code: 'BROWSER_TIMEOUT', retryable: true });
+    await withDeadline(action, context.signal, slow, async (signal) => {
+      await context.driver.goBack({ signal }).catch(() => context.driver.goto('about:blank', { signal }));
+    }).catch((error: unknown) => {
+      if (context.signal.aborted) throw error;
+    });
+    const message = `${refusalMessage(request, verdict)} The tab was taken back.`;
+    return (outcome) => ({
+      result: { ...outcome.result, error: outcome.result.error ? `${outcome.result.error} ${message}` : message, includeInMemory: true },
+      error: toErrorInfo(new ActionError(name, message, { code: 'ACTION_REFUSED' })),
+    });
   }
 
   /**

@@ -45,7 +45,7 @@ describe('Executor: pause, resume and cancel', () => {
         return scriptedActions([{ cache_content: { content: 'x' } }]);
       },
     });
-    const executor = new Executor({ task: 'x', llm, browser: shopBrowser(), planningInterval: 100 });
+    const executor = new Executor({ sensitiveActions: false, task: 'x', llm, browser: shopBrowser(), planningInterval: 100 });
     const events: string[] = [];
     executor.on('task-pause', () => events.push('pause'));
     executor.on('task-resume', () => events.push('resume'));
@@ -84,7 +84,7 @@ describe('Executor: pause, resume and cancel', () => {
         return scriptedActions([{ done: { text: 'ok' } }]);
       },
     });
-    const executor = new Executor({ task: 'x', llm, browser, planningInterval: 100 });
+    const executor = new Executor({ sensitiveActions: false, task: 'x', llm, browser, planningInterval: 100 });
     const started: string[] = [];
     executor.on('action-start', (event) => started.push(event.action));
     const running = executor.execute();
@@ -122,7 +122,7 @@ describe('Executor: pause, resume and cancel', () => {
         return scriptedActions([{ done: { text: 'ok' } }]);
       },
     });
-    const executor = new Executor({ task: 'x', llm, browser, planningInterval: 100, maxFailures: 3 });
+    const executor = new Executor({ sensitiveActions: false, task: 'x', llm, browser, planningInterval: 100, maxFailures: 3 });
     const started: string[] = [];
     const failures: number[] = [];
     executor.on('action-start', (event) => started.push(event.action));
@@ -150,7 +150,7 @@ describe('Executor: pause, resume and cancel', () => {
 
   it('cancels an in-flight model call within 100 ms', async () => {
     const llm = new ScriptedLLM({ responses: [scriptedPlan(), { fail: 'hang' }] });
-    const executor = new Executor({ task: 'x', llm, browser: shopBrowser() });
+    const executor = new Executor({ sensitiveActions: false, task: 'x', llm, browser: shopBrowser() });
     const cancelEvents: string[] = [];
     executor.on('task-cancel', (event) => cancelEvents.push(event.reason));
     const running = executor.execute();
@@ -174,7 +174,7 @@ describe('Executor: pause, resume and cancel', () => {
       model: 'never-returns',
       generate: () => new Promise<never>(() => undefined),
     };
-    const executor = new Executor({ task: 'x', llm: stubborn, browser: shopBrowser() });
+    const executor = new Executor({ sensitiveActions: false, task: 'x', llm: stubborn, browser: shopBrowser() });
     const running = executor.execute();
     await new Promise((resolve) => setTimeout(resolve, 10));
     const started = Date.now();
@@ -187,7 +187,7 @@ describe('Executor: pause, resume and cancel', () => {
   it('ends a cancelled action in the events and the history too', async () => {
     const { action, state } = hangingAction();
     const llm = new ScriptedLLM({ responses: [scriptedPlan(), scriptedActions([{ slow_job: {} }])] });
-    const executor = new Executor({ task: 'x', llm, browser: shopBrowser(), actions: [action] });
+    const executor = new Executor({ sensitiveActions: false, task: 'x', llm, browser: shopBrowser(), actions: [action] });
     const ends: { action: string; code: string | undefined }[] = [];
     executor.on('action-end', (event) => ends.push({ action: event.action, code: event.error?.code }));
     const running = executor.execute();
@@ -201,7 +201,7 @@ describe('Executor: pause, resume and cancel', () => {
   it('cancels a running action through its signal', async () => {
     const { action, state } = hangingAction();
     const llm = new ScriptedLLM({ responses: [scriptedPlan(), scriptedActions([{ slow_job: {} }])] });
-    const executor = new Executor({ task: 'x', llm, browser: shopBrowser(), actions: [action] });
+    const executor = new Executor({ sensitiveActions: false, task: 'x', llm, browser: shopBrowser(), actions: [action] });
     const running = executor.execute();
     await waitFor(() => state.started);
     const started = Date.now();
@@ -216,7 +216,7 @@ describe('Executor: pause, resume and cancel', () => {
     const llm = new ScriptedLLM({
       respond: (request) => (request.agent === 'planner' ? scriptedPlan() : scriptedActions([{ cache_content: { content: 'x' } }])),
     });
-    const executor = new Executor({ task: 'x', llm, browser: shopBrowser() });
+    const executor = new Executor({ sensitiveActions: false, task: 'x', llm, browser: shopBrowser() });
     executor.once('step-end', () => executor.pause());
     const running = executor.execute();
     await waitFor(() => llm.callCount >= 1);
@@ -232,7 +232,7 @@ describe('Executor: pause, resume and cancel', () => {
   it('reports a cancel by an already aborted signal inside the task, after task-start', async () => {
     const aborted = new AbortController();
     aborted.abort();
-    const executor = new Executor({ task: 'x', llm: new ScriptedLLM(), browser: shopBrowser(), signal: aborted.signal });
+    const executor = new Executor({ sensitiveActions: false, task: 'x', llm: new ScriptedLLM(), browser: shopBrowser(), signal: aborted.signal });
     const events: string[] = [];
     for (const name of ['task-start', 'task-cancel', 'task-end'] as const) executor.on(name, (event) => events.push(`${name}:${event.taskId}`));
     const result = await executor.execute();
@@ -242,7 +242,7 @@ describe('Executor: pause, resume and cancel', () => {
   it('cancels when the caller\u2019s signal aborts, even before the start', async () => {
     const controller = new AbortController();
     const llm = new ScriptedLLM({ responses: [scriptedPlan(), { fail: 'hang' }] });
-    const executor = new Executor({ task: 'x', llm, browser: shopBrowser(), signal: controller.signal });
+    const executor = new Executor({ sensitiveActions: false, task: 'x', llm, browser: shopBrowser(), signal: controller.signal });
     const running = executor.execute();
     await waitFor(() => llm.callCount === 2);
     controller.abort();
@@ -251,14 +251,14 @@ describe('Executor: pause, resume and cancel', () => {
     const aborted = new AbortController();
     aborted.abort();
     const untouched = new ScriptedLLM({ responses: [scriptedPlan()] });
-    const result = await new Executor({ task: 'x', llm: untouched, browser: shopBrowser(), signal: aborted.signal }).execute();
+    const result = await new Executor({ sensitiveActions: false, task: 'x', llm: untouched, browser: shopBrowser(), signal: aborted.signal }).execute();
     expect(result.status).toBe('cancelled');
     expect(untouched.callCount).toBe(0);
   });
 
   it('ignores pause, resume and cancel when no task is running', async () => {
     const llm = new ScriptedLLM({ responses: [scriptedPlan({ done: true, finalAnswer: 'ok' })] });
-    const executor = new Executor({ task: 'x', llm, browser: shopBrowser() });
+    const executor = new Executor({ sensitiveActions: false, task: 'x', llm, browser: shopBrowser() });
     executor.cancel();
     executor.pause();
     const result = await executor.execute();
@@ -287,7 +287,7 @@ describe('Executor: follow-up tasks', () => {
         scriptedPlan({ done: true, finalAnswer: 'second answer' }),
       ],
     });
-    const executor = new Executor({ task: 'First task', llm, browser, actions: [remember], planningInterval: 1 });
+    const executor = new Executor({ sensitiveActions: false, task: 'First task', llm, browser, actions: [remember], planningInterval: 1 });
     const first = await executor.execute();
     expect(first.finalAnswer).toBe('first answer');
     await browser.goto('https://shop.test/mugs');
@@ -302,9 +302,9 @@ describe('Executor: follow-up tasks', () => {
     expect(followUpPlanner).toContain('Your new task follows the previous ones');
     expect(followUpPlanner).toContain('first answer');
     const followUpNavigator = conversationText(llm.requests[4]!);
-    expect(followUpNavigator).toContain('Action result: kept fact');
+    expect(followUpNavigator).toContain('Action result:\n<untrusted_content>\nkept fact\n</untrusted_content>');
     expect(followUpNavigator).not.toMatch(/Action result[^:]*: passing remark/);
-    expect(llm.requests[2]!.lastUserText).toContain('Action result 1/1: passing remark');
+    expect(llm.requests[2]!.lastUserText).toContain('Action result 1/1:\n<untrusted_content>\npassing remark');
     expect(llm.requests[4]!.lastUserText).toContain('https://shop.test/mugs');
     expect(executor.history.tasks.map((task) => task.status)).toEqual(['ok', 'ok']);
     expect(executor.history.steps.filter((step) => step.taskIndex === 1)).toHaveLength(3);
@@ -312,7 +312,7 @@ describe('Executor: follow-up tasks', () => {
 
   it('runs a follow-up after a cancelled task', async () => {
     const llm = new ScriptedLLM({ responses: [scriptedPlan(), { fail: 'hang' }, scriptedPlan({ done: true, webTask: false, finalAnswer: 'fresh start' })] });
-    const executor = new Executor({ task: 'x', llm, browser: shopBrowser() });
+    const executor = new Executor({ sensitiveActions: false, task: 'x', llm, browser: shopBrowser() });
     const running = executor.execute();
     await waitFor(() => llm.callCount === 2);
     executor.cancel();
@@ -326,7 +326,15 @@ describe('Executor: follow-up tasks', () => {
     const llm = new ScriptedLLM({
       responses: [scriptedPlan(), 'garbage', 'garbage', scriptedPlan({ done: true, webTask: false, finalAnswer: 'answered' })],
     });
-    const executor = new Executor({ task: 'x', llm, browser: shopBrowser(), maxFailures: 1, planningInterval: 100, finalAnswerOnLimit: false });
+    const executor = new Executor({
+      sensitiveActions: false,
+      task: 'x',
+      llm,
+      browser: shopBrowser(),
+      maxFailures: 1,
+      planningInterval: 100,
+      finalAnswerOnLimit: false,
+    });
     expect((await executor.execute()).status).toBe('failed');
     executor.addFollowUpTask('y');
     expect((await executor.execute()).status).toBe('ok');
@@ -334,7 +342,7 @@ describe('Executor: follow-up tasks', () => {
 
   it('refuses a follow-up or a second run while a task runs, and a run with no task left', async () => {
     const llm = new ScriptedLLM({ responses: [scriptedPlan(), { fail: 'hang' }, scriptedPlan({ done: true })] });
-    const executor = new Executor({ task: 'x', llm, browser: shopBrowser() });
+    const executor = new Executor({ sensitiveActions: false, task: 'x', llm, browser: shopBrowser() });
     const running = executor.execute();
     expect(() => executor.addFollowUpTask('y')).toThrow(/no task is running/);
     await expect(executor.execute()).rejects.toThrow(/already running/);

@@ -32,6 +32,7 @@ describe('deadlines the Executor enforces', () => {
   it('fails a model call past modelTimeoutMs as a retryable CHAT_MODEL_TIMEOUT, retries it, and ends the task', async () => {
     const llm = deafModel();
     const executor = new Executor({
+      sensitiveActions: false,
       task: 'x',
       llm,
       browser: shopBrowser(),
@@ -62,7 +63,15 @@ describe('deadlines the Executor enforces', () => {
         scriptedPlan({ done: true, finalAnswer: 'gave up' }),
       ],
     });
-    const executor = new Executor({ task: 'x', llm, extractionLLM: deafModel(), browser: shopBrowser(), modelTimeoutMs: 30, modelRetry: { retries: 0 } });
+    const executor = new Executor({
+      sensitiveActions: false,
+      task: 'x',
+      llm,
+      extractionLLM: deafModel(),
+      browser: shopBrowser(),
+      modelTimeoutMs: 30,
+      modelRetry: { retries: 0 },
+    });
     const ends: ExecutorEventMap['action-end'][] = [];
     executor.on('action-end', (event) => ends.push(event));
     const result = await executor.execute();
@@ -73,7 +82,15 @@ describe('deadlines the Executor enforces', () => {
   it('fails a page read past browserTimeouts.pageState as a retryable BROWSER_TIMEOUT, and ends the task', async () => {
     const browser = new HangingDriver('frames', { startUrl: 'https://shop.test/', pages: shopPages });
     const llm = new ScriptedLLM({ responses: [scriptedPlan()] });
-    const executor = new Executor({ task: 'x', llm, browser, maxFailures: 2, finalAnswerOnLimit: false, browserTimeouts: { pageState: 40 } });
+    const executor = new Executor({
+      sensitiveActions: false,
+      task: 'x',
+      llm,
+      browser,
+      maxFailures: 2,
+      finalAnswerOnLimit: false,
+      browserTimeouts: { pageState: 40 },
+    });
     const result = await executor.execute();
     expect(result.status).toBe('failed');
     expect(result.history.steps.filter((step) => step.actor === 'navigator').map((step) => step.error?.code)).toEqual(['BROWSER_TIMEOUT', 'BROWSER_TIMEOUT']);
@@ -92,7 +109,7 @@ describe('deadlines the Executor enforces', () => {
         scriptedPlan({ done: true, finalAnswer: 'done' }),
       ],
     });
-    const executor = new Executor({ task: 'x', llm, browser, browserTimeouts: { action: 40 } });
+    const executor = new Executor({ sensitiveActions: false, task: 'x', llm, browser, browserTimeouts: { action: 40 } });
     const ends: ExecutorEventMap['action-end'][] = [];
     executor.on('action-end', (event) => ends.push(event));
     const result = await executor.execute();
@@ -131,7 +148,15 @@ describe('deadlines the Executor enforces', () => {
       await new Promise((resolve) => setTimeout(resolve, 80)); // longer than the action deadline
       return 'blue';
     };
-    const executor = new Executor({ task: 'x', llm, browser: shopBrowser(), actions: [quick], humanInput, browserTimeouts: { action: 30 } });
+    const executor = new Executor({
+      sensitiveActions: false,
+      task: 'x',
+      llm,
+      browser: shopBrowser(),
+      actions: [quick],
+      humanInput,
+      browserTimeouts: { action: 30 },
+    });
     const ends: ExecutorEventMap['action-end'][] = [];
     executor.on('action-end', (event) => ends.push(event));
     const result = await executor.execute();
@@ -151,7 +176,7 @@ describe('deadlines the Executor enforces', () => {
     }
     const llm = new ScriptedLLM({ responses: [scriptedPlan(), scriptedActions([{ done: { text: 'ok' } }]), scriptedPlan({ done: true, finalAnswer: 'ok' })] });
     const browser = new Unsettled({ startUrl: 'https://shop.test/', pages: shopPages });
-    const result = await new Executor({ task: 'x', llm, browser, browserTimeouts: { settle: 30 } }).execute();
+    const result = await new Executor({ sensitiveActions: false, task: 'x', llm, browser, browserTimeouts: { settle: 30 } }).execute();
     expect(result.status).toBe('ok');
     expect(llm.requestsOf('navigator')[0]?.lastUserText).toContain('https://shop.test/');
   });
@@ -164,7 +189,14 @@ describe('deadlines the Executor enforces', () => {
     }
     const llm = new ScriptedLLM({ responses: [scriptedPlan({ done: true, webTask: false, finalAnswer: 'ok' })] });
     const browser = new StuckGuard({ startUrl: 'https://shop.test/', pages: shopPages });
-    const executor = new Executor({ task: 'x', llm, browser, urlPolicy: { allow: ['shop.test'] }, browserTimeouts: { pageState: 30 } });
+    const executor = new Executor({
+      sensitiveActions: false,
+      task: 'x',
+      llm,
+      browser,
+      urlPolicy: { allow: ['shop.test'] },
+      browserTimeouts: { pageState: 30 },
+    });
     const warnings: string[] = [];
     executor.on('warning', (event) => warnings.push(event.code));
     const result = await executor.execute();
@@ -177,6 +209,8 @@ describe('deadlines the Executor enforces', () => {
     [{ browserTimeouts: { snapshot: 10 } }, 'Unknown option `browserTimeouts.snapshot`. Check its spelling against ExecutorOptions.'],
     [{ modelTimeoutMs: -1 }, 'Option `modelTimeoutMs` must be a positive integer; got -1.'],
   ])('refuses %j', (options, message) => {
-    expect(() => new Executor({ task: 'x', llm: new ScriptedLLM(), browser: shopBrowser(), ...options } as ExecutorOptions)).toThrow(message);
+    expect(() => new Executor({ sensitiveActions: false, task: 'x', llm: new ScriptedLLM(), browser: shopBrowser(), ...options } as ExecutorOptions)).toThrow(
+      message,
+    );
   });
 });

@@ -14,7 +14,7 @@ function simpleRun(): { executor: Executor; llm: ScriptedLLM } {
     ],
     usage: { inputTokens: 50, outputTokens: 5, cachedInputTokens: 10, reasoningTokens: 2 },
   });
-  return { executor: new Executor({ task: 'Note a fact', llm, browser: shopBrowser() }), llm };
+  return { executor: new Executor({ sensitiveActions: false, task: 'Note a fact', llm, browser: shopBrowser() }), llm };
 }
 
 describe('Executor: events', () => {
@@ -97,7 +97,7 @@ describe('Executor: events', () => {
       responses: [scriptedPlan({ done: true, webTask: false, finalAnswer: 'ok' })],
       usage: { inputTokens: 1_000_000, outputTokens: 1_000_000 },
     });
-    const executor = new Executor({ task: 'x', llm, browser: shopBrowser(), prices: { 'priced-model': { input: 1, output: 3 } } });
+    const executor = new Executor({ sensitiveActions: false, task: 'x', llm, browser: shopBrowser(), prices: { 'priced-model': { input: 1, output: 3 } } });
     const costs: (number | undefined)[] = [];
     executor.on('model-call-end', (event) => costs.push(event.usage.costUsd));
     const result = await executor.execute();
@@ -105,6 +105,7 @@ describe('Executor: events', () => {
     expect(result.usage.costUsd).toBe(4);
 
     const unpriced = await new Executor({
+      sensitiveActions: false,
       task: 'x',
       llm: new ScriptedLLM({ responses: [scriptedPlan({ done: true, webTask: false })] }),
       browser: shopBrowser(),

@@ -22,7 +22,7 @@ describe('Executor: a task run end to end', () => {
         return scriptedActions([{ done: { text: 'Blue mug $12', success: true } }]);
       },
     });
-    const executor = new Executor({ task: 'What does the blue mug cost?', llm, browser, actions: [clickAction] });
+    const executor = new Executor({ sensitiveActions: false, task: 'What does the blue mug cost?', llm, browser, actions: [clickAction] });
     const result = await executor.execute();
 
     expect(result.status).toBe('ok');
@@ -56,7 +56,7 @@ describe('Executor: a task run end to end', () => {
         scriptedPlan({ done: true, finalAnswer: 'The shop is closed.' }),
       ],
     });
-    const result = await new Executor({ task: 'Buy a mug', llm, browser: shopBrowser() }).execute();
+    const result = await new Executor({ sensitiveActions: false, task: 'Buy a mug', llm, browser: shopBrowser() }).execute();
     expect(result.status).toBe('ok');
     expect(result.success).toBe(false);
     expect(result.finalAnswer).toBe('The shop is closed.');
@@ -72,7 +72,14 @@ describe('Executor: a task run end to end', () => {
         scriptedPlan({ done: true, finalAnswer: 'Blue mug, $12' }),
       ],
     });
-    const result = await new Executor({ task: 'Find a mug', llm, browser: shopBrowser(), outputSchema, planningInterval: 5 }).execute();
+    const result = await new Executor({
+      sensitiveActions: false,
+      task: 'Find a mug',
+      llm,
+      browser: shopBrowser(),
+      outputSchema,
+      planningInterval: 5,
+    }).execute();
     expect(result.data).toEqual({ name: 'Blue mug', price: 12 });
     expect(result.history.steps[1]?.actions[0]?.error?.message).toMatch(/Invalid parameters for done: data\.price/);
     const jsonSchema = JSON.stringify(llm.requestsOf('navigator')[0]?.output?.schema);
@@ -88,7 +95,7 @@ describe('Executor: Planner cadence and authority', () => {
         return scriptedActions([{ cache_content: { content: `note ${request.callIndex}` } }]);
       },
     });
-    const executor = new Executor({ task: 'Take notes', llm, browser: shopBrowser(), planningInterval: 2 });
+    const executor = new Executor({ sensitiveActions: false, task: 'Take notes', llm, browser: shopBrowser(), planningInterval: 2 });
     const planSteps: number[] = [];
     executor.on('plan-end', (event) => planSteps.push(event.step));
     const result = await executor.execute();
@@ -107,7 +114,7 @@ describe('Executor: Planner cadence and authority', () => {
         scriptedPlan({ done: 'TRUE', finalAnswer: 'finished' }),
       ],
     });
-    const executor = new Executor({ task: 'Fill the cart', llm, browser: shopBrowser(), planningInterval: 10 });
+    const executor = new Executor({ sensitiveActions: false, task: 'Fill the cart', llm, browser: shopBrowser(), planningInterval: 10 });
     const planSteps: number[] = [];
     executor.on('plan-end', (event) => planSteps.push(event.step));
     const result = await executor.execute();
@@ -120,7 +127,7 @@ describe('Executor: Planner cadence and authority', () => {
   it('accepts "true"/"false" strings for done and web_task', async () => {
     const llm = new ScriptedLLM({ responses: [scriptedPlan({ done: 'false', webTask: 'False', finalAnswer: 'Paris' })] });
     const browser = shopBrowser();
-    const result = await new Executor({ task: 'What is the capital of France?', llm, browser }).execute();
+    const result = await new Executor({ sensitiveActions: false, task: 'What is the capital of France?', llm, browser }).execute();
     expect(result.status).toBe('ok');
     expect(result.finalAnswer).toBe('Paris');
     expect(llm.callCount).toBe(1);
@@ -129,7 +136,7 @@ describe('Executor: Planner cadence and authority', () => {
   it('answers a plain question (web_task false) without the Navigator or the browser', async () => {
     const llm = new ScriptedLLM({ responses: [scriptedPlan({ done: true, webTask: false, finalAnswer: '4' })] });
     const browser = shopBrowser();
-    const result = await new Executor({ task: 'What is 2 + 2?', llm, browser }).execute();
+    const result = await new Executor({ sensitiveActions: false, task: 'What is 2 + 2?', llm, browser }).execute();
     expect(result).toMatchObject({ status: 'ok', success: true, finalAnswer: '4', steps: 0 });
     expect(llm.requestsOf('navigator')).toHaveLength(0);
     expect(browser.calls).toEqual([]);
@@ -142,7 +149,7 @@ describe('Executor: Planner cadence and authority', () => {
         return scriptedActions([{ cache_content: { content: 'seen' } }]);
       },
     });
-    await new Executor({ task: 'Look around', llm, browser: shopBrowser(), planningInterval: 1 }).execute();
+    await new Executor({ sensitiveActions: false, task: 'Look around', llm, browser: shopBrowser(), planningInterval: 1 }).execute();
     const [first, second] = llm.requestsOf('planner');
     expect(conversationText(first!)).not.toContain('[Current browser state]');
     expect(second!.lastUserText).toContain('[Current browser state]');
@@ -168,7 +175,7 @@ describe('Executor: the Navigator\u2019s actions', () => {
         scriptedPlan({ done: true, finalAnswer: 'ok' }),
       ],
     });
-    const result = await new Executor({ task: 'Notes', llm, browser: shopBrowser(), maxActionsPerStep: 2 }).execute();
+    const result = await new Executor({ sensitiveActions: false, task: 'Notes', llm, browser: shopBrowser(), maxActionsPerStep: 2 }).execute();
     expect(result.history.steps[1]?.actions.map((action) => action.result)).toEqual(['Cached findings: note 1', 'Cached findings: note 2']);
     const nextRequest = conversationText(llm.requests[2]!);
     expect(nextRequest).toContain('Only the first 2 actions ran: 3 more were dropped');
@@ -178,7 +185,7 @@ describe('Executor: the Navigator\u2019s actions', () => {
 
   it('builds the action schema from the registered actions', async () => {
     const llm = new ScriptedLLM({ responses: [scriptedPlan(), scriptedActions([{ done: { text: 'x' } }]), scriptedPlan({ done: true })] });
-    await new Executor({ task: 'x', llm, browser: shopBrowser(), actions: [clickAction], excludeActions: ['wait'] }).execute();
+    await new Executor({ sensitiveActions: false, task: 'x', llm, browser: shopBrowser(), actions: [clickAction], excludeActions: ['wait'] }).execute();
     const schema = JSON.stringify(llm.requestsOf('navigator')[0]!.output!.schema);
     for (const name of ['click_element', 'done', 'cache_content', 'ask_human']) expect(schema).toContain(`"${name}"`);
     expect(schema).not.toContain('"wait"');
@@ -194,12 +201,14 @@ describe('Executor: the Navigator\u2019s actions', () => {
         scriptedPlan({ done: true, finalAnswer: 'ok' }),
       ],
     });
-    const result = await new Executor({ task: 'x', llm, browser: shopBrowser(), actions: [clickAction] }).execute();
+    const result = await new Executor({ sensitiveActions: false, task: 'x', llm, browser: shopBrowser(), actions: [clickAction] }).execute();
     expect(result.status).toBe('ok');
     const text = conversationText(llm.requests[2]!);
-    expect(text).toMatch(/Action error: Unknown action "teleport". Available actions: done, search, go_to_url, .*click_element, .*ask_human./);
-    expect(text).toMatch(/Action error: Invalid parameters for click_element: index: /);
-    expect(text).toContain('Action result: Cached findings: still here');
+    expect(text).toMatch(
+      /Action error:\n<untrusted_content>\nUnknown action "teleport". Available actions: done, search, go_to_url, .*click_element, .*ask_human./,
+    );
+    expect(text).toMatch(/Action error:\n<untrusted_content>\nInvalid parameters for click_element: index: /);
+    expect(text).toContain('Action result:\n<untrusted_content>\nCached findings: still here');
   });
 
   it('reports a stale index as a recoverable error, not a failure of the task', async () => {
@@ -211,7 +220,7 @@ describe('Executor: the Navigator\u2019s actions', () => {
         scriptedPlan({ done: true, finalAnswer: 'ok' }),
       ],
     });
-    const result = await new Executor({ task: 'x', llm, browser: shopBrowser(), actions: [clickAction] }).execute();
+    const result = await new Executor({ sensitiveActions: false, task: 'x', llm, browser: shopBrowser(), actions: [clickAction] }).execute();
     expect(result.status).toBe('ok');
     expect(conversationText(llm.requests[2]!)).toContain('There is no element with index 99');
   });
@@ -220,7 +229,7 @@ describe('Executor: the Navigator\u2019s actions', () => {
     const llm = new ScriptedLLM({
       responses: [scriptedPlan(), scriptedActions([{ done: { text: 'ok' } }, { cache_content: { content: 'late' } }]), scriptedPlan({ done: true })],
     });
-    const result = await new Executor({ task: 'x', llm, browser: shopBrowser() }).execute();
+    const result = await new Executor({ sensitiveActions: false, task: 'x', llm, browser: shopBrowser() }).execute();
     expect(result.history.steps[1]?.actions.map((action) => action.name)).toEqual(['done']);
     expect(conversationText(llm.requests[2]!)).toContain('Skipped 1 action(s) that did not run because done ends the step: cache_content.');
   });
@@ -240,7 +249,7 @@ describe('Executor: the Navigator\u2019s actions', () => {
     const llm = new ScriptedLLM({
       responses: [scriptedPlan(), scriptedActions([{ inspect: {} }]), scriptedActions([{ done: { text: 'x' } }]), scriptedPlan({ done: true })],
     });
-    await new Executor({ task: 'x', llm, extractionLLM, browser: shopBrowser(), actions: [inspect] }).execute();
+    await new Executor({ sensitiveActions: false, task: 'x', llm, extractionLLM, browser: shopBrowser(), actions: [inspect] }).execute();
     expect(seen).toEqual({ url: 'https://shop.test/', extractor: 'extractor', step: 1 });
   });
 });
@@ -248,7 +257,15 @@ describe('Executor: the Navigator\u2019s actions', () => {
 describe('Executor: failures', () => {
   it('ends with MaxFailuresReachedError after maxFailures failed steps in a row', async () => {
     const llm = new ScriptedLLM({ respond: (request) => (request.agent === 'planner' ? scriptedPlan() : 'not json at all') });
-    const result = await new Executor({ task: 'x', llm, browser: shopBrowser(), maxFailures: 3, planningInterval: 100, finalAnswerOnLimit: false }).execute();
+    const result = await new Executor({
+      sensitiveActions: false,
+      task: 'x',
+      llm,
+      browser: shopBrowser(),
+      maxFailures: 3,
+      planningInterval: 100,
+      finalAnswerOnLimit: false,
+    }).execute();
     expect(result.status).toBe('failed');
     expect(MaxFailuresReachedError.isInstance(result.error)).toBe(true);
     expect(result.error?.message).toContain('3 failed steps in a row');
@@ -274,7 +291,15 @@ describe('Executor: failures', () => {
         return scriptedActions([{ done: { text: 'ok' } }]);
       },
     });
-    const executor = new Executor({ task: 'x', llm, browser: shopBrowser(), maxFailures: 3, planningInterval: 100, modelRetry: { retries: 0 } });
+    const executor = new Executor({
+      sensitiveActions: false,
+      task: 'x',
+      llm,
+      browser: shopBrowser(),
+      maxFailures: 3,
+      planningInterval: 100,
+      modelRetry: { retries: 0 },
+    });
     const counts: number[] = [];
     executor.on('step-end', (event) => {
       if (event.actor === 'navigator') counts.push(event.consecutiveFailures);
@@ -288,6 +313,7 @@ describe('Executor: failures', () => {
   it('counts a step whose every action failed as a failure', async () => {
     const llm = new ScriptedLLM({ respond: (request) => (request.agent === 'planner' ? scriptedPlan() : scriptedActions([{ click_element: { index: 42 } }])) });
     const result = await new Executor({
+      sensitiveActions: false,
       task: 'x',
       llm,
       browser: shopBrowser(),
@@ -307,7 +333,7 @@ describe('Executor: failures', () => {
     [400, ChatModelBadRequestError],
   ])('ends at once on HTTP %i without retrying or using the failure budget', async (status, errorClass) => {
     const llm = new ScriptedLLM({ responses: [scriptedPlan(), { fail: 'status', status }] });
-    const result = await new Executor({ task: 'x', llm, browser: shopBrowser(), maxFailures: 5, modelRetry: fastRetry }).execute();
+    const result = await new Executor({ sensitiveActions: false, task: 'x', llm, browser: shopBrowser(), maxFailures: 5, modelRetry: fastRetry }).execute();
     expect(result.status).toBe('failed');
     expect(errorClass.isInstance(result.error)).toBe(true);
     expect(llm.callCount).toBe(2);
@@ -326,7 +352,13 @@ describe('Executor: failures', () => {
         scriptedPlan({ done: true, finalAnswer: 'ok' }),
       ],
     });
-    const executor = new Executor({ task: 'x', llm, browser: shopBrowser(), modelRetry: { retries: 3, minTimeout: 1, maxTimeout: 2 } });
+    const executor = new Executor({
+      sensitiveActions: false,
+      task: 'x',
+      llm,
+      browser: shopBrowser(),
+      modelRetry: { retries: 3, minTimeout: 1, maxTimeout: 2 },
+    });
     const retries: string[] = [];
     executor.on('model-retry', (event) => retries.push(`${event.actor}:${event.error.code}`));
     const result = await executor.execute();
@@ -346,7 +378,7 @@ describe('Executor: failures', () => {
         scriptedPlan({ done: true, finalAnswer: 'ok' }),
       ],
     });
-    const result = await new Executor({ task: 'x', llm, browser: shopBrowser(), modelRetry: fastRetry }).execute();
+    const result = await new Executor({ sensitiveActions: false, task: 'x', llm, browser: shopBrowser(), modelRetry: fastRetry }).execute();
     expect(result.status).toBe('ok');
     expect(llm.callCount).toBe(4);
   });
@@ -360,7 +392,7 @@ describe('Executor: failures', () => {
         scriptedPlan({ done: true, finalAnswer: 'checked' }),
       ],
     });
-    const result = await new Executor({ task: 'x', llm, browser: shopBrowser(), modelRetry: { retries: 0 } }).execute();
+    const result = await new Executor({ sensitiveActions: false, task: 'x', llm, browser: shopBrowser(), modelRetry: { retries: 0 } }).execute();
     expect(result).toMatchObject({ status: 'ok', finalAnswer: 'checked', steps: 1 });
     expect(llm.requests.map((request) => request.agent)).toEqual(['planner', 'navigator', 'planner', 'planner']);
   });
@@ -369,7 +401,7 @@ describe('Executor: failures', () => {
     const llm = new ScriptedLLM({
       respond: (request) => (request.agent === 'planner' ? scriptedPlan() : scriptedActions([{ cache_content: { content: 'again' } }])),
     });
-    const result = await new Executor({ task: 'x', llm, browser: shopBrowser(), maxSteps: 4, finalAnswerOnLimit: false }).execute();
+    const result = await new Executor({ sensitiveActions: false, task: 'x', llm, browser: shopBrowser(), maxSteps: 4, finalAnswerOnLimit: false }).execute();
     expect(result.status).toBe('max-steps');
     expect(result.success).toBe(false);
     expect(MaxStepsReachedError.isInstance(result.error)).toBe(true);
@@ -381,7 +413,7 @@ describe('Executor: failures', () => {
     const llm = new ScriptedLLM({
       responses: [scriptedPlan(), scriptedActions([{ done: { text: 'ok' } }]), scriptedPlan({ done: true, finalAnswer: 'just in time' })],
     });
-    const result = await new Executor({ task: 'x', llm, browser: shopBrowser(), maxSteps: 1 }).execute();
+    const result = await new Executor({ sensitiveActions: false, task: 'x', llm, browser: shopBrowser(), maxSteps: 1 }).execute();
     expect(result).toMatchObject({ status: 'ok', finalAnswer: 'just in time' });
   });
 
@@ -389,7 +421,7 @@ describe('Executor: failures', () => {
     const llm = new ScriptedLLM({
       responses: [scriptedPlan(), scriptedActions([{ cache_content: { content: 'first' } }]), { fail: 'status', status: 401 }],
     });
-    const executor = new Executor({ task: 'x', llm, browser: shopBrowser() });
+    const executor = new Executor({ sensitiveActions: false, task: 'x', llm, browser: shopBrowser() });
     const result = await executor.execute();
     expect(result.status).toBe('failed');
     expect(result.history.steps.map((step) => [step.actor, step.error?.code])).toEqual([
@@ -409,7 +441,7 @@ describe('Executor: failures', () => {
     const browser = new FakeBrowserDriver();
     await browser.close();
     const llm = new ScriptedLLM({ respond: () => scriptedPlan() });
-    const result = await new Executor({ task: 'x', llm, browser, maxFailures: 3 }).execute();
+    const result = await new Executor({ sensitiveActions: false, task: 'x', llm, browser, maxFailures: 3 }).execute();
     expect(result.status).toBe('failed');
     expect(result.error?.code).toBe('BROWSER_DISCONNECTED');
     expect(result.error?.message).toContain('The browser is closed');
@@ -423,7 +455,7 @@ describe('Executor: vision', () => {
       respond: (request) =>
         request.agent === 'planner' ? scriptedPlan({ done: request.callIndex > 0 }) : scriptedActions([{ cache_content: { content: 'x' } }]),
     });
-    await new Executor({ task: 'x', llm, browser: shopBrowser(), useVision: true, planningInterval: 1 }).execute();
+    await new Executor({ sensitiveActions: false, task: 'x', llm, browser: shopBrowser(), useVision: true, planningInterval: 1 }).execute();
     const hasImage = (index: number): boolean =>
       llm.requests[index]!.messages.some((message) => Array.isArray(message.content) && message.content.some((part) => part.type === 'image'));
     expect(hasImage(1)).toBe(true);
@@ -435,7 +467,15 @@ describe('Executor: vision', () => {
       respond: (request) =>
         request.agent === 'planner' ? scriptedPlan({ done: request.callIndex > 0 }) : scriptedActions([{ cache_content: { content: 'x' } }]),
     });
-    await new Executor({ task: 'x', llm, browser: shopBrowser(), useVision: true, useVisionForPlanner: false, planningInterval: 1 }).execute();
+    await new Executor({
+      sensitiveActions: false,
+      task: 'x',
+      llm,
+      browser: shopBrowser(),
+      useVision: true,
+      useVisionForPlanner: false,
+      planningInterval: 1,
+    }).execute();
     const planner = llm.requestsOf('planner')[1]!;
     expect(planner.messages.every((message) => typeof message.content === 'string')).toBe(true);
     expect(planner.lastUserText).toContain('[Current browser state]');
@@ -446,7 +486,7 @@ describe('Executor: vision', () => {
       supportsImages: false,
       responses: [scriptedPlan(), scriptedActions([{ done: { text: 'x' } }]), scriptedPlan({ done: true })],
     });
-    const executor = new Executor({ task: 'x', llm, browser: shopBrowser(), useVision: true });
+    const executor = new Executor({ sensitiveActions: false, task: 'x', llm, browser: shopBrowser(), useVision: true });
     const warnings: string[] = [];
     executor.on('warning', (event) => warnings.push(`${event.actor}:${event.code}`));
     const result = await executor.execute();

@@ -17,7 +17,14 @@ describe('fallbackLLM', () => {
       ],
     });
     const fallbackLLM = new ScriptedLLM({ model: 'spare', responses: [scriptedPlan({ nextSteps: 'finish' })] });
-    const executor = new Executor({ task: 'x', llm, fallbackLLM, browser: shopBrowser(), modelRetry: { retries: 1, minTimeout: 1, maxTimeout: 1 } });
+    const executor = new Executor({
+      sensitiveActions: false,
+      task: 'x',
+      llm,
+      fallbackLLM,
+      browser: shopBrowser(),
+      modelRetry: { retries: 1, minTimeout: 1, maxTimeout: 1 },
+    });
     const fallbacks: ExecutorEventMap['model-fallback'][] = [];
     const calls: string[] = [];
     executor.on('model-fallback', (event) => fallbacks.push(event));
@@ -51,7 +58,7 @@ describe('fallbackLLM', () => {
     const cut = { text: '{"current_state": {"evaluation_previous_goal": "', finishReason: 'length' as const };
     const llm = new ScriptedLLM({ model: 'main', responses: [scriptedPlan(), cut, scriptedPlan({ done: true, finalAnswer: 'done' })] });
     const fallbackLLM = new ScriptedLLM({ model: 'spare', responses: [scriptedActions([{ done: { text: 'ok' } }])] });
-    const executor = new Executor({ task: 'x', llm, fallbackLLM, browser: shopBrowser() });
+    const executor = new Executor({ sensitiveActions: false, task: 'x', llm, fallbackLLM, browser: shopBrowser() });
     const fallbacks: string[] = [];
     executor.on('model-fallback', (event) => fallbacks.push(`${event.actor}:${event.error.code}`));
     expect((await executor.execute()).status).toBe('ok');
@@ -59,6 +66,7 @@ describe('fallbackLLM', () => {
     expect(fallbackLLM.requests[0]?.lastUserText).toContain('cut off by the output token limit');
 
     const refused = new Executor({
+      sensitiveActions: false,
       task: 'x',
       llm: new ScriptedLLM({ responses: [{ fail: 'status', status: 401 }] }),
       fallbackLLM: new ScriptedLLM(),

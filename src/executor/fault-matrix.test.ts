@@ -50,6 +50,7 @@ describe.each<[string, ScriptedResponse, { status: string; code: string; retried
       },
     });
     const executor = new Executor({
+      sensitiveActions: false,
       task: 'x',
       llm,
       browser: shopBrowser(),

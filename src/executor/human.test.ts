@@ -19,6 +19,7 @@ describe('Executor: human in the loop', () => {
     const llm = askingLLM('Which size?');
     const asked: { question: string; timeout: number; aborted: boolean }[] = [];
     const executor = new Executor({
+      sensitiveActions: false,
       task: 'Order a shirt',
       llm,
       browser: shopBrowser(),
@@ -36,7 +37,7 @@ describe('Executor: human in the loop', () => {
 
   it('without a handler, emits human-question and waits for respond()', async () => {
     const llm = askingLLM('Your zip code?');
-    const executor = new Executor({ task: 'Find a store', llm, browser: shopBrowser() });
+    const executor = new Executor({ sensitiveActions: false, task: 'Find a store', llm, browser: shopBrowser() });
     const answers: unknown[] = [];
     executor.on('human-question', (event) => {
       expect(event.timeoutMs).toBe(3_600_000);
@@ -52,7 +53,7 @@ describe('Executor: human in the loop', () => {
 
   it('tells the model when no one answered in time', async () => {
     const llm = askingLLM('Anyone there?');
-    const executor = new Executor({ task: 'x', llm, browser: shopBrowser(), humanTimeoutMs: 20 });
+    const executor = new Executor({ sensitiveActions: false, task: 'x', llm, browser: shopBrowser(), humanTimeoutMs: 20 });
     const answers: unknown[] = [];
     executor.on('human-answer', (event) => answers.push([event.answer, event.timedOut]));
     const result = await executor.execute();
@@ -65,6 +66,7 @@ describe('Executor: human in the loop', () => {
     const llm = askingLLM('Slow?');
     let signalAborted = false;
     const executor = new Executor({
+      sensitiveActions: false,
       task: 'x',
       llm,
       browser: shopBrowser(),
@@ -84,7 +86,7 @@ describe('Executor: human in the loop', () => {
 
   it('ends the wait at once on cancel', async () => {
     const llm = askingLLM('Wait for me?');
-    const executor = new Executor({ task: 'x', llm, browser: shopBrowser() });
+    const executor = new Executor({ sensitiveActions: false, task: 'x', llm, browser: shopBrowser() });
     executor.on('human-question', () => setTimeout(() => executor.cancel(), 5));
     const started = Date.now();
     const result = await executor.execute();

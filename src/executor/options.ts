@@ -10,6 +10,8 @@ import type { LLMClient } from '../llm/types';
 import type { PriceTable } from '../llm/usage';
 import type { UrlPolicyOptions } from '../security/url-policy';
 import type { SecretsOption } from '../security/secrets';
+import { allowAllSensitiveActions, defaultSensitiveActions, type ResolvedSensitiveActions, type SensitiveActionsOptions } from '../security/sensitive-actions';
+import { sitesOfEntry } from '../security/task-scope';
 
 /** A question the agent asks the user, as a {@link HumanInputHandler} receives it. @public */
 export interface HumanQuestion {
@@ -162,17 +164,35 @@ export interface ExecutorOptions<TData = unknown> {
    */
   readonly uploadPaths?: readonly string[] | undefined;
   /**
-   * What happens when page text (or the model repeating it) holds an instruction-injection
-   * pattern: a fake tag of our prompt, "ignore previous instructions", a fake agent output. It is
-   * always neutralised or flagged before a model reads it, and an `injection-detected` event says
+   * Detection of instruction-injection patterns in page text (a fake tag of our prompt, "ignore
+   * previous instructions", a fake agent output): a signal, not the defence (that is
+   * `sensitiveActions` and the untrusted-content boundary, which hold whatever this finds). Found
+   * patterns are flagged before a model reads the text, and an `injection-detected` event says
    * so. `flag` goes on with the task; `end-task` cancels it at once (status `cancelled`, a
-   * `RequestCancelledError` that names the patterns), before the model reads the page. An
-   * article that discusses prompt injection may be flagged too, so `end-task` suits tasks on
-   * sites that have no reason to.
+   * `RequestCancelledError` that names the patterns), before the model reads the page. An article
+   * that discusses prompt injection may be flagged too, so `end-task` suits tasks on sites that
+   * have no reason to. `false` switches detection off (no flags, no events), to compare; page text
+   * still stays inside the untrusted boundary with our tags neutralised.
    * @defaultValue `{ onDetected: 'flag' }`
    * @example `{ injectionGuard: { onDetected: 'end-task' } }`
    */
-  readonly injectionGuard?: { readonly onDetected?: 'flag' | 'end-task' | undefined } | undefined;
+  readonly injectionGuard?: false | { readonly onDetected?: 'flag' | 'end-task' | undefined } | undefined;
+  /**
+   * What happens, once page content has been read in a task, to an action that crosses a trust
+   * boundary: a page on a site the task does not involve (`newHost`), a URL the agent writes with
+   * data in its query (`urlData`), a form sent to such a site
+   * (`crossOriginForm`), a secret typed into a form that sends to another site or into a URL (`secret`), a
+   * download (`download`), a `POST` form on the task's site (`submit`), and ending the task with
+   * the Planner's answer (`answer`). Each kind is `allow`, `confirm` (the Planner's model is asked,
+   * shown only the user's words and the action, never the page), `ask-human` (through `humanInput`
+   * or `respond()`) or `refuse`; a refused action's result says so and why, and every decision is
+   * a `sensitive-action` event. The task involves the sites its words name, the page it starts
+   * on, `urlPolicy.allow`, `trustedHosts`, and sites reached before any page was read. `false`
+   * allows everything (no extra model calls). See the README's "Trust boundaries".
+   * @defaultValue `{ newHost: 'confirm', urlData: 'confirm', crossOriginForm: 'confirm', secret: 'refuse', download: 'confirm', submit: 'confirm', answer: 'confirm' }`
+   * @example `{ sensitiveActions: { newHost: 'refuse', submit: 'ask-human', trustedHosts: ['pay.example'] } }`
+   */
+  readonly sensitiveActions?: false | SensitiveActionsOptions | undefined;
 }
 
 /** Deadlines of the browser calls an Executor makes, in milliseconds. @public */
@@ -268,6 +288,8 @@ const actionShape = z.custom<Action>(
   { error: 'must be an action made with defineAction()' },
 );
 
+const sensitiveMode = z.enum(['allow', 'confirm', 'ask-human', 'refuse'], { error: 'must be "allow", "confirm", "ask-human" or "refuse"' });
+
 const optionsSchema = z
   .object({
     task: z.string({ error: 'must be a string' }).trim().min(1, 'must not be empty'),
@@ -345,9 +367,48 @@ const optionsSchema = z
       .array(z.string({ error: 'must be a list of strings' }).regex(/^(\/|[A-Za-z]:[\\/]|\\\\)/, 'must hold absolute paths (such as /home/me/files)'))
       .default([]),
     injectionGuard: z
-      .object({ onDetected: z.enum(['flag', 'end-task'], { error: 'must be "flag" or "end-task"' }).default('flag') })
-      .strict()
-      .default({ onDetected: 'flag' }),
+      .union([z.literal(false), z.object({ onDetected: z.enum(['flag', 'end-task'], { error: 'must be "flag" or "end-task"' }).default('flag') }).strict()])
+      .default({ onDetected: 'flag' })
+      .transform((value) => (value === false ? { enabled: false, onDetected: 'flag' as const } : { enabled: true, onDetected: value.onDetected })),
+    sensitiveActions: z
+      .union([
+        z.literal(false),
+        z
+          .object({
+            newHost: sensitiveMode.optional(),
+            urlData: sensitiveMode.optional(),
+            crossOriginForm: sensitiveMode.optional(),
+            secret: sensitiveMode.optional(),
+            download: sensitiveMode.optional(),
+            submit: sensitiveMode.optional(),
+            answer: z
+              .enum(['allow', 'confirm', 'ask-human'], { error: 'must be "allow", "confirm" or "ask-human" (a task must be able to end, so not "refuse")' })
+              .optional(),
+            trustedHosts: z
+              .array(
+                z
+                  .string({ error: 'must be a list of strings' })
+                  .refine((entry) => sitesOfEntry(entry).length > 0, 'must hold hosts (such as shop.example or 127.0.0.1:8080) or http(s) URLs'),
+              )
+              .optional(),
+          })
+          .strict(),
+      ])
+      .default({})
+      .transform((value): ResolvedSensitiveActions =>
+        value === false
+          ? allowAllSensitiveActions
+          : {
+              newHost: value.newHost ?? defaultSensitiveActions.newHost,
+              urlData: value.urlData ?? defaultSensitiveActions.urlData,
+              crossOriginForm: value.crossOriginForm ?? defaultSensitiveActions.crossOriginForm,
+              secret: value.secret ?? defaultSensitiveActions.secret,
+              download: value.download ?? defaultSensitiveActions.download,
+              submit: value.submit ?? defaultSensitiveActions.submit,
+              answer: value.answer ?? defaultSensitiveActions.answer,
+              trustedHosts: value.trustedHosts ?? [],
+            },
+      ),
   })
   .strict();
 
@@ -381,7 +442,7 @@ export type ResolvedExecuteOptions = z.output<typeof executeOptionsSchema>;
  * `Unknown <what> …` or `<What> \`field\` must be …`.
  */
 function configError(error: z.ZodError, input: unknown, typeName: string, what: string, What: string): ConfigError {
-  const issue = error.issues[0] as z.core.$ZodIssue;
+  const issue = deepestIssue(error.issues[0] as z.core.$ZodIssue);
   if (issue.code === 'unrecognized_keys') {
     const prefix = issue.path.length > 0 ? `${issue.path.join('.')}.` : '';
     const field = `${prefix}${issue.keys[0] ?? ''}`;
@@ -391,6 +452,17 @@ function configError(error: z.ZodError, input: unknown, typeName: string, what: 
   const value = valueAt(input, issue.path);
   const got = value === undefined ? 'it is missing' : `got ${describeValue(value)}`;
   return new ConfigError(`${What} \`${field}\` ${issue.message}; ${got}.`, { field });
+}
+
+/**
+ * For an option that is `false` or an object, the issue inside the object (`sensitiveActions.newHost
+ * must be …`) rather than zod's "Invalid input" for the whole union; the issue itself otherwise.
+ */
+function deepestIssue(issue: z.core.$ZodIssue): z.core.$ZodIssue {
+  if (issue.code !== 'invalid_union') return issue;
+  const inner = issue.errors.flat().sort((a, b) => b.path.length - a.path.length)[0];
+  if (!inner || (inner.path.length === 0 && inner.code === 'invalid_value')) return issue;
+  return deepestIssue({ ...inner, path: [...issue.path, ...inner.path] });
 }
 
 /**

@@ -79,7 +79,7 @@ describe('Navigator: the rest of a step is skipped when the page changed', () =>
   it('skips the actions after one that loaded another URL, and names them', async () => {
     const browser = site();
     const llm = navigatorPlaying([(state) => [{ click_element: { index: indexOf(state, 'Mugs') } }, { input_text: { index: 1, text: 'mug' } }]]);
-    const executor = new Executor({ task: 'Open mugs', llm, browser, actions: [clickAction, typeAction], planningInterval: 10 });
+    const executor = new Executor({ sensitiveActions: false, task: 'Open mugs', llm, browser, actions: [clickAction, typeAction], planningInterval: 10 });
     const ends = collect(executor, 'action-end');
     await executor.execute();
 
@@ -94,7 +94,7 @@ describe('Navigator: the rest of a step is skipped when the page changed', () =>
   it('skips the actions after one that made new elements appear', async () => {
     const browser = site();
     const llm = navigatorPlaying([(state) => [{ click_element: { index: indexOf(state, 'Open menu') } }, { input_text: { index: 2, text: 'mug' } }]]);
-    const executor = new Executor({ task: 'Open the menu', llm, browser, actions: [clickAction, typeAction], planningInterval: 10 });
+    const executor = new Executor({ sensitiveActions: false, task: 'Open the menu', llm, browser, actions: [clickAction, typeAction], planningInterval: 10 });
     await executor.execute();
 
     expect(browser.methodsCalled).not.toContain('fill');
@@ -108,7 +108,7 @@ describe('Navigator: the rest of a step is skipped when the page changed', () =>
     const llm = navigatorPlaying([
       (state) => [{ input_text: { index: Number(/\[(\d+)\]<input/.exec(state)?.[1]), text: 'mug' } }, { click_element: { index: indexOf(state, 'Mugs') } }],
     ]);
-    const executor = new Executor({ task: 'Search', llm, browser, actions: [clickAction, typeAction], planningInterval: 10 });
+    const executor = new Executor({ sensitiveActions: false, task: 'Search', llm, browser, actions: [clickAction, typeAction], planningInterval: 10 });
     const ends = collect(executor, 'action-end');
     await executor.execute();
 
@@ -126,7 +126,7 @@ describe('Navigator: the rest of a step is skipped when the page changed', () =>
     };
     const browser = new FakeBrowserDriver({ startUrl: 'https://shop.test/', pages: { 'https://shop.test/': { title: 'Shop', content: [opener, search] } } });
     const llm = navigatorPlaying([(state) => [{ click_element: { index: indexOf(state, 'Open help') } }, { input_text: { index: 1, text: 'x' } }]]);
-    const executor = new Executor({ task: 'Help', llm, browser, actions: [clickAction, typeAction], planningInterval: 10 });
+    const executor = new Executor({ sensitiveActions: false, task: 'Help', llm, browser, actions: [clickAction, typeAction], planningInterval: 10 });
     await executor.execute();
 
     const second = llm.requests.filter((request) => request.agent === 'navigator')[1] as ScriptedRequest;
@@ -139,7 +139,15 @@ describe('URL policy in the loop', () => {
   it('refuses a URL the model asks for before the driver is called, tells the model, and goes on', async () => {
     const browser = site();
     const llm = navigatorPlaying([() => [{ go_to_url: { url: 'https://evil.test/steal' } }]]);
-    const executor = new Executor({ task: 'Go', llm, browser, actions: [goAction], urlPolicy: { deny: ['evil.test'] }, planningInterval: 10 });
+    const executor = new Executor({
+      sensitiveActions: false,
+      task: 'Go',
+      llm,
+      browser,
+      actions: [goAction],
+      urlPolicy: { deny: ['evil.test'] },
+      planningInterval: 10,
+    });
     const blocked = collect(executor, 'url-blocked');
     const result = await executor.execute();
 
@@ -153,7 +161,7 @@ describe('URL policy in the loop', () => {
   it('refuses non-web schemes even without lists', async () => {
     const browser = site();
     const llm = navigatorPlaying([() => [{ go_to_url: { url: 'javascript:alert(1)' } }]]);
-    const executor = new Executor({ task: 'Go', llm, browser, actions: [goAction], planningInterval: 10 });
+    const executor = new Executor({ sensitiveActions: false, task: 'Go', llm, browser, actions: [goAction], planningInterval: 10 });
     await executor.execute();
     expect(browser.calls.filter((call) => call.method === 'goto')).toEqual([]);
   });
@@ -161,7 +169,15 @@ describe('URL policy in the loop', () => {
   it('installs the policy in the driver, reports what the browser was stopped from loading, and keeps it until close()', async () => {
     const browser = site();
     const llm = navigatorPlaying([(state) => [{ click_element: { index: indexOf(state, 'Evil') } }, { input_text: { index: 2, text: 'x' } }]]);
-    const executor = new Executor({ task: 'Go', llm, browser, actions: [clickAction, typeAction], urlPolicy: { allow: ['shop.test'] }, planningInterval: 10 });
+    const executor = new Executor({
+      sensitiveActions: false,
+      task: 'Go',
+      llm,
+      browser,
+      actions: [clickAction, typeAction],
+      urlPolicy: { allow: ['shop.test'] },
+      planningInterval: 10,
+    });
     const blocked = collect(executor, 'url-blocked');
     const result = await executor.execute();
 
@@ -181,7 +197,14 @@ describe('URL policy in the loop', () => {
   it('ends the task at the first stopped navigation when onBlocked is end-task', async () => {
     const browser = site();
     const llm = navigatorPlaying([(state) => [{ click_element: { index: indexOf(state, 'Evil') } }]]);
-    const executor = new Executor({ task: 'Go', llm, browser, actions: [clickAction], urlPolicy: { deny: ['evil.test'], onBlocked: 'end-task' } });
+    const executor = new Executor({
+      sensitiveActions: false,
+      task: 'Go',
+      llm,
+      browser,
+      actions: [clickAction],
+      urlPolicy: { deny: ['evil.test'], onBlocked: 'end-task' },
+    });
     const result = await executor.execute();
 
     expect(result.status).toBe('failed');
@@ -192,7 +215,14 @@ describe('URL policy in the loop', () => {
   it('ends the task when the model asks for a denied URL and onBlocked is end-task', async () => {
     const browser = site();
     const llm = navigatorPlaying([() => [{ go_to_url: { url: 'https://evil.test/' } }]]);
-    const executor = new Executor({ task: 'Go', llm, browser, actions: [goAction], urlPolicy: { deny: ['evil.test'], onBlocked: 'end-task' } });
+    const executor = new Executor({
+      sensitiveActions: false,
+      task: 'Go',
+      llm,
+      browser,
+      actions: [goAction],
+      urlPolicy: { deny: ['evil.test'], onBlocked: 'end-task' },
+    });
     const result = await executor.execute();
     expect(result.status).toBe('failed');
     expect(URLNotAllowedError.isInstance(result.error)).toBe(true);
@@ -206,7 +236,15 @@ describe('URL policy in the loop', () => {
       has: (target, key) => key !== 'setNavigationGuard' && Reflect.has(target, key),
     });
     const llm = navigatorPlaying([(state) => [{ click_element: { index: indexOf(state, 'Evil') } }]]);
-    const executor = new Executor({ task: 'Go', llm, browser, actions: [clickAction], urlPolicy: { allow: ['shop.test'] }, planningInterval: 10 });
+    const executor = new Executor({
+      sensitiveActions: false,
+      task: 'Go',
+      llm,
+      browser,
+      actions: [clickAction],
+      urlPolicy: { allow: ['shop.test'] },
+      planningInterval: 10,
+    });
     const warnings = collect(executor, 'warning');
     await executor.execute();
 
@@ -239,6 +277,7 @@ describe('URL policy in the loop', () => {
     });
     const llm = navigatorPlaying([(state) => [{ click_element: { index: indexOf(state, 'Show deals') } }]]);
     const executor = new Executor({
+      sensitiveActions: false,
       task: 'Deals',
       llm,
       browser,
@@ -261,9 +300,11 @@ describe('URL policy in the loop', () => {
 
   it('rejects bad policy entries and relative upload paths before anything runs', () => {
     const base = { task: 't', llm: new ScriptedLLM(), browser: site() };
-    expect(configErrorOf(() => new Executor({ ...base, urlPolicy: { allow: ['javascript:x'] } })).field).toMatch(/^urlPolicy/);
-    expect(configErrorOf(() => new Executor({ ...base, urlPolicy: { onBlocked: 'stop' as 'report' } })).field).toBe('urlPolicy.onBlocked');
-    expect(configErrorOf(() => new Executor({ ...base, uploadPaths: ['files/a.txt'] })).field).toBe('uploadPaths.0');
+    expect(configErrorOf(() => new Executor({ sensitiveActions: false, ...base, urlPolicy: { allow: ['javascript:x'] } })).field).toMatch(/^urlPolicy/);
+    expect(configErrorOf(() => new Executor({ sensitiveActions: false, ...base, urlPolicy: { onBlocked: 'stop' as 'report' } })).field).toBe(
+      'urlPolicy.onBlocked',
+    );
+    expect(configErrorOf(() => new Executor({ sensitiveActions: false, ...base, uploadPaths: ['files/a.txt'] })).field).toBe('uploadPaths.0');
   });
 });
 
@@ -283,7 +324,7 @@ describe('Actions limited to URL patterns', () => {
       () => [{ go_to_url: { url: 'https://shop.test/admin/orders' } }],
       () => [{ approve_order: {} }],
     ]);
-    const executor = new Executor({ task: 'Approve', llm, browser, actions: [goAction, adminAction], planningInterval: 10 });
+    const executor = new Executor({ sensitiveActions: false, task: 'Approve', llm, browser, actions: [goAction, adminAction], planningInterval: 10 });
     const ends = collect(executor, 'action-end');
     await executor.execute();
 
@@ -311,7 +352,7 @@ describe('Actions limited to URL patterns', () => {
         return [{ approve_order: {} }];
       },
     ]);
-    const executor = new Executor({ task: 'Approve', llm, browser, actions: [counting], planningInterval: 10 });
+    const executor = new Executor({ sensitiveActions: false, task: 'Approve', llm, browser, actions: [counting], planningInterval: 10 });
     const ends = collect(executor, 'action-end');
     await executor.execute();
 
@@ -338,7 +379,7 @@ describe('The extraction model in actions', () => {
       },
     });
     const llm = navigatorPlaying([() => [{ summarize: {} }]]);
-    const executor = new Executor({ task: 'Sum up', llm, extractionLLM, browser: site(), actions: [summarize], planningInterval: 10 });
+    const executor = new Executor({ sensitiveActions: false, task: 'Sum up', llm, extractionLLM, browser: site(), actions: [summarize], planningInterval: 10 });
     const calls = collect(executor, 'model-call-end');
     const result = await executor.execute();
 

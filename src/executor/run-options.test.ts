@@ -13,7 +13,7 @@ import { Executor } from './executor';
 const answer = (finalAnswer: string): ScriptedResponse => scriptedPlan({ done: true, webTask: false, finalAnswer });
 
 function executorWith(responses: readonly ScriptedResponse[], options: { signal?: AbortSignal } = {}): Executor {
-  return new Executor({ task: 'Answer', llm: new ScriptedLLM({ responses }), browser: shopBrowser(), ...options });
+  return new Executor({ sensitiveActions: false, task: 'Answer', llm: new ScriptedLLM({ responses }), browser: shopBrowser(), ...options });
 }
 
 /** Reads a stream to its end, failing instead of hanging when it does not end within `ms`. */
@@ -250,6 +250,7 @@ describe('action-end carries its error as structured data', () => {
       ],
     });
     const executor = new Executor({
+      sensitiveActions: false,
       task: 'Fail',
       llm,
       browser: shopBrowser(),
@@ -292,7 +293,7 @@ describe('outputSchema', () => {
       ],
     });
     const schema = z.object({ name: z.string(), price: z.string().transform(Number), currency: z.string().default('USD') });
-    const executor = new Executor({ task: 'Find a mug', llm, browser: shopBrowser(), outputSchema: schema });
+    const executor = new Executor({ sensitiveActions: false, task: 'Find a mug', llm, browser: shopBrowser(), outputSchema: schema });
     const result = await executor.execute();
     expect(result.data).toEqual({ name: 'Blue mug', price: 12.5, currency: 'USD' });
   });

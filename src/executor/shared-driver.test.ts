@@ -7,7 +7,7 @@ import { ConfigError } from '../errors';
 import { ScriptedLLM, scriptedActions, scriptedPlan } from '../testing/scripted-llm';
 import { Executor } from './executor';
 
-const answerTask = (llm: ScriptedLLM, browser: ReturnType<typeof shopBrowser>, task = 'x') => new Executor({ task, llm, browser });
+const answerTask = (llm: ScriptedLLM, browser: ReturnType<typeof shopBrowser>, task = 'x') => new Executor({ sensitiveActions: false, task, llm, browser });
 
 describe('a driver shared by several Executors', () => {
   it('refuses a second task on a driver that is running one, and frees it when the task ends', async () => {
@@ -41,7 +41,7 @@ describe('a driver shared by several Executors', () => {
           scriptedPlan({ done: true, finalAnswer: `answer ${index}` }),
         ],
       });
-      return new Executor({ task: `task ${index}`, llm, browser, planningInterval: 1 });
+      return new Executor({ sensitiveActions: false, task: `task ${index}`, llm, browser, planningInterval: 1 });
     });
     const outcomes = await Promise.allSettled(executors.map((executor) => executor.execute()));
     const ran = outcomes.filter((outcome) => outcome.status === 'fulfilled');
@@ -52,7 +52,7 @@ describe('a driver shared by several Executors', () => {
 
   it('releases the lease however the task ends, and only once', async () => {
     const browser = shopBrowser();
-    const failing = new Executor({ task: 'x', llm: new ScriptedLLM({ responses: [{ fail: 'status', status: 401 }] }), browser });
+    const failing = new Executor({ sensitiveActions: false, task: 'x', llm: new ScriptedLLM({ responses: [{ fail: 'status', status: 401 }] }), browser });
     expect((await failing.execute()).status).toBe('failed');
     const release = leaseDriver(browser, { what: 'a test' }); // free again
     expect(() => leaseDriver(browser, { what: 'another test' })).toThrow('This browser driver is in use by a test.');

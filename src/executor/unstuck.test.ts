@@ -16,7 +16,7 @@ describe('loop detection', () => {
         return scriptedActions([{ cache_content: { content: 'the same' } }]);
       },
     });
-    const executor = new Executor({ task: 'Find the saucers', llm, browser: shopBrowser(), planningInterval: 100, maxSteps: 10 });
+    const executor = new Executor({ sensitiveActions: false, task: 'Find the saucers', llm, browser: shopBrowser(), planningInterval: 100, maxSteps: 10 });
     const warnings: string[] = [];
     const started: string[] = [];
     executor.on('warning', (event) => warnings.push(`${event.code}@${event.step}`));
@@ -40,7 +40,7 @@ describe('loop detection', () => {
         return scriptedActions([{ cache_content: { content: `note ${step}` } }]);
       },
     });
-    const executor = new Executor({ task: 'x', llm, browser: shopBrowser(), planningInterval: 100 });
+    const executor = new Executor({ sensitiveActions: false, task: 'x', llm, browser: shopBrowser(), planningInterval: 100 });
     const warnings: string[] = [];
     executor.on('warning', (event) => warnings.push(event.code));
     await executor.execute();
@@ -52,7 +52,16 @@ describe('loop detection', () => {
       const llm: ScriptedLLM = new ScriptedLLM({
         respond: (request) => (request.agent === 'planner' ? scriptedPlan() : scriptedActions([{ cache_content: { content: 'the same' } }])),
       });
-      const executor = new Executor({ task: 'x', llm, browser: shopBrowser(), planningInterval: 100, maxSteps: 5, finalAnswerOnLimit: false, loopDetection });
+      const executor = new Executor({
+        sensitiveActions: false,
+        task: 'x',
+        llm,
+        browser: shopBrowser(),
+        planningInterval: 100,
+        maxSteps: 5,
+        finalAnswerOnLimit: false,
+        loopDetection,
+      });
       const warnings: string[] = [];
       executor.on('warning', (event) => warnings.push(`${event.code}@${event.step}`));
       await executor.execute();
@@ -88,7 +97,14 @@ describe('a forced final answer at the limits', () => {
         return scriptedActions([{ cache_content: { content: 'price 2: $9' } }, { done: { text: 'Found two prices so far: $12 and $9.', success: false } }]);
       },
     });
-    const result = await new Executor({ task: 'Collect every price', llm, browser: shopBrowser(), maxSteps: 2, planningInterval: 100 }).execute();
+    const result = await new Executor({
+      sensitiveActions: false,
+      task: 'Collect every price',
+      llm,
+      browser: shopBrowser(),
+      maxSteps: 2,
+      planningInterval: 100,
+    }).execute();
     expect(result.status).toBe('max-steps');
     expect(result.success).toBe(false);
     expect(result.error?.code).toBe('MAX_STEPS_REACHED');
@@ -163,19 +179,34 @@ describe('a forced final answer at the limits', () => {
       });
       return llm;
     };
-    const on = await new Executor({ task: 'x', llm: script(), browser: shopBrowser(), maxFailures: 2, planningInterval: 100 }).execute();
+    const on = await new Executor({
+      sensitiveActions: false,
+      task: 'x',
+      llm: script(),
+      browser: shopBrowser(),
+      maxFailures: 2,
+      planningInterval: 100,
+    }).execute();
     expect(on).toMatchObject({ status: 'failed', success: false, finalAnswer: 'Nothing found: the page would not answer.' });
     expect(on.error?.code).toBe('MAX_FAILURES_REACHED');
 
     const llm = script();
-    const off = await new Executor({ task: 'x', llm, browser: shopBrowser(), maxFailures: 2, planningInterval: 100, finalAnswerOnLimit: false }).execute();
+    const off = await new Executor({
+      sensitiveActions: false,
+      task: 'x',
+      llm,
+      browser: shopBrowser(),
+      maxFailures: 2,
+      planningInterval: 100,
+      finalAnswerOnLimit: false,
+    }).execute();
     expect(off.finalAnswer).toBeUndefined();
     expect(llm.requestsOf('navigator')).toHaveLength(4); // two steps, each with its repair request
   });
 
   it('makes no extra call after a cancel', async () => {
     const llm = new ScriptedLLM({ responses: [scriptedPlan(), { fail: 'hang' }] });
-    const executor = new Executor({ task: 'x', llm, browser: shopBrowser() });
+    const executor = new Executor({ sensitiveActions: false, task: 'x', llm, browser: shopBrowser() });
     const running = executor.execute();
     await new Promise((resolve) => setTimeout(resolve, 20));
     executor.cancel();

@@ -21,7 +21,14 @@ describe('validatorLLM', () => {
       responses: [verdict(false, 'The price was asked for and is missing.'), verdict(true, 'Name and price match the page.')],
       usage: { inputTokens: 100, outputTokens: 5 },
     });
-    const executor = new Executor({ task: 'Name the blue mug and its price', llm, validatorLLM, browser: shopBrowser(), planningInterval: 1 });
+    const executor = new Executor({
+      sensitiveActions: false,
+      task: 'Name the blue mug and its price',
+      llm,
+      validatorLLM,
+      browser: shopBrowser(),
+      planningInterval: 1,
+    });
     const verdicts: ExecutorEventMap['validation-end'][] = [];
     executor.on('validation-end', (event) => verdicts.push(event));
     const result = await executor.execute();
@@ -46,13 +53,14 @@ describe('validatorLLM', () => {
       respond: (request) => (request.agent === 'planner' ? scriptedPlan({ done: true, finalAnswer: 'an answer' }) : scriptedActions([{ done: { text: 'x' } }])),
     });
     const validatorLLM = new ScriptedLLM({ respond: () => verdict(false, 'Never good enough.') });
-    const result = await new Executor({ task: 'x', llm, validatorLLM, browser: shopBrowser(), planningInterval: 1 }).execute();
+    const result = await new Executor({ sensitiveActions: false, task: 'x', llm, validatorLLM, browser: shopBrowser(), planningInterval: 1 }).execute();
     expect(result.status).toBe('ok');
     expect(result.finalAnswer).toBe('an answer');
     expect(validatorLLM.callCount).toBe(2);
 
     const quiet = new ScriptedLLM({ respond: () => verdict(false, 'unused') });
     const plain = await new Executor({
+      sensitiveActions: false,
       task: 'What is 2+2?',
       llm: new ScriptedLLM({ responses: [scriptedPlan({ done: true, webTask: false, finalAnswer: '4' })] }),
       validatorLLM: quiet,

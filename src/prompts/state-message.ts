@@ -1,6 +1,6 @@
 // The state message: the browser as it is now, the step counter and the results the model has
-// not seen yet. Page content is guarded (security/injection-guard.ts) and marked untrusted so it
-// cannot pose as instructions.
+// not seen yet. Everything a page wrote or chose sits inside <untrusted_content> blocks, with our
+// tags neutralised; detection (security/injection-guard.ts) flags patterns in it, as a signal.
 
 import type { PageState } from '../browser/page-state';
 import type { ActionResult } from '../actions/types';
@@ -41,25 +41,46 @@ export function wrapUntrustedContent(content: string): string {
   return `<untrusted_content>\n${neutralizeOurTags(content)}\n</untrusted_content>`;
 }
 
+/** A URL as a person reads it: percent-escapes decoded where that is valid (an instruction in a query reads as words). */
+function readableUrl(url: string): string {
+  try {
+    return decodeURI(url);
+  } catch {
+    return url;
+  }
+}
+
 /**
- * A tab as one line of JSON. Its title and URL come from the page and stand outside the untrusted
- * block, so no angle bracket of theirs reaches the model as one (JSON's `\u003c` escapes).
+ * A tab as one line of JSON. Its title and URL come from the page: they sit inside the untrusted
+ * block with the page's text, and no angle bracket of theirs reaches the model as one (JSON's
+ * `\u003c` escapes). With detection on, the title is guarded like page text and the URL (decoded)
+ * is scanned, with a warning beside it (a flag inside it would spoil an address the model copies).
  */
 function tabLine(
   tab: { id: string; url: string; title: string; openerId?: string | undefined },
+  detect: boolean,
   report: (url: string, findings: readonly InjectionFinding[]) => void,
   pageFindings: readonly InjectionFinding[] = [],
 ): string {
   const opened = tab.openerId === undefined ? {} : { openedBy: tab.openerId };
-  // The title is page text and is guarded like it; the URL is only scanned (a flag inside it
-  // would spoil an address the model may copy), and says so beside it.
-  const title = guardText(tab.title);
-  const url = guardText(tab.url, 'url');
+  const shownUrl = readableUrl(tab.url);
+  const title = detect ? guardText(tab.title) : { text: neutralizeOurTags(tab.title), findings: [] };
+  const url = detect ? guardText(shownUrl, 'url') : { text: shownUrl, findings: [] };
   const warning = url.findings.length > 0 ? { warning: `${injectionFlag} in the URL` } : {};
   report(tab.url, mergeFindings([pageFindings, title.findings, url.findings]));
-  return JSON.stringify({ id: tab.id, url: tab.url, title: title.text, ...opened, ...warning })
+  return JSON.stringify({ id: tab.id, url: shownUrl, title: title.text, ...opened, ...warning })
     .replace(/</g, '\\u003c')
     .replace(/>/g, '\\u003e');
+}
+
+/**
+ * An action's result or error inside its own untrusted block: results quote pages (a clicked
+ * element's text, extracted content, an error a page caused). A block the result already holds
+ * is opened, so blocks never nest and nothing in the result can close the outer one.
+ */
+export function untrustedResult(label: string, text: string): string {
+  const unwrapped = text.replace(/<untrusted_content>\n([\s\S]*?)\n<\/untrusted_content>/g, '$1');
+  return `${label}:\n${wrapUntrustedContent(unwrapped.replace(/\r\n?|[\u2028\u2029]/g, '\n'))}`;
 }
 
 /** What the state message is built from. */
@@ -77,6 +98,11 @@ export interface StateMessageInput {
    * tab), with that page's URL. The text is guarded whether or not this is given.
    */
   readonly onInjection?: ((url: string, findings: readonly InjectionFinding[]) => void) | undefined;
+  /**
+   * Run the injection guard's detection (flags and findings). Off, page text is only kept inside
+   * the boundary with our tags neutralised. @defaultValue true
+   */
+  readonly detectInjections?: boolean | undefined;
 }
 
 function formatLocalTime(date: Date): string {
@@ -90,28 +116,31 @@ export function buildStateMessage(input: StateMessageInput): string | ContentPar
   const report = (url: string, findings: readonly InjectionFinding[]): void => {
     if (findings.length > 0) input.onInjection?.(url, findings);
   };
+  const detect = input.detectInjections ?? true;
   const otherTabs = state.tabs.filter((tab) => tab.id !== state.activeTabId);
   // The page's own text, guarded before any model reads it; its findings go with its tab line.
-  const elements = guardText(state.elementsText);
+  const elements = detect ? guardText(state.elementsText) : { text: state.elementsText, findings: [] };
   const current = { id: state.activeTabId, url: state.url, title: state.title, openerId: state.tabs.find((tab) => tab.id === state.activeTabId)?.openerId };
-  const lines = ['[Current browser state]', `Current tab: ${tabLine(current, report, elements.findings)}`];
+  // Everything the pages chose (titles, URLs, text) in one untrusted block; our own lines outside.
+  const page = [`Current tab: ${tabLine(current, detect, report, elements.findings)}`];
   if (otherTabs.length > 0) {
-    lines.push('Other tabs:', ...otherTabs.map((tab) => `- ${tabLine(tab, report)}`));
+    page.push('Other tabs:', ...otherTabs.map((tab) => `- ${tabLine(tab, detect, report)}`));
   }
-  lines.push('Interactive elements of the current page:');
+  page.push('Interactive elements of the current page:');
   if (elements.text.trim()) {
     const above = state.pixelsAbove > 0 ? `... ${state.pixelsAbove} pixels above - scroll up to see more ...\n` : '[Start of page]\n';
     const below = state.pixelsBelow > 0 ? `\n... ${state.pixelsBelow} pixels below - scroll down to see more ...` : '\n[End of page]';
-    lines.push(wrapUntrustedContent(above + elements.text + below));
+    page.push(above + elements.text + below);
   } else {
-    lines.push('(empty page)');
+    page.push('(empty page)');
   }
+  const lines = ['[Current browser state]', wrapUntrustedContent(page.join('\n'))];
   lines.push(`Current step: ${input.step}/${input.maxSteps}`, `Current date and time: ${formatLocalTime(input.now ?? new Date())}`);
   input.transientResults.forEach((result, position) => {
     const label = `${position + 1}/${input.transientResults.length}`;
-    // Results can echo page content (a clicked element's text, extracted text): neutralised too.
-    if (result.extractedContent) lines.push(`Action result ${label}: ${resultText(result.extractedContent)}`);
-    if (result.error) lines.push(`Action error ${label}: ${resultText(result.error)}`);
+    // Results can echo page content (a clicked element's text, extracted text): inside the boundary.
+    if (result.extractedContent) lines.push(untrustedResult(`Action result ${label}`, result.extractedContent));
+    if (result.error) lines.push(untrustedResult(`Action error ${label}`, result.error));
   });
   const text = lines.join('\n');
   if (input.includeScreenshot && state.screenshot) {

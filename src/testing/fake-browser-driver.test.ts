@@ -711,7 +711,7 @@ describe('FakeBrowserDriver under an Executor with the built-in actions', () => 
         ]);
       },
     });
-    const result = await new Executor({ task: 'What does a blue mug cost?', llm, browser }).execute();
+    const result = await new Executor({ sensitiveActions: false, task: 'What does a blue mug cost?', llm, browser }).execute();
 
     expect(result.status).toBe('ok');
     expect(result.finalAnswer).toBe('The blue mug costs $12.');

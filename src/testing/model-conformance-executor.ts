@@ -61,7 +61,7 @@ function shopModel(call: WireCall): Answer {
 /** Runs one task on a fresh shop and returns its result, the browser, and the warnings and retries it reported. */
 async function runTask(context: CaseContext, options: Partial<ExecutorOptions> & Pick<ExecutorOptions, 'task' | 'llm'>) {
   const browser = new FakeBrowserDriver({ startUrl: 'https://shop.test/', pages: shopPages });
-  const executor = new Executor({ browser, modelRetry: fastRetry, maxSteps: 10, ...options });
+  const executor = new Executor({ sensitiveActions: false, browser, modelRetry: fastRetry, maxSteps: 10, ...options });
   const warnings: string[] = [];
   const retries: string[] = [];
   executor.on('warning', (event) => warnings.push(event.code));
@@ -175,7 +175,7 @@ export const executorChecks: readonly ModelCheck[] = [
       context.answer(() => ({ hang: true }));
       const contract = `Executor.cancel() during a model call ends the task within ${cancelBoundMs} ms`;
       const browser = new FakeBrowserDriver({ startUrl: 'https://shop.test/', pages: shopPages });
-      const executor = new Executor({ task: 'Say hi', llm: context.client(), browser, modelRetry: fastRetry, maxSteps: 10 });
+      const executor = new Executor({ sensitiveActions: false, task: 'Say hi', llm: context.client(), browser, modelRetry: fastRetry, maxSteps: 10 });
       try {
         const running = executor.execute();
         await context.waitForCalls(1, 'the Planner\u2019s request to reach the server');

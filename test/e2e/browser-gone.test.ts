@@ -71,7 +71,7 @@ describe.each(drivers)('%s: the last tab closed by the page', (_name, launch) =>
         return [{ [recovery]: { url: site.url('/elsewhere') } }];
       },
     ]);
-    const executor = new Executor({ task: 'Reach the page elsewhere', llm, browser: driver, planningInterval: 1 });
+    const executor = new Executor({ sensitiveActions: false, task: 'Reach the page elsewhere', llm, browser: driver, planningInterval: 1 });
     const stepEnds = collect(executor, 'step-end');
     const result = await executor.execute();
 
@@ -101,7 +101,7 @@ describe.each(drivers)('%s: the browser killed mid-task', (_name, launch) => {
         },
       ]);
       // The Planner finishes only on a page the task never reaches, so only the kill can end the task.
-      const executor = new Executor({ task: 'Order elsewhere', llm, browser: driver, planningInterval: 10 });
+      const executor = new Executor({ sensitiveActions: false, task: 'Order elsewhere', llm, browser: driver, planningInterval: 10 });
       const stepEnds = collect(executor, 'step-end');
       const result = await executor.execute();
 
@@ -127,7 +127,7 @@ describe.each(drivers)('%s: the browser killed mid-task', (_name, launch) => {
     try {
       await next.goto(site.url('/start'));
       const llm = model([() => [{ go_to_url: { url: site.url('/elsewhere') } }]]);
-      const result = await new Executor({ task: 'Reach the page elsewhere', llm, browser: next, planningInterval: 1 }).execute();
+      const result = await new Executor({ sensitiveActions: false, task: 'Reach the page elsewhere', llm, browser: next, planningInterval: 1 }).execute();
       expect(result.status).toBe('ok');
     } finally {
       await next.close();

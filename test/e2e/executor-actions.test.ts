@@ -59,7 +59,13 @@ describe('Executor with the built-in actions in Chromium', () => {
         { click_element: { index: indexWhere(state, /Place order/) } },
       ],
     ]);
-    const executor = new Executor({ task: 'Order a blue mug for Ada, delivered on 12/24/2026', llm, browser: fixture.driver, planningInterval: 2 });
+    const executor = new Executor({
+      sensitiveActions: false,
+      task: 'Order a blue mug for Ada, delivered on 12/24/2026',
+      llm,
+      browser: fixture.driver,
+      planningInterval: 2,
+    });
     const ends = collect(executor, 'action-end');
     const result = await executor.execute();
 
@@ -79,7 +85,7 @@ describe('Executor with the built-in actions in Chromium', () => {
     const llm = model(/Gift wrap/, [
       (state) => [{ click_element: { index: indexWhere(state, /More options/) } }, { input_text: { index: indexWhere(state, /name="name"/), text: 'Ada' } }],
     ]);
-    const executor = new Executor({ task: 'Open the extra options', llm, browser: fixture.driver, planningInterval: 1 });
+    const executor = new Executor({ sensitiveActions: false, task: 'Open the extra options', llm, browser: fixture.driver, planningInterval: 1 });
     const ends = collect(executor, 'action-end');
     await executor.execute();
 
@@ -94,6 +100,7 @@ describe('Executor with the built-in actions in Chromium', () => {
   it('stops a link to a denied host in the browser, tells the model, and goes on', async () => {
     const llm = model(/Order a mug/, [(state) => [{ click_element: { index: indexWhere(state, /Partner shop/) } }]]);
     const executor = new Executor({
+      sensitiveActions: false,
       task: 'Visit the partner shop',
       llm,
       browser: fixture.driver,

@@ -48,7 +48,14 @@ describe('Executor with PlaywrightDriver', () => {
         return scriptedActions([{ done: { text: 'The status is shown', success: true } }]);
       },
     });
-    const executor = new Executor({ task: 'What is the status of order 1042?', llm, browser: fixture.driver, actions: [clickElement], planningInterval: 1 });
+    const executor = new Executor({
+      sensitiveActions: false,
+      task: 'What is the status of order 1042?',
+      llm,
+      browser: fixture.driver,
+      actions: [clickElement],
+      planningInterval: 1,
+    });
     const result = await executor.execute();
     expect(result.status).toBe('ok');
     expect(result.finalAnswer).toBe('shipped on Monday');

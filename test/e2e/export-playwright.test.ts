@@ -25,7 +25,14 @@ beforeAll(async () => {
   const browser = await PlaywrightDriver.launch({ headless: true });
   try {
     const task = `Find the cheapest blue item under $25 in the Kitchen section of the shop at ${shop.url} and add it to the cart.`;
-    const executor = new Executor({ task, llm: scriptedShopper(), browser, maxSteps: 20, urlPolicy: { allow: [new URL(shop.url).hostname] } });
+    const executor = new Executor({
+      sensitiveActions: false,
+      task,
+      llm: scriptedShopper(),
+      browser,
+      maxSteps: 20,
+      urlPolicy: { allow: [new URL(shop.url).hostname] },
+    });
     const result = await executor.execute();
     expect(result.success).toBe(true);
     history = result.history;

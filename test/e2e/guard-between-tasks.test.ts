@@ -102,7 +102,14 @@ describe.each(drivers)('the URL policy between tasks, with %s', (_name, launch) 
 
   it('stops a page timer that fires after execute() returned, reports it at once as an event between tasks, tells the next task, and lifts the guard at close()', async () => {
     const llm = model();
-    const executor = new Executor({ task: 'Look at the page', llm, browser: driver, urlPolicy: { allow: ['127.0.0.1'] }, planningInterval: 1 });
+    const executor = new Executor({
+      sensitiveActions: false,
+      task: 'Look at the page',
+      llm,
+      browser: driver,
+      urlPolicy: { allow: ['127.0.0.1'] },
+      planningInterval: 1,
+    });
     const blocked = collect(executor, 'url-blocked');
     const session = executor.events({ scope: 'session' });
     const first = await executor.execute();
@@ -147,9 +154,16 @@ describe.each(drivers)('the URL policy between tasks, with %s', (_name, launch) 
   });
 
   it('hands the driver over: a second Executor without a policy is not held by the first one, whose guard is back at its next task', async () => {
-    const guarded = new Executor({ task: 'Look at the page', llm: model(), browser: driver, urlPolicy: { allow: ['127.0.0.1'] }, planningInterval: 1 });
+    const guarded = new Executor({
+      sensitiveActions: false,
+      task: 'Look at the page',
+      llm: model(),
+      browser: driver,
+      urlPolicy: { allow: ['127.0.0.1'] },
+      planningInterval: 1,
+    });
     await guarded.execute();
-    const open = new Executor({ task: 'Look at the page', llm: model(), browser: driver, planningInterval: 1 });
+    const open = new Executor({ sensitiveActions: false, task: 'Look at the page', llm: model(), browser: driver, planningInterval: 1 });
     const blockedInOpen = collect(open, 'url-blocked');
     await open.execute();
     expect(await timerReached(driver)).toBe(true);
@@ -164,7 +178,14 @@ describe.each(drivers)('the URL policy between tasks, with %s', (_name, launch) 
   });
 
   it("puts the Executor's guard back after an act() call without a policy", async () => {
-    const executor = new Executor({ task: 'Look at the page', llm: model(), browser: driver, urlPolicy: { allow: ['127.0.0.1'] }, planningInterval: 1 });
+    const executor = new Executor({
+      sensitiveActions: false,
+      task: 'Look at the page',
+      llm: model(),
+      browser: driver,
+      urlPolicy: { allow: ['127.0.0.1'] },
+      planningInterval: 1,
+    });
     const blocked = collect(executor, 'url-blocked');
     await executor.execute();
     await act(driver, { action: 'scroll_to_top', params: {} });

@@ -63,7 +63,7 @@ describe.each(drivers)('%s: a navigation that never answers', (_name, launch) =>
         return [{ go_to_url: { url: site.url('/elsewhere') } }];
       },
     ]);
-    const executor = new Executor({ task: 'Reach the page elsewhere', llm, browser: driver, planningInterval: 1, maxFailures: 2 });
+    const executor = new Executor({ sensitiveActions: false, task: 'Reach the page elsewhere', llm, browser: driver, planningInterval: 1, maxFailures: 2 });
     const ends = collect(executor, 'action-end');
     const result = await executor.execute();
 
@@ -91,7 +91,7 @@ describe.each(drivers)('%s: a navigation that never answers', (_name, launch) =>
         return [{ go_to_url: { url: site.url('/elsewhere') } }];
       },
     ]);
-    const executor = new Executor({ task: 'Reach the page elsewhere', llm, browser: driver, planningInterval: 1, maxFailures: 2 });
+    const executor = new Executor({ sensitiveActions: false, task: 'Reach the page elsewhere', llm, browser: driver, planningInterval: 1, maxFailures: 2 });
     const ends = collect(executor, 'action-end');
     const result = await executor.execute();
 
@@ -140,6 +140,7 @@ describe.each(drivers)('%s: a call abandoned by its caller', (_name, launch) => 
     ]);
     // The driver would wait 60 s for the load; the Executor's deadline aborts the call after 1.5 s.
     const executor = new Executor({
+      sensitiveActions: false,
       task: 'Reach the page elsewhere',
       llm,
       browser: driver,

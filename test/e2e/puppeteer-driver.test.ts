@@ -550,6 +550,7 @@ describe('Executor with PuppeteerDriver', () => {
       },
     });
     const result = await new Executor({
+      sensitiveActions: false,
       task: 'What is the status of order 1042?',
       llm,
       browser: driver,
@@ -579,6 +580,7 @@ describe('Executor with PuppeteerDriver', () => {
       try {
         const task = `Find the cheapest blue item under $25 in the Kitchen section of the shop at ${shop.url} and add it to the cart.`;
         const result = await new Executor({
+          sensitiveActions: false,
           task,
           llm: scriptedShopper(),
           browser,

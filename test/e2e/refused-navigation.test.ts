@@ -82,6 +82,7 @@ describe.each(drivers)('refused navigations as events, with %s', (_name, launch)
   it.each(['go_to_url', 'open_tab'])('refuses %s to a javascript: URL as the URL policy does: an event, and with end-task the task ends', async (action) => {
     const url = 'javascript:alert(document.cookie)';
     const executor = new Executor({
+      sensitiveActions: false,
       task: 'Run the script',
       llm: model([() => [{ [action]: { url } }]]),
       browser: driver,
@@ -98,7 +99,7 @@ describe.each(drivers)('refused navigations as events, with %s', (_name, launch)
 
   it('refuses go_to_url to a javascript: URL without a policy too: an event and a recoverable error the model reads', async () => {
     const llm = model([() => [{ go_to_url: { url: 'javascript:void(0)' } }]]);
-    const executor = new Executor({ task: 'Run the script', llm, browser: driver, planningInterval: 1 });
+    const executor = new Executor({ sensitiveActions: false, task: 'Run the script', llm, browser: driver, planningInterval: 1 });
     const blocked = collect(executor, 'url-blocked');
     const ends = collect(executor, 'action-end');
     const result = await executor.execute();
@@ -113,7 +114,14 @@ describe.each(drivers)('refused navigations as events, with %s', (_name, launch)
     ['a window.open() popup', /Open the data popup/, 'data:text/html,popup', 'popup'],
   ] as const)('reports %s to a data: URL that Chromium refuses as a url-blocked event and an action error', async (_what, label, url, kind) => {
     const llm = model([(state) => [{ click_element: { index: indexWhere(state, label) } }]]);
-    const executor = new Executor({ task: 'Open the data page', llm, browser: driver, urlPolicy: { allow: ['127.0.0.1'] }, planningInterval: 1 });
+    const executor = new Executor({
+      sensitiveActions: false,
+      task: 'Open the data page',
+      llm,
+      browser: driver,
+      urlPolicy: { allow: ['127.0.0.1'] },
+      planningInterval: 1,
+    });
     const blocked = collect(executor, 'url-blocked');
     const ends = collect(executor, 'action-end');
     await executor.execute();

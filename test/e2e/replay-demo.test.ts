@@ -36,7 +36,7 @@ beforeAll(async () => {
   port = Number(new URL(shop.url).port);
   try {
     const task = `Find the cheapest blue item under $25 in the Kitchen section of the shop at ${shop.url} and add it to the cart.`;
-    const result = await new Executor({ task, llm: scriptedShopper(), browser, maxSteps: 20 }).execute();
+    const result = await new Executor({ sensitiveActions: false, task, llm: scriptedShopper(), browser, maxSteps: 20 }).execute();
     expect(result.success).toBe(true);
     expect(shop.cart().map(({ product }) => product.id)).toEqual(['blue-bowl']);
     history = result.history;

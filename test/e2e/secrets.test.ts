@@ -166,6 +166,7 @@ describe('secrets', () => {
     const llm = recordModelCalls(new OpenAIChatModel({ model: 'gpt-test', apiKey: 'sk-test', baseURL: `${provider.url}/v1` }), cassette);
     try {
       const executor = new Executor({
+        sensitiveActions: false,
         task: `Sign in at ${origin}/login and check the account.`,
         llm,
         browser,

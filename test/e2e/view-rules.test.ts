@@ -323,7 +323,14 @@ describe('rule 6: the page-change check follows the snapshot\u2019s rules', () =
         ]);
       },
     });
-    const executor = new Executor({ task: 'Play Blue in Green, then So What', llm, browser: fixture.driver, planningInterval: 1, maxSteps: 3 });
+    const executor = new Executor({
+      sensitiveActions: false,
+      task: 'Play Blue in Green, then So What',
+      llm,
+      browser: fixture.driver,
+      planningInterval: 1,
+      maxSteps: 3,
+    });
     const ends = collect(executor, 'action-end');
     const result = await executor.execute();
     expect(ends.map((event) => [event.action, event.error])).toEqual([
@@ -347,7 +354,7 @@ describe('rule 7: the first state of a task is read after the page has settled',
         return scriptedActions([{ done: { text: 'looked', success: true } }]);
       },
     });
-    await new Executor({ task: 'Start a free trial', llm, browser: fixture.driver, planningInterval: 1, maxSteps: 2 }).execute();
+    await new Executor({ sensitiveActions: false, task: 'Start a free trial', llm, browser: fixture.driver, planningInterval: 1, maxSteps: 2 }).execute();
     const first = llm.requests.find((request) => request.agent === 'navigator');
     expect(first).toBeDefined();
     return first!.lastUserText;

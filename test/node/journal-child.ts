@@ -17,7 +17,15 @@ const llm = new ScriptedLLM({
     return scriptedActions([{ click_element: { index: target } }]);
   },
 });
-const executor = new Executor({ task: 'Look at mugs for ever', llm, browser: shopBrowser(), actions: [clickAction], maxSteps: 500, loopDetection: false });
+const executor = new Executor({
+  sensitiveActions: false,
+  task: 'Look at mugs for ever',
+  llm,
+  browser: shopBrowser(),
+  actions: [clickAction],
+  maxSteps: 500,
+  loopDetection: false,
+});
 recordRun(executor, dir);
 let finished = 0;
 executor.on('step-end', () => process.stdout.write(`STEP ${++finished}\n`));

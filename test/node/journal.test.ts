@@ -53,7 +53,7 @@ describe('recordRun', () => {
     expect((await loadHistory(journal)).steps).toHaveLength(history.steps.length);
 
     // That folder is that run's: another run is not recorded into it, and the journal is kept.
-    const another = new Executor({ task: 'x', llm: new ScriptedLLM({ responses: [] }), browser: new FakeBrowserDriver() });
+    const another = new Executor({ sensitiveActions: false, task: 'x', llm: new ScriptedLLM({ responses: [] }), browser: new FakeBrowserDriver() });
     expect(() => recordRun(another, dir)).toThrow(/already holds a journal/);
     expect(await readFile(journal, 'utf8')).toContain('Look at mugs for ever');
   });

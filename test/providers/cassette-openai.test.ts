@@ -63,7 +63,14 @@ interface Run {
 
 async function runTask(llm: LLMClient): Promise<Run> {
   const browser = new FakeBrowserDriver({ startUrl: 'https://shop.test/', pages });
-  const executor = new Executor({ task: 'What does the blue mug cost?', llm, browser, maxSteps: 10, modelRetry: { retries: 1, minTimeout: 1, maxTimeout: 2 } });
+  const executor = new Executor({
+    sensitiveActions: false,
+    task: 'What does the blue mug cost?',
+    llm,
+    browser,
+    maxSteps: 10,
+    modelRetry: { retries: 1, minTimeout: 1, maxTimeout: 2 },
+  });
   const actions: unknown[] = [];
   executor.on('action-start', (event) => actions.push({ action: event.action, params: event.params }));
   try {
