@@ -51,6 +51,7 @@ const accountPath = `/account/${secretValues.accountKey}/overview?t=${percentEnc
 /** Every event an Executor emits; the type makes a new event name a compile error here until it is listed. */
 const everyEvent: Record<ExecutorEventName, true> = {
   'task-start': true,
+  'sensitive-action': true,
   'task-end': true,
   'task-pause': true,
   'task-resume': true,
@@ -136,6 +137,8 @@ function mainScript(origin: string): (call: ProviderCall) => ProviderReply {
         : plan({ nextSteps: `Read ${origin}/account, then sign in at ${origin}/login.` });
     }
     if (call.toolName === 'validator_output') return { object: { is_valid: true, reason: 'The answer fits the task.' } };
+    // The trust-boundary gate asks the Planner's model to confirm a sign-in form and the answer: the user asked for both.
+    if (call.toolName === 'planner_confirmation') return { object: { confirmed: true, reason: 'The user asked to sign in and report.' } };
     if (call.toolName !== 'navigator_output') return extractionReply(call);
     const state = call.lastUserText;
     const step = navigatorStep++;
@@ -440,7 +443,7 @@ describe('secrets canary: the runs did what the scan relies on', () => {
     for (const search of searches) expect(search.result ?? '').not.toMatch(/\b0 match/i);
     // The validator judged the answer, and the extraction model was called (a request that forced none of the agents' tools).
     expect(main.provider.calls.some((call) => call.toolName === 'validator_output')).toBe(true);
-    expect(main.provider.calls.some((call) => !['planner_output', 'navigator_output', 'validator_output'].includes(call.toolName))).toBe(true);
+    expect(main.provider.calls.some((call) => !['planner_output', 'navigator_output', 'validator_output', 'planner_confirmation'].includes(call.toolName))).toBe(true);
     // The model saw the account page and, after the scroll, its end.
     expect(main.provider.calls.some((call) => call.lastUserText.includes('Account settings'))).toBe(true);
     expect(main.provider.calls.some((call) => call.lastUserText.includes('Below the fold'))).toBe(true);
