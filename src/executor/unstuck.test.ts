@@ -78,7 +78,7 @@ describe('a forced final answer at the limits', () => {
       respond: (request) =>
         request.agent === 'planner' ? scriptedPlan() : scriptedActions([{ cache_content: { content: `price ${llm.requestsOf('navigator').length}` } }]),
     });
-    const executor = new Executor({ task: 'Collect every price', llm, browser: shopBrowser(), maxSteps: 12, loopDetection: false });
+    const executor = new Executor({ sensitiveActions: false, task: 'Collect every price', llm, browser: shopBrowser(), maxSteps: 12, loopDetection: false });
     const started: string[] = [];
     executor.on('action-start', (event) => started.push(event.action));
     const result = await executor.execute();
@@ -128,7 +128,14 @@ describe('a forced final answer at the limits', () => {
         return scriptedActions([{ done: { text: 'Both prices: $12 and $9.', success: true } }]);
       },
     });
-    const result = await new Executor({ task: 'Collect every price', llm, browser: shopBrowser(), maxSteps: 1, planningInterval: 100 }).execute();
+    const result = await new Executor({
+      sensitiveActions: false,
+      task: 'Collect every price',
+      llm,
+      browser: shopBrowser(),
+      maxSteps: 1,
+      planningInterval: 100,
+    }).execute();
     expect(result).toMatchObject({ status: 'ok', success: true, finalAnswer: 'Both prices: $12 and $9.' });
     expect(llm.requestsOf('navigator')).toHaveLength(1);
   });
@@ -137,7 +144,7 @@ describe('a forced final answer at the limits', () => {
     const llm: ScriptedLLM = new ScriptedLLM({
       respond: (request) => (request.agent === 'planner' ? scriptedPlan() : scriptedActions([{ scroll_down: {} }])),
     });
-    const result = await new Executor({ task: 'x', llm, browser: shopBrowser(), maxSteps: 1 }).execute();
+    const result = await new Executor({ sensitiveActions: false, task: 'x', llm, browser: shopBrowser(), maxSteps: 1 }).execute();
     expect(result.status).toBe('max-steps');
     expect(result.finalAnswer).toBeUndefined();
     expect(llm.requestsOf('navigator')).toHaveLength(1);
@@ -153,7 +160,7 @@ describe('a forced final answer at the limits', () => {
             : scriptedActions([{ go_to_url: { url: 'https://shop.test/mugs' } }, { done: { text: 'partial' } }]),
     });
     const browser = shopBrowser();
-    const result = await new Executor({ task: 'x', llm, browser, maxFailures: 1, planningInterval: 100 }).execute();
+    const result = await new Executor({ sensitiveActions: false, task: 'x', llm, browser, maxFailures: 1, planningInterval: 100 }).execute();
     expect(result.error?.code).toBe('MAX_FAILURES_REACHED');
     expect(result.finalAnswer).toBe('partial');
     const last = llm.requestsOf('navigator').at(-1)!;

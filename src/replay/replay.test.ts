@@ -81,6 +81,7 @@ async function record(): Promise<RunHistory> {
     },
   });
   const result = await new Executor({
+    sensitiveActions: false,
     task: 'Subscribe with a@example.com and add the blue mug to the cart',
     llm,
     browser,
