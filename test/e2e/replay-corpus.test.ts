@@ -223,7 +223,8 @@ async function replayOn(variant: Variant, options: Omit<ReplayOptions, 'browser'
 async function record(variant: Variant, task: string, llm: ScriptedLLM, file: string): Promise<{ history: RunHistory; finalAnswer: string | undefined }> {
   site.use(variant);
   await browser.goto('about:blank');
-  const result = await new Executor({ task, llm, browser, maxSteps: 10 }).execute();
+  // The recording is the fixture, not what is judged: its scripted model answers no trust-boundary confirmation.
+  const result = await new Executor({ task, llm, browser, maxSteps: 10, sensitiveActions: false }).execute();
   expect(result.status, result.error?.message).toBe('ok');
   expect(judge(variant, site.received)).toBe('right');
   await saveHistory(join(folder, file), result.history);

@@ -68,7 +68,14 @@ beforeAll(async () => {
       port = Number(new URL(shop.origin).port);
       try {
         await browser.goto('about:blank');
-        const result = await new Executor({ task: `${flow} at ${shop.url}`, llm: shopper(flow, shop), browser, maxSteps: 10, planningInterval: 100 }).execute();
+        const result = await new Executor({
+          task: `${flow} at ${shop.url}`,
+          llm: shopper(flow, shop),
+          browser,
+          maxSteps: 10,
+          planningInterval: 100,
+          sensitiveActions: false,
+        }).execute();
         expect(result.status).toBe('ok');
         if (flow === 'order')
           expect(shop.orders).toEqual([{ name: 'Ada', shipping: 'standard', gift: 'on', payment: 'card', note: 'Hello', message: 'Hi there' }]);
