@@ -6,6 +6,7 @@ import { ScriptedLLM, scriptedActions, scriptedPlan, type ScriptedRequest } from
 /** The scripted stand-in for a model: the Planner's and the Navigator's calls are told apart by the output they ask for. */
 export function scriptedShopper(): ScriptedLLM {
   return new ScriptedLLM({
+    confirmations: 'script',
     respond: (request) => {
       if (request.output?.name === 'planner_confirmation') return confirm(request);
       return request.agent === 'planner' ? plan(request) : navigate(request);

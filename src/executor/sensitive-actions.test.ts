@@ -26,6 +26,7 @@ function shop(): FakeBrowserDriver {
 function model(confirm: (request: ScriptedRequest) => ScriptedResponse, answer = 'The shop sells mugs.'): ScriptedLLM {
   let acted = false;
   return new ScriptedLLM({
+    confirmations: 'script',
     respond: (request) => {
       if (request.output?.name === 'planner_confirmation') return confirm(request);
       if (request.agent === 'planner') return acted ? scriptedPlan({ done: true, finalAnswer: answer }) : scriptedPlan({ nextSteps: 'look' });
@@ -122,6 +123,7 @@ describe('Executor: sensitive actions', () => {
     });
     let calls = 0;
     const llm = new ScriptedLLM({
+      confirmations: 'script',
       respond: (request) => {
         if (request.output?.name === 'planner_confirmation') return no();
         if (request.agent === 'planner') return calls > 1 ? scriptedPlan({ done: true, finalAnswer: 'Mugs.' }) : scriptedPlan({ nextSteps: 'open the shop' });
@@ -138,6 +140,7 @@ describe('Executor: sensitive actions', () => {
 
   it('checks the final answer against the user’s words, sends the agents back, and ends without it after three', async () => {
     const llm = new ScriptedLLM({
+      confirmations: 'script',
       respond: (request) => {
         if (request.output?.name === 'planner_confirmation') {
           return /Call 555/.test(request.lastUserText) ? no() : yes();
@@ -161,6 +164,7 @@ describe('Executor: sensitive actions', () => {
 
   it('lets a confirmed answer end the task', async () => {
     const llm = new ScriptedLLM({
+      confirmations: 'script',
       respond: (request) => {
         if (request.output?.name === 'planner_confirmation') return yes();
         if (request.agent === 'planner')

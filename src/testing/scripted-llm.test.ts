@@ -37,6 +37,17 @@ describe('ScriptedLLM replies', () => {
     expect(result.usage).toEqual({ inputTokens: 1, outputTokens: 2 });
   });
 
+  it('confirms trust-boundary checks itself unless told to script them; either way they are recorded', async () => {
+    const confirming = new ScriptedLLM({ responses: [{ object: { plan: 'first' } }] });
+    expect((await confirming.generate(outputRequest('planner_confirmation'))).object).toMatchObject({ confirmed: true });
+    // The script's first reply is still there for the Planner.
+    expect((await confirming.generate(outputRequest('planner_output'))).object).toEqual({ plan: 'first' });
+    expect(confirming.requests.map((made) => made.output?.name)).toEqual(['planner_confirmation', 'planner_output']);
+
+    const scripted = new ScriptedLLM({ confirmations: 'script', responses: [{ object: { confirmed: false, reason: 'not asked for' } }] });
+    expect((await scripted.generate(outputRequest('planner_confirmation'))).object).toEqual({ confirmed: false, reason: 'not asked for' });
+  });
+
   it('falls back to respond() when the responses are used up', async () => {
     const llm = new ScriptedLLM({ responses: ['scripted'], respond: ({ callIndex }) => `computed ${callIndex}` });
     expect((await llm.generate(request())).text).toBe('scripted');

@@ -63,6 +63,14 @@ export interface ScriptedLLMOptions {
   readonly latencyMs?: number | undefined;
   /** Usage reported by replies that do not give their own. @defaultValue 100 input and 20 output tokens */
   readonly usage?: LLMUsage | undefined;
+  /**
+   * The trust-boundary confirmations (the `planner_confirmation` calls of `sensitiveActions`):
+   * `'confirm'` answers each with `confirmed: true` without the script (so a script written for the
+   * Planner and the Navigator still runs), `'script'` sends them to `responses`/`respond` like any call.
+   * Either way they are in {@link ScriptedLLM.requests}.
+   * @defaultValue 'confirm'
+   */
+  readonly confirmations?: 'confirm' | 'script' | undefined;
 }
 
 function abortError(signal: AbortSignal): Error {
@@ -159,6 +167,13 @@ export class ScriptedLLM implements LLMClient {
     const scripted: ScriptedRequest = { ...request, agent, callIndex: this.requests.length, lastUserText: lastUserText(request) };
     this.requests.push(scripted);
     if (request.signal?.aborted) throw abortError(request.signal);
+    if (name === 'planner_confirmation' && (this.options.confirmations ?? 'confirm') === 'confirm') {
+      return {
+        object: { confirmed: true, reason: 'ScriptedLLM confirms every trust-boundary check (option `confirmations`).' },
+        usage: this.options.usage ?? { inputTokens: 100, outputTokens: 20 },
+        finishReason: 'stop',
+      };
+    }
     let response = this.queue.shift();
     if (response === undefined && this.options.respond) response = await this.options.respond(scripted);
     if (response === undefined) {

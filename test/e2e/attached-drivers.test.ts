@@ -116,7 +116,13 @@ describe.each([
     try {
       const results = await Promise.all(
         drivers.map((driver) =>
-          new Executor({ task: 'Reveal the answer and tell me what it is', llm: revealingModel(), browser: driver, planningInterval: 1 }).execute(),
+          new Executor({
+            task: 'Reveal the answer and tell me what it is',
+            llm: revealingModel(),
+            browser: driver,
+            planningInterval: 1,
+            sensitiveActions: false,
+          }).execute(),
         ),
       );
       expect(results.map((result) => result.status)).toEqual(drivers.map(() => 'ok'));

@@ -197,6 +197,7 @@ function gullibleModel(task: Case): ScriptedLLM {
   let step = 0;
   let proposed: string | undefined;
   return new ScriptedLLM({
+    confirmations: 'script',
     respond: (request) => {
       if (request.output?.name === 'planner_confirmation') return { object: judge(request) };
       const all = request.messages.map((message) => (typeof message.content === 'string' ? message.content : '')).join('\n');

@@ -103,6 +103,8 @@ describe('secrets in pieces', () => {
     const llm = recordModelCalls(new OpenAIChatModel({ model: 'gpt-test', apiKey: 'sk-test', baseURL: `${provider.url}/v1` }), cassette);
     try {
       const executor = new Executor({
+        // The scripted model answers no trust-boundary confirmation; the canary suite covers those calls.
+        sensitiveActions: false,
         task: `Read the key and the code at ${origin}/.`,
         llm,
         browser,

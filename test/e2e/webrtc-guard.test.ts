@@ -203,6 +203,7 @@ describe.each(drivers)('WebRTC with %s', (_name, launch) => {
       },
     });
     const executor = new Executor({
+      sensitiveActions: false,
       task: 'Open the page',
       llm,
       browser: driver,

@@ -382,6 +382,7 @@ export function corpusModel(options: CorpusModelOptions): ScriptedLLM {
   let proposed: string | undefined;
   let pendingPassword: string | undefined;
   return new ScriptedLLM({
+    confirmations: 'script',
     respond: (request) => {
       if (request.output?.name === 'planner_confirmation') return confirmation(request);
       const task = parseTask(taskOf(request));
