@@ -443,7 +443,9 @@ describe('secrets canary: the runs did what the scan relies on', () => {
     for (const search of searches) expect(search.result ?? '').not.toMatch(/\b0 match/i);
     // The validator judged the answer, and the extraction model was called (a request that forced none of the agents' tools).
     expect(main.provider.calls.some((call) => call.toolName === 'validator_output')).toBe(true);
-    expect(main.provider.calls.some((call) => !['planner_output', 'navigator_output', 'validator_output', 'planner_confirmation'].includes(call.toolName))).toBe(true);
+    expect(
+      main.provider.calls.some((call) => !['planner_output', 'navigator_output', 'validator_output', 'planner_confirmation'].includes(call.toolName)),
+    ).toBe(true);
     // The model saw the account page and, after the scroll, its end.
     expect(main.provider.calls.some((call) => call.lastUserText.includes('Account settings'))).toBe(true);
     expect(main.provider.calls.some((call) => call.lastUserText.includes('Below the fold'))).toBe(true);
