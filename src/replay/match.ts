@@ -149,6 +149,23 @@ export function matchElement(recorded: ElementFingerprint, candidates: readonly 
     differences: differencesOf(recorded, recordedContext, identity, entry.candidate.fingerprint),
   });
 
+  const healedSole = (sole: Comparison): ElementMatch => {
+    const described = describe(sole);
+    return { kind: 'healed', ...described, differences: [...described.differences, soleNote()] };
+  };
+  /** `first` (at the threshold or above) healed, unless `second` is as good and nothing tells them apart. */
+  const pick = (first: Comparison, second: Comparison | undefined, told: 'record' | 'context'): ElementMatch => {
+    const close = second !== undefined && second.score >= threshold && first.score - second.score <= margin;
+    if (close && first.evidence - second.evidence <= margin && first.position - second.position <= positionMargin) {
+      return {
+        kind: 'none',
+        reason: `ambiguous: elements ${first.candidate.index} and ${second.candidate.index} score ${rounded(first.score)} and ${rounded(second.score)}, and neither their names, text, attributes, ${told} nor place tell them apart`,
+        best: describe(first),
+      };
+    }
+    return { kind: 'healed', ...describe(first) };
+  };
+
   // A record's identity is never crossed: an element of another card, row or item (or, on
   // another page, of another page) is another record's, however alike it is. Only elements of the
   // recorded record, or of none that could be another, are eligible.
@@ -157,7 +174,7 @@ export function matchElement(recorded: ElementFingerprint, candidates: readonly 
     const [first, second] = own;
     const crossed = scored.find((entry) => entry.sameRecord === false && entry.score >= threshold);
     const sole = first && first.score < threshold ? soleInPlace(recorded, own) : undefined;
-    if (sole) return { kind: 'healed', ...describe(sole), differences: [...describe(sole).differences, soleNote()] };
+    if (sole) return healedSole(sole);
     if (!first || first.score < threshold) {
       if (crossed) {
         const theirs = crossed.candidate.fingerprint;
@@ -173,15 +190,7 @@ export function matchElement(recorded: ElementFingerprint, candidates: readonly 
         best: describe(best),
       };
     }
-    const close = second !== undefined && second.score >= threshold && first.score - second.score <= margin;
-    if (close && first.evidence - second.evidence <= margin && first.position - second.position <= positionMargin) {
-      return {
-        kind: 'none',
-        reason: `ambiguous: elements ${first.candidate.index} and ${second.candidate.index} score ${rounded(first.score)} and ${rounded(second.score)}, and neither their names, text, attributes, record nor place tell them apart`,
-        best: describe(first),
-      };
-    }
-    return { kind: 'healed', ...describe(first) };
+    return pick(first, second, 'record');
   }
 
   // An element that looks like the recorded one (same tag, a similar name) is that element only in
@@ -193,7 +202,7 @@ export function matchElement(recorded: ElementFingerprint, candidates: readonly 
   const eligible = alike >= 1 && nearest ? scored.filter((entry) => entry.context >= contextSimilarity) : scored;
   const [first, second] = eligible;
   const sole = !first || first.score < threshold ? soleInPlace(recorded, eligible) : undefined;
-  if (sole) return { kind: 'healed', ...describe(sole), differences: [...describe(sole).differences, soleNote()] };
+  if (sole) return healedSole(sole);
   if (!first || first.score < threshold) {
     if (nearest && alike >= 1 && best.score >= threshold) {
       return {
@@ -208,15 +217,7 @@ export function matchElement(recorded: ElementFingerprint, candidates: readonly 
       best: describe(best),
     };
   }
-  const close = second !== undefined && second.score >= threshold && first.score - second.score <= margin;
-  if (close && first.evidence - second.evidence <= margin && first.position - second.position <= positionMargin) {
-    return {
-      kind: 'none',
-      reason: `ambiguous: elements ${first.candidate.index} and ${second.candidate.index} score ${rounded(first.score)} and ${rounded(second.score)}, and neither their names, text, attributes, context nor place tell them apart`,
-      best: describe(first),
-    };
-  }
-  return { kind: 'healed', ...describe(first) };
+  return pick(first, second, 'context');
 }
 
 /** The lowest score at which the one element of the recorded kind at the recorded place is taken, its words changed (translated). */
