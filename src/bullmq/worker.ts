@@ -17,7 +17,7 @@ import {
   completeRecord,
   countingClient,
   extractDetailAlone,
-  loadDetailPage,
+  openDetailPage,
   pageSlot,
   readPage,
   type PageModelCall,
@@ -255,7 +255,7 @@ export async function createCollectionWorker<TRecord>(options: CollectionWorkerO
 
   /** Reads a record's own page and completes the record its listing gave: the record whole, or rejected with why. */
   const readDetail = async (context: PageStepContext<TRecord>, slot: PageSlot, page: QueuedPage, signal: AbortSignal): Promise<PageRead> => {
-    await loadDetailPage(context, slot, page, signal);
+    await openDetailPage(context, slot, page, signal);
     const completed = completeRecord(page, await extractDetailAlone(context, slot, signal), options.schema);
     const rejected = completed.rejected ? [secrets.redactDeep(completed.rejected)] : [];
     return {

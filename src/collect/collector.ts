@@ -33,6 +33,7 @@ import {
   completeRecord,
   extractDetailAlone,
   loadDetailPage,
+  openDetailPage,
   readPage,
   stableJson,
   type DetailRead,
@@ -651,9 +652,19 @@ export class Collector<TRecord = unknown> {
       const started = Date.now();
       this.emit('collect-page-start', { url: page.url, batch: page.batch, attempt });
       const loaded = page;
+      if (perCall === 1) {
+        // Each page alone: loaded and read by the extraction in one attempt, its text read once.
+        const found = await this.attempt([page], async (signal) => {
+          await openDetailPage(this.pageStepContext(), slot, loaded, signal);
+          return extractDetailAlone(this.pageStepContext(), slot, signal);
+        });
+        if (found !== undefined) await this.commitDetail(page, attempt, completeRecord(page, found, this.schema), Date.now() - started);
+        continue;
+      }
       const text = await this.attempt([page], (signal) => loadDetailPage(this.pageStepContext(), slot, loaded, signal));
       if (text === undefined) continue;
-      if (text.markdown.length > budget || perCall === 1) {
+      if (text.markdown.length > budget) {
+        // Too long to share a call: read again in parts (rare; the text read above is not sent).
         const found = await this.attempt([page], (signal) => extractDetailAlone(this.pageStepContext(), slot, signal));
         if (found !== undefined) await this.commitDetail(page, attempt, completeRecord(page, found, this.schema), Date.now() - started);
         continue;

@@ -531,6 +531,14 @@ export interface RecordSchema<TRecord> {
   ): { success: true; data: TRecord } | { success: false; error: { issues: readonly { path: readonly PropertyKey[]; message: string }[] } };
 }
 
+/** Loads a record's own page, settled and checked against the URL policy where it ended. */
+export async function openDetailPage<TRecord>(context: PageStepContext<TRecord>, slot: PageSlot, page: QueuedPage, signal: AbortSignal): Promise<void> {
+  await arrive(context, slot, page, signal, false);
+  await settle(slot, signal);
+  // A record's own page that redirected elsewhere is checked like any page.
+  assertAllowed(context.urlPolicy, await slot.driver.currentUrl({ signal }));
+}
+
 /** Loads a record's own page and reads its text for a shared extraction call. */
 export async function loadDetailPage<TRecord>(
   context: PageStepContext<TRecord>,
@@ -538,10 +546,7 @@ export async function loadDetailPage<TRecord>(
   page: QueuedPage,
   signal: AbortSignal,
 ): Promise<DetailPageText> {
-  await arrive(context, slot, page, signal, false);
-  await settle(slot, signal);
-  // A record's own page that redirected elsewhere is checked like any page.
-  assertAllowed(context.urlPolicy, await slot.driver.currentUrl({ signal }));
+  await openDetailPage(context, slot, page, signal);
   return context.extractor.readText({ driver: slot.driver, client: context.extractionLLM, urlPolicy: context.urlPolicy, signal });
 }
 
