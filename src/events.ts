@@ -235,9 +235,11 @@ export interface ExecutorEventMap {
     readonly decision: 'allowed' | 'refused';
     /**
      * Who decided: the `policy` (mode `allow` or `refuse`), the `planner` (mode `confirm`), a
-     * `human` (mode `ask-human`), or `scope` when no page content had been read yet.
+     * `human` (mode `ask-human`), `scope` when no page content had been read yet, or `evidence`
+     * for an answer whose values the page gives only where no person sees them (hidden or
+     * illegible text, alt, titles, addresses, encoded text), turned down before anyone is asked.
      */
-    readonly decidedBy: 'policy' | 'planner' | 'human' | 'scope';
+    readonly decidedBy: 'policy' | 'planner' | 'human' | 'scope' | 'evidence';
     /** Why, in words (the Planner's or the person's reason when one decided). */
     readonly reason: string;
   };

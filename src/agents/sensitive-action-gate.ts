@@ -111,6 +111,16 @@ export class SensitiveActionGate {
     return verdict;
   }
 
+  /**
+   * Turns an answer down on the page's own evidence, before any model or person is asked: its
+   * values stand only where no person sees them. Reported like every decision.
+   */
+  refuseOnEvidence(request: SensitiveRequest, reason: string): GateVerdict {
+    const verdict = { allowed: false, reason };
+    this.report(request, this.policy[sensitiveActionOption[request.kind]], verdict, 'evidence', 'planner');
+    return verdict;
+  }
+
   /** Records an allowed new host in the scope, so the rest of the task may use it. */
   private remember(request: SensitiveRequest, verdict: GateVerdict): void {
     if (verdict.allowed && request.kind === 'new-host' && request.url) this.scope.add(request.url);
@@ -120,7 +130,7 @@ export class SensitiveActionGate {
     request: SensitiveRequest,
     mode: SensitiveActionMode,
     verdict: GateVerdict,
-    decidedBy: 'policy' | 'planner' | 'human' | 'scope',
+    decidedBy: 'policy' | 'planner' | 'human' | 'scope' | 'evidence',
     actor: 'navigator' | 'planner',
   ): void {
     this.remember(request, verdict);

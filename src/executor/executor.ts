@@ -34,6 +34,7 @@ import { bindPageTextRedaction } from '../dom/page-text-redaction';
 import { UrlPolicy } from '../security/url-policy';
 import { TaskScope } from '../security/task-scope';
 import { SensitiveActionGate } from '../agents/sensitive-action-gate';
+import { hiddenClaims, readAnswerEvidence } from '../security/answer-evidence';
 import type { BlockedNavigation, NavigationGuard, NavigationGuardStatus, ResolvedBrowserDriver } from '../browser/types';
 import { leaseDriver } from '../browser/lease';
 import { forgetGuard, keepGuard, standingGuardOf, type StandingGuard } from '../browser/standing-guard';
@@ -631,7 +632,19 @@ export class Executor<TData = unknown> {
     const gate = context.gate;
     if (!gate || !gate.tainted) return undefined;
     const withData = data === undefined ? answer : `${answer}\nData: ${JSON.stringify(data).slice(0, 2000)}`;
-    const verdict = await gate.decide({ kind: 'answer', action: 'done', description: withData }, 'planner');
+    const request = { kind: 'answer', action: 'done', description: withData } as const;
+    // First what needs no model: values the page gives only where its user cannot see them.
+    const evidence = await readAnswerEvidence(this.driver, { signal: context.signal }).catch((error: unknown) => {
+      // A page that cannot be read leaves the check to the mode's decision below.
+      if (context.signal.aborted || isFatalError(error)) throw error;
+      return undefined;
+    });
+    const hidden = evidence ? hiddenClaims(withData, evidence) : [];
+    if (hidden.length > 0) {
+      const values = hidden.map((claim) => `${claim.value} (in ${claim.where})`).join(', ');
+      return gate.refuseOnEvidence(request, `the page gives ${values} only where no person can see it, so it is not what the page shows its user`).reason;
+    }
+    const verdict = await gate.decide(request, 'planner');
     return verdict.allowed ? undefined : verdict.reason;
   }
 

@@ -14,6 +14,7 @@ import type { DropdownAnswer, DropdownOption, DropdownRequest, SelectNativeAnswe
 import type { ExtractHtmlOptions, ExtractHtmlResult } from '../dom/page/actions/extract-html';
 import type { FieldAnswer, FieldValueAnswer } from '../dom/page/actions/input';
 import type { PageTextAnswer, PageTextMatch, PageTextRequest } from '../dom/page/actions/page-text';
+import type { TextEvidenceAnswer, TextEvidenceRequest } from '../dom/page/actions/evidence';
 import type { ReactionAnswer } from '../dom/page/actions/reaction';
 import type { ScrollTargetAnswer, ScrollTargetRequest } from '../dom/page/actions/scroll';
 import type { FileInputAnswer, FileNamesAnswer } from '../dom/page/actions/upload';
@@ -499,6 +500,20 @@ function nextLinksOf(document: LoadedDocument): string[] {
   return next;
 }
 
+/** A fake page's text split like the page's textEvidence: fake pages have no styles, so all their text is seen; alt, aria-label and title are not. */
+function textEvidence(frame: FakeFrame, argument: TextEvidenceRequest): TextEvidenceAnswer {
+  const seen = pageText(frame.document, argument.maxChars).text;
+  const unseen: string[] = [];
+  for (const item of frame.document.items) {
+    if (typeof item === 'string') continue;
+    for (const name of ['alt', 'aria-label', 'title', 'aria-description']) {
+      const value = attribute(item.element, name);
+      if (value) unseen.push(value);
+    }
+  }
+  return { seen, unseen: unseen.join(' ').slice(0, argument.maxChars) };
+}
+
 /** Fake pages change only through click handlers and updateContent, never on their own after typing. */
 const noReaction: ReactionAnswer = { outcome: 'unchanged', waitedMs: 0 };
 
@@ -522,6 +537,7 @@ const actionAnswers: { readonly [M in RuntimeMethodName]?: Answer } = {
   readDropdown: (frame, argument: DropdownRequest) => checked('readDropdown', dropdownAnswerSchema, readDropdown(frame, argument)),
   selectNative: (frame, argument: SelectNativeRequest) => checked('selectNative', selectNativeAnswerSchema, selectNative(frame, argument)),
   pageText: (frame, argument: PageTextRequest) => checked('pageText', pageTextAnswerSchema, searchPageText(frame, argument)),
+  textEvidence: (frame, argument: TextEvidenceRequest) => textEvidence(frame, argument),
   scrollTarget: (frame, argument: ScrollTargetRequest) => checked('scrollTarget', scrollTargetAnswerSchema, scrollTarget(frame, argument)),
   scrollFrameIntoView: unsupported('scrollFrameIntoView', 'fake pages have no inner frames'),
   findFileInput: (frame, argument: ElementArgument) => checked('findFileInput', fileInputAnswerSchema, findFileInput(frame, argument)),

@@ -435,6 +435,12 @@ describe('issue 21: what shows is in the view, as it reads', () => {
     expect(lines.join('\n')).toContain('Row two');
   });
 
+  it('keeps a positioned menu placed by the scroll box itself (the row is not positioned) when the row scrolled out', () => {
+    const lines = view(snapshotOf(box(''), scrolled));
+    expect(lines).toEqual(expect.arrayContaining(['  [button] Reorder', '  [button] Refund']));
+    expect(lines.join('\n')).not.toContain('Row one');
+  });
+
   it('drops the whole row when nothing of it shows', () => {
     const lines = view(snapshotOf(box('position: relative; overflow: hidden;'), scrolled));
     expect(lines.join('\n')).not.toMatch(/Row one|Reorder|Refund/);

@@ -116,6 +116,9 @@ function imageText(element: Element): string {
   if (role === 'presentation' || role === 'none') return '';
   return (element.getAttribute('alt') ?? '').trim();
 }
+/** Descendants of one clipped-out element read for a positioned one, and such reads per walk. */
+const positionedScanPerElement = 40;
+const positionedScanBudget = 4000;
 const infinite = 1e9;
 const everywhere: Box = { top: -infinite, bottom: infinite, left: -infinite, right: infinite };
 
@@ -129,6 +132,8 @@ export class Walk {
   private readonly maxText: number;
   private readonly occluders: Occluder[] = [];
   private readonly mustVisit = new Set<Element>();
+  /** Style reads left for finding positioned descendants of clipped-out elements. */
+  private positionedScans = positionedScanBudget;
   private readonly pending = new LineBuffer();
   private pendingOwner: Draft | undefined;
   private visited = 0;
@@ -195,6 +200,21 @@ export class Walk {
         hit = hit.parentElement ?? (hit.parentNode as ShadowRoot | null)?.host ?? null;
       }
     }
+  }
+
+  /**
+   * Whether a clipped-out element holds an absolutely positioned or fixed descendant, which may be
+   * placed elsewhere. Bounded: a few descendants per element and a budget per walk, so a long
+   * scrolled list costs little.
+   */
+  private holdsPositioned(element: Element): boolean {
+    const descendants = element.getElementsByTagName('*');
+    const count = Math.min(descendants.length, positionedScanPerElement);
+    for (let index = 0; index < count && this.positionedScans > 0; index++, this.positionedScans--) {
+      const position = window.getComputedStyle(descendants[index] as Element).position;
+      if (position === 'absolute' || position === 'fixed') return true;
+    }
+    return false;
   }
 
   private addText(text: string, context: Context): void {
@@ -303,7 +323,9 @@ export class Walk {
       // Visually hidden (the 1-pixel screen-reader pattern, a collapsed section) or clipped away.
       if (overflowClips && (rect.width <= 1 || rect.height <= 1)) return;
       if (hasSize && ownClip !== everywhere && !intersects(box, ownClip)) {
-        if (!overflows(element)) return;
+        // Scrolled or clipped out of its box: gone, unless something of it hangs out of it (its
+        // overflow, or a positioned menu placed by the box itself, which its overflow does not count).
+        if (!overflows(element) && !this.holdsPositioned(element)) return;
         outside = true;
       }
       // Laid out to nothing by content-visibility or a closed <details>: nothing inside shows.

@@ -43,6 +43,7 @@ describe('actionMethods', () => {
         'inspectField',
         'nextLinks',
         'pageText',
+        'textEvidence',
         'readDropdown',
         'scrollFrameIntoView',
         'scrollTarget',

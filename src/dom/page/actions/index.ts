@@ -4,6 +4,7 @@
 import { clickTarget } from './click';
 import { awaitStableBox, clickLanding, watchClick } from './click-landing';
 import { readDropdown, selectNative } from './dropdown';
+import { textEvidence } from './evidence';
 import { extractHtml } from './extract-html';
 import { hasFocus } from './focus';
 import { fieldValue, inspectField } from './input';
@@ -29,6 +30,7 @@ export const actionMethods = {
   scrollTarget,
   scrollFrameIntoView,
   pageText,
+  textEvidence,
   extractHtml,
   findFileInput,
   fileNames,
