@@ -69,7 +69,8 @@ async function record(): Promise<RunHistory> {
       const text = request.lastUserText;
       if (request.agent === 'planner') return cart.length > 0 ? scriptedPlan({ done: true, finalAnswer: 'Added the blue mug.' }) : scriptedPlan();
       if (cart.length > 0) return scriptedActions([{ done: { text: 'Added the blue mug', success: true } }]);
-      if (text.includes('placeholder="Email"> />')) {
+      // The email field, still empty (the page shows what was typed as its value).
+      if (/<input[^>]*name="email"[^>]*>Email \/>/.test(text) && !text.includes('value="a@example.com"')) {
         return scriptedActions([
           { input_text: { index: Number(/\[(\d+)\]<input[^>]*name="email"/.exec(text)?.[1]), text: 'a@example.com' } },
           { click_element: { index: indexOf(text, 'Subscribe') } },

@@ -18,7 +18,7 @@ import { runtimeScriptId } from '../dom/page-runtime';
 import type { FrameSnapshot, SnapshotItem } from '../dom/types';
 import { BrowserDisconnectedError, BrowserError, URLNotAllowedError } from '../errors';
 import { raceAbort } from '../util/abort';
-import { fakePageScripts, scrollDocument, type LoadedDocument, type LoadedElement } from './fake-page-scripts';
+import { fakePageScripts, scrollDocument, selectedOptions, type LoadedDocument, type LoadedElement } from './fake-page-scripts';
 
 /** An element of a fake page. @public */
 export interface FakeElement {
@@ -92,6 +92,22 @@ const snapshotScriptId = runtimeScriptId('snapshot');
 const changesScriptId = runtimeScriptId('changes');
 
 const blankPage: FakePage = { title: '', content: [] };
+
+/** Tags a `disabled` attribute disables, as HTML has it. */
+const disableable = new Set(['button', 'input', 'select', 'textarea', 'option', 'optgroup', 'fieldset']);
+
+/** Whether the page runtime leaves the element out as disabled (`disabled` on a form control, or `aria-disabled="true"`). */
+function disabled(element: FakeElement): boolean {
+  const attributes = element.attributes ?? {};
+  return (disableable.has(element.tag) && attributes.disabled !== undefined) || attributes['aria-disabled'] === 'true';
+}
+
+/** A control's accessible name when it has no text of its own: aria-label, title, a field's placeholder, alt. */
+function nameOf(element: FakeElement): string {
+  const attributes = element.attributes ?? {};
+  const field = element.tag === 'input' || element.tag === 'textarea';
+  return (attributes['aria-label'] ?? attributes.title ?? (field ? attributes.placeholder : undefined) ?? attributes.alt ?? '').trim();
+}
 const notFoundPage: FakePage = { title: 'Not found', content: ['404 - page not found'] };
 /** One small valid JPEG, for screenshots. */
 const jpegBytes = new Uint8Array([0xff, 0xd8, 0xff, 0xe0, 0x00, 0x10, 0x4a, 0x46, 0x49, 0x46, 0x00, 0x01, 0xff, 0xd9]);
@@ -380,6 +396,8 @@ export class FakeBrowserDriver implements BrowserDriver {
       title: page.title,
       token: `fake-${this.loads}`,
       nextElement: 0,
+      // The HTTP status the page runtime reads from the navigation: a blank page has none.
+      status: url === 'about:blank' ? 0 : this.pages.has(url) ? 200 : 404,
       items: [],
       scrollY: 0,
       pixelsBelow: page.pixelsBelow ?? 0,
@@ -422,20 +440,26 @@ export class FakeBrowserDriver implements BrowserDriver {
   private snapshot(): FrameSnapshot {
     const document = this.active().document;
     this.lastSnapshot = { document, elementIds: new Set(this.loadedElements().map((item) => item.elementId)) };
-    const items: SnapshotItem[] = document.items.map((item) => {
-      if (typeof item === 'string') return { kind: 'text', text: item, depth: 0 };
-      const attributes: Record<string, string> = { ...(item.element.attributes ?? {}) };
-      if (item.element.href) attributes.href = item.element.href;
-      if (item.value && attributes.type !== 'password') attributes.value = item.value;
+    // As the page runtime lists them: disabled controls are not listed, a control without text of
+    // its own is known by its name, and a select shows its options and what is selected.
+    const items: SnapshotItem[] = document.items.flatMap((item): SnapshotItem[] => {
+      if (typeof item === 'string') return [{ kind: 'text', text: item, depth: 0 }];
+      const { element } = item;
+      if (disabled(element)) return [];
+      const attributes: Record<string, string> = { ...(element.attributes ?? {}) };
+      if (element.href) attributes.href = element.href;
+      if (item.value && attributes.type !== 'password' && element.tag !== 'select') attributes.value = item.value;
       else delete attributes.value;
-      return {
-        kind: 'element',
-        elementId: item.elementId,
-        tagName: item.element.tag,
-        attributes,
-        text: item.element.text ?? '',
-        depth: item.element.depth ?? 0,
-      };
+      if (element.tag === 'select') {
+        const selected = selectedOptions(item);
+        if (selected.length > 0) attributes.selected = selected.join(', ');
+        const options = element.options ?? [];
+        attributes.options = options.slice(0, 12).join('|') + (options.length > 12 ? `|…${options.length - 12} more` : '');
+      }
+      const text = element.text || nameOf(element);
+      for (const name of ['aria-label', 'title', 'placeholder', 'alt'])
+        if (attributes[name] !== undefined && attributes[name].trim() === text.trim()) delete attributes[name];
+      return [{ kind: 'element', elementId: item.elementId, tagName: element.tag, attributes, text, depth: element.depth ?? 0 }];
     });
     return { url: document.url, title: document.title, items, pixelsAbove: document.scrollY, pixelsBelow: document.pixelsBelow };
   }

@@ -44,6 +44,8 @@ export interface LoadedDocument {
   readonly token: string;
   /** The number the next element id of this document ends with. */
   nextElement: number;
+  /** The HTTP status the document came with (0 for a blank page). */
+  readonly status: number;
   items: (LoadedElement | string)[];
   scrollY: number;
   pixelsBelow: number;
@@ -102,8 +104,20 @@ function shownText(loaded: LoadedElement): string {
   return loaded.typed ? loaded.value : (loaded.element.text ?? '');
 }
 
+/**
+ * What the page reads as the element's value: a field's value (a checkbox or radio without one
+ * has the browser's `on`), else its rendered text (a select's option labels, one per line).
+ */
+function domValue(loaded: LoadedElement): string {
+  const { element } = loaded;
+  if (element.tag === 'input') return (inputType(element) === 'checkbox' || inputType(element) === 'radio') && !loaded.value ? 'on' : loaded.value;
+  if (element.tag === 'textarea') return loaded.value;
+  if (element.tag === 'select') return (element.options ?? []).join('\n');
+  return shownText(loaded);
+}
+
 /** The labels of the options a select shows as selected; a single select shows its first option until another is chosen. */
-function selectedOptions(loaded: LoadedElement): readonly string[] {
+export function selectedOptions(loaded: LoadedElement): readonly string[] {
   const options = loaded.element.options ?? [];
   if (flag(loaded.element, 'multiple')) return loaded.selected;
   if (options.includes(loaded.value)) return [loaded.value];
@@ -201,7 +215,7 @@ function inspectField(frame: FakeFrame, argument: ElementArgument): FieldAnswer 
 function fieldValue(frame: FakeFrame, argument: ElementArgument): FieldValueAnswer {
   const loaded = findElement(frame.document, argument.elementId);
   if (typeof loaded === 'string') return { status: 'stale', reason: loaded };
-  const value = loaded.element.tag === 'input' || loaded.element.tag === 'textarea' ? loaded.value : shownText(loaded);
+  const value = domValue(loaded);
   const secret = inputType(loaded.element) === 'password';
   return { status: 'ok', value: secret ? null : value.slice(0, 100_000), length: value.length };
 }
@@ -246,8 +260,7 @@ function readDropdown(frame: FakeFrame, argument: DropdownRequest): DropdownAnsw
       within: false,
     };
   }
-  const value = element.tag === 'input' || element.tag === 'textarea' ? loaded.value : null;
-  const display = cap(value ?? shownText(loaded), 1000);
+  const display = cap(domValue(loaded), 1000);
   if (element.tag === 'input' && element.options !== undefined) {
     const wanted = (argument.filter ?? '').toLowerCase();
     const all = element.options.filter((text) => !wanted || text.toLowerCase().includes(wanted));
@@ -288,9 +301,9 @@ function pageText(document: LoadedDocument, maxChars: number): { text: string; l
     const line =
       typeof item === 'string' ? collapse(item) : ['input', 'select', 'textarea', 'option'].includes(item.element.tag) ? '' : collapse(shownText(item));
     if (!line) continue;
-    if (text) text += '\n';
+    // Each item is a block of its own, ended by a line break, as the page reads blocks.
     lines.push({ start: text.length, item: position, tag: typeof item === 'string' ? 'p' : item.element.tag });
-    text += line;
+    text += `${line}\n`;
     if (text.length > maxChars) return { text: text.slice(0, maxChars), lines, truncated: true };
   }
   return { text, lines, truncated: false };
@@ -502,7 +515,7 @@ function nextLinksOf(document: LoadedDocument): string[] {
 
 /** A fake page's text split like the page's textEvidence: fake pages have no styles, so all their text is seen; alt, aria-label and title are not. */
 function textEvidence(frame: FakeFrame, argument: TextEvidenceRequest): TextEvidenceAnswer {
-  const seen = pageText(frame.document, argument.maxChars).text;
+  const seen = collapse(pageText(frame.document, argument.maxChars).text).slice(0, argument.maxChars);
   const unseen: string[] = [];
   for (const item of frame.document.items) {
     if (typeof item === 'string') continue;
@@ -545,7 +558,7 @@ const actionAnswers: { readonly [M in RuntimeMethodName]?: Answer } = {
   extractHtml: (frame, argument: ExtractHtmlOptions) => extractHtml(frame, argument),
   canGoBack: (frame) => frame.canGoBack,
   hasFocus: unsupported('hasFocus', 'fake pages have no keyboard focus'),
-  nextLinks: (frame) => ({ next: nextLinksOf(frame.document), status: 0 }),
+  nextLinks: (frame) => ({ next: nextLinksOf(frame.document), status: frame.document.status }),
   fingerprints: (frame, argument: { readonly elements: readonly { readonly elementId: string }[] }) =>
     argument.elements.map(({ elementId }) => {
       const found = findElement(frame.document, elementId);
