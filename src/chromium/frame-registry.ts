@@ -27,6 +27,29 @@ export interface FrameAccess<Page, Frame extends object, Handle extends { dispos
   measureFrames(parent: Frame, elements: readonly Handle[]): Promise<(FrameBox | null)[]>;
 }
 
+/** The members both libraries' pages and frames have alike. */
+interface LibraryPage<Frame> {
+  mainFrame(): Frame;
+  frames(): Frame[];
+}
+interface LibraryFrame<Frame> {
+  parentFrame(): Frame | null;
+  url(): string;
+}
+
+/** A frame access from the members both libraries share and the three in which they differ. */
+export function frameAccess<Page extends LibraryPage<Frame>, Frame extends LibraryFrame<Frame>, Handle extends { dispose(): Promise<unknown> }>(
+  differs: Pick<FrameAccess<Page, Frame, Handle>, 'isDetached' | 'frameElement' | 'measureFrames'>,
+): FrameAccess<Page, Frame, Handle> {
+  return {
+    mainFrame: (page) => page.mainFrame(),
+    frames: (page) => page.frames(),
+    parentFrame: (frame) => frame.parentFrame(),
+    url: (frame) => frame.url(),
+    ...differs,
+  };
+}
+
 /** The frames a driver has given ids to, across all its tabs. */
 export class FrameRegistry<Page, Frame extends object, Handle extends { dispose(): Promise<unknown> }> {
   private readonly frameIds = new WeakMap<Frame, string>();

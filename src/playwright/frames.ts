@@ -2,20 +2,18 @@
 // Playwright's frames.
 
 import type { ElementHandle, Frame, Page } from 'playwright-core';
-import { FrameRegistry as SharedFrameRegistry } from '../chromium/frame-registry';
+import { FrameRegistry as SharedFrameRegistry, frameAccess } from '../chromium/frame-registry';
 import { measureFrames } from './runtime-calls';
 
 /** The frames a Playwright driver has given ids to, across all its tabs. */
 export class FrameRegistry extends SharedFrameRegistry<Page, Frame, ElementHandle> {
   constructor() {
-    super({
-      mainFrame: (page) => page.mainFrame(),
-      frames: (page) => page.frames(),
-      parentFrame: (frame) => frame.parentFrame(),
-      url: (frame) => frame.url(),
-      isDetached: (frame) => frame.isDetached(),
-      frameElement: (frame) => frame.frameElement(),
-      measureFrames,
-    });
+    super(
+      frameAccess<Page, Frame, ElementHandle>({
+        isDetached: (frame) => frame.isDetached(),
+        frameElement: (frame) => frame.frameElement(),
+        measureFrames,
+      }),
+    );
   }
 }

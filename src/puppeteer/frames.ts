@@ -2,20 +2,18 @@
 // Puppeteer's frames.
 
 import type { ElementHandle, Frame, Page } from 'puppeteer-core';
-import { FrameRegistry as SharedFrameRegistry } from '../chromium/frame-registry';
+import { FrameRegistry as SharedFrameRegistry, frameAccess } from '../chromium/frame-registry';
 import { measureFrames } from './runtime-calls';
 
 /** The frames a Puppeteer driver has given ids to, across all its tabs. */
 export class FrameRegistry extends SharedFrameRegistry<Page, Frame, ElementHandle> {
   constructor() {
-    super({
-      mainFrame: (page) => page.mainFrame(),
-      frames: (page) => page.frames(),
-      parentFrame: (frame) => frame.parentFrame(),
-      url: (frame) => frame.url(),
-      isDetached: (frame) => frame.detached,
-      frameElement: async (frame) => ((await frame.frameElement()) as ElementHandle | null) ?? undefined,
-      measureFrames,
-    });
+    super(
+      frameAccess<Page, Frame, ElementHandle>({
+        isDetached: (frame) => frame.detached,
+        frameElement: async (frame) => ((await frame.frameElement()) as ElementHandle | null) ?? undefined,
+        measureFrames,
+      }),
+    );
   }
 }
