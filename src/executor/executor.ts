@@ -34,7 +34,8 @@ import { bindPageTextRedaction } from '../dom/page-text-redaction';
 import { UrlPolicy } from '../security/url-policy';
 import { TaskScope } from '../security/task-scope';
 import { SensitiveActionGate } from '../agents/sensitive-action-gate';
-import { hiddenClaims, readAnswerEvidence } from '../security/answer-evidence';
+import { hiddenClaims } from '../security/answer-evidence';
+import { readTextEvidence } from '../dom/text-evidence';
 import type { BlockedNavigation, NavigationGuard, NavigationGuardStatus, ResolvedBrowserDriver } from '../browser/types';
 import { leaseDriver } from '../browser/lease';
 import { forgetGuard, keepGuard, standingGuardOf, type StandingGuard } from '../browser/standing-guard';
@@ -634,7 +635,7 @@ export class Executor<TData = unknown> {
     const withData = data === undefined ? answer : `${answer}\nData: ${JSON.stringify(data).slice(0, 2000)}`;
     const request = { kind: 'answer', action: 'done', description: withData } as const;
     // First what needs no model: values the page gives only where its user cannot see them.
-    const evidence = await readAnswerEvidence(this.driver, { signal: context.signal }).catch((error: unknown) => {
+    const evidence = await readTextEvidence(this.driver, { signal: context.signal }).catch((error: unknown) => {
       // A page that cannot be read leaves the check to the mode's decision below.
       if (context.signal.aborted || isFatalError(error)) throw error;
       return undefined;

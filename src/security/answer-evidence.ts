@@ -4,12 +4,9 @@
 // only in such places is not the page's word to its user, and an answer that states it is turned
 // down. The rule needs no model: it holds whatever the model was made to believe.
 
-import { z } from 'zod';
-import type { CallOptions, ResolvedBrowserDriver } from '../browser/types';
-import { callRuntime } from '../dom/page-runtime';
 import { base64ToBytes } from '../util/base64';
 
-/** The text a person can read on the pages the agent has open, and what only a machine reads there. */
+/** The text a person can read on the pages the agent has open, and what only a machine reads there (read by dom/text-evidence.ts). */
 export interface AnswerEvidence {
   /** Text a person sees on the active tab's page. */
   readonly seen: string;
@@ -24,11 +21,6 @@ export interface HiddenClaim {
   /** Where it was found: `hidden text` (hidden, illegible, alt, titles, addresses) or `encoded text`. */
   readonly where: 'hidden text' | 'encoded text';
 }
-
-/** Characters read of each kind per frame. */
-const maxChars = 200_000;
-
-const evidenceSchema = z.object({ seen: z.string(), unseen: z.string() });
 
 /**
  * The values of an answer that can be checked against a page: numbers of two digits or more, with
@@ -94,25 +86,4 @@ export function hiddenClaims(answer: string, evidence: AnswerEvidence): HiddenCl
     else if (holds(decoded, value)) found.push({ value, where: 'encoded text' });
   }
   return found;
-}
-
-/**
- * Reads the evidence from the browser: the text of the active tab's frames, split by who can
- * read it, and every tab's title and address (shown to the agent, not on the page).
- */
-export async function readAnswerEvidence(driver: ResolvedBrowserDriver, options: CallOptions): Promise<AnswerEvidence> {
-  const seen: string[] = [];
-  const unseen: string[] = [];
-  for (const tab of await driver.tabs(options)) unseen.push(tab.title, tab.url);
-  for (const frame of await driver.frames(options)) {
-    try {
-      const answer = evidenceSchema.parse(await callRuntime(driver, frame.id, 'textEvidence', { maxChars }, options));
-      seen.push(answer.seen);
-      unseen.push(answer.unseen);
-    } catch (error) {
-      // The top frame must answer; a child frame that went away is skipped.
-      if (frame.parentId === undefined) throw error;
-    }
-  }
-  return { seen: seen.join('\n'), unseen: unseen.join('\n') };
 }
