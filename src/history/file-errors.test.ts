@@ -9,7 +9,11 @@ function systemError(code: string, message: string): Error {
 
 describe('historyFileError', () => {
   it.each([
-    ['ENOENT', {}, 'There is no history at runs/a.json (ENOENT). Check the path: give the .json file saveHistory wrote, or the journal (its .jsonl file or its folder) recordRun wrote.'],
+    [
+      'ENOENT',
+      {},
+      'There is no history at runs/a.json (ENOENT). Check the path: give the .json file saveHistory wrote, or the journal (its .jsonl file or its folder) recordRun wrote.',
+    ],
     [
       'ENOENT',
       { folder: 'runs/today' },
@@ -18,7 +22,11 @@ describe('historyFileError', () => {
     ['EACCES', {}, 'The history at runs/a.json cannot be read: permission denied (EACCES). Let the process read it, or copy it somewhere it can.'],
     ['EPERM', {}, 'The history at runs/a.json cannot be read: permission denied (EPERM). Let the process read it, or copy it somewhere it can.'],
     ['ENOTDIR', {}, 'The history at runs/a.json cannot be read: a part of its path is a file, not a folder (ENOTDIR). Check the path.'],
-    ['EISDIR', {}, 'runs/a.json is a folder, not a history file (EISDIR). Give the .json file saveHistory wrote, or the journal (its .jsonl file or its folder) recordRun wrote.'],
+    [
+      'EISDIR',
+      {},
+      'runs/a.json is a folder, not a history file (EISDIR). Give the .json file saveHistory wrote, or the journal (its .jsonl file or its folder) recordRun wrote.',
+    ],
   ])('says what %s means and what to do', (code, options, message) => {
     const cause = systemError(code, `${code}: something, open 'runs/a.json'`);
     const error = historyFileError('runs/a.json', cause, options);
@@ -29,7 +37,9 @@ describe('historyFileError', () => {
   });
 
   it('passes on the message of an error it does not know', () => {
-    expect(historyFileError('runs/a.json', systemError('EIO', 'EIO: i/o error, read')).message).toBe('The history at runs/a.json cannot be read: EIO: i/o error, read.');
+    expect(historyFileError('runs/a.json', systemError('EIO', 'EIO: i/o error, read')).message).toBe(
+      'The history at runs/a.json cannot be read: EIO: i/o error, read.',
+    );
   });
 });
 

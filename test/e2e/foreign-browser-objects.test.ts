@@ -77,12 +77,22 @@ describe('a Playwright or Puppeteer object given as the browser', () => {
       expectNamed(await rejected(() => observe(object as BrowserDriver)), what, fix);
       expectNamed(
         thrown(() =>
-          collect({ llm: new ScriptedLLM({ responses: [] }), browser: object as BrowserDriver, start: 'http://127.0.0.1:9/', instruction: 'x', schema: z.object({}) }),
+          collect({
+            llm: new ScriptedLLM({ responses: [] }),
+            browser: object as BrowserDriver,
+            start: 'http://127.0.0.1:9/',
+            instruction: 'x',
+            schema: z.object({}),
+          }),
         ),
         what,
         fix,
       );
-      expectNamed(thrown(() => new HistoryReplay({ schemaVersion: 1, tasks: [], steps: [], screenshots: new Map() } as never, { browser: object as BrowserDriver })), what, fix);
+      expectNamed(
+        thrown(() => new HistoryReplay({ schemaVersion: 1, tasks: [], steps: [], screenshots: new Map() } as never, { browser: object as BrowserDriver })),
+        what,
+        fix,
+      );
       const fromResolve = thrown(() => resolveDriver(object as BrowserDriver));
       expect(ConfigError.isInstance(fromResolve), String(fromResolve)).toBe(true);
       expect((fromResolve as Error).message).toContain(fix);

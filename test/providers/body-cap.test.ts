@@ -59,15 +59,19 @@ const adapters: [string, () => LLMClient][] = [
 ];
 
 describe('a reply longer than the cap', () => {
-  it.each(adapters)('%s stops reading it at the cap and fails with a ChatModelOutputError', async (_name, make) => {
-    const before = sent.length;
-    const error = await rejectionOf(make().generate({ messages: [{ role: 'user', content: 'hi' }], timeout: 60_000 }));
-    expect(ChatModelOutputError.isInstance(error), String(error)).toBe(true);
-    expect((error as Error).message).toMatch(/longer than 25,000,000 bytes/);
-    expect(sent.length).toBe(before + 1);
-    const bytes = await sent[before]!;
-    // The cap and what the sockets held when the client hung up: far from the whole reply.
-    expect(bytes).toBeLessThan(maxResponseBytes + 16 * 1024 * 1024);
-    expect(bytes).toBeLessThan(fullSize / 2);
-  }, 60_000);
+  it.each(adapters)(
+    '%s stops reading it at the cap and fails with a ChatModelOutputError',
+    async (_name, make) => {
+      const before = sent.length;
+      const error = await rejectionOf(make().generate({ messages: [{ role: 'user', content: 'hi' }], timeout: 60_000 }));
+      expect(ChatModelOutputError.isInstance(error), String(error)).toBe(true);
+      expect((error as Error).message).toMatch(/longer than 25,000,000 bytes/);
+      expect(sent.length).toBe(before + 1);
+      const bytes = await sent[before]!;
+      // The cap and what the sockets held when the client hung up: far from the whole reply.
+      expect(bytes).toBeLessThan(maxResponseBytes + 16 * 1024 * 1024);
+      expect(bytes).toBeLessThan(fullSize / 2);
+    },
+    60_000,
+  );
 });
