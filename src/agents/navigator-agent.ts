@@ -217,15 +217,18 @@ export class NavigatorAgent {
       // The state message is transient: the next step (or a retry) adds a fresh one.
       context.messages.removeStateMessage();
     }
-    const output = result.object;
+    const written = result.object;
+    const limit = context.settings.maxActionsPerStep;
+    const chosen = (only ? written.action.filter((item) => only.includes(firstEntry(item)[0])) : written.action).slice(0, limit);
+    // Only the actions that may run are kept: a reply of 10,000 actions would otherwise be stored
+    // whole in the history and resent in every later request (#22). A note says how many were dropped.
+    const output = { ...written, action: chosen };
     // The copy kept in the conversation and the history is guarded (a memory that quotes a page
     // cannot close our tags there); the actions run with what the model wrote.
     const stored = guardModelOutput(output);
     if (stored.findings.length > 0) this.reportInjection({ url: context.currentState?.url ?? '', source: 'model-output', findings: stored.findings });
     recorder.setModelOutput(stored.output);
     context.messages.addModelOutput(JSON.stringify(stored.output));
-    const limit = context.settings.maxActionsPerStep;
-    const chosen = (only ? output.action.filter((item) => only.includes(firstEntry(item)[0])) : output.action).slice(0, limit);
     context.emit('navigator-output', 'navigator', {
       evaluationPreviousGoal: output.current_state.evaluation_previous_goal,
       memory: output.current_state.memory,
@@ -237,9 +240,9 @@ export class NavigatorAgent {
     });
     // `interruptedAfter`: a pause stopped the step after this many actions; only those count.
     const { results, failed, interruptedAfter = chosen.length } = await this.runActions(chosen, recorder);
-    if (output.action.length > limit) {
+    if (written.action.length > limit) {
       results.push({
-        error: `Only the first ${limit} actions ran: ${output.action.length - limit} more were dropped (at most ${limit} per step).`,
+        error: `Only the first ${limit} actions ran: ${written.action.length - limit} more were dropped (at most ${limit} per step).`,
         includeInMemory: true,
       });
     }

@@ -77,6 +77,13 @@ export interface ElementRef {
   /** The element's tag name, lower case. */
   readonly tagName: string;
   /**
+   * What the model's view shows for the element after its tag: its own visible text or, for a
+   * control without text, its accessible name (label, aria-label, title, placeholder, alt); its
+   * lines joined by ` / ` and cut to 100 characters; `''` when it shows none. Set on every element
+   * of a {@link PageState}, so code can find an element by its text without parsing `elementsText`.
+   */
+  readonly text?: string | undefined;
+  /**
    * A CSS selector that found only this element when the snapshot was taken (by id, name or test id),
    * for logs and debugging. The core finds elements by `elementId` alone: a removed element is never
    * swapped for another that a selector would now find.

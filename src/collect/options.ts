@@ -3,6 +3,7 @@
 
 import { z } from 'zod';
 import type { Action } from '../actions/types';
+import { browserDriverProblem } from '../browser/driver-check';
 import type { BrowserDriver } from '../browser/types';
 import { ConfigError } from '../errors';
 import type { ModelRetryOptions } from '../llm/generate-object';
@@ -177,13 +178,10 @@ const llmClient = z.custom<LLMClient>(
     typeof value === 'object' && value !== null && (value as LLMClient).specificationVersion === 'v1' && typeof (value as LLMClient).generate === 'function',
   { error: 'must be an LLMClient (specificationVersion "v1" and a generate() method)' },
 );
-const requiredDriverMembers = ['tabs', 'activeTab', 'openTab', 'switchTab', 'closeTab', 'goto', 'frames', 'evaluate', 'screenshot', 'close'] as const;
-const isDriver = (value: unknown): value is BrowserDriver =>
-  typeof value === 'object' &&
-  value !== null &&
-  (value as BrowserDriver).specificationVersion === 'v1' &&
-  requiredDriverMembers.every((member) => typeof (value as Record<string, unknown>)[member] === 'function');
-const browserDriver = z.custom<BrowserDriver>(isDriver, { error: 'must be a BrowserDriver (specificationVersion "v1"), such as a PlaywrightDriver' });
+const browserDriver = z.custom<BrowserDriver>().superRefine((value, context) => {
+  const problem = browserDriverProblem(value);
+  if (problem !== undefined) context.addIssue({ code: 'custom', message: problem });
+});
 const browserPool = z.custom<BrowserPool>(
   (value) =>
     typeof value === 'object' &&

@@ -13,7 +13,7 @@ import { ActionError, ChatModelOutputError, PlannavError } from '../errors';
 import { generateObject, type ModelRetryOptions } from '../llm/generate-object';
 import { toModelJsonSchema } from '../llm/json-schema';
 import type { ChatMessage, LLMClient } from '../llm/types';
-import { neutralizeOurTags, wrapUntrustedContent } from '../prompts/state-message';
+import { neutralizePromptTags, wrapUntrustedContent } from '../security/injection-guard';
 import type { UrlPolicy } from '../security/url-policy';
 import { addedPart } from './page-growth';
 import { stableJson } from './page-step';
@@ -352,7 +352,7 @@ export class PageExtractor<TRecord> {
       { role: 'system', content: collectionSystemPrompt },
       {
         role: 'user',
-        content: `Goal: ${neutralizeOurTags(input.instruction)}\nEach [Page N] below is one record's own page: give each page's record with every field it shows, and its N.\n\n${wrapUntrustedContent(body)}\n\nAnswer in JSON.`,
+        content: `Goal: ${neutralizePromptTags(input.instruction)}\nEach [Page N] below is one record's own page: give each page's record with every field it shows, and its N.\n\n${wrapUntrustedContent(body)}\n\nAnswer in JSON.`,
       },
     ];
     const { object } = await generateObject({

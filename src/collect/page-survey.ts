@@ -6,8 +6,7 @@ import type { PageState } from '../browser/page-state';
 import { generateObject, type ModelCallObserver, type ModelRetryOptions } from '../llm/generate-object';
 import { toModelJsonSchema } from '../llm/json-schema';
 import type { LLMClient } from '../llm/types';
-import { neutralizeOurTags, wrapUntrustedContent } from '../prompts/state-message';
-import { guardText } from '../security/injection-guard';
+import { guardText, neutralizePromptTags, wrapUntrustedContent } from '../security/injection-guard';
 
 /** Models write "" or null for "none": both read as absent. */
 const optionalText = z.preprocess((value) => (value === null || value === undefined ? '' : value), z.string()).transform((value) => value.trim());
@@ -154,7 +153,7 @@ export async function surveyPage(input: {
       { role: 'system', content: systemPrompt },
       {
         role: 'user',
-        content: `The crawler collects: ${neutralizeOurTags(input.instruction)}\n\n${wrapUntrustedContent(page)}\n\nAnswer in JSON.`,
+        content: `The crawler collects: ${neutralizePromptTags(input.instruction)}\n\n${wrapUntrustedContent(page)}\n\nAnswer in JSON.`,
       },
     ],
     name: 'collect_survey',

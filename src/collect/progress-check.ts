@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { generateObject, type ModelCallObserver, type ModelRetryOptions } from '../llm/generate-object';
 import { toModelJsonSchema } from '../llm/json-schema';
 import type { LLMClient } from '../llm/types';
-import { wrapUntrustedContent } from '../prompts/state-message';
+import { wrapUntrustedContent } from '../security/injection-guard';
 import type { CollectionCounters, QueuedPage } from './store';
 
 const decisionSchema = z.object({

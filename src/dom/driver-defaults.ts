@@ -2,8 +2,9 @@
 // scrolling, going back and settling done through `evaluate` and the page runtime, so that a
 // driver needs only its tabs, frames, evaluate, a screenshot and close.
 
+import { browserDriverProblem } from '../browser/driver-check';
 import type { BrowserDriver, CallOptions, ClickOptions, ClickResult, ElementRef, ResolvedBrowserDriver, ScrollRequest } from '../browser/types';
-import { BrowserError } from '../errors';
+import { BrowserError, ConfigError } from '../errors';
 import { sleep } from '../util/abort';
 import { callRuntime } from './page-runtime';
 import { absoluteOffsets } from './page-state-reader';
@@ -224,8 +225,13 @@ class DriverDefaults {
 /**
  * The driver with the core's default for each optional member it leaves out; a driver that has
  * them all is returned as it is.
+ * @throws `ConfigError` (field `browser`) when `driver` is not a BrowserDriver, such as a
+ * Playwright Page; the message names the call that makes a driver of it.
  */
 export function resolveDriver(driver: BrowserDriver): ResolvedBrowserDriver {
+  // Called directly by driver authors and tests, it checks what the entry points check.
+  const problem = browserDriverProblem(driver);
+  if (problem !== undefined) throw new ConfigError(`The browser given to resolveDriver ${problem}.`, { field: 'browser' });
   if (optionalMembers.every((member) => typeof driver[member] === 'function')) return driver as ResolvedBrowserDriver;
   const defaults = new DriverDefaults(driver);
   const pick = <K extends (typeof optionalMembers)[number]>(member: K): NonNullable<BrowserDriver[K]> => {

@@ -45,8 +45,8 @@ describe('PageStateReader.capture', () => {
   it('lists the indexed elements and the page text as the model reads them', async () => {
     const state = await new PageStateReader(newsDriver(), scriptOptions).capture({ screenshot: false });
     expect(state.elementsText).toBe('Top stories\n[1]<button>Log in />\n[2]<input name="q" type="search"> />');
-    expect(state.elements.get(1)).toMatchObject({ index: 1, frameId: 'main', tagName: 'button' });
-    expect(state.elements.get(2)).toMatchObject({ index: 2, frameId: 'main', tagName: 'input' });
+    expect(state.elements.get(1)).toMatchObject({ index: 1, frameId: 'main', tagName: 'button', text: 'Log in' });
+    expect(state.elements.get(2)).toMatchObject({ index: 2, frameId: 'main', tagName: 'input', text: '' });
     expect(state.newIndices.size).toBe(0);
   });
 

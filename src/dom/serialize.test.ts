@@ -58,10 +58,10 @@ describe('ElementIndexer line format', () => {
     expect(page.text.split('\n')).toEqual(['Welcome to the shop', '[1]<div role="menu">Menu />', '\t[2]<a>Home />', '\t\tNested text']);
   });
 
-  it('fills the elements map with frame, element id, tag and selector', () => {
+  it('fills the elements map with frame, element id, tag, text and selector', () => {
     const page = new ElementIndexer().serialize([frame([element('b1', { tagName: 'button', selector: '#buy' }), element('i1', { tagName: 'input' })])]);
-    expect(page.elements.get(1)).toEqual({ index: 1, frameId: 'main', elementId: 'b1', tagName: 'button', selector: '#buy' });
-    expect(page.elements.get(2)).toEqual({ index: 2, frameId: 'main', elementId: 'i1', tagName: 'input', selector: undefined });
+    expect(page.elements.get(1)).toEqual({ index: 1, frameId: 'main', elementId: 'b1', tagName: 'button', text: 'b1', selector: '#buy' });
+    expect(page.elements.get(2)).toEqual({ index: 2, frameId: 'main', elementId: 'i1', tagName: 'input', text: 'i1', selector: undefined });
     expect(page.elements.size).toBe(2);
   });
 
@@ -69,6 +69,22 @@ describe('ElementIndexer line format', () => {
     const page = new ElementIndexer().serialize([frame([text('only text'), text('more text')])]);
     expect(page.elements.size).toBe(0);
     expect(page.text).toBe('only text\nmore text');
+  });
+});
+
+describe('ElementIndexer element refs', () => {
+  it('give each element its tag and the text the view shows for it, on one line and cut to 100 characters', () => {
+    const long = 'word '.repeat(40).trim();
+    const page = new ElementIndexer().serialize([
+      frame([
+        element('mail', { tagName: 'li', text: 'Ann Lee\nLunch on Friday?\nSee you at noon' }),
+        element('long', { tagName: 'a', text: long }),
+        element('box', { tagName: 'input', attributes: { name: 'q' }, text: '' }),
+      ]),
+    ]);
+    expect(page.elements.get(1)).toMatchObject({ tagName: 'li', text: 'Ann Lee / Lunch on Friday? / See you at noon' });
+    expect(page.elements.get(2)?.text).toBe(`${long.slice(0, 99)}…`);
+    expect(page.elements.get(3)).toMatchObject({ tagName: 'input', text: '' });
   });
 });
 

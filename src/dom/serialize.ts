@@ -29,6 +29,19 @@ function quote(value: string): string {
   return `"${escaped}"`;
 }
 
+/** The longest `text` of an element ref: enough to tell elements apart, short enough to keep a state small. */
+const maxRefTextLength = 100;
+
+/** An element's text as its ref carries it: one line, cut to {@link maxRefTextLength} characters (not inside a surrogate pair). */
+function refText(text: string): string {
+  const line = text.split('\n').join(' / ');
+  if (line.length <= maxRefTextLength) return line;
+  let end = maxRefTextLength - 1;
+  const last = line.charCodeAt(end - 1);
+  if (last >= 0xd800 && last <= 0xdbff) end--;
+  return `${line.slice(0, end)}…`;
+}
+
 /** Options of {@link ElementIndexer}. */
 export interface ElementIndexerOptions {
   /**
@@ -111,7 +124,7 @@ export class ElementIndexer {
           if (markNew) newIndices.add(index);
         }
         seen.set(key, index);
-        elements.set(index, { index, frameId, elementId: item.elementId, tagName: item.tagName, selector: item.selector });
+        elements.set(index, { index, frameId, elementId: item.elementId, tagName: item.tagName, text: refText(item.text), selector: item.selector });
         const attributes = Object.entries(linkAttributes?.get(item) ?? item.attributes)
           .map(([name, value]) => (value === '' ? ` ${name}` : ` ${name}=${quote(value)}`))
           .join('');

@@ -183,6 +183,22 @@ describe('Executor: the Navigator\u2019s actions', () => {
     expect(schema.properties.action.maxItems).toBe(2);
   });
 
+  it('keeps only the actions that ran in the history and the conversation, however many the model wrote', async () => {
+    const flood = Array.from({ length: 10_000 }, (_, n) => ({ cache_content: { content: `note ${n}` } }));
+    const llm = new ScriptedLLM({
+      responses: [scriptedPlan(), scriptedActions(flood), scriptedActions([{ done: { text: 'ok' } }]), scriptedPlan({ done: true, finalAnswer: 'ok' })],
+    });
+    const result = await new Executor({ sensitiveActions: false, task: 'Notes', llm, browser: shopBrowser() }).execute();
+    const flooded = result.history.steps[1]!;
+    expect(flooded.actions).toHaveLength(10);
+    expect((flooded.modelOutput as { action: unknown[] }).action).toHaveLength(10);
+    const nextRequest = conversationText(llm.requests[2]!);
+    expect(nextRequest).toContain('Only the first 10 actions ran: 9990 more were dropped');
+    expect(nextRequest).not.toContain('note 10"');
+    // The request before the flood, plus ten actions and their results: some thousands of characters, not 400,000.
+    expect(nextRequest.length).toBeLessThan(conversationText(llm.requests[1]!).length + 5_000);
+  });
+
   it('builds the action schema from the registered actions', async () => {
     const llm = new ScriptedLLM({ responses: [scriptedPlan(), scriptedActions([{ done: { text: 'x' } }]), scriptedPlan({ done: true })] });
     await new Executor({ sensitiveActions: false, task: 'x', llm, browser: shopBrowser(), actions: [clickAction], excludeActions: ['wait'] }).execute();

@@ -33,7 +33,7 @@ describe('Executor options', () => {
     [{ temperature: 3 }, 'temperature', 'Option `temperature` must be between 0 and 2; got 3.'],
     [{ task: '   ' }, 'task', 'Option `task` must not be empty; got "   ".'],
     [{ llm: undefined }, 'llm', 'Option `llm` must be an LLMClient (specificationVersion "v1" and a generate() method); it is missing.'],
-    [{ browser: {} }, 'browser', 'Option `browser` must be a BrowserDriver (specificationVersion "v1"); got object.'],
+    [{ browser: {} }, 'browser', 'Option `browser` must be a BrowserDriver (specificationVersion "v1"), such as a PlaywrightDriver; got object.'],
     [{ maxStep: 10 }, 'maxStep', 'Unknown option `maxStep`. Check its spelling against ExecutorOptions.'],
     [{ modelRetry: { retry: 1 } }, 'modelRetry.retry', 'Unknown option `modelRetry.retry`. Check its spelling against ExecutorOptions.'],
     [{ modelRetry: { retries: -1 } }, 'modelRetry.retries', 'Option `modelRetry.retries` must be 0 or more; got -1.'],

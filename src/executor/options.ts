@@ -3,6 +3,7 @@
 
 import { z } from 'zod';
 import type { Action } from '../actions/types';
+import { browserDriverProblem } from '../browser/driver-check';
 import type { BrowserDriver } from '../browser/types';
 import { ConfigError } from '../errors';
 import type { ModelRetryOptions } from '../llm/generate-object';
@@ -262,17 +263,9 @@ const llmClient = z.custom<LLMClient>(
   { error: 'must be an LLMClient (specificationVersion "v1" and a generate() method)' },
 );
 
-/** The members every BrowserDriver implements; the rest have defaults in the core. */
-const requiredDriverMembers = ['tabs', 'activeTab', 'openTab', 'switchTab', 'closeTab', 'goto', 'frames', 'evaluate', 'screenshot', 'close'] as const;
-
 const browserDriver = z.custom<BrowserDriver>().superRefine((value, context) => {
-  if (typeof value !== 'object' || value === null || value.specificationVersion !== 'v1') {
-    context.addIssue({ code: 'custom', message: 'must be a BrowserDriver (specificationVersion "v1")' });
-    return;
-  }
-  const missing = requiredDriverMembers.filter((member) => typeof (value as unknown as Record<string, unknown>)[member] !== 'function');
-  if (missing.length > 0)
-    context.addIssue({ code: 'custom', message: `must be a BrowserDriver: it has no ${missing.map((member) => `${member}()`).join(', ')}` });
+  const problem = browserDriverProblem(value);
+  if (problem !== undefined) context.addIssue({ code: 'custom', message: problem });
 });
 
 const abortSignal = z.custom<AbortSignal>(

@@ -42,7 +42,7 @@ function isJsonWhitespace(code: number): boolean {
 }
 
 /** Writes 4000000 as "4,000,000" without depending on the runtime's locale data. */
-function groupDigits(value: number): string {
+export function groupDigits(value: number): string {
   return String(value).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
 }
 

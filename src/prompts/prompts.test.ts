@@ -6,7 +6,8 @@ import type { ContentPart } from '../llm/types';
 import { navigatorSystemPrompt } from './navigator-system';
 import { plannerSystemPrompt } from './planner-system';
 import { securityRules } from './security-rules';
-import { buildStateMessage, resultText, wrapUntrustedContent, type StateMessageInput } from './state-message';
+import { wrapUntrustedContent } from '../security/injection-guard';
+import { buildStateMessage, resultText, type StateMessageInput } from './state-message';
 
 function pageState(overrides: Partial<PageState> = {}): PageState {
   return {

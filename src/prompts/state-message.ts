@@ -6,7 +6,7 @@ import type { PageState } from '../browser/page-state';
 import type { ActionResult } from '../actions/types';
 import type { InjectionFinding } from '../events';
 import type { ContentPart } from '../llm/types';
-import { guardText, injectionFlag, mergeFindings, neutralizePromptTags } from '../security/injection-guard';
+import { guardText, injectionFlag, mergeFindings, neutralizePromptTags, wrapUntrustedContent } from '../security/injection-guard';
 
 /**
  * Neutralises, in text that comes from a page, every tag that could pass for our own, whatever
@@ -34,11 +34,6 @@ export function resultText(text: string): string {
   }
   parts.push(neutralizeOurTags(text.slice(last)));
   return parts.join('').replace(/\r\n?|[\n\u2028\u2029]/g, '\n  ');
-}
-
-/** Wraps page content so the model treats it as data; tags that could fake our own are neutralised. */
-export function wrapUntrustedContent(content: string): string {
-  return `<untrusted_content>\n${neutralizeOurTags(content)}\n</untrusted_content>`;
 }
 
 /** A URL as a person reads it: percent-escapes decoded where that is valid (an instruction in a query reads as words). */

@@ -1,10 +1,18 @@
 // One JSON POST to a model service over `fetch`, as every fetch adapter makes it: a per-call
 // timeout joined with the caller's signal, and every failure turned into a typed error. No retries.
 
-import { ChatModelError, RequestCancelledError, type PlannavError } from '../errors';
+import { ChatModelError, ChatModelOutputError, RequestCancelledError, type PlannavError } from '../errors';
 import { chatModelErrorFromStatus } from '../llm/model-errors';
+import { groupDigits, maxJsonReplyCharacters } from '../llm/parse-json';
 import { cancellationError } from '../util/abort';
 import { describeThrown } from '../util/describe-thrown';
+
+/**
+ * The longest successful reply read, in bytes. The core uses no reply text longer than
+ * `maxJsonReplyCharacters` (4,000,000), and JSON writes one character in at most 6 bytes (a
+ * `\u` escape), so this cap, with a megabyte for the envelope, never cuts a reply it would use.
+ */
+export const maxResponseBytes = 6 * maxJsonReplyCharacters + 1_000_000;
 
 /** A `fetch` implementation: the global one, or a test double or proxying one. @public */
 export type FetchFunction = (input: string, init: RequestInit) => Promise<Response>;
@@ -124,6 +132,53 @@ export function errorFromResponse(
   });
 }
 
+/** An error body is read this far at most: its message is at its start, and the error keeps 2,000 characters of it. */
+const maxErrorBodyBytes = 64 * 1024;
+
+/** A body as read: `complete` is false when reading stopped at the cap. */
+interface BodyText {
+  readonly text: string;
+  readonly complete: boolean;
+}
+
+/**
+ * Reads a body as text, chunk by chunk, and cancels it past `maxBytes`, so a reply of 100 MB
+ * costs the cap in memory and transfer, not the whole reply (#22). A declared `content-length`
+ * above the cap stops it before the first chunk.
+ */
+async function readBodyText(response: Response, maxBytes: number, hangUp: () => void): Promise<BodyText> {
+  const declared = Number.parseInt(response.headers.get('content-length') ?? '', 10);
+  const body = response.body;
+  if (body === null) return { text: '', complete: true };
+  const reader = body.getReader();
+  // Cancelling the reader ends the transfer; hanging up (aborting the fetch) closes the
+  // connection as well, for fetch implementations whose cancel only stops the stream.
+  const stop = (): void => {
+    reader.cancel().catch(() => undefined);
+    hangUp();
+  };
+  if (declared > maxBytes) {
+    stop();
+    return { text: '', complete: false };
+  }
+  const decoder = new TextDecoder();
+  const parts: string[] = [];
+  let bytes = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    bytes += value.byteLength;
+    if (bytes > maxBytes) {
+      parts.push(decoder.decode(value.subarray(0, Math.max(0, value.byteLength - (bytes - maxBytes))), { stream: true }));
+      stop();
+      return { text: parts.join(''), complete: false };
+    }
+    parts.push(decoder.decode(value, { stream: true }));
+  }
+  parts.push(decoder.decode());
+  return { text: parts.join(''), complete: true };
+}
+
 function describeCause(error: unknown): string {
   if (!(error instanceof Error)) return describeThrown(error);
   const cause = error.cause as { code?: unknown; message?: unknown } | undefined;
@@ -190,9 +245,10 @@ export async function postJson(request: PostJsonRequest): Promise<PostJsonRespon
         cause: error,
       });
     }
-    let text: string;
+    let read: BodyText;
     try {
-      text = await Promise.race([response.text(), stopped]);
+      const hangUp = (): void => controller.abort(new Error('The reply was longer than the cap.'));
+      read = await Promise.race([readBodyText(response, response.ok ? maxResponseBytes : maxErrorBodyBytes, hangUp), stopped]);
     } catch (error) {
       if (outcome) throw outcome;
       throw new ChatModelError(`The connection to ${request.provider} broke while reading its reply: ${describeCause(error)}.`, {
@@ -203,6 +259,14 @@ export async function postJson(request: PostJsonRequest): Promise<PostJsonRespon
         requestId: requestIdFrom(response.headers),
       });
     }
+    const { text } = read;
+    if (response.ok && !read.complete) {
+      throw new ChatModelOutputError(
+        `${request.provider} sent a reply longer than ${groupDigits(maxResponseBytes)} bytes; plannav stopped reading it there, since no usable reply is that long. Lower the output token limit (maxOutputTokens) or check the model's settings.`,
+        { statusCode: response.status, requestId: requestIdFrom(response.headers), responseBody: text.slice(0, 2000) },
+      );
+    }
+    // An error body cut at its cap is read as far as it went: its message is at its start.
     const body = parseBody(text);
     if (!response.ok) throw errorFromResponse(request.provider, response.status, body, response.headers, request.readError);
     const requestId = requestIdFrom(response.headers);

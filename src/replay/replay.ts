@@ -13,6 +13,7 @@ import { observedExtractionClient } from '../agents/agent-context';
 import { redactingClient } from '../agents/secret-guard';
 import { bindPageTextRedaction } from '../dom/page-text-redaction';
 import { NavigatorAgent } from '../agents/navigator-agent';
+import { browserDriverProblem } from '../browser/driver-check';
 import type { PageState } from '../browser/page-state';
 import type { BlockedNavigation, BrowserDriver, NavigationGuard, ResolvedBrowserDriver } from '../browser/types';
 import { resolveDriver } from '../dom/driver-defaults';
@@ -201,10 +202,10 @@ const checkSchema = z.object({ url: matcher.optional(), title: matcher.optional(
 const checksSchema = z.union([checkSchema, z.array(checkSchema)]);
 const optionsSchema = z
   .object({
-    browser: z.custom<BrowserDriver>(
-      (value) => typeof value === 'object' && value !== null && (value as BrowserDriver).specificationVersion === 'v1',
-      'must be a BrowserDriver (specificationVersion "v1")',
-    ),
+    browser: z.custom<BrowserDriver>().superRefine((value, context) => {
+      const problem = browserDriverProblem(value);
+      if (problem !== undefined) context.addIssue({ code: 'custom', message: problem });
+    }),
     variables: z.record(z.string(), z.string({ error: 'must map names to strings' })).default({}),
     onStepFailure: z.enum(['stop', 'skip', 'ask-model'], { error: 'must be "stop", "skip" or "ask-model"' }).default('stop'),
     onModelFailure: z.enum(['stop', 'skip'], { error: 'must be "stop" or "skip"' }).default('stop'),

@@ -765,6 +765,15 @@ export function neutralizePromptTags(text: string): string {
 }
 
 /**
+ * Wraps page content so the model treats it as data; tags that could fake our own are neutralised.
+ * It lives here, below both, because prompts (the state message) and actions (extract_content,
+ * search_page) each wrap what a page wrote.
+ */
+export function wrapUntrustedContent(content: string): string {
+  return `<untrusted_content>\n${neutralizePromptTags(content)}\n</untrusted_content>`;
+}
+
+/**
  * Merges findings of several texts of one place (a page's elements, its title, its URL) into one
  * list, one entry per pattern, counts added.
  */

@@ -2,12 +2,11 @@
 // the field and what it must be, before the browser or a model is touched. No browser calls here.
 
 import { z } from 'zod';
+import { browserDriverProblem } from '../browser/driver-check';
 import type { BrowserDriver } from '../browser/types';
 import { ConfigError } from '../errors';
 
 /** The members every BrowserDriver implements; the rest have defaults in the core (resolveDriver). */
-const requiredDriverMembers = ['tabs', 'activeTab', 'openTab', 'switchTab', 'closeTab', 'goto', 'frames', 'evaluate', 'screenshot', 'close'] as const;
-
 /** `{ signal, timeout }`, as every standalone call takes them. */
 export const callOptionsShape = {
   signal: z.custom<AbortSignal>((value) => typeof value === 'object' && value !== null && 'aborted' in value, { error: 'must be an AbortSignal' }).optional(),
@@ -51,15 +50,6 @@ export function checkArgument<S extends z.ZodType>(schema: S, input: unknown, ca
  * @throws `ConfigError` (field `browser`) when it is not.
  */
 export function checkBrowser(browser: unknown, call: string): asserts browser is BrowserDriver {
-  if (typeof browser !== 'object' || browser === null || (browser as BrowserDriver).specificationVersion !== 'v1') {
-    throw new ConfigError(`The browser given to ${call} must be a BrowserDriver (specificationVersion "v1"), such as a PlaywrightDriver.`, {
-      field: 'browser',
-    });
-  }
-  const missing = requiredDriverMembers.filter((member) => typeof (browser as unknown as Record<string, unknown>)[member] !== 'function');
-  if (missing.length > 0) {
-    throw new ConfigError(`The browser given to ${call} must be a BrowserDriver: it has no ${missing.map((member) => `${member}()`).join(', ')}.`, {
-      field: 'browser',
-    });
-  }
+  const problem = browserDriverProblem(browser);
+  if (problem !== undefined) throw new ConfigError(`The browser given to ${call} ${problem}.`, { field: 'browser' });
 }

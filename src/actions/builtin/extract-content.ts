@@ -10,8 +10,7 @@ import { ActionError, BrowserError, ConfigError, isFatalError, RequestCancelledE
 import { generateObject, type ModelRetryOptions } from '../../llm/generate-object';
 import { toModelJsonSchema, type JSONSchema } from '../../llm/json-schema';
 import type { ChatMessage } from '../../llm/types';
-import { neutralizeOurTags, wrapUntrustedContent } from '../../prompts/state-message';
-import { guardText, mergeFindings } from '../../security/injection-guard';
+import { guardText, mergeFindings, neutralizePromptTags, wrapUntrustedContent } from '../../security/injection-guard';
 import { reportInjection } from '../../security/injection-report';
 import { throwIfAborted } from '../../util/abort';
 import { defineAction } from '../define-action';
@@ -273,7 +272,7 @@ function chunkMessages(goal: string, page: PageText, chunk: MarkdownChunk, label
   const content = `${heading}${whole ? '' : `${label}\n`}${compact ? '' : '\n'}${chunk.text}`;
   return [
     { role: 'system', content: system },
-    { role: 'user', content: `Goal: ${neutralizeOurTags(goal)}\n\n${wrapUntrustedContent(content)}\n\n${answerInstruction(target, compact)}` },
+    { role: 'user', content: `Goal: ${neutralizePromptTags(goal)}\n\n${wrapUntrustedContent(content)}\n\n${answerInstruction(target, compact)}` },
   ];
 }
 
@@ -281,7 +280,7 @@ function mergeMessages(goal: string, parts: readonly { label: string; answer: un
   const body = parts.map(({ label, answer }) => `${label}:\n${typeof answer === 'string' ? answer : JSON.stringify(answer)}`).join('\n\n');
   return [
     { role: 'system', content: mergePrompt },
-    { role: 'user', content: `Goal: ${neutralizeOurTags(goal)}\n\n${wrapUntrustedContent(body)}\n\n${answerInstruction(target)}` },
+    { role: 'user', content: `Goal: ${neutralizePromptTags(goal)}\n\n${wrapUntrustedContent(body)}\n\n${answerInstruction(target)}` },
   ];
 }
 

@@ -6,7 +6,7 @@ import type { FrameInfo } from '../../browser/types';
 import type { PageTextAnswer, PageTextRequest } from '../../dom/page/actions/page-text';
 import { callRuntime } from '../../dom/page-runtime';
 import { ActionError } from '../../errors';
-import { wrapUntrustedContent } from '../../prompts/state-message';
+import { wrapUntrustedContent } from '../../security/injection-guard';
 import { defineAction } from '../define-action';
 import type { ActionContext } from '../types';
 import { describeThrown } from '../../util/describe-thrown';

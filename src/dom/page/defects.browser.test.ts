@@ -1,5 +1,6 @@
-// Known defects of the page runtime, written as the modules SHOULD behave: every test here fails until its fix lands
-// (each names the module and the fix). Runs in headless Chromium (the vitest `browser` project), like the other page tests.
+// Defects the page runtime once had, written as the modules should behave; all are fixed now, so each
+// test guards its fix against coming back (each names the module and the defect). Runs in headless
+// Chromium (the vitest `browser` project), like the other page tests.
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { defaultIncludeAttributes } from '../page-state-reader';
 import type { FrameSnapshot, SnapshotElement } from '../types';
