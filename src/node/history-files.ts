@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { basename, dirname, extname, join } from 'node:path';
 import { HistoryFormatError } from '../errors';
+import { historyFileError, historyNotJsonError } from '../history/file-errors';
 import { parseHistory } from '../history/schema';
 import type { RunHistory } from '../history/types';
 import { readJournal } from './journal';
@@ -82,13 +83,22 @@ export async function saveHistory(path: string, history: RunHistory): Promise<vo
  * `.jsonl` file, or the folder that holds `journal.jsonl`), with its screenshots. Older versions
  * are migrated to the current one.
  * @throws `HistoryFormatError`: `HISTORY_VERSION` when a newer plannav wrote it,
- * `HISTORY_INVALID` naming the field at fault (`field`), the JSON's syntax error, or a missing
- * screenshot file.
+ * `HISTORY_INVALID` naming the field at fault (`field`), the JSON's syntax error, a missing
+ * screenshot file, or a path that holds no readable history (missing, a folder without a
+ * journal, no permission: the file-system error is its `cause`).
  * @public
  */
 export async function loadHistory(path: string): Promise<RunHistory> {
-  const file = (await stat(path)).isDirectory() ? join(path, 'journal.jsonl') : path;
-  const text = await readFile(file, 'utf8');
+  const isFolder = await stat(path).then(
+    (stats) => stats.isDirectory(),
+    (error: unknown) => {
+      throw historyFileError(path, error);
+    },
+  );
+  const file = isFolder ? join(path, 'journal.jsonl') : path;
+  const text = await readFile(file, 'utf8').catch((error: unknown) => {
+    throw historyFileError(file, error, { folder: isFolder ? path : undefined });
+  });
   let json: unknown;
   if (extname(file) === '.jsonl') {
     json = readJournal(text, file);
@@ -96,7 +106,7 @@ export async function loadHistory(path: string): Promise<RunHistory> {
     try {
       json = JSON.parse(text);
     } catch (error) {
-      throw new HistoryFormatError(`${file} is not JSON: ${error instanceof Error ? error.message : String(error)}.`, { cause: error });
+      throw historyNotJsonError(file, error);
     }
   }
   const history = parseHistory(json);
