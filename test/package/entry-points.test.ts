@@ -164,7 +164,19 @@ describe(`every entry point of the packed package, used, under Node ${nodeVersio
     expect(result.status, `main.js (${format}) failed:\n${result.stdout}\n${result.stderr}`).toBe(0);
     const out = JSON.parse(result.stdout.trim().split('\n').at(-1) ?? '{}');
     // The program uses one entry point per key (testing with the core); none may be left out.
-    const used = ['plannav/testing', 'plannav', 'plannav/openai', 'plannav/anthropic', 'plannav/gemini', 'plannav/models', 'plannav/ai-sdk', 'plannav/puppeteer', 'plannav/playwright', 'plannav/node', 'plannav/bullmq'];
+    const used = [
+      'plannav/testing',
+      'plannav',
+      'plannav/openai',
+      'plannav/anthropic',
+      'plannav/gemini',
+      'plannav/models',
+      'plannav/ai-sdk',
+      'plannav/puppeteer',
+      'plannav/playwright',
+      'plannav/node',
+      'plannav/bullmq',
+    ];
     expect([...used].sort()).toEqual(entries.map(specifierOf).sort());
 
     expect(out.core).toEqual({ status: 'ok', finalAnswer: 'Paris', configErrorIsInstance: true });
@@ -172,7 +184,8 @@ describe(`every entry point of the packed package, used, under Node ${nodeVersio
       expect(out[adapter].failed, `${adapter}: the conformance cases that failed`).toEqual([]);
       expect(out[adapter].cases, adapter).toBeGreaterThan(10);
     }
-    if (format === 'esm' || nodeRequiresEsm) expect(out.aiSdk).toEqual({ object: { answer: 'hi' }, usage: expect.objectContaining({ inputTokens: 12, outputTokens: 3 }) });
+    if (format === 'esm' || nodeRequiresEsm)
+      expect(out.aiSdk).toEqual({ object: { answer: 'hi' }, usage: expect.objectContaining({ inputTokens: 12, outputTokens: 3 }) });
 
     for (const driver of ['puppeteer', 'playwright']) {
       expect(out[driver], driver).toMatchObject({ status: 'ok', finalAnswer: 'Read all three pages.', screenshots: 4 });

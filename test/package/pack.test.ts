@@ -99,7 +99,8 @@ describe('what ships beside the code', () => {
       'relative links, which npmjs.com cannot follow',
     ).toEqual([]);
     // A link into this repository names a file of it (on the main branch), so a rename breaks this test, not the link.
-    const prefixes = [`${repository}/blob/main/`, `${repository}/raw/main/`, `${repository}/tree/main/`];
+    const raw = repository.replace('https://github.com/', 'https://raw.githubusercontent.com/');
+    const prefixes = [`${repository}/blob/main/`, `${repository}/raw/main/`, `${repository}/tree/main/`, `${raw}/main/`];
     for (const target of targets) {
       const prefix = prefixes.find((candidate) => target.startsWith(candidate));
       if (prefix) expect(existsSync(target.slice(prefix.length).split('#')[0] as string), target).toBe(true);

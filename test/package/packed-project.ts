@@ -80,7 +80,13 @@ export interface Run {
 
 /** Runs a command in `cwd`, with `env` added, and returns its status and output; never throws for a non-zero exit. */
 export function run(command: string, args: readonly string[], cwd: string, timeoutMs = 120_000, env: Readonly<Record<string, string>> = {}): Run {
-  const result = spawnSync(command, args, { cwd, encoding: 'utf8', shell, timeout: timeoutMs, env: { ...process.env, ...env, FORCE_COLOR: '0', NO_COLOR: '1' } });
+  const result = spawnSync(command, args, {
+    cwd,
+    encoding: 'utf8',
+    shell,
+    timeout: timeoutMs,
+    env: { ...process.env, ...env, FORCE_COLOR: '0', NO_COLOR: '1' },
+  });
   return { status: result.status, stdout: result.stdout ?? '', stderr: `${result.stderr ?? ''}${result.error ? `\n${result.error.message}` : ''}` };
 }
 
