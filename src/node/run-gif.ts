@@ -106,9 +106,10 @@ interface GifToolkit {
 
 /** Resolves a package file from this module, in the ESM build and the CommonJS one alike. */
 function resolvePackageFile(specifier: string): string {
-  // The CommonJS build has `require`; the ESM build (and vitest) has `import.meta.url`.
-  const resolver = typeof require === 'function' ? require : createRequire(import.meta.url);
-  return resolver.resolve(specifier);
+  // Not `typeof require === 'function' ? require : …`: the ESM bundle turns `require` into a shim
+  // that exists but has no `.resolve`. `import.meta.url` is there in every build: tsup's CommonJS
+  // output derives it from `__filename`.
+  return createRequire(import.meta.url).resolve(specifier);
 }
 
 /** Loads the optional peers, or throws a ConfigError that names the command installing the missing ones. */
@@ -677,15 +678,23 @@ function nextGoal(step: StepRecord): string {
 }
 
 /**
- * Whether a screenshot is a blank page: almost all of a tiny rendering of it falls in one colour
- * bucket (about:blank, a page still loading). A screenshot that cannot be decoded counts as blank.
+ * At most this share of a screenshot's pixels may differ from its main colour for it to count as a
+ * blank page: about 90 pixels of a 1280×720 screenshot, less than one short word, so a page that
+ * shows any text at all is drawn.
+ */
+const blankPageNoise = 1 / 10_000;
+
+/**
+ * Whether a screenshot is a blank page (about:blank, a page still loading): all its pixels but
+ * {@link blankPageNoise} of them fall in one colour bucket. Judged at the screenshot's own size:
+ * shrunk to a thumbnail, a white page with a heading and a paragraph blurs into white.
+ * A screenshot that cannot be decoded counts as blank.
  */
 function isBlank(toolkit: GifToolkit, dataUri: string, size: { width: number; height: number }): boolean {
-  const probeWidth = 48;
-  const probeHeight = Math.max(1, Math.round((probeWidth * size.height) / size.width));
   // A transparent background: an image that fails to decode leaves every pixel transparent, one bucket.
-  const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${probeWidth}" height="${probeHeight}"><image width="${probeWidth}" height="${probeHeight}" preserveAspectRatio="none" href="${svgText(dataUri)}"/></svg>`;
+  const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${size.width}" height="${size.height}"><image width="${size.width}" height="${size.height}" preserveAspectRatio="none" href="${svgText(dataUri)}"/></svg>`;
   const { pixels } = new toolkit.resvg.Resvg(svg, { font: { loadSystemFonts: false } }).render();
+  // 4 bits a channel: JPEG noise stays in its bucket, text and its anti-aliased edges do not.
   const buckets = new Map<number, number>();
   let most = 0;
   for (let offset = 0; offset < pixels.length; offset += 4) {
@@ -698,7 +707,8 @@ function isBlank(toolkit: GifToolkit, dataUri: string, size: { width: number; he
     buckets.set(key, count);
     most = Math.max(most, count);
   }
-  return most / (pixels.length / 4) >= 0.985;
+  const total = pixels.length / 4;
+  return total - most <= total * blankPageNoise;
 }
 
 function base64(bytes: Uint8Array): string {
@@ -733,8 +743,9 @@ function runSummary(history: RunHistory): string {
 /**
  * Draws a run as an animated GIF, sized for a README: a title frame with the task, then one frame
  * per Navigator step that has a screenshot, with the step number and the Navigator's next goal in a
- * band over the screenshot. Blank pages (a screenshot of almost a single colour, such as
- * about:blank) are skipped. A run with no screenshot to draw still gets a GIF: its title frame alone.
+ * band over the screenshot. Blank pages (a screenshot of a single colour but for a few pixels, such
+ * as about:blank) are skipped; a page that shows any text is drawn. A run with no screenshot to
+ * draw still gets a GIF: its title frame alone.
  *
  * @remarks
  * Node only. Needs the optional peer dependencies `@resvg/resvg-js` (renders each frame),

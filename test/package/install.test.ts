@@ -1,13 +1,17 @@
 // The packed package installed beside the current `ai` major (test/package/packed-project.ts): the AI
 // SDK bridge runs against ai's own mock model from an ESM and a CommonJS script, alone and inside a
 // whole Executor task, and TypeScript apps that import every entry point compile under `--strict`
-// (ESM and CommonJS, moduleResolution nodenext, node16 and bundler).
+// (ESM and CommonJS, moduleResolution nodenext, node16 and bundler), as do the examples it ships.
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { nodeBinary, nodeRequiresEsm, nodeVersion, packedProject, run, writeFiles, type PackedProject } from './packed-project';
 
 let project: PackedProject;
+
+/** The examples of examples/ that the package ships (package.json "files"), which the README names. */
+const shippedExamples = ['custom-driver.ts', 'custom-llm-client.ts'];
 
 beforeAll(async () => {
   project = await packedProject();
@@ -109,7 +113,7 @@ describe(`the packed package, installed, under Node ${nodeVersion}`, { timeout: 
     });
   });
 
-  it('compiles ESM and CommonJS apps importing every entry point under tsc --strict (nodenext, node16, bundler)', async () => {
+  it('compiles ESM and CommonJS apps importing every entry point, and the shipped examples, under tsc --strict (nodenext, node16, bundler)', async () => {
     const dir = join(project.dir, 'typescript');
     const options = { strict: true, noEmit: true, target: 'es2022', lib: ['es2022', 'dom'], types: ['node'], forceConsistentCasingInFileNames: true };
     writeFiles(dir, {
@@ -120,11 +124,13 @@ describe(`the packed package, installed, under Node ${nodeVersion}`, { timeout: 
       // node16 models a Node whose require() cannot load ES modules, and ai v7 is ESM-only: a CommonJS app
       // there cannot use plannav/ai-sdk (TS1479), as at run time; every other entry point must compile.
       'cjs/app-node16.ts': appSource({ withAISDK: false }),
+      // The examples the README points to, as a user copies them out of node_modules/plannav/examples/.
+      ...Object.fromEntries(shippedExamples.map((name) => [`esm/${name}`, readFileSync(join(project.dir, 'node_modules/plannav/examples', name), 'utf8')])),
       // Our declaration files are checked once, here (skipLibCheck: false), for both formats; the other
       // two configs only change how imports resolve.
       'tsconfig.nodenext.json': JSON.stringify({
         compilerOptions: { ...options, module: 'nodenext', moduleResolution: 'nodenext', skipLibCheck: false },
-        files: ['esm/app.ts', 'cjs/app.ts'],
+        files: ['esm/app.ts', 'cjs/app.ts', ...shippedExamples.map((name) => `esm/${name}`)],
       }),
       'tsconfig.node16.json': JSON.stringify({
         compilerOptions: { ...options, module: 'node16', moduleResolution: 'node16', skipLibCheck: true },

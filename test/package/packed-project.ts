@@ -29,11 +29,25 @@ export interface PackedProject {
 
 /**
  * What is installed beside the tarball: the peers, optional ones included, so every entry point
- * loads (`ai` is the current major, the devDependency), and the compiler for the TypeScript apps.
- * `@types/json-schema` is there because the AI SDK's own declarations import it without
- * depending on it, which `skipLibCheck: false` reports.
+ * loads and runs (`ai` is the current major, the devDependency; the renderer, encoder and fonts are
+ * createRunGif's), and the compiler for the TypeScript apps. `@types/json-schema` is there because
+ * the AI SDK's own declarations import it without depending on it, which `skipLibCheck: false` reports.
  */
-const BESIDE_PLANNAV = ['ai', 'zod', 'playwright-core', 'puppeteer-core', 'bullmq', 'ioredis', 'typescript', '@types/node', '@types/json-schema'];
+const BESIDE_PLANNAV = [
+  'ai',
+  'zod',
+  'playwright-core',
+  'puppeteer-core',
+  'bullmq',
+  'ioredis',
+  '@resvg/resvg-js',
+  'gifenc',
+  '@expo-google-fonts/noto-sans',
+  '@expo-google-fonts/noto-sans-sc',
+  'typescript',
+  '@types/node',
+  '@types/json-schema',
+];
 
 /** How long a file waits for another one that is installing the project. */
 const WAIT_MS = 240_000;
@@ -64,9 +78,15 @@ export interface Run {
   readonly stderr: string;
 }
 
-/** Runs a command in `cwd` and returns its status and output; never throws for a non-zero exit. */
-export function run(command: string, args: readonly string[], cwd: string, timeoutMs = 120_000): Run {
-  const result = spawnSync(command, args, { cwd, encoding: 'utf8', shell, timeout: timeoutMs, env: { ...process.env, FORCE_COLOR: '0', NO_COLOR: '1' } });
+/** Runs a command in `cwd`, with `env` added, and returns its status and output; never throws for a non-zero exit. */
+export function run(command: string, args: readonly string[], cwd: string, timeoutMs = 120_000, env: Readonly<Record<string, string>> = {}): Run {
+  const result = spawnSync(command, args, {
+    cwd,
+    encoding: 'utf8',
+    shell,
+    timeout: timeoutMs,
+    env: { ...process.env, ...env, FORCE_COLOR: '0', NO_COLOR: '1' },
+  });
   return { status: result.status, stdout: result.stdout ?? '', stderr: `${result.stderr ?? ''}${result.error ? `\n${result.error.message}` : ''}` };
 }
 

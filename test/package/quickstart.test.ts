@@ -1,11 +1,14 @@
 // The README's quick starts, copied verbatim into the throwaway project that has the packed package
 // (test/package/packed-project.ts): both compile under `tsc --strict`, and the scripted one (ScriptedLLM,
-// no key) runs in the system Chromium and prints an answer. The `openai` one needs a key: compiled only.
+// no key) runs in the system Chromium and prints an answer. The `openai` one needs a key: it runs
+// against a local server that refuses it, and must say so and fail, as a user's first try might.
 // PLANNAV_README points the test at another README (to try new blocks before they go in).
+import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { nodeBinary, nodeVersion, packedProject, run, writeFiles, type PackedProject } from './packed-project';
+import { nodeBinary, nodeVersion, packedProject, run, writeFiles, type PackedProject, type Run } from './packed-project';
 import { extractQuickstartBlocks, type QuickstartName } from './quickstart-blocks';
 
 const readme = process.env.PLANNAV_README || 'README.md';
@@ -77,5 +80,50 @@ describe(`the quick starts of ${readme}, under Node ${nodeVersion}`, { timeout: 
     // It prints the result's status and final answer.
     const lastLine = result.stdout.trim().split('\n').at(-1) ?? '';
     expect(lastLine, `The scripted quick start should end by printing "ok <answer>"; it printed:\n${result.stdout}`).toMatch(/^ok \S/);
+  });
+});
+
+/**
+ * Runs Node on `args` in `dir` with `env` added, without blocking the event loop (the test's own
+ * server has to answer meanwhile); kills it after `timeoutMs`.
+ */
+function runNode(args: readonly string[], dir: string, env: Readonly<Record<string, string>>, timeoutMs: number): Promise<Run> {
+  return new Promise((resolvePromise) => {
+    const child = spawn(nodeBinary, args, { cwd: dir, env: { ...process.env, ...env, FORCE_COLOR: '0', NO_COLOR: '1' } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.on('close', (status) => {
+      clearTimeout(timer);
+      resolvePromise({ status, stdout, stderr });
+    });
+  });
+}
+
+describe(`the openai quick start of ${readme} with a key the server refuses, under Node ${nodeVersion}`, { timeout: 180_000 }, () => {
+  it("prints the model's error and exits non-zero", async () => {
+    const refusal = 'Incorrect API key provided: sk-wrong. You can find your API key at your account page.';
+    const server = createServer((request, response) => {
+      request.resume();
+      request.on('end', () =>
+        response
+          .writeHead(401, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ error: { message: refusal, type: 'invalid_request_error', code: 'invalid_api_key' } })),
+      );
+    });
+    await new Promise<void>((resolvePromise) => server.listen(0, '127.0.0.1', resolvePromise));
+    try {
+      const { port } = server.address() as { port: number };
+      const dir = join((await packedProject()).dir, 'quickstart');
+      const result = await runNode(['out/openai.js'], dir, { OPENAI_API_KEY: 'sk-wrong', OPENAI_BASE_URL: `http://127.0.0.1:${port}/v1` }, 120_000);
+      const output = `${result.stdout}\n${result.stderr}`;
+      expect(output, 'the quick start should print why it failed').toContain(refusal);
+      expect(result.status, `the quick start should exit non-zero when the task fails; it printed:\n${output}`).not.toBe(0);
+      expect(result.status, `killed after 120 s:\n${output}`).not.toBeNull();
+    } finally {
+      server.close();
+    }
   });
 });
