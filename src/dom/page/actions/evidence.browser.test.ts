@@ -23,6 +23,18 @@ describe('textEvidence', () => {
     expect(unseen).toBe('');
   });
 
+  it('reads light text laid over a dark box or an image that is not its ancestor as seen (a hero banner)', () => {
+    place(
+      '<div style="position: relative; height: 80px">' +
+        '<div style="position: absolute; inset: 0; background: #123"></div>' +
+        '<p style="position: relative; color: #fff">Now $99</p></div>' +
+        '<div style="position: relative; height: 80px">' +
+        '<img style="position: absolute; inset: 0; width: 100%; height: 100%" src="data:image/gif;base64,R0lGODlhAQABAAAAACw=">' +
+        '<p style="position: relative; color: #fff">Sale ends Friday</p></div>',
+    );
+    expect(read().seen).toBe('Now $99 Sale ends Friday');
+  });
+
   it('reads text no person can see as unseen: background colour, tiny font, hidden, faded, clipped, off the page', () => {
     place(
       '<p>Visible</p>' +

@@ -24,6 +24,8 @@ export interface TextEvidenceAnswer {
 const skipped = new Set(['script', 'style', 'noscript', 'template', 'head', 'iframe', 'frame', 'object', 'embed']);
 /** Attributes an agent reads as text that the page does not show. */
 const unseenAttributes = ['alt', 'aria-label', 'title', 'aria-description'];
+/** Elements that draw a picture text may be laid over. */
+const drawsPicture = new Set(['img', 'video', 'canvas', 'svg', 'picture']);
 /** Nodes the walk enters at most. */
 const maxSteps = 500_000;
 /** Smallest font a person reads, in CSS pixels. */
@@ -140,7 +142,32 @@ class EvidenceReader {
     if (!colour || background === null) return true;
     // A shadow or outline draws the glyphs in another colour.
     if (style.textShadow !== 'none' || parseFloat(style.getPropertyValue('-webkit-text-stroke-width')) > 0) return true;
-    return contrast(over(colour, background), background) >= minContrast;
+    if (contrast(over(colour, background), background) >= minContrast) return true;
+    // Its ancestors' background hides it; something laid under it that is not an ancestor (a hero
+    // image or a dark box positioned behind the text) may still show it.
+    return this.shownOverSomethingElse(element, colour);
+  }
+
+  /**
+   * Whether an element under the text's centre that is not its ancestor draws something the text
+   * stands out from: an image, a video, a canvas, an SVG, a background image, or a background
+   * colour of enough contrast. Only points inside the viewport can be asked.
+   */
+  private shownOverSomethingElse(element: Element, colour: Rgba): boolean {
+    const rect = element.getBoundingClientRect();
+    const x = rect.left + rect.width / 2;
+    const y = rect.top + rect.height / 2;
+    if (x < 0 || y < 0 || x >= window.innerWidth || y >= window.innerHeight) return false;
+    for (const under of document.elementsFromPoint(x, y)) {
+      if (under === element || under.contains(element)) continue;
+      if (element.contains(under)) continue;
+      if (drawsPicture.has(under.localName)) return true;
+      const style = this.styleOf(under);
+      if (style.backgroundImage !== 'none') return true;
+      const fill = parseColour(style.backgroundColor);
+      if (fill && fill[3] > 0.5 && contrast(over(colour, over(fill, [255, 255, 255, 1])), over(fill, [255, 255, 255, 1])) >= minContrast) return true;
+    }
+    return false;
   }
 
   private add(kind: 'seen' | 'unseen', value: string): void {
