@@ -7,7 +7,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
+import { join } from 'node:path';
 
 const MIN_SRC_LINE_COVERAGE = 90; // percent
 const COVERAGE_SUMMARY = 'coverage/coverage-summary.json';
@@ -29,9 +29,9 @@ const shell = process.platform === 'win32';
  * Runs a command; resolves with whether it exited 0 and, unless `live`, its output (stdout and stderr in the order
  * they came). A live command writes straight to ours.
  */
-function run(/** @type {string} */ cmd, /** @type {string[]} */ args, live = false) {
+function run(/** @type {string} */ cmd, /** @type {string[]} */ args, live = false, env = process.env) {
   return new Promise((resolve) => {
-    const child = spawn(cmd, args, { stdio: live ? 'inherit' : ['ignore', 'pipe', 'pipe'], shell });
+    const child = spawn(cmd, args, { stdio: live ? 'inherit' : ['ignore', 'pipe', 'pipe'], shell, env });
     /** @type {Buffer[]} */
     const output = [];
     child.stdout?.on('data', (/** @type {Buffer} */ chunk) => output.push(chunk));
@@ -69,13 +69,15 @@ function skip(/** @type {string} */ title, /** @type {string} */ reason) {
   failed++;
 }
 
-/** The slowest test files of a vitest JSON report, as lines for the summary. */
-function slowestFiles(/** @type {any} */ results) {
-  return results.testResults
-    .map((/** @type {any} */ file) => ({ name: relative(process.cwd(), file.name), ms: file.endTime - file.startTime }))
-    .sort((/** @type {any} */ a, /** @type {any} */ b) => b.ms - a.ms)
+/** The slowest test files, as lines for the summary, from the file written by scripts/vitest-file-durations.mjs. */
+function slowestFiles(/** @type {string} */ durationsFile) {
+  if (!existsSync(durationsFile)) return ['  (vitest wrote no file durations)'];
+  /** @type {{ name: string, project: string, ms: number }[]} */
+  const files = JSON.parse(readFileSync(durationsFile, 'utf8'));
+  return files
+    .sort((a, b) => b.ms - a.ms)
     .slice(0, SLOWEST_FILES)
-    .map((/** @type {any} */ file) => `  ${seconds(file.ms).padStart(8)}  ${file.name}`);
+    .map((file) => `  ${seconds(file.ms).padStart(8)}  ${file.name}${file.project === 'node' ? '' : ` (${file.project})`}`);
 }
 
 /**
@@ -86,6 +88,7 @@ function slowestFiles(/** @type {any} */ results) {
 async function vitest(/** @type {string[]} */ filters) {
   const dir = mkdtempSync(join(tmpdir(), 'plannav-vitest-'));
   const jsonFile = join(dir, 'results.json');
+  const durationsFile = join(dir, 'file-durations.json');
   rmSync(COVERAGE_SUMMARY, { force: true });
   try {
     const { ok } = await run(
@@ -101,9 +104,11 @@ async function vitest(/** @type {string[]} */ filters) {
         '--reporter=default',
         '--reporter=json',
         `--outputFile.json=${jsonFile}`,
+        '--reporter=./scripts/vitest-file-durations.mjs',
         ...filters,
       ],
       true,
+      { ...process.env, PLANNAV_FILE_DURATIONS: durationsFile },
     );
     if (!existsSync(jsonFile)) {
       console.log('vitest wrote no JSON results');
@@ -123,7 +128,7 @@ async function vitest(/** @type {string[]} */ filters) {
     failed += results.numFailedTests + brokenFiles;
     // vitest can fail without a failing test (e.g. unhandled errors): count that once.
     if (!ok && results.numFailedTests + brokenFiles === 0) failed++;
-    return slowestFiles(results);
+    return slowestFiles(durationsFile);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
