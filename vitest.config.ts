@@ -1,6 +1,9 @@
-// Vitest config: three projects, `node` (unit tests next to the code and package-level tests under test/), `types`
-// (test/types/*.test-d.ts, type tests checked by tsc) and `browser` (src/**/*.browser.test.ts, the page runtime, in
-// headless Chromium). One v8 coverage report over every src file covers both.
+// Vitest config: two projects, `node` (unit tests next to the code, package-level and e2e tests under test/) and
+// `browser` (src/**/*.browser.test.ts, the page runtime, in headless Chromium). One v8 coverage report over every src
+// file covers both. The type tests (test/types/*.test-d.ts) are no project here: `npm run typecheck` (tsc over
+// tsconfig.json, which includes test/) compiles them, and a type that changes fails it; a vitest typecheck project
+// would run tsc over the same program a second time.
+import { availableParallelism } from 'node:os';
 import { playwright } from '@vitest/browser-playwright';
 import { configDefaults, defineConfig } from 'vitest/config';
 import { findChromium } from './src/chromium/find-chromium.js';
@@ -16,6 +19,9 @@ export default defineConfig({
     // e2e tests never drive a stale copy of the page code.
     globalSetup: ['scripts/vitest-global-setup.mjs'],
     testTimeout: 30_000,
+    // Most of an e2e file's time is spent waiting on Chromium, its own processes, and on the fixture servers: files run
+    // side by side on one more worker than vitest's default (CPUs - 1), at least two. `--maxWorkers=N` overrides it.
+    maxWorkers: Math.max(2, availableParallelism()),
     reporters: ['default'],
     projects: [
       {
@@ -26,15 +32,6 @@ export default defineConfig({
           exclude: [...configDefaults.exclude, BROWSER_TESTS],
           environment: 'node',
           pool: 'forks',
-        },
-      },
-      {
-        // Type tests (*.test-d.ts, with expectTypeOf): vitest runs tsc on them; a type that changes fails its test.
-        extends: true,
-        test: {
-          name: 'types',
-          include: [],
-          typecheck: { enabled: true, only: true, include: ['test/types/**/*.test-d.ts'], tsconfig: 'test/types/tsconfig.json' },
         },
       },
       {

@@ -2,7 +2,7 @@
 // scripts/entries.mjs; with --docs, updates docs/api/ alone. Reads dist/<name>.d.ts written by tsup: build first.
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { Extractor, ExtractorConfig } from '@microsoft/api-extractor';
+import { CompilerState, Extractor, ExtractorConfig } from '@microsoft/api-extractor';
 import { apiDocs, modelFileOf } from './api-docs.mjs';
 import { apiReportOf, entries, specifierOf } from './entries.mjs';
 
@@ -32,16 +32,23 @@ const local = docsOnly || process.argv.includes('--local');
 const changed = [];
 let failed = false;
 
-for (const entry of entries) {
+const built = entries.filter((entry) => {
   const dts = `dist/${entry.name}.d.ts`;
-  if (!existsSync(dts)) {
-    console.error(`api-report: ${dts} is missing: run npm run build first`);
-    failed = true;
-    continue;
-  }
-  const config = configOf(entry);
+  if (existsSync(dts)) return true;
+  console.error(`api-report: ${dts} is missing: run npm run build first`);
+  failed = true;
+  return false;
+});
+const configs = built.map((entry) => ({ entry, config: configOf(entry) }));
+// One TypeScript program over every entry's .d.ts, shared by all the entries: the declarations are compiled and
+// type-checked once, not once per entry (they import the same chunks).
+const compilerState = configs[0]
+  ? CompilerState.create(configs[0].config, { additionalEntryPoints: configs.slice(1).map(({ config }) => config.mainEntryPointFilePath) })
+  : undefined;
+
+for (const { entry, config } of configs) {
   // Warnings (forgotten exports) are printed but never fail; errors (TSDoc syntax, unresolved links) and report drift do.
-  const result = Extractor.invoke(config, { localBuild: local, printApiReportDiff: !local });
+  const result = Extractor.invoke(config, { localBuild: local, printApiReportDiff: !local, ...(compilerState ? { compilerState } : {}) });
   if (result.errorCount > 0) failed = true;
   if (result.apiReportChanged) changed.push(apiReportOf(entry));
   console.log(`api-report: ${specifierOf(entry)}: ${result.errorCount} errors, ${result.warningCount} warnings`);

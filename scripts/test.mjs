@@ -1,69 +1,120 @@
 // What `npm test` runs (after ensure-deps): typecheck, lint, build, API report and docs check, vitest with coverage (node and browser projects).
-// Ends with exactly one line `Tests: N passed, M failed`; exits non-zero when anything failed.
-import { spawnSync } from 'node:child_process';
+// Ends with the durations, then exactly one line `Tests: N passed, M failed`; exits non-zero when anything failed.
+//
+// The stages run side by side where they do not depend on each other: typecheck, lint and build at once; the API
+// report and vitest as soon as the build is done (test/package/* read dist/). Each side stage's output is held and
+// printed whole when it ends, so the logs do not interleave; vitest's streams as it runs.
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 const MIN_SRC_LINE_COVERAGE = 90; // percent
 const COVERAGE_SUMMARY = 'coverage/coverage-summary.json';
+/** How many of the slowest test files the summary lists. */
+const SLOWEST_FILES = 10;
 
 // Counting: every vitest test counts once; each tooling stage (typecheck, lint, build, api report,
 // coverage threshold) also counts as one test, so a failed or skipped stage shows up in `M failed`.
 let passed = 0;
 let failed = 0;
+/** Each stage's wall time, in the order they ended. @type {{ title: string, ms: number, result: string }[]} */
+const durations = [];
+const startedAt = Date.now();
+const seconds = (/** @type {number} */ ms) => `${(ms / 1000).toFixed(1)} s`;
 
 const shell = process.platform === 'win32';
-/** Runs a command with inherited output; true when it exits 0. */
-const run = (/** @type {string} */ cmd, /** @type {string[]} */ args) => spawnSync(cmd, args, { stdio: 'inherit', shell }).status === 0;
 
-/** Runs one tooling stage under a header and counts it as one test. */
-function stage(/** @type {string} */ title, /** @type {() => boolean} */ body) {
-  console.log(`\n=== ${title} ===`);
-  let ok = false;
+/**
+ * Runs a command; resolves with whether it exited 0 and, unless `live`, its output (stdout and stderr in the order
+ * they came). A live command writes straight to ours.
+ */
+function run(/** @type {string} */ cmd, /** @type {string[]} */ args, live = false, env = process.env) {
+  return new Promise((resolve) => {
+    const child = spawn(cmd, args, { stdio: live ? 'inherit' : ['ignore', 'pipe', 'pipe'], shell, env });
+    /** @type {Buffer[]} */
+    const output = [];
+    child.stdout?.on('data', (/** @type {Buffer} */ chunk) => output.push(chunk));
+    child.stderr?.on('data', (/** @type {Buffer} */ chunk) => output.push(chunk));
+    child.on('error', (error) => output.push(Buffer.from(`${error.message}\n`)));
+    child.on('close', (code) => resolve({ ok: code === 0, output: Buffer.concat(output).toString('utf8') }));
+  });
+}
+
+/**
+ * Runs one tooling stage (an npm script) and counts it as one test; its output is printed under its header once it
+ * ends. Resolves with whether it passed.
+ */
+async function stage(/** @type {string} */ title, /** @type {string} */ script) {
+  const start = Date.now();
+  /** @type {{ ok: boolean, output: string }} */
+  let result;
   try {
-    ok = body();
+    result = await run('npm', ['run', '--silent', script]);
   } catch (error) {
-    console.error(error);
+    result = { ok: false, output: String(error) };
   }
-  if (ok) passed++;
+  const ms = Date.now() - start;
+  console.log(`\n=== ${title} ===\n${result.output.trimEnd()}`);
+  console.log(`--- ${title}: ${result.ok ? 'ok' : 'FAILED'} (${seconds(ms)})`);
+  durations.push({ title, ms, result: result.ok ? 'ok' : 'FAILED' });
+  if (result.ok) passed++;
   else failed++;
-  console.log(`--- ${title}: ${ok ? 'ok' : 'FAILED'}`);
-  return ok;
+  return result.ok;
 }
 
 function skip(/** @type {string} */ title, /** @type {string} */ reason) {
   console.log(`\n=== ${title} ===\n--- ${title}: SKIPPED (${reason}), counted as failed`);
+  durations.push({ title, ms: 0, result: 'SKIPPED' });
   failed++;
+}
+
+/** The slowest test files, as lines for the summary, from the file written by scripts/vitest-file-durations.mjs. */
+function slowestFiles(/** @type {string} */ durationsFile) {
+  if (!existsSync(durationsFile)) return ['  (vitest wrote no file durations)'];
+  /** @type {{ name: string, project: string, ms: number }[]} */
+  const files = JSON.parse(readFileSync(durationsFile, 'utf8'));
+  return files
+    .sort((a, b) => b.ms - a.ms)
+    .slice(0, SLOWEST_FILES)
+    .map((file) => `  ${seconds(file.ms).padStart(8)}  ${file.name}${file.project === 'node' ? '' : ` (${file.project})`}`);
 }
 
 /**
  * Runs vitest with coverage (on `filters`, all tests if none) over both projects, node and browser, which report
- * into one JSON file and one coverage summary; adds its test counts. False if it could not report.
+ * into one JSON file and one coverage summary; adds its test counts. Resolves with the slowest files, or undefined
+ * if it could not report.
  */
-function vitest(/** @type {string[]} */ filters) {
+async function vitest(/** @type {string[]} */ filters) {
   const dir = mkdtempSync(join(tmpdir(), 'plannav-vitest-'));
   const jsonFile = join(dir, 'results.json');
+  const durationsFile = join(dir, 'file-durations.json');
   rmSync(COVERAGE_SUMMARY, { force: true });
   try {
-    const ok = run('npm', [
-      'exec',
-      '--no',
-      '--',
-      'vitest',
-      'run',
-      '--coverage',
-      '--passWithNoTests',
-      '--reporter=default',
-      '--reporter=json',
-      `--outputFile.json=${jsonFile}`,
-      ...filters,
-    ]);
+    const { ok } = await run(
+      'npm',
+      [
+        'exec',
+        '--no',
+        '--',
+        'vitest',
+        'run',
+        '--coverage',
+        '--passWithNoTests',
+        '--reporter=default',
+        '--reporter=json',
+        `--outputFile.json=${jsonFile}`,
+        '--reporter=./scripts/vitest-file-durations.mjs',
+        ...filters,
+      ],
+      true,
+      { ...process.env, PLANNAV_FILE_DURATIONS: durationsFile },
+    );
     if (!existsSync(jsonFile)) {
       console.log('vitest wrote no JSON results');
-      return false;
+      return undefined;
     }
-    /** @type {{ numPassedTests: number, numFailedTests: number, testResults: { name: string, status: string, assertionResults: { status: string }[] }[] }} */
+    /** @type {{ numPassedTests: number, numFailedTests: number, testResults: { name: string, status: string, startTime: number, endTime: number, assertionResults: { status: string }[] }[] }} */
     const results = JSON.parse(readFileSync(jsonFile, 'utf8'));
     // A test file that fails to load has no failed test but must still count as a failure; so must a file that ran
     // no test at all: when Chromium cannot start, vitest lists each browser test file as passed with no tests.
@@ -77,7 +128,7 @@ function vitest(/** @type {string[]} */ filters) {
     failed += results.numFailedTests + brokenFiles;
     // vitest can fail without a failing test (e.g. unhandled errors): count that once.
     if (!ok && results.numFailedTests + brokenFiles === 0) failed++;
-    return true;
+    return slowestFiles(durationsFile);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -94,26 +145,51 @@ function coverage() {
   return pct >= MIN_SRC_LINE_COVERAGE;
 }
 
-stage('typecheck (tsc --noEmit)', () => run('npm', ['run', '--silent', 'typecheck']));
-stage('lint (eslint + prettier)', () => run('npm', ['run', '--silent', 'lint']));
-const built = stage('build (tsup)', () => run('npm', ['run', '--silent', 'build']));
-if (built) stage('API report and docs (api-extractor, api-documenter)', () => run('npm', ['run', '--silent', 'api']));
-else skip('API report and docs (api-extractor, api-documenter)', 'build failed');
+/** Runs vitest (all of it after a good build, only the unit tests under src/ after a failed one) and the coverage threshold. */
+async function tests(/** @type {boolean} */ built) {
+  // test/package/* need dist/: after a failed build only the unit tests under src/ run.
+  if (!built) skip('package tests (test/package)', 'build failed');
+  console.log('\n=== tests (vitest --coverage) ===');
+  const start = Date.now();
+  /** @type {string[] | undefined} */
+  let slowest;
+  try {
+    slowest = await vitest(built ? [] : ['src/']);
+  } catch (error) {
+    console.error(error);
+  }
+  durations.push({ title: 'tests (vitest --coverage)', ms: Date.now() - start, result: slowest ? 'reported' : 'FAILED' });
+  if (slowest) {
+    const ok = coverage();
+    console.log(`--- coverage threshold: ${ok ? 'ok' : 'FAILED'}`);
+    if (ok) passed++;
+    else failed++;
+  } else {
+    failed++; // vitest itself
+    skip('coverage threshold', 'vitest did not report');
+  }
+  return slowest ?? [];
+}
 
-// test/package/* need dist/: after a failed build only the unit tests under src/ run.
-if (!built) skip('package tests (test/package)', 'build failed');
-console.log('\n=== tests (vitest --coverage) ===');
-let reported = false;
-try {
-  reported = vitest(built ? [] : ['src/']);
-} catch (error) {
-  console.error(error);
+// Every stage below bundles the page runtime first (typecheck, lint and build each need it); doing it once here, before
+// they start side by side, means none of them rewrites the generated file while another reads it.
+if (spawnSync(process.execPath, ['scripts/build-page-runtime.mjs'], { stdio: 'inherit' }).status !== 0) {
+  console.log('Building the page runtime failed: the stages below report what that breaks.');
 }
-if (reported) stage('coverage threshold', coverage);
-else {
-  failed++; // vitest itself
-  skip('coverage threshold', 'vitest did not report');
-}
+
+const buildAndAfter = stage('build (tsup)', 'build').then(async (built) => {
+  const report = built
+    ? stage('API report and docs (api-extractor, api-documenter)', 'api')
+    : Promise.resolve(skip('API report and docs (api-extractor, api-documenter)', 'build failed'));
+  const [, slowest] = await Promise.all([report, tests(built)]);
+  return slowest;
+});
+const [, , slowest] = await Promise.all([stage('typecheck (tsc --noEmit)', 'typecheck'), stage('lint (eslint + prettier)', 'lint'), buildAndAfter]);
+
+console.log('\n=== durations ===');
+for (const { title, ms, result } of durations) console.log(`  ${seconds(ms).padStart(8)}  ${title} (${result})`);
+console.log(`  ${seconds(Date.now() - startedAt).padStart(8)}  total (the stages overlap)`);
+if (slowest.length) console.log(`slowest test files:\n${slowest.join('\n')}`);
 
 console.log(`\nTests: ${passed} passed, ${failed} failed`);
 process.exitCode = failed === 0 ? 0 : 1;

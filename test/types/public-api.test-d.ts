@@ -1,4 +1,4 @@
-// Type tests of the public API (vitest typecheck): what a TypeScript user's editor infers. Each
+// Type tests of the public API, compiled by `npm run typecheck` (tsc): what a TypeScript user's editor infers. Each
 // assertion fails to compile when the type it pins changes; test/types/inference-guard.test.ts
 // checks that breaking the outputSchema inference on purpose makes these fail.
 import { describe, expectTypeOf, it } from 'vitest';
