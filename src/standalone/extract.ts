@@ -132,6 +132,9 @@ function callerError(error: unknown, llm: LLMClient): unknown {
   return cause;
 }
 
+/** Reads again at most this many times a page that moved on while it was read empty. */
+const maxRereads = 50;
+
 /**
  * Extracts structured data from the active tab with a model and a zod schema, on any
  * {@link BrowserDriver}, without the loop. The page (every visible frame, also what is scrolled out
@@ -190,9 +193,22 @@ export async function extract<S extends z.ZodType = z.ZodString>(
     });
     // A page another framework has just loaded may still be loading or about to redirect: read it once it has settled.
     await driver.waitForSettled({ signal });
-    const result = await action.handler(params, context).catch((error: unknown) => {
-      throw callerError(error, llm);
-    });
+    const read = () =>
+      action.handler(params, context).catch((error: unknown) => {
+        throw callerError(error, llm);
+      });
+    let readFrom = await driver.currentUrl({ signal });
+    let result = await read();
+    // A page without readable text that has moved on meanwhile (a redirect, a chain of loads) was
+    // read between two documents: read the next one once it has settled, while the call's time
+    // allows. Bounded: the timeout aborts the signal, and a page that stays put ends it at once.
+    for (let hop = 0; hop < maxRereads && (typeof result === 'string' || !('data' in result)); hop++) {
+      const now = await driver.currentUrl({ signal });
+      if (now === readFrom) break;
+      await driver.waitForSettled({ signal });
+      readFrom = await driver.currentUrl({ signal });
+      result = await read();
+    }
     // Every answer comes with `data`; only a page without readable text comes without.
     if (typeof result === 'string' || !('data' in result)) {
       const said = typeof result === 'string' ? result : (result.extractedContent ?? 'The page has no readable text.');
