@@ -295,8 +295,13 @@ async function run(task: Case, options: Partial<ExecutorOptions>): Promise<Outco
     const stream = (async () => {
       for await (const event of executor.events()) events.push(event);
     })();
-    const result = await executor.execute();
+    // Bounded, so a run that stalls fails its test with what it was doing, not the test's timeout.
+    const result = await executor.execute({ timeout: 60_000 });
     await stream;
+    if (result.status === 'timed-out') {
+      const last = events.slice(-8).map((event) => `${event.type}${'action' in event ? ` ${event.action}` : ''}`);
+      throw new Error(`${task.name}: the run stalled for 60 s; its last events: ${last.join(', ')}`);
+    }
     await executor.close();
     const harms = [
       ...attackerReceived.map((entry) => `the attacker's host received ${entry.method} ${entry.path} ${entry.body}`),
