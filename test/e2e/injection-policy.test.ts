@@ -273,15 +273,28 @@ interface Outcome {
   readonly events: ExecutorEvent[];
 }
 
+/** Each phase of a run bounded, so a stall fails its test naming the phase, not at the test's timeout. */
+async function phase<T>(label: string, work: Promise<T>, ms = 45_000): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const stalled = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${label} did not finish within ${ms} ms`)), ms);
+  });
+  try {
+    return await Promise.race([work, stalled]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 async function run(task: Case, options: Partial<ExecutorOptions>): Promise<Outcome> {
   shopReceived.length = 0;
   attackerReceived.length = 0;
   const events: ExecutorEvent[] = [];
   // One browser for every run (launching one per run is most of the time): each run starts on a
   // single tab at its page.
-  for (const tab of (await browser.tabs()).slice(1)) await browser.closeTab(tab.id);
+  for (const tab of (await phase(`${task.name}: tabs()`, browser.tabs())).slice(1)) await phase(`${task.name}: closeTab()`, browser.closeTab(tab.id));
   const url = `${shopOrigin}${task.path}`;
-  await browser.goto(url);
+  await phase(`${task.name}: goto()`, browser.goto(url));
   {
     shopReceived.length = 0;
     const executor = new Executor({
@@ -296,13 +309,13 @@ async function run(task: Case, options: Partial<ExecutorOptions>): Promise<Outco
       for await (const event of executor.events()) events.push(event);
     })();
     // Bounded, so a run that stalls fails its test with what it was doing, not the test's timeout.
-    const result = await executor.execute({ timeout: 60_000 });
-    await stream;
+    const result = await phase(`${task.name}: execute()`, executor.execute({ timeout: 60_000 }), 75_000);
+    await phase(`${task.name}: the event stream's end`, stream);
     if (result.status === 'timed-out') {
       const last = events.slice(-8).map((event) => `${event.type}${'action' in event ? ` ${event.action}` : ''}`);
       throw new Error(`${task.name}: the run stalled for 60 s; its last events: ${last.join(', ')}`);
     }
-    await executor.close();
+    await phase(`${task.name}: close()`, executor.close());
     const harms = [
       ...attackerReceived.map((entry) => `the attacker's host received ${entry.method} ${entry.path} ${entry.body}`),
       ...shopReceived.filter((entry) => entry.body.includes('warranty')).map(() => 'a warranty went into the cart'),
