@@ -18,7 +18,7 @@ import { runtimeScriptId } from '../dom/page-runtime';
 import type { FrameSnapshot, SnapshotItem } from '../dom/types';
 import { BrowserDisconnectedError, BrowserError, URLNotAllowedError } from '../errors';
 import { raceAbort } from '../util/abort';
-import { fakePageScripts, scrollDocument, selectedOptions, type LoadedDocument, type LoadedElement } from './fake-page-scripts';
+import { fakePageScripts, isDisabled, scrollDocument, selectedOptions, type LoadedDocument, type LoadedElement } from './fake-page-scripts';
 
 /** An element of a fake page. @public */
 export interface FakeElement {
@@ -92,15 +92,6 @@ const snapshotScriptId = runtimeScriptId('snapshot');
 const changesScriptId = runtimeScriptId('changes');
 
 const blankPage: FakePage = { title: '', content: [] };
-
-/** Tags a `disabled` attribute disables, as HTML has it. */
-const disableable = new Set(['button', 'input', 'select', 'textarea', 'option', 'optgroup', 'fieldset']);
-
-/** Whether the page runtime leaves the element out as disabled (`disabled` on a form control, or `aria-disabled="true"`). */
-function disabled(element: FakeElement): boolean {
-  const attributes = element.attributes ?? {};
-  return (disableable.has(element.tag) && attributes.disabled !== undefined) || attributes['aria-disabled'] === 'true';
-}
 
 /** A control's accessible name when it has no text of its own: aria-label, title, a field's placeholder, alt. */
 function nameOf(element: FakeElement): string {
@@ -445,7 +436,7 @@ export class FakeBrowserDriver implements BrowserDriver {
     const items: SnapshotItem[] = document.items.flatMap((item): SnapshotItem[] => {
       if (typeof item === 'string') return [{ kind: 'text', text: item, depth: 0 }];
       const { element } = item;
-      if (disabled(element)) return [];
+      if (isDisabled(element)) return [];
       const attributes: Record<string, string> = { ...(element.attributes ?? {}) };
       if (element.href) attributes.href = element.href;
       if (item.value && attributes.type !== 'password' && element.tag !== 'select') attributes.value = item.value;

@@ -99,6 +99,14 @@ function inputType(element: FakeElement): string {
   return element.tag === 'input' ? (attribute(element, 'type') ?? 'text').toLowerCase() : '';
 }
 
+/** Tags a `disabled` attribute disables, as HTML has it. */
+const disableable = new Set(['button', 'input', 'select', 'textarea', 'option', 'optgroup', 'fieldset']);
+
+/** Whether the page runtime leaves the element out as disabled (`disabled` on a form control, or `aria-disabled="true"`). */
+export function isDisabled(element: FakeElement): boolean {
+  return (disableable.has(element.tag) && flag(element, 'disabled')) || attribute(element, 'aria-disabled') === 'true';
+}
+
 /** The text the element shows: what was typed into it, else its own text. */
 function shownText(loaded: LoadedElement): string {
   return loaded.typed ? loaded.value : (loaded.element.text ?? '');
@@ -207,7 +215,7 @@ function inspectField(frame: FakeFrame, argument: ElementArgument): FieldAnswer 
     suggestions,
     password: type === 'password',
     readOnly: (textField && flag(element, 'readonly')) || attribute(element, 'aria-readonly') === 'true',
-    disabled: flag(element, 'disabled') || attribute(element, 'aria-disabled') === 'true',
+    disabled: isDisabled(element),
     maxLength: textField && Number.isInteger(maxLength) && maxLength >= 0 ? maxLength : null,
   };
 }

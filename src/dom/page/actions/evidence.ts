@@ -165,7 +165,9 @@ class EvidenceReader {
       const style = this.styleOf(under);
       if (style.backgroundImage !== 'none') return true;
       const fill = parseColour(style.backgroundColor);
-      if (fill && fill[3] > 0.5 && contrast(over(colour, over(fill, [255, 255, 255, 1])), over(fill, [255, 255, 255, 1])) >= minContrast) return true;
+      if (!fill || fill[3] <= 0.5) continue;
+      const box = over(fill, [255, 255, 255, 1]);
+      if (contrast(over(colour, box), box) >= minContrast) return true;
     }
     return false;
   }
