@@ -1,6 +1,7 @@
-// Vitest config: two projects, `node` (unit tests next to the code, package-level and e2e tests under test/) and
-// `browser` (src/**/*.browser.test.ts, the page runtime, in headless Chromium). One v8 coverage report over every src
-// file covers both. The type tests (test/types/*.test-d.ts) are no project here: `npm run typecheck` (tsc over
+// Vitest config: three projects. `node`: unit tests next to the code and the e2e tests under test/. `browser`:
+// src/**/*.browser.test.ts, the page runtime, in headless Chromium. `package`: what ships, tested from dist/ and the packed
+// tarball (test/package/, test/bundle/), so it needs a build first; scripts/test.mjs starts the other two at once and this
+// one when the build is done. One v8 coverage report over every src file covers `node` and `browser`. The type tests (test/types/*.test-d.ts) are no project here: `npm run typecheck` (tsc over
 // tsconfig.json, which includes test/) compiles them, and a type that changes fails it; a vitest typecheck project
 // would run tsc over the same program a second time.
 import { availableParallelism } from 'node:os';
@@ -9,6 +10,7 @@ import { configDefaults, defineConfig } from 'vitest/config';
 import { findChromium } from './src/chromium/find-chromium.js';
 
 const BROWSER_TESTS = 'src/**/*.browser.test.ts';
+const PACKAGE_TESTS = ['test/package/**/*.test.ts', 'test/bundle/**/*.test.ts'];
 
 export default defineConfig({
   // `plannav` and `plannav/<entry>` in examples resolve to src/ (tsconfig.json paths), as under tsx,
@@ -29,10 +31,14 @@ export default defineConfig({
         test: {
           name: 'node',
           include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
-          exclude: [...configDefaults.exclude, BROWSER_TESTS],
+          exclude: [...configDefaults.exclude, BROWSER_TESTS, ...PACKAGE_TESTS],
           environment: 'node',
           pool: 'forks',
         },
+      },
+      {
+        extends: true,
+        test: { name: 'package', include: PACKAGE_TESTS, environment: 'node', pool: 'forks' },
       },
       {
         extends: true,

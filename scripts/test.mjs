@@ -1,9 +1,11 @@
-// What `npm test` runs (after ensure-deps): typecheck, lint, build, API report and docs check, vitest with coverage (node and browser projects).
-// Ends with the durations, then exactly one line `Tests: N passed, M failed`; exits non-zero when anything failed.
+// What `npm test` runs (after ensure-deps): typecheck, lint, build, API report and docs check, vitest with coverage
+// (node and browser projects), and vitest on what ships (the package project). Ends with the durations, then exactly
+// one line `Tests: N passed, M failed`; exits non-zero when anything failed.
 //
-// The stages run side by side where they do not depend on each other: typecheck, lint and build at once; the API
-// report and vitest as soon as the build is done (test/package/* read dist/). Each side stage's output is held and
-// printed whole when it ends, so the logs do not interleave; vitest's streams as it runs.
+// The stages run side by side where they do not depend on each other: typecheck, lint, build and the sources' tests at
+// once; the API report and the package's tests as soon as the build is done (they read dist/ and the packed tarball).
+// Each side stage's output is held and printed whole when it ends, so the logs do not interleave; the sources' vitest
+// run streams as it runs.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -69,29 +71,24 @@ function skip(/** @type {string} */ title, /** @type {string} */ reason) {
   failed++;
 }
 
-/** The slowest test files, as lines for the summary, from the file written by scripts/vitest-file-durations.mjs. */
-function slowestFiles(/** @type {string} */ durationsFile) {
-  if (!existsSync(durationsFile)) return ['  (vitest wrote no file durations)'];
+/** Each test file's time, from the file written by scripts/vitest-file-durations.mjs. */
+function fileDurations(/** @type {string} */ durationsFile) {
   /** @type {{ name: string, project: string, ms: number }[]} */
-  const files = JSON.parse(readFileSync(durationsFile, 'utf8'));
-  return files
-    .sort((a, b) => b.ms - a.ms)
-    .slice(0, SLOWEST_FILES)
-    .map((file) => `  ${seconds(file.ms).padStart(8)}  ${file.name}${file.project === 'node' ? '' : ` (${file.project})`}`);
+  const files = existsSync(durationsFile) ? JSON.parse(readFileSync(durationsFile, 'utf8')) : [];
+  return files;
 }
 
 /**
- * Runs vitest with coverage (on `filters`, all tests if none) over both projects, node and browser, which report
- * into one JSON file and one coverage summary; adds its test counts. Resolves with the slowest files, or undefined
- * if it could not report.
+ * Runs vitest with `args` (projects, `--coverage`), adds its test counts, and resolves with its files' durations, or
+ * undefined if it could not report. Two of these run side by side (the sources' projects and, after the build, the
+ * package's), each with its own JSON report.
  */
-async function vitest(/** @type {string[]} */ filters) {
+async function vitest(/** @type {string[]} */ args, live = true) {
   const dir = mkdtempSync(join(tmpdir(), 'plannav-vitest-'));
   const jsonFile = join(dir, 'results.json');
   const durationsFile = join(dir, 'file-durations.json');
-  rmSync(COVERAGE_SUMMARY, { force: true });
   try {
-    const { ok } = await run(
+    const { ok, output } = await run(
       'npm',
       [
         'exec',
@@ -99,17 +96,17 @@ async function vitest(/** @type {string[]} */ filters) {
         '--',
         'vitest',
         'run',
-        '--coverage',
         '--passWithNoTests',
         '--reporter=default',
         '--reporter=json',
         `--outputFile.json=${jsonFile}`,
         '--reporter=./scripts/vitest-file-durations.mjs',
-        ...filters,
+        ...args,
       ],
-      true,
+      live,
       { ...process.env, PLANNAV_FILE_DURATIONS: durationsFile },
     );
+    if (!live) console.log(output.trimEnd());
     if (!existsSync(jsonFile)) {
       console.log('vitest wrote no JSON results');
       return undefined;
@@ -128,7 +125,7 @@ async function vitest(/** @type {string[]} */ filters) {
     failed += results.numFailedTests + brokenFiles;
     // vitest can fail without a failing test (e.g. unhandled errors): count that once.
     if (!ok && results.numFailedTests + brokenFiles === 0) failed++;
-    return slowestFiles(durationsFile);
+    return fileDurations(durationsFile);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -145,30 +142,35 @@ function coverage() {
   return pct >= MIN_SRC_LINE_COVERAGE;
 }
 
-/** Runs vitest (all of it after a good build, only the unit tests under src/ after a failed one) and the coverage threshold. */
-async function tests(/** @type {boolean} */ built) {
-  // test/package/* need dist/: after a failed build only the unit tests under src/ run.
-  if (!built) skip('package tests (test/package)', 'build failed');
-  console.log('\n=== tests (vitest --coverage) ===');
+/** Runs one vitest run as a stage of its own, timed; resolves with its files' durations ([] if it did not report). */
+async function tests(/** @type {string} */ title, /** @type {string[]} */ args, live = true) {
+  console.log(`\n=== ${title}${live ? '' : ' (printed when it ends)'} ===`);
   const start = Date.now();
-  /** @type {string[] | undefined} */
-  let slowest;
+  /** @type {{ name: string, project: string, ms: number }[] | undefined} */
+  let files;
   try {
-    slowest = await vitest(built ? [] : ['src/']);
+    files = await vitest(args, live);
   } catch (error) {
     console.error(error);
   }
-  durations.push({ title: 'tests (vitest --coverage)', ms: Date.now() - start, result: slowest ? 'reported' : 'FAILED' });
-  if (slowest) {
+  durations.push({ title, ms: Date.now() - start, result: files ? 'reported' : 'FAILED' });
+  if (!files) failed++; // vitest itself
+  return files;
+}
+
+/** The sources' tests (node and browser projects) with coverage, then the coverage threshold. */
+async function sourceTests() {
+  rmSync(COVERAGE_SUMMARY, { force: true });
+  const files = await tests('tests (vitest --coverage: node, browser)', ['--coverage', '--project=node', '--project=browser']);
+  if (files) {
     const ok = coverage();
     console.log(`--- coverage threshold: ${ok ? 'ok' : 'FAILED'}`);
     if (ok) passed++;
     else failed++;
   } else {
-    failed++; // vitest itself
     skip('coverage threshold', 'vitest did not report');
   }
-  return slowest ?? [];
+  return files ?? [];
 }
 
 // Every stage below bundles the page runtime first (typecheck, lint and build each need it); doing it once here, before
@@ -177,14 +179,30 @@ if (spawnSync(process.execPath, ['scripts/build-page-runtime.mjs'], { stdio: 'in
   console.log('Building the page runtime failed: the stages below report what that breaks.');
 }
 
+// The sources' tests start at once, beside typecheck, lint and build; what ships (the package project: dist/ and the
+// packed tarball) is tested once the build is done, beside the API report.
 const buildAndAfter = stage('build (tsup)', 'build').then(async (built) => {
-  const report = built
-    ? stage('API report and docs (api-extractor, api-documenter)', 'api')
-    : Promise.resolve(skip('API report and docs (api-extractor, api-documenter)', 'build failed'));
-  const [, slowest] = await Promise.all([report, tests(built)]);
-  return slowest;
+  if (!built) {
+    skip('API report and docs (api-extractor, api-documenter)', 'build failed');
+    skip('package tests (test/package, test/bundle)', 'build failed');
+    return [];
+  }
+  const [, files] = await Promise.all([
+    stage('API report and docs (api-extractor, api-documenter)', 'api'),
+    tests('package tests (vitest: package)', ['--project=package'], false),
+  ]);
+  return files ?? [];
 });
-const [, , slowest] = await Promise.all([stage('typecheck (tsc --noEmit)', 'typecheck'), stage('lint (eslint + prettier)', 'lint'), buildAndAfter]);
+const [, , sourceFiles, packageFiles] = await Promise.all([
+  stage('typecheck (tsc --noEmit)', 'typecheck'),
+  stage('lint (eslint + prettier)', 'lint'),
+  sourceTests(),
+  buildAndAfter,
+]);
+const slowest = [...sourceFiles, ...packageFiles]
+  .sort((a, b) => b.ms - a.ms)
+  .slice(0, SLOWEST_FILES)
+  .map((file) => `  ${seconds(file.ms).padStart(8)}  ${file.name}${file.project === 'node' ? '' : ` (${file.project})`}`);
 
 console.log('\n=== durations ===');
 for (const { title, ms, result } of durations) console.log(`  ${seconds(ms).padStart(8)}  ${title} (${result})`);
