@@ -19,7 +19,7 @@ import { packedProject, type PackedProject } from '../package/packed-project';
  * browser load it. `globalThis.plannavBundleResult` is the promise of what the run gave back.
  */
 const program = `import { Executor } from 'plannav';
-import { FakeBrowserDriver, ScriptedLLM, scriptedActions, scriptedPlan } from 'plannav/testing';
+import { FakeBrowserDriver, ScriptedLLM, modelClientConformance, recordModelCalls, replayModelCalls, scriptedActions, scriptedPlan } from 'plannav/testing';
 
 const url = 'https://shop.example/mugs';
 
@@ -33,11 +33,19 @@ async function main() {
     },
   });
   const result = await new Executor({ task: 'How much is the blue mug at ' + url + '?', llm, browser }).execute();
+  // What needs Node (cassette files, the conformance kits' local server) says so with a typed error.
+  const named = (error) => error.name + ' ' + error.code;
+  const nodeOnly = {
+    record: await Promise.resolve().then(() => recordModelCalls(llm, 'cassettes/mugs.json')).then(() => 'no error', named),
+    replay: await replayModelCalls('cassettes/mugs.json').then(() => 'no error', named),
+    conformance: await modelClientConformance({ wireFormat: 'openai', createClient: () => llm })[0].run().then(() => 'no error', named),
+  };
   return {
     status: result.status,
     finalAnswer: result.finalAnswer,
     error: result.error ? String(result.error.message) : null,
     loaded: browser.calls.filter((call) => call.method === 'goto').length,
+    nodeOnly,
   };
 }
 
@@ -50,8 +58,17 @@ globalThis.plannavBundleResult = main().then(
 );
 `;
 
-/** The run's result as the tests expect it: the task ended ok, with the answer read from the fake page it loaded. */
-const okResult = { status: 'ok', finalAnswer: 'The blue mug costs $12.', error: null, loaded: 1 };
+/**
+ * The run's result as the tests expect it: the task ended ok, with the answer read from the fake
+ * page it loaded; cassettes and the conformance kit refused with their typed errors.
+ */
+const okResult = {
+  status: 'ok',
+  finalAnswer: 'The blue mug costs $12.',
+  error: null,
+  loaded: 1,
+  nodeOnly: { record: 'CassetteError CASSETTE_ERROR', replay: 'CassetteError CASSETTE_ERROR', conformance: 'ConfigError CONFIG_ERROR' },
+};
 
 /** Chromium's flags for a test machine (as vitest.config.ts and the e2e tests launch it). */
 const chromiumArgs = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync'];
@@ -83,7 +100,9 @@ function bundle(): Promise<string> {
   }).then(
     (result) => result.outputFiles[0]?.text ?? '',
     (error: { errors?: { text: string; location?: { file: string; lineText: string } | null }[] }) => {
-      const errors = (error.errors ?? []).map((message) => `${message.text}${message.location ? ` (${message.location.file}: ${message.location.lineText.trim()})` : ''}`);
+      const errors = (error.errors ?? []).map(
+        (message) => `${message.text}${message.location ? ` (${message.location.file}: ${message.location.lineText.trim()})` : ''}`,
+      );
       throw new Error(`esbuild could not bundle plannav and plannav/testing for the browser:\n${errors.join('\n') || String(error)}`);
     },
   );
@@ -135,7 +154,9 @@ describe('plannav and plannav/testing bundled for a browser (esbuild, platform b
       try {
         const page = await browser.newPage();
         const pageErrors: string[] = [];
+        const printed: string[] = [];
         page.on('pageerror', (error) => pageErrors.push(error.message));
+        page.on('console', (message) => printed.push(message.text()));
         await page.goto(`${origin}/`);
         const result = await page.evaluate(
           (ms) =>
@@ -146,6 +167,7 @@ describe('plannav and plannav/testing bundled for a browser (esbuild, platform b
           RUN_MS,
         );
         expect({ result, pageErrors }).toEqual({ result: okResult, pageErrors: [] });
+        expect(printed).toContain('ok The blue mug costs $12.');
       } finally {
         await browser.close();
       }
