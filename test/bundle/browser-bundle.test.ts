@@ -99,11 +99,12 @@ function bundle(): Promise<string> {
     logLevel: 'silent',
   }).then(
     (result) => result.outputFiles[0]?.text ?? '',
-    (error: { errors?: { text: string; location?: { file: string; lineText: string } | null }[] }) => {
-      const errors = (error.errors ?? []).map(
+    (error: unknown) => {
+      const failure = error as { message?: string; errors?: { text: string; location?: { file: string; lineText: string } | null }[] };
+      const errors = (failure.errors ?? []).map(
         (message) => `${message.text}${message.location ? ` (${message.location.file}: ${message.location.lineText.trim()})` : ''}`,
       );
-      throw new Error(`esbuild could not bundle plannav and plannav/testing for the browser:\n${errors.join('\n') || String(error)}`);
+      throw new Error(`esbuild could not bundle plannav and plannav/testing for the browser:\n${errors.join('\n') || failure.message}`, { cause: error });
     },
   );
   return bundled;
