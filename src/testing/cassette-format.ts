@@ -58,7 +58,7 @@ export interface Cassette {
 }
 
 /** Hashes text to a short hex digest (SHA-256, cut to 16 characters). */
-export type ShortHash = (text: string) => string;
+export type ShortHash = (text: string) => Promise<string>;
 
 /** Each volatile part of `text` replaced by {@link ignoredText}: plannav's own, then the caller's `ignore` patterns. */
 export function normalizeText(text: string, ignore: readonly RegExp[]): string {
@@ -84,16 +84,22 @@ export function canonicalJson(value: unknown): string {
 }
 
 /** The normalised form of a request as a caller made it. */
-export function normalizeRequest(request: GenerateRequest, ignore: readonly RegExp[], hash: ShortHash): CassetteRequest {
-  const messages = request.messages.map((message): CassetteMessage => {
-    const content = typeof message.content === 'string' ? [{ type: 'text' as const, text: message.content }] : message.content;
-    return {
-      role: message.role,
-      parts: content.map((part) =>
-        part.type === 'text' ? { type: 'text', text: normalizeText(part.text, ignore) } : { type: 'image', mediaType: part.mediaType, sha256: hash(part.data) },
-      ),
-    };
-  });
+export async function normalizeRequest(request: GenerateRequest, ignore: readonly RegExp[], hash: ShortHash): Promise<CassetteRequest> {
+  const messages = await Promise.all(
+    request.messages.map(async (message): Promise<CassetteMessage> => {
+      const content = typeof message.content === 'string' ? [{ type: 'text' as const, text: message.content }] : message.content;
+      return {
+        role: message.role,
+        parts: await Promise.all(
+          content.map(async (part): Promise<CassettePart> =>
+            part.type === 'text'
+              ? { type: 'text', text: normalizeText(part.text, ignore) }
+              : { type: 'image', mediaType: part.mediaType, sha256: await hash(part.data) },
+          ),
+        ),
+      };
+    }),
+  );
   const output = request.output;
   return {
     messages,
@@ -102,7 +108,7 @@ export function normalizeRequest(request: GenerateRequest, ignore: readonly RegE
           output: {
             name: output.name,
             ...(output.description === undefined ? {} : { description: output.description }),
-            schemaSha256: hash(canonicalJson(output.schema)),
+            schemaSha256: await hash(canonicalJson(output.schema)),
           },
         }
       : {}),

@@ -1,5 +1,6 @@
 // Model cassettes: record the calls of a real model to a JSON file once, then replay them in
-// deterministic tests. Node's modules load only when a cassette is used; no network here.
+// deterministic tests. The files are read and written with Node's file system, reached only when a
+// cassette is used (node-builtins.ts), so plannav/testing still bundles for a page; no network here.
 
 import { z } from 'zod';
 import { CassetteError, CassetteMismatchError, ConfigError, RequestCancelledError } from '../errors';
@@ -18,6 +19,7 @@ import {
   type ShortHash,
 } from './cassette-format';
 import { describeMismatch, describeRequest } from './cassette-match';
+import { hasNodeBuiltins, nodeBuiltin } from './node-builtins';
 
 /** Options of {@link recordModelCalls}. @public */
 export interface RecordModelCallsOptions {
@@ -72,41 +74,65 @@ export interface ReplayModelCallsOptions {
   readonly matchImageData?: boolean | undefined;
 }
 
-/** The Node modules a cassette needs, loaded on first use so `plannav/testing` imports anywhere. */
-interface NodeModules {
+/** The file system a cassette is read from and written to: Node's, loaded on first use. */
+interface CassetteFiles {
   readonly readFile: (path: string, encoding: 'utf8') => Promise<string>;
   readonly writeFile: (path: string, text: string) => Promise<void>;
   readonly rename: (from: string, to: string) => Promise<void>;
   readonly unlink: (path: string) => Promise<void>;
   readonly mkdir: (path: string, options: { recursive: true }) => Promise<unknown>;
   readonly dirname: (path: string) => string;
-  readonly randomUUID: () => string;
-  readonly hash: ShortHash;
 }
 
-let nodeModules: Promise<NodeModules> | undefined;
+let cassetteFiles: Promise<CassetteFiles | undefined> | undefined;
 
-function loadNodeModules(): Promise<NodeModules> {
-  nodeModules ??= Promise.all([import('node:fs/promises'), import('node:path'), import('node:crypto')]).then(([fs, path, crypto]) => ({
-    readFile: (file, encoding) => fs.readFile(file, encoding),
-    writeFile: (file, text) => fs.writeFile(file, text, 'utf8'),
-    rename: (from, to) => fs.rename(from, to),
-    unlink: (file) => fs.unlink(file),
-    mkdir: (folder, options) => fs.mkdir(folder, options),
-    dirname: (file) => path.dirname(file),
-    randomUUID: () => crypto.randomUUID(),
-    hash: (text) => crypto.createHash('sha256').update(text).digest('hex').slice(0, 16),
-  }));
-  return nodeModules;
+function loadFiles(): Promise<CassetteFiles | undefined> {
+  cassetteFiles ??= Promise.all([nodeBuiltin('node:fs/promises'), nodeBuiltin('node:path')]).then(([fs, path]) =>
+    fs && path
+      ? {
+          readFile: (file, encoding) => fs.readFile(file, encoding),
+          writeFile: (file, text) => fs.writeFile(file, text, 'utf8'),
+          rename: (from, to) => fs.rename(from, to),
+          unlink: (file) => fs.unlink(file),
+          mkdir: (folder, options) => fs.mkdir(folder, options),
+          dirname: (file) => path.dirname(file),
+        }
+      : undefined,
+  );
+  return cassetteFiles;
 }
+
+/** Says, as a `CassetteError` naming `file`, that this runtime has no file system for cassettes. */
+function noFileSystem(file: string): CassetteError {
+  return new CassetteError(
+    `The cassette ${file} cannot be read or written here: cassettes are files, and this runtime (a page or an extension's worker) has no file system. ` +
+      'Record and replay cassettes in tests run by Node (or Bun, Deno); in a page or an extension, script the model with ScriptedLLM.',
+    { file },
+  );
+}
+
+/** The file system for the cassette `file`; a `CassetteError` where there is none. */
+async function filesFor(file: string): Promise<CassetteFiles> {
+  const files = await loadFiles();
+  if (!files) throw noFileSystem(file);
+  return files;
+}
+
+/** SHA-256 of `text` (UTF-8) in hex, cut to 16 characters, with the Web Crypto API (Node, Bun, Deno and browsers have it). */
+const shortHash: ShortHash = async (text) => {
+  const digest = await globalThis.crypto.subtle.digest('SHA-256', new TextEncoder().encode(text));
+  return Array.from(new Uint8Array(digest), (byte) => byte.toString(16).padStart(2, '0'))
+    .join('')
+    .slice(0, 16);
+};
 
 /**
  * Writes the cassette to a temporary file beside `file`, then renames it over `file`: a crash
  * leaves the previous complete cassette, never half of one.
  */
 async function writeCassette(file: string, cassette: Cassette): Promise<void> {
-  const node = await loadNodeModules();
-  const temporary = `${file}.${node.randomUUID()}.tmp`;
+  const node = await filesFor(file);
+  const temporary = `${file}.${globalThis.crypto.randomUUID()}.tmp`;
   try {
     await node.mkdir(node.dirname(file), { recursive: true });
     await node.writeFile(temporary, serializeCassette(cassette));
@@ -177,8 +203,8 @@ function throwIfCancelled(request: GenerateRequest): void {
  * @param llm - The real model client, whose answers are recorded.
  * @param file - The cassette file to write, such as `test/cassettes/checkout.json`.
  * @returns A client with `llm`'s `provider`, `model` and `supportsImages`.
- * @throws `ConfigError` at once for an invalid `file` or option; `CassetteError` from `generate`
- * when the file cannot be written.
+ * @throws `ConfigError` at once for an invalid `file` or option; `CassetteError` at once in a runtime
+ * with no file system (a page, an extension's worker), and from `generate` when the file cannot be written.
  * @example
  * ```ts
  * import { createLLM } from 'plannav/models';
@@ -191,6 +217,7 @@ function throwIfCancelled(request: GenerateRequest): void {
  */
 export function recordModelCalls(llm: LLMClient, file: string, options?: RecordModelCallsOptions): LLMClient {
   checkFile(file, 'recordModelCalls');
+  if (!hasNodeBuiltins()) throw noFileSystem(file);
   if (!llmSchema.safeParse(llm).success) {
     throw new ConfigError('The llm of recordModelCalls must be an LLMClient (an object with a generate method).', { field: 'llm' });
   }
@@ -210,9 +237,8 @@ export function recordModelCalls(llm: LLMClient, file: string, options?: RecordM
     model: client.model,
     ...(client.supportsImages === undefined ? {} : { supportsImages: client.supportsImages }),
     async generate(request: GenerateRequest): Promise<GenerateResult> {
-      const node = await loadNodeModules();
       const result = await client.generate(request);
-      calls.push({ request: normalizeRequest(request, ignore, node.hash), response: recordedResponse(result) });
+      calls.push({ request: await normalizeRequest(request, ignore, shortHash), response: recordedResponse(result) });
       await save();
       return result;
     },
@@ -220,10 +246,10 @@ export function recordModelCalls(llm: LLMClient, file: string, options?: RecordM
 }
 
 async function readCassette(file: string, allowMissing: boolean): Promise<Cassette | undefined> {
-  const node = await loadNodeModules();
+  const files = await filesFor(file);
   let text: string;
   try {
-    text = await node.readFile(file, 'utf8');
+    text = await files.readFile(file, 'utf8');
   } catch (error) {
     if ((error as { code?: unknown }).code === 'ENOENT') {
       if (allowMissing) return undefined;
@@ -271,7 +297,8 @@ interface ReplayEntry {
  *
  * @param file - The cassette file to read.
  * @throws `CassetteError` when the file is missing (unless mode is `auto`), unreadable, not JSON,
- * malformed or of a newer cassette version; `ConfigError` for invalid options.
+ * malformed or of a newer cassette version, or in a runtime with no file system (a page, an
+ * extension's worker); `ConfigError` for invalid options.
  * @example
  * ```ts
  * import { FakeBrowserDriver, replayModelCalls } from 'plannav/testing';
@@ -302,7 +329,6 @@ export async function replayModelCalls(file: string, options?: ReplayModelCallsO
     return { call, request, key: requestKey(request, matchImageData), used: false };
   });
   const save = serialWriter(file, () => ({ ...cassette, calls: entries.map((entry) => entry.call) }));
-  const node = await loadNodeModules();
   return {
     specificationVersion: 'v1',
     provider: cassette.provider,
@@ -310,7 +336,7 @@ export async function replayModelCalls(file: string, options?: ReplayModelCallsO
     ...(cassette.supportsImages === undefined ? {} : { supportsImages: cassette.supportsImages }),
     async generate(request: GenerateRequest): Promise<GenerateResult> {
       throwIfCancelled(request);
-      const normalized = normalizeRequest(request, ignore, node.hash);
+      const normalized = await normalizeRequest(request, ignore, shortHash);
       const key = requestKey(normalized, matchImageData);
       const entry = entries.find((candidate) => !candidate.used && candidate.key === key);
       if (entry) {

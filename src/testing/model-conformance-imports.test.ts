@@ -1,9 +1,11 @@
-// `plannav/testing` must stay importable where Node's modules do not exist (ScriptedLLM in a
-// browser or extension test): its modules may load `node:` modules only dynamically, when a
-// conformance server starts. Type-only imports are erased and allowed.
-import { readdirSync, readFileSync } from 'node:fs';
+// `plannav/testing` must stay importable and bundleable where Node's modules do not exist
+// (ScriptedLLM in a browser or extension test): its modules reach `node:` modules only through
+// node-builtins.ts, at run time, never by an import or an `import()` a bundler would resolve.
+// Type-only imports are erased and allowed. test/bundle/ bundles and runs the packed package.
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
-import { join } from 'node:path';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 
@@ -35,6 +37,21 @@ function staticImports(file: string): string[] {
   return found;
 }
 
+/** The literal specifiers of `import()` calls in `file`: bundlers resolve them as they do imports. */
+function dynamicImports(file: string): string[] {
+  const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.ES2022, true);
+  const found: string[] = [];
+  const visit = (node: ts.Node): void => {
+    if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword) {
+      const [specifier] = node.arguments;
+      if (specifier && ts.isStringLiteralLike(specifier)) found.push(specifier.text);
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return found;
+}
+
 describe('plannav/testing imports', () => {
   const files = readdirSync(folder)
     .filter((name) => name.endsWith('.ts') && !name.endsWith('.test.ts'))
@@ -53,10 +70,30 @@ describe('plannav/testing imports', () => {
     expect(bad).toEqual([]);
   });
 
+  it('no module imports a Node builtin with import()', () => {
+    const bad = files.flatMap((file) =>
+      dynamicImports(file)
+        .filter(isBuiltin)
+        .map((specifier) => `${file} imports ${specifier}`),
+    );
+    expect(bad).toEqual([]);
+  });
+
   it('tells a load-time import from a type-only one', () => {
     const probe = join(folder, 'model-conformance-server.ts');
     expect(readFileSync(probe, 'utf8')).toContain("import type { IncomingHttpHeaders, Server, ServerResponse } from 'node:http'");
     expect(staticImports(probe).filter(isBuiltin)).toEqual([]);
-    expect(staticImports(join(folder, 'model-conformance-imports.test.ts')).filter(isBuiltin)).toEqual(['node:fs', 'node:module', 'node:path']);
+    expect(staticImports(join(folder, 'model-conformance-imports.test.ts')).filter(isBuiltin)).toEqual(['node:fs', 'node:module', 'node:os', 'node:path']);
+  });
+
+  it('finds the literal specifiers of import(), not a variable one', () => {
+    const probe = join(mkdtempSync(join(tmpdir(), 'plannav-imports-')), 'probe.ts');
+    writeFileSync(probe, "const id = 'node:http';\nawait import('node:fs/promises');\nawait import(`./local`);\nawait import(id);\n");
+    try {
+      expect(dynamicImports(probe)).toEqual(['node:fs/promises', './local']);
+      expect(dynamicImports(probe).filter(isBuiltin)).toEqual(['node:fs/promises']);
+    } finally {
+      rmSync(dirname(probe), { recursive: true, force: true });
+    }
   });
 });

@@ -1,10 +1,13 @@
 // The loopback HTTP server of the model-client conformance kit (and of plannav's adapter tests):
 // 127.0.0.1 on a free port, records each request, answers from a queue or a responder function.
-// It must never listen beyond loopback, and `node:http` is loaded only when a server starts, so
-// importing `plannav/testing` stays possible where Node's modules do not exist (a browser test).
+// It must never listen beyond loopback, and `node:http` is reached only when a server starts, never
+// imported (node-builtins.ts), so `plannav/testing` bundles and imports where Node's modules do not
+// exist (a page, an extension's service worker).
 
 import type { IncomingHttpHeaders, Server, ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { ConfigError } from '../errors';
+import { nodeBuiltin } from './node-builtins';
 
 /** A request as the server received it. */
 export interface RecordedRequest {
@@ -49,9 +52,19 @@ export class LoopbackServer {
     readonly url: string,
   ) {}
 
-  /** Starts a server on 127.0.0.1 and a free port. */
+  /**
+   * Starts a server on 127.0.0.1 and a free port.
+   * @throws `ConfigError` in a runtime without Node's `http` module (a page, an extension's worker).
+   */
   static async start(respond?: Responder): Promise<LoopbackServer> {
-    const { createServer } = await import('node:http');
+    const http = await nodeBuiltin('node:http');
+    if (!http) {
+      throw new ConfigError(
+        "The conformance kits serve their test pages and model endpoints on 127.0.0.1 with Node's http module, which this runtime (a page or an extension's worker) does not have. " +
+          'Run driverConformance and modelClientConformance in tests run by Node (or Bun, Deno).',
+      );
+    }
+    const { createServer } = http;
     let instance: LoopbackServer | undefined;
     const server = createServer((request, response) => {
       const chunks: Buffer[] = [];
