@@ -9,11 +9,18 @@ import { entries, specifierOf } from '../../scripts/entries.mjs';
 /** The most names the core entry `plannav` may export (issue 22: about 60 to 80). */
 const MAX_CORE_NAMES = 80;
 
-/** Names exported by two entries on purpose: the contracts an app passes in, also in the entry of those who implement them. */
+/**
+ * Names exported by two entries on purpose: the contracts an app passes in, also in the entry of those who implement
+ * them; and the options sibling adapters share, so that each adapter's entry stands alone (an OpenAI user does not
+ * import from plannav/anthropic).
+ */
 const SHARED: Record<string, string[]> = {
   BrowserDriver: ['plannav', 'plannav/driver'],
   PageState: ['plannav', 'plannav/driver'],
   LLMClient: ['plannav', 'plannav/provider'],
+  HttpModelOptions: ['plannav/openai', 'plannav/anthropic', 'plannav/gemini'],
+  FetchFunction: ['plannav/openai', 'plannav/anthropic', 'plannav/gemini', 'plannav/models'],
+  SettleOptions: ['plannav/playwright', 'plannav/puppeteer'],
 };
 
 /** Every entry's exported names, from one program over all the built declarations. */
@@ -48,7 +55,7 @@ describe('the entry points of the built package', () => {
     expect(core).toEqual(expect.arrayContaining(['Executor', 'defineAction', 'observe', 'act', 'extract', 'HistoryReplay', 'Collector', 'PlannavError']));
   });
 
-  it('no name is exported by two entries, but the shared contracts (BrowserDriver, PageState, LLMClient)', () => {
+  it('no name is exported by two entries, but the shared contracts (BrowserDriver, PageState, LLMClient) and adapter options', () => {
     const homes = new Map<string, string[]>();
     for (const [specifier, exported] of names) for (const name of exported) homes.set(name, [...(homes.get(name) ?? []), specifier]);
     const twice = Object.fromEntries([...homes].filter(([name, where]) => where.length > 1 && !SHARED[name]));
