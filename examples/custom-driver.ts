@@ -5,8 +5,9 @@
 // page runtime. Swap the Playwright calls for your browser's (Puppeteer, chrome.debugger, a remote one).
 
 import type { BrowserContext, Frame, Page } from 'playwright-core';
-import { BrowserDisconnectedError, BrowserError, pageScriptExpression, readPageScriptResult, resolveDriver } from 'plannav';
-import type { BrowserDriver, CallOptions, ClickOptions, FrameInfo, PageScript, ScreenshotOptions, TabInfo } from 'plannav';
+import { BrowserDisconnectedError, BrowserError } from 'plannav';
+import { pageScriptExpression, readPageScriptResult, resolveDriver } from 'plannav/driver';
+import type { BrowserDriver, CallOptions, ClickOptions, FrameInfo, PageScript, ScreenshotOptions, TabInfo } from 'plannav/driver';
 
 export class CustomDriver implements BrowserDriver {
   readonly specificationVersion = 'v1';

@@ -1,7 +1,7 @@
 // Plugging in your own model: an LLMClient over fetch for any OpenAI-compatible endpoint (a
 // gateway, a local server). plannav validates and repairs the output and retries what is retryable.
 
-import { chatModelErrorFromStatus, type GenerateRequest, type GenerateResult, type LLMClient } from 'plannav';
+import { chatModelErrorFromStatus, type GenerateRequest, type GenerateResult, type LLMClient } from 'plannav/provider';
 
 export function createGatewayClient(options: { baseUrl: string; apiKey: string; model: string }): LLMClient {
   return {

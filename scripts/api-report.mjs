@@ -1,8 +1,9 @@
-// Checks (or with --local, updates) the API report etc/*.api.md and the API reference docs/api/ of every entry in
-// scripts/entries.mjs; with --docs, updates docs/api/ alone. Reads dist/<name>.d.ts written by tsup: build first.
-import { existsSync } from 'node:fs';
-import { resolve } from 'node:path';
-import { CompilerState, Extractor, ExtractorConfig } from '@microsoft/api-extractor';
+// Checks (or with --local, updates) the API report etc/*.api.md of every entry in scripts/entries.mjs, and that the
+// API reference generates without a warning; with --docs, writes the reference to docs/api/ (built on release, not
+// committed: npm run docs:api). Reads dist/<name>.d.ts written by tsup: build first.
+import { existsSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { CompilerState, Extractor, ExtractorConfig, ExtractorLogLevel } from '@microsoft/api-extractor';
 import { apiDocs, modelFileOf } from './api-docs.mjs';
 import { apiReportOf, entries, specifierOf } from './entries.mjs';
 
@@ -20,7 +21,7 @@ function configOf(/** @type {import('./entries.mjs').Entry} */ entry) {
       ...baseConfig,
       mainEntryPointFilePath: `<projectFolder>/dist/${entry.name}.d.ts`,
       apiReport: { ...baseConfig.apiReport, enabled: !docsOnly, reportFileName },
-      docModel: { ...baseConfig.docModel, enabled: true, apiJsonFilePath: `<projectFolder>/${modelFileOf(entry)}` },
+      docModel: { ...baseConfig.docModel, enabled: true, includeForgottenExports: true, apiJsonFilePath: `<projectFolder>/${modelFileOf(entry)}` },
     },
     configObjectFullPath: configFile,
     packageJsonFullPath: resolve('package.json'),
@@ -40,6 +41,23 @@ const built = entries.filter((entry) => {
   return false;
 });
 const configs = built.map((entry) => ({ entry, config: configOf(entry) }));
+
+/**
+ * The names a report says its entry uses without exporting (api-extractor's ae-forgotten-export). Once every entry
+ * is extracted, each is looked up: a type of another entry is documented there (the core's `BrowserDriver` uses
+ * `ElementRef` of plannav/driver); one that no entry exports can be reached, not named, and is listed.
+ * @type {Map<import('./entries.mjs').Entry, string[]>}
+ */
+const forgotten = new Map();
+/** @type {Map<import('./entries.mjs').Entry, Set<string>>} the names each entry exports, from its doc model */
+const exportedBy = new Map();
+/**
+ * `{@link Name}`s api-extractor could not resolve in an entry because another entry exports `Name` (the core's
+ * `BrowserDriver` links `ElementRef` of plannav/driver): held back until every entry is extracted, then an error only
+ * if no entry exports it. The reference (scripts/api-docs.mjs) links them to the entry that does.
+ * @type {{ specifier: string, name: string, text: string }[]}
+ */
+const crossLinks = [];
 // One TypeScript program over every entry's .d.ts, shared by all the entries: the declarations are compiled and
 // type-checked once, not once per entry (they import the same chunks).
 const compilerState = configs[0]
@@ -48,10 +66,42 @@ const compilerState = configs[0]
 
 for (const { entry, config } of configs) {
   // Warnings (forgotten exports) are printed but never fail; errors (TSDoc syntax, unresolved links) and report drift do.
-  const result = Extractor.invoke(config, { localBuild: local, printApiReportDiff: !local, ...(compilerState ? { compilerState } : {}) });
+  const result = Extractor.invoke(config, {
+    localBuild: local,
+    printApiReportDiff: !local,
+    ...(compilerState ? { compilerState } : {}),
+    messageCallback: (message) => {
+      // With --docs no report is written, where these go: the doc models include the names, so they are documented.
+      if (docsOnly && message.messageId === 'ae-forgotten-export') {
+        message.logLevel = ExtractorLogLevel.None;
+        message.handled = true;
+      }
+      const name = message.messageId === 'ae-unresolved-link' ? /does not have an export "([^"]+)"/.exec(message.text)?.[1] : undefined;
+      if (!name) return;
+      crossLinks.push({ specifier: specifierOf(entry), name, text: message.formatMessageWithLocation(process.cwd() + '/') });
+      message.logLevel = ExtractorLogLevel.None;
+      message.handled = true;
+    },
+  });
   if (result.errorCount > 0) failed = true;
   if (result.apiReportChanged) changed.push(apiReportOf(entry));
   console.log(`api-report: ${specifierOf(entry)}: ${result.errorCount} errors, ${result.warningCount} warnings`);
+  // The report just generated (api-extractor writes it to the temp folder, checked or not; with --docs, none).
+  const report = docsOnly ? '' : config.reportConfigs.map(({ fileName }) => readFileSync(join(config.reportTempFolder, fileName), 'utf8')).join('\n');
+  forgotten.set(entry, [...new Set([...report.matchAll(/\(ae-forgotten-export\) The symbol "([^"]+)"/g)].map((match) => match[1] ?? ''))]);
+  /** @type {{ members: { members: { name: string }[] }[] }} */
+  const model = JSON.parse(readFileSync(config.apiJsonFilePath, 'utf8'));
+  exportedBy.set(entry, new Set(model.members[0]?.members.map((member) => member.name)));
+}
+
+for (const { specifier, name, text } of crossLinks) {
+  if ([...exportedBy.values()].some((exported) => exported.has(name))) continue;
+  console.error(`api-report: ${specifier}: ${text} (no entry exports it)`);
+  failed = true;
+}
+for (const [entry, names] of forgotten) {
+  const unnamed = names.filter((name) => ![...exportedBy.values()].some((exported) => exported.has(name)));
+  if (unnamed.length > 0) console.log(`api-report: ${specifierOf(entry)} uses, and no entry exports by name: ${unnamed.sort().join(', ')}`);
 }
 
 if (docsOnly) {
@@ -63,9 +113,10 @@ if (docsOnly) {
   console.error('public API changed: run npm run api:update and commit etc/*.api.md');
   failed = true;
 }
-// The reference is generated from the doc models just written, so it is as fresh as the reports.
+// The reference is generated from the doc models just written, so it is as fresh as the reports: into docs/api/ with
+// --docs, else into a folder thrown away, for its warnings (a link to nothing, say).
 try {
-  if (!apiDocs({ check: !local })) failed = true;
+  if (!apiDocs({ write: docsOnly })) failed = true;
 } catch (error) {
   console.error(error instanceof Error ? error.message : error);
   failed = true;

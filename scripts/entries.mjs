@@ -16,7 +16,19 @@ export const entries = [
     subpath: '.',
     src: 'src/index.ts',
     summary:
-      'The core: the `Executor` that runs the Planner and Navigator loop, the `LLMClient` and `BrowserDriver` contracts that models and browsers implement, its events and errors.',
+      'The core, for app authors: the `Executor` that runs the Planner and Navigator loop, its options, events and errors; actions of your own; `observe`, `act` and `extract`; a history, its replay and its export; a collection.',
+  },
+  {
+    name: 'driver',
+    subpath: './driver',
+    src: 'src/driver.ts',
+    summary: 'For driver authors: the `BrowserDriver` contract and its parts, the page runtime a driver runs in every frame, and the helpers that run it.',
+  },
+  {
+    name: 'provider',
+    subpath: './provider',
+    src: 'src/provider.ts',
+    summary: 'For model-client authors: the `LLMClient` contract, its messages and usage, retries, and the typed errors of a failed HTTP call.',
   },
   {
     name: 'testing',

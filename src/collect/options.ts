@@ -70,7 +70,7 @@ export interface PerHostLimit {
 }
 
 /**
- * Options of {@link Collector} and {@link collect}. `TRecord` is the output type of `schema`,
+ * Options of {@link Collector}. `TRecord` is the output type of `schema`,
  * the zod schema of ONE record.
  * @public
  */

@@ -234,7 +234,7 @@ export interface TaskRecord {
  * @public
  */
 export interface RunHistory {
-  /** The version of this format ({@link historySchemaVersion}). */
+  /** The version of this format; {@link parseHistory} reads older ones, migrated. */
   readonly schemaVersion: 2;
   /** Every task of the session, follow-ups included, in the order they were added. */
   readonly tasks: readonly TaskRecord[];

@@ -39,7 +39,7 @@ import { EventHub } from '../util/event-hub';
 import { matchElement, type MatchCandidate, type ScoredMatch } from './match';
 
 /**
- * Options of {@link replayHistory}.
+ * Options of {@link HistoryReplay}.
  * @public
  */
 export interface ReplayOptions {
@@ -595,7 +595,7 @@ const noModel: LLMClient = {
 
 /**
  * A recorded run, replayed: listen to its events with `on` (the Executor's, plus `replay-step`
- * after each recorded action), then `run()` it. {@link replayHistory} does both in one call.
+ * after each recorded action), then `run()` it.
  * @public
  */
 export class HistoryReplay {

@@ -6,7 +6,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import type { BrowserDriver } from '../../src/browser/types';
 import { findChromium } from '../../src/chromium/find-chromium';
-import { collect, ConfigError, Executor, HistoryReplay, observe, resolveDriver } from '../../src/index';
+import { collect } from '../../src/collect/collector';
+import { resolveDriver } from '../../src/driver';
+import { ConfigError, Executor, HistoryReplay, observe } from '../../src/index';
 import { PlaywrightDriver } from '../../src/playwright/index';
 import { ScriptedLLM } from '../../src/testing/index';
 

@@ -5,7 +5,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { scriptedShopper } from '../../examples/demo-shop/scripted-shopper';
 import { startDemoShop, type DemoShopOptions } from '../../examples/demo-shop/server';
-import { Executor, replayHistory, type ReplayStepReport, type RunHistory } from '../../src/index';
+import { Executor, type ReplayStepReport, type RunHistory } from '../../src/index';
+import { replayHistory } from '../../src/replay/replay';
 import { PlaywrightDriver } from '../../src/playwright/index';
 
 let history: RunHistory;

@@ -2,7 +2,8 @@
 // shop and order form (test/helpers/replay-shop.ts), replayed on variants of them. Each case is
 // judged by what the server received (the cart, the orders), then by the replay's report.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConfigError, Executor, replayHistory, type ReplayResult, type RunHistory } from '../../src/index';
+import { ConfigError, Executor, type ReplayResult, type RunHistory } from '../../src/index';
+import { replayHistory } from '../../src/replay/replay';
 import { PlaywrightDriver } from '../../src/playwright/index';
 import { ScriptedLLM, scriptedActions, scriptedPlan, type ScriptedRequest } from '../../src/testing/index';
 import { startReplayShop, type ReplayShop, type ReplayShopOptions } from '../helpers/replay-shop';

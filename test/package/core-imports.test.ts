@@ -1,5 +1,6 @@
-// Checks the built core entry (dist/index.js, dist/index.cjs and every chunk they pull in) imports no Node
-// builtin and no package besides the allowed runtime dependencies. Needs dist/: scripts/test.mjs builds first.
+// Checks the built core entry (dist/index.js, dist/index.cjs and every chunk they pull in), plannav/driver and
+// plannav/provider import no Node builtin and no package besides the allowed runtime dependencies. Needs dist/:
+// scripts/test.mjs builds first.
 import { existsSync, readFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import { dirname, join, relative } from 'node:path';
@@ -13,10 +14,11 @@ const runtimeDeps = [...Object.keys(pkg.dependencies ?? {}), 'zod'];
 const esmOnlyDepsOfDeps = bundledInCjs.filter((name) => !runtimeDeps.includes(name));
 
 // Start file -> packages it (and its chunks) may import. CJS must have bundled the ESM-only ones.
-const cases = [
-  { start: 'dist/index.js', allowed: [...runtimeDeps, ...esmOnlyDepsOfDeps] },
-  { start: 'dist/index.cjs', allowed: runtimeDeps.filter((name) => !bundledInCjs.includes(name)) },
-];
+// plannav/driver and plannav/provider run wherever the core does (a driver over chrome.debugger, a client in a page).
+const cases = ['index', 'driver', 'provider'].flatMap((name) => [
+  { start: `dist/${name}.js`, allowed: [...runtimeDeps, ...esmOnlyDepsOfDeps] },
+  { start: `dist/${name}.cjs`, allowed: runtimeDeps.filter((dependency) => !bundledInCjs.includes(dependency)) },
+]);
 
 const isBuiltin = (spec: string) => spec.startsWith('node:') || builtinModules.includes(spec) || builtinModules.includes(spec.split('/')[0]!);
 const packageName = (spec: string) =>

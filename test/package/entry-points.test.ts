@@ -36,7 +36,7 @@ async function main() {
   const out = {};
 
   // plannav and plannav/testing: a task that needs no browser.
-  const { Executor, ConfigError } = await load('plannav');
+  const { Executor, ConfigError, ChatModelError } = await load('plannav');
   const { FakeBrowserDriver, ScriptedLLM, scriptedActions, scriptedPlan, modelClientConformance } = await load('plannav/testing');
   const quick = await new Executor({
     task: 'What is the capital of France?',
@@ -44,6 +44,40 @@ async function main() {
     browser: new FakeBrowserDriver(),
   }).execute();
   out.core = { status: quick.status, finalAnswer: quick.finalAnswer, configErrorIsInstance: ConfigError.isInstance(new ConfigError('x')) };
+
+  // plannav/provider: a model client of one's own, its HTTP failures typed, retried by withRetries; the errors are
+  // the core's classes (one chunk for both entries, in CommonJS too).
+  const { chatModelErrorFromStatus, withRetries, ChatModelRateLimitError } = await load('plannav/provider');
+  const limited = chatModelErrorFromStatus({ status: 429, retryAfterMs: 1, message: 'slow down' });
+  let tries = 0;
+  const flaky = {
+    specificationVersion: 'v1', provider: 'own', model: 'flaky',
+    async generate() {
+      tries += 1;
+      if (tries === 1) throw chatModelErrorFromStatus({ status: 503, message: 'busy' });
+      return { text: 'fine', usage: { inputTokens: 2, outputTokens: 1 }, finishReason: 'stop' };
+    },
+  };
+  const retries = [];
+  const retried = await withRetries(flaky, { retries: 2, minTimeout: 1, maxTimeout: 5, onRetry: (attempt, error) => retries.push(attempt + ':' + error.code) })
+    .generate({ messages: [{ role: 'user', content: 'Hi' }] });
+  out.provider = {
+    rateLimit: { name: limited.name, code: limited.code, retryAfterMs: limited.retryAfterMs, isProviderClass: limited instanceof ChatModelRateLimitError, isCoreClass: limited instanceof ChatModelError },
+    retried: { text: retried.text, tries, retries },
+  };
+
+  // plannav/driver: a page script of one's own, run as a driver runs it (here the expression in Node, below in Chromium).
+  const { definePageScript, pageScriptExpression, readPageScriptResult, elementLookupExpression, resolveDriver, matchesUrlPattern } = await load('plannav/driver');
+  const sum = definePageScript('entry-points.sum', (numbers) => numbers.reduce((total, n) => total + n, 0));
+  const evaluate = (expression) => (0, eval)(expression);
+  const resolved = resolveDriver(new FakeBrowserDriver());
+  out.driver = {
+    sum: readPageScriptResult(await evaluate(pageScriptExpression(sum, [1, 2, 3])), sum.id),
+    lookupWithoutRuntime: evaluate(elementLookupExpression({ elementId: '1' })),
+    matches: [matchesUrlPattern('https://shop.example.com/cart', '*.example.com'), matchesUrlPattern('https://example.org/', '*.example.com')],
+    resolvedSettles: typeof resolved.waitForSettled,
+  };
+  const pageTitle = definePageScript('entry-points.title', () => document.title);
 
   // The model adapters, against the shipped conformance kit's local servers.
   const conformance = async (wireFormat, createClient) => {
@@ -97,7 +131,9 @@ async function main() {
     try {
       const result = await new Executor({ task: 'Read the three pages of ' + origin, llm: siteModel(), browser, maxSteps: 8, planningInterval: 10, recordScreenshots: true }).execute();
       const steps = result.history.steps.filter((step) => step.actor === 'navigator');
-      return { result, summary: { status: result.status, finalAnswer: result.finalAnswer, urls: steps.map((step) => step.browser?.url ?? null), screenshots: steps.filter((step) => step.screenshot).length } };
+      const [frame] = await browser.frames();
+      const title = await browser.evaluate(frame.id, pageTitle, undefined);
+      return { result, summary: { status: result.status, finalAnswer: result.finalAnswer, urls: steps.map((step) => step.browser?.url ?? null), screenshots: steps.filter((step) => step.screenshot).length, title } };
     } finally {
       await browser.close();
     }
@@ -167,6 +203,8 @@ describe(`every entry point of the packed package, used, under Node ${nodeVersio
     const used = [
       'plannav/testing',
       'plannav',
+      'plannav/provider',
+      'plannav/driver',
       'plannav/openai',
       'plannav/anthropic',
       'plannav/gemini',
@@ -180,6 +218,11 @@ describe(`every entry point of the packed package, used, under Node ${nodeVersio
     expect([...used].sort()).toEqual(entries.map(specifierOf).sort());
 
     expect(out.core).toEqual({ status: 'ok', finalAnswer: 'Paris', configErrorIsInstance: true });
+    expect(out.provider).toEqual({
+      rateLimit: { name: 'ChatModelRateLimitError', code: 'CHAT_MODEL_RATE_LIMIT', retryAfterMs: 1, isProviderClass: true, isCoreClass: true },
+      retried: { text: 'fine', tries: 2, retries: ['1:CHAT_MODEL_SERVER'] },
+    });
+    expect(out.driver).toEqual({ sum: 6, lookupWithoutRuntime: 'no-runtime', matches: [true, false], resolvedSettles: 'function' });
     for (const adapter of ['openai', 'anthropic', 'gemini', 'models']) {
       expect(out[adapter].failed, `${adapter}: the conformance cases that failed`).toEqual([]);
       expect(out[adapter].cases, adapter).toBeGreaterThan(10);
@@ -188,7 +231,8 @@ describe(`every entry point of the packed package, used, under Node ${nodeVersio
       expect(out.aiSdk).toEqual({ object: { answer: 'hi' }, usage: expect.objectContaining({ inputTokens: 12, outputTokens: 3 }) });
 
     for (const driver of ['puppeteer', 'playwright']) {
-      expect(out[driver], driver).toMatchObject({ status: 'ok', finalAnswer: 'Read all three pages.', screenshots: 4 });
+      // A page script of plannav/driver, run by the shipped driver in the last page.
+      expect(out[driver], driver).toMatchObject({ status: 'ok', finalAnswer: 'Read all three pages.', screenshots: 4, title: 'Page three' });
       // The first step sees the empty tab, then one page of the site per step.
       const origin = /^http:\/\/127\.0\.0\.1:\d+/.exec(out[driver].urls[1])?.[0] ?? '(no site page)';
       expect(out[driver].urls.slice(1), driver).toEqual(pages.map((page) => `${origin}/${page}`));

@@ -57,7 +57,7 @@ main().catch((error) => { console.error(error); process.exit(1); });
 
 /** Imports every entry point and uses one export of each where the types have to fit together. */
 function appSource({ withAISDK }: { withAISDK: boolean }): string {
-  return `import { Executor, type BrowserDriver, type LLMClient } from 'plannav';
+  return `import { Executor, observe, type BrowserDriver, type LLMClient } from 'plannav';
 import { FakeBrowserDriver, ScriptedLLM, scriptedPlan } from 'plannav/testing';
 import { PlaywrightDriver, type PlaywrightLaunchOptions } from 'plannav/playwright';
 import { openai } from 'plannav/openai';
@@ -65,6 +65,8 @@ import { AnthropicChatModel } from 'plannav/anthropic';
 import { GeminiChatModel } from 'plannav/gemini';
 ${withAISDK ? "import { AISDKChatModel } from 'plannav/ai-sdk';\n" : ''}import { createLLM } from 'plannav/models';
 import { PuppeteerDriver } from 'plannav/puppeteer';
+import { resolveDriver, type BrowserDriver as DriverContract, type ElementRef } from 'plannav/driver';
+import { withRetries, type GenerateRequest, type LLMClient as ProviderContract } from 'plannav/provider';
 
 const scripted = new ScriptedLLM({ responses: [scriptedPlan({ done: true, webTask: false, finalAnswer: 'ok' })] });
 export const models: LLMClient[] = [
@@ -75,6 +77,12 @@ export const models: LLMClient[] = [
 ${withAISDK ? "  new AISDKChatModel({ model: 'openai/gpt-4.1-mini' }),\n" : ''}  createLLM('openai:gpt-4.1-mini', { apiKey: 'key' }),
 ];
 export const launchers: Array<(options?: PlaywrightLaunchOptions) => Promise<BrowserDriver>> = [PlaywrightDriver.launch, PuppeteerDriver.launch];
+// The contracts are one type whichever entry names them: a driver of plannav/driver runs the core's Executor.
+export const contract: DriverContract = new FakeBrowserDriver() satisfies BrowserDriver;
+export const resolved = resolveDriver(contract);
+export const elements = async (driver: DriverContract): Promise<ElementRef[]> => [...(await observe(driver)).elements.values()];
+export const retried: LLMClient = withRetries(scripted satisfies ProviderContract, { retries: 1 });
+export const request: GenerateRequest = { messages: [{ role: 'user', content: 'Hi' }] };
 export async function answer(): Promise<string | undefined> {
   const result = await new Executor({ task: 'Say ok', llm: scripted, browser: new FakeBrowserDriver() }).execute();
   return result.finalAnswer;

@@ -17,6 +17,8 @@ const BOTTOM = ['llm', 'browser', 'dom', 'history', 'security'];
 const MIDDLE = ['messages', 'prompts', 'actions'];
 const LAYERS: Record<string, string[]> = {
   index: ['executor', 'agents', 'standalone', 'replay', 'collect', ...MIDDLE, ...BOTTOM, ...BASE], // src/index.ts, the public face
+  driver: ['browser', 'dom', 'security', 'collect', ...BASE], // src/driver.ts, plannav/driver: the face for driver authors (collect: the BrowserPool type)
+  provider: ['llm', ...BASE], // src/provider.ts, plannav/provider: the face for model-client authors
   executor: ['agents', ...MIDDLE, ...BOTTOM, ...BASE], // nothing imports executor but index.ts
   agents: [...MIDDLE, ...BOTTOM, ...BASE],
   standalone: [...MIDDLE, ...BOTTOM, ...BASE], // observe, act, extract: the Navigator's pieces without the loop

@@ -4,7 +4,8 @@
 
 import { describe, expect, it } from 'vitest';
 import { AISDKChatModel, type AISDKChatModelOptions } from '../../src/ai-sdk/index';
-import { ChatModelAuthError, ConfigError, type PlannavError } from '../../src/index';
+import { ConfigError, type PlannavError } from '../../src/index';
+import { ChatModelAuthError } from '../../src/provider';
 import { rejectionOf } from '../helpers/rejection';
 
 /** The language-model specification a mock implements: v2 (ai v5), v3 (ai v6, v7), v4 (ai v7). */

@@ -3,7 +3,8 @@
 
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AnthropicChatModel } from '../../src/anthropic/index';
-import { ConfigError, type ChatMessage, type PlannavError } from '../../src/index';
+import { ConfigError, type PlannavError } from '../../src/index';
+import type { ChatMessage } from '../../src/provider';
 import { anthropicError, anthropicText, anthropicToolUse } from '../../src/testing/model-conformance-anthropic';
 import { LoopbackServer } from '../../src/testing/model-conformance-server';
 import { rejectionOf } from '../helpers/rejection';

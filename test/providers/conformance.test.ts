@@ -7,7 +7,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AISDKChatModel } from '../../src/ai-sdk/index';
 import { AnthropicChatModel } from '../../src/anthropic/index';
 import { GeminiChatModel } from '../../src/gemini/index';
-import { ChatModelError, type ChatMessage, type LLMClient } from '../../src/index';
+import { ChatModelError, type LLMClient } from '../../src/index';
+import type { ChatMessage } from '../../src/provider';
 import {
   azureOpenAI,
   deepseek,

@@ -4,7 +4,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { GeminiChatModel } from '../../src/gemini/index';
 import { toGeminiSchema } from '../../src/gemini/schema';
-import { ChatModelAuthError, ChatModelRateLimitError, ConfigError, type PlannavError } from '../../src/index';
+import { ConfigError, type PlannavError } from '../../src/index';
+import { ChatModelAuthError, ChatModelRateLimitError } from '../../src/provider';
 import { geminiError, geminiText } from '../../src/testing/model-conformance-gemini';
 import { LoopbackServer } from '../../src/testing/model-conformance-server';
 import { rejectionOf } from '../helpers/rejection';

@@ -2,7 +2,8 @@
 // method sends, preset defaults (Azure URL and headers), reasoning fields, odd responses.
 
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ChatModelError, ChatModelRateLimitError, ConfigError, type GenerateRequest, type PlannavError } from '../../src/index';
+import { ChatModelError, ConfigError, type PlannavError } from '../../src/index';
+import { ChatModelRateLimitError, type GenerateRequest } from '../../src/provider';
 import { azureOpenAI, deepseek, groq, ollama, openai, OpenAIChatModel, openAIPresets, together } from '../../src/openai/index';
 import { allowsStrictMode } from '../../src/openai/strict-schema';
 import { LoopbackServer } from '../../src/testing/model-conformance-server';

@@ -3,15 +3,26 @@
 // checks that breaking the outputSchema inference on purpose makes these fail.
 import { describe, expectTypeOf, it } from 'vitest';
 import { z } from 'zod';
+import type { ResumeOptions } from '../../src/collect/options';
+import type { QueuedPage } from '../../src/collect/store';
+import type * as driverEntry from '../../src/driver';
+import type { Actor } from '../../src/events';
+import type { ModelCallRecord } from '../../src/history/types';
 import {
+  act,
   ActionError,
-  ChatModelRateLimitError,
+  Collector,
   ConfigError,
   defineAction,
   Executor,
+  HistoryReplay,
   PlannavError,
   TimeoutError,
   URLNotAllowedError,
+  type BrowserDriver,
+  type CollectedRecord,
+  type CollectionCheckpoint,
+  type CollectOptions,
   type ErrorInfo,
   type ExecuteOptions,
   type ExecutionResult,
@@ -19,10 +30,17 @@ import {
   type ExecutorEventMap,
   type ExecutorListener,
   type ExecutorOptions,
+  type LLMClient,
+  type PageState,
   type PlannavErrorCode,
+  type ReplayResult,
   type RunHistory,
+  type StepRecord,
   type TaskStatus,
 } from '../../src/index';
+import { ChatModelRateLimitError, type LLMClient as ProviderLLMClient } from '../../src/provider';
+import type { ReplayCheckReport } from '../../src/replay/replay';
+import type { ActRequest } from '../../src/standalone/act';
 import { FakeBrowserDriver, ScriptedLLM } from '../../src/testing/index';
 
 const llm = new ScriptedLLM({ responses: [] });
@@ -162,5 +180,31 @@ describe('defineAction', () => {
         return 'added';
       },
     });
+  });
+});
+
+describe('the entry for each audience', () => {
+  it('shares the contracts: plannav/driver and plannav/provider name the same types as the core', () => {
+    expectTypeOf<driverEntry.BrowserDriver>().toEqualTypeOf<BrowserDriver>();
+    expectTypeOf<driverEntry.PageState>().toEqualTypeOf<PageState>();
+    expectTypeOf<ProviderLLMClient>().toEqualTypeOf<LLMClient>();
+    // A page state's elements are the driver's element references.
+    expectTypeOf<PageState['elements']>().toEqualTypeOf<ReadonlyMap<number, driverEntry.ElementRef>>();
+  });
+
+  it('replays and collects one way each: the classes', () => {
+    expectTypeOf<HistoryReplay['run']>().returns.resolves.toEqualTypeOf<ReplayResult>();
+    expectTypeOf<Collector<{ title: string }>['records']>().returns.toEqualTypeOf<AsyncIterableIterator<CollectedRecord<{ title: string }>>>();
+  });
+});
+
+describe('the detail types the core no longer names', () => {
+  it('are reached through the types that hold them, as the CHANGELOG says', () => {
+    expectTypeOf<ExecutorEvent['actor']>().toEqualTypeOf<Actor>();
+    expectTypeOf<StepRecord['modelCalls'][number]>().toEqualTypeOf<ModelCallRecord>();
+    expectTypeOf<ReplayResult['checks'][number]>().toEqualTypeOf<ReplayCheckReport>();
+    expectTypeOf<Parameters<typeof act>[1]>().toEqualTypeOf<ActRequest>();
+    expectTypeOf<NonNullable<CollectOptions['resume']>>().toEqualTypeOf<ResumeOptions>();
+    expectTypeOf<CollectionCheckpoint['queue'][number]>().toEqualTypeOf<QueuedPage>();
   });
 });

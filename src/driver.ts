@@ -1,0 +1,31 @@
+// The public face of `plannav/driver`, for driver authors: the BrowserDriver contract and its parts, the page
+// runtime a driver runs in every frame, the helpers to run it, and the pool a Collector takes browsers from. An app needs none of it (it imports `plannav`).
+// It must not import a `node:` module or an adapter.
+
+export type {
+  BlockedNavigation,
+  BrowserDriver,
+  CallOptions,
+  ClickOptions,
+  ClickResult,
+  ElementRef,
+  FrameInfo,
+  NavigationGuard,
+  NavigationGuardScope,
+  NavigationGuardStatus,
+  NavigationResponse,
+  PageScript,
+  ResolvedBrowserDriver,
+  ScreenshotOptions,
+  ScrollRequest,
+  TabInfo,
+  UrlDecision,
+  UrlPolicyRule,
+  UrlPolicyRules,
+} from './browser/types';
+export type { PageState } from './browser/page-state';
+export type { BrowserPool } from './collect/options';
+export { resolveDriver } from './dom/driver-defaults';
+export { definePageScript, elementLookupExpression, pageRuntime, pageScriptExpression, readPageScriptResult } from './dom/page-runtime';
+export type { FrameSnapshot, SnapshotElement, SnapshotItem, SnapshotScriptOptions, SnapshotText } from './dom/types';
+export { matchesUrlPattern } from './security/url-pattern';
