@@ -140,3 +140,27 @@ export function docFiles(root: string): string[] {
 export function readDocBlocks(root: string): DocBlock[] {
   return docFiles(root).flatMap((file) => extractBlocks(readFileSync(join(root, file), 'utf8'), file));
 }
+
+/** The anchors GitHub gives the headings of `markdown` (`## Vercel AI SDK (\`plannav/ai-sdk\`)` → `vercel-ai-sdk-plannavai-sdk`). */
+export function headingAnchors(markdown: string): Set<string> {
+  const anchors = new Set<string>();
+  let inFence: string | undefined;
+  for (const line of markdown.split(/\r?\n/)) {
+    const fence = FENCE.exec(line);
+    if (fence) {
+      if (inFence === undefined) inFence = fence[2];
+      else if (line.trim() === inFence) inFence = undefined;
+      continue;
+    }
+    const heading = inFence === undefined ? /^#{1,6}\s+(.*)$/.exec(line) : null;
+    if (heading)
+      anchors.add(
+        (heading[1] as string)
+          .trim()
+          .toLowerCase()
+          .replace(/[^\p{L}\p{N}\s_-]/gu, '')
+          .replace(/\s/g, '-'),
+      );
+  }
+  return anchors;
+}

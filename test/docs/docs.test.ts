@@ -11,7 +11,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { docFiles, extractBlocks, extractRelativeLinks, readDocBlocks, type DocBlock } from './doc-blocks';
+import { docFiles, extractBlocks, extractRelativeLinks, headingAnchors, readDocBlocks, type DocBlock } from './doc-blocks';
 import { closeStandIns, stopShop } from './prelude';
 
 const root = resolve(import.meta.dirname, '../..');
@@ -108,6 +108,12 @@ describe('the doc-block extractor', () => {
     expect(() => extractBlocks('text\n```ts\nx\n', 'a.md')).toThrow('a.md:2: this ```ts fence is never closed.');
   });
 
+  it('names headings as GitHub anchors them', () => {
+    expect([
+      ...headingAnchors('# Title\n## Vercel AI SDK (`plannav/ai-sdk`)\n```sh\n# not a heading\n```\n### Model cassettes: a real model once, then offline'),
+    ]).toEqual(['title', 'vercel-ai-sdk-plannavai-sdk', 'model-cassettes-a-real-model-once-then-offline']);
+  });
+
   it('finds relative links outside code, and leaves absolute ones and anchors', () => {
     const markdown = '[a](guides/loop.md#events) [b](https://x.example/) [c](#top) `[d](no.md)`\n```md\n[e](no.md)\n```\n![f](../demo-run.gif)';
     expect(extractRelativeLinks(markdown, 'docs/index.md')).toEqual([
@@ -120,12 +126,23 @@ describe('the doc-block extractor', () => {
 describe('the links of the docs', () => {
   const files = docFiles(root);
 
-  it('relative links point at files that exist', () => {
+  /** Why `path` (in the repository, maybe with an `anchor`) leads nowhere, or undefined when it exists. */
+  function deadEnd(path: string, anchor: string | undefined): string | undefined {
+    const full = join(root, path);
+    if (!existsSync(full)) return 'no such file';
+    if (anchor && path.endsWith('.md') && !headingAnchors(readFileSync(full, 'utf8')).has(anchor)) return `no heading #${anchor} in ${path}`;
+    return undefined;
+  }
+
+  it('relative links point at files, and at headings, that exist', () => {
     const dead = files
       .filter((file) => file !== 'README.md')
       .flatMap((file) => extractRelativeLinks(readFileSync(join(root, file), 'utf8'), file))
-      .filter((link) => !existsSync(join(root, dirname(link.file), decodeURIComponent(link.target.split('#')[0] as string))))
-      .map((link) => `${link.file}:${link.line}: ${link.target}`);
+      .flatMap((link) => {
+        const [path = '', anchor] = link.target.split('#');
+        const why = deadEnd(path === '' ? link.file : join(dirname(link.file), decodeURIComponent(path)), anchor);
+        return why ? [`${link.file}:${link.line}: ${link.target}: ${why}`] : [];
+      });
     expect(dead, 'these links lead nowhere').toEqual([]);
   });
 
@@ -134,10 +151,15 @@ describe('the links of the docs', () => {
     const relativeLinks = extractRelativeLinks(readme, 'README.md').map((link) => `README.md:${link.line}: ${link.target}`);
     expect(relativeLinks, `write these as ${REPOSITORY}/blob/main/<path>`).toEqual([]);
     const intoRepository = [
-      ...readme.matchAll(/https:\/\/(?:github\.com\/plannav\/plannav\/(?:blob|tree)\/main|raw\.githubusercontent\.com\/plannav\/plannav\/main)\/([^)#\s]+)/g),
+      ...readme.matchAll(
+        /https:\/\/(?:github\.com\/plannav\/plannav\/(?:blob|tree)\/main|raw\.githubusercontent\.com\/plannav\/plannav\/main)\/([^)#\s]+)(?:#([^)\s]+))?/g,
+      ),
     ];
     expect(intoRepository.length).toBeGreaterThan(5);
-    const missing = intoRepository.map((match) => match[1] as string).filter((path) => !existsSync(join(root, path)));
+    const missing = intoRepository.flatMap((match) => {
+      const why = deadEnd(match[1] as string, match[2]);
+      return why ? [`${match[0]}: ${why}`] : [];
+    });
     expect(missing, 'the README links to these repository paths, which do not exist').toEqual([]);
   });
 });

@@ -62,7 +62,7 @@ export interface StandIns {
   render: (event: unknown) => void;
 }
 
-const closers: (() => Promise<unknown> | unknown)[] = [];
+const closers: (() => Promise<void>)[] = [];
 let server: Server | undefined;
 
 async function shopUrl(): Promise<string> {
