@@ -24,3 +24,5 @@ export { definePageScript, elementLookupExpression, pageRuntime, pageScriptExpre
 export { resolveDriver } from '../../../src/dom/driver-defaults';
 export type { FrameSnapshot, SnapshotElement, SnapshotItem, SnapshotScriptOptions, SnapshotText } from '../../../src/dom/types';
 export { matchesUrlPattern } from '../../../src/security/url-pattern';
+export type { UrlPolicyRule, UrlPolicyRules } from '../../../src/security/url-policy';
+export type { BrowserPool } from '../../../src/collect/options';

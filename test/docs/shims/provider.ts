@@ -19,3 +19,11 @@ export { chatModelErrorFromStatus } from '../../../src/llm/model-errors';
 export type { HttpFailure } from '../../../src/llm/model-errors';
 export { withRetries } from '../../../src/llm/retry';
 export type { WithRetriesOptions } from '../../../src/llm/retry';
+export {
+  ChatModelAuthError,
+  ChatModelBadRequestError,
+  ChatModelContextLengthError,
+  ChatModelForbiddenError,
+  ChatModelOutputError,
+  ChatModelRateLimitError,
+} from '../../../src/errors';
