@@ -30,15 +30,11 @@ function headerOf(block: DocBlock): string {
   return `import { standIns as __standIns } from '../../test/docs/prelude'; const { ${names} } = await __standIns([${block.uses.map((name) => `'${name}'`).join(', ')}]);`;
 }
 
-/** tsconfig.json's paths, moved to the generated folder, with the temporary shims for entries it does not map yet. */
+/** tsconfig.json's paths, moved to the generated folder. */
 function pathsFor(folder: string): Record<string, string[]> {
   const read = ts.readConfigFile(join(root, 'tsconfig.json'), (path) => ts.sys.readFile(path));
   const paths = (read.config as { compilerOptions: { paths: Record<string, string[]> } }).compilerOptions.paths;
-  const moved = Object.fromEntries(Object.entries(paths).map(([name, targets]) => [name, targets.map((target) => relative(folder, join(root, target)))]));
-  // plannav/driver and plannav/provider are being added in this session (plan10.md); until tsconfig.json maps them,
-  // the docs resolve them to test/docs/shims/. Delete the shims once the entries exist.
-  for (const entry of ['driver', 'provider']) moved[`plannav/${entry}`] ??= [relative(folder, join(root, `test/docs/shims/${entry}.ts`))];
-  return moved;
+  return Object.fromEntries(Object.entries(paths).map(([name, targets]) => [name, targets.map((target) => relative(folder, join(root, target)))]));
 }
 
 function writeProgram(blocks: readonly DocBlock[]): void {
