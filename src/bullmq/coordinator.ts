@@ -17,15 +17,8 @@ import { describeThrown } from '../util/describe-thrown';
 import { setUp, type CollectionCoordinatorOptions, type CoordinatorSetup } from './coordinator-options';
 import { JobQueue, parseEntries } from './job-queue';
 import { commitPageResult } from './redis-scripts';
-import {
-  pageJobId,
-  type CommittedCheck,
-  type CommittedOutcome,
-  type CommittedPageOutcome,
-  type PageJobData,
-  type PageJobResult,
-  type RunSettings,
-} from './protocol';
+import { pageJobId } from './protocol';
+import type { CommittedCheck, CommittedOutcome, CommittedPageOutcome, PageJobData, PageJobResult, RunSettings } from './protocol';
 
 export type { CollectionCoordinatorOptions } from './coordinator-options';
 

@@ -7,6 +7,12 @@ import type { CollectorEventBase, CollectorEventMap, CollectorEventName, Collect
 import { createPushStream, type PushStream } from './record-stream';
 import type { CollectedRecord, RejectedRecord } from './store';
 
+/** A new run's id. */
+export function newCollectionId(): string {
+  const crypto = (globalThis as { crypto?: { randomUUID?: () => string } }).crypto;
+  return crypto?.randomUUID?.() ?? `collect-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 10)}`;
+}
+
 /** The payload of an event without its base. */
 export type EventPayload<K extends CollectorEventName, TRecord> = Omit<CollectorEventMap<TRecord>[K], keyof CollectorEventBase>;
 

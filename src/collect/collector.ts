@@ -14,10 +14,10 @@ import { withDeadline } from '../util/deadline';
 import { describeThrown } from '../util/describe-thrown';
 import { TaskControl } from '../util/task-control';
 import { askProgressCheck, CollectionEngine, seedPages, toPlannavError } from './collection-engine';
-import { CollectionOutput, type EventPayload } from './collection-output';
+import { CollectionOutput, newCollectionId, type EventPayload } from './collection-output';
 import { readDetails } from './detail-reader';
 import { PageStepWiring } from './page-step-wiring';
-import { RecordKeeper } from './record-keeper';
+import { RecordKeeper, type FinishedPage } from './record-keeper';
 import type { CollectionSummary, CollectorEventName, CollectorListener } from './events';
 import type { ListingPlan } from './listing-plan';
 import { LocalQueue } from './local-queue';
@@ -25,12 +25,13 @@ import { resolveCollectOptions, type CollectOptions, type ResolvedCollectOptions
 import { sortRejected } from './own-page';
 import { judgeFailure, resolvePageRetry, retryDelayMs, type ResolvedPageRetry } from './page-retry';
 import { openPageSlots } from './page-slots';
-import { readPage, stableJson, type DetailRead, type FoundPage, type PageRead, type PageSlot, type PageStepContext } from './page-step';
+import { readPage, stableJson, type DetailRead, type FoundPage, type PageRead, type PageSlot } from './page-step';
 import {
   memoryCollectionStore,
   type CollectedRecord,
   type CollectionCheckpoint,
   type CollectionCheckRecord,
+  type CollectionHistory,
   type CollectionCommit,
   type CollectionStore,
   type PageOutcome,
@@ -38,39 +39,7 @@ import {
   type RejectedRecord,
 } from './store';
 
-/**
- * What a collection did, for logs and audits: every progress check and every finished page of
- * this run (a resumed run's checks include the earlier runs').
- * @public
- */
-export interface CollectionHistory {
-  readonly checks: readonly CollectionCheckRecord[];
-  readonly pages: readonly PageOutcome[];
-}
-
-/** How many of the latest records the progress check sees. */
-const sampleSize = 3;
-
-function newCollectionId(): string {
-  const crypto = (globalThis as { crypto?: { randomUUID?: () => string } }).crypto;
-  return crypto?.randomUUID?.() ?? `collect-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 10)}`;
-}
-
-/** What a page read to the end gave, for its commit and its event. */
-interface FinishedPage<TRecord> {
-  readonly kept: readonly CollectedRecord<TRecord>[];
-  readonly duplicates: number;
-  /** Records' own pages found again from another listing: records listed twice. */
-  readonly listedTwice: number;
-  readonly rejects: readonly RejectedRecord[];
-  readonly abandoned: readonly PageOutcome[];
-  readonly attempts: number;
-  readonly durationMs: number;
-  readonly enqueued: number;
-  readonly loadMore: number;
-  readonly interaction: string | undefined;
-  readonly surveys: number;
-}
+export type { CollectionHistory } from './store';
 
 /**
  * Collects records across many pages: from start URLs (the model finds the next pages: pagination
@@ -129,7 +98,7 @@ export class Collector<TRecord = unknown> {
     this.output = new CollectionOutput(newCollectionId(), { redactDeep: (value) => this.secrets.redactDeep(value), warnListenerErrors: true });
     this.store = (this.options.store as CollectionStore<TRecord> | undefined) ?? memoryCollectionStore<TRecord>();
     const { instruction, maxFailures, checkEvery, maxRecords } = this.options;
-    this.engine = new CollectionEngine({ instruction, maxFailures, checkEvery, maxRecords, sampleSize, redactor: this.secrets });
+    this.engine = new CollectionEngine({ instruction, maxFailures, checkEvery, maxRecords, redactor: this.secrets });
     this.keeper = new RecordKeeper(options.key ?? ((record) => stableJson(record)), this.secrets, this.engine);
     this.queue = new LocalQueue(this.options.perHost, {
       control: this.control,
@@ -349,7 +318,7 @@ export class Collector<TRecord = unknown> {
     const attempt = (page.attempts ?? 0) + 1;
     this.emit('collect-page-start', { url: page.url, batch: page.batch, attempt });
     const started = Date.now();
-    const read = await this.attempt([page], (signal) => readPage(this.pageStepContext(), slot, page, signal, there));
+    const read = await this.attempt([page], (signal) => readPage(this.wiring.context(this.engine.instruction), slot, page, signal, there));
     if (read === undefined) return undefined;
     if (this.pagerStood(page, read)) {
       // The pager's click showed only records read before: the next page did not come (a failed
@@ -394,7 +363,7 @@ export class Collector<TRecord = unknown> {
       details: this.options.details,
       maxChunkChars: this.options.maxChunkChars,
       schema: this.schema,
-      context: () => this.pageStepContext(),
+      context: () => this.wiring.context(this.engine.instruction),
       extract: (pages, signal) =>
         this.wiring.extractor.extractDetails({ client: this.wiring.extractionLLM, instruction: this.engine.instruction, pages, signal }),
       next: () => this.queue.detail(),
@@ -429,10 +398,6 @@ export class Collector<TRecord = unknown> {
   private pagerStood(page: QueuedPage, read: PageRead<TRecord>): boolean {
     if (!page.url.includes('#plannav-') || read.records.length === 0) return false;
     return this.keeper.allSeen(read.records);
-  }
-
-  private pageStepContext(): PageStepContext<TRecord> {
-    return this.wiring.context(this.engine.instruction);
   }
 
   /** Commits a listing page: its records, its rejects (or their own pages, queued), the pages it found; returns the address of a page the tab went on to. */

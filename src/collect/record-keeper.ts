@@ -3,7 +3,23 @@
 
 import type { SecretStore } from '../security/secrets';
 import type { CollectionEngine } from './collection-engine';
-import type { CollectedRecord, RejectedRecord } from './store';
+import type { CollectedRecord, PageOutcome, RejectedRecord } from './store';
+
+export /** What a page read to the end gave, for its commit and its event. */
+interface FinishedPage<TRecord> {
+  readonly kept: readonly CollectedRecord<TRecord>[];
+  readonly duplicates: number;
+  /** Records' own pages found again from another listing: records listed twice. */
+  readonly listedTwice: number;
+  readonly rejects: readonly RejectedRecord[];
+  readonly abandoned: readonly PageOutcome[];
+  readonly attempts: number;
+  readonly durationMs: number;
+  readonly enqueued: number;
+  readonly loadMore: number;
+  readonly interaction: string | undefined;
+  readonly surveys: number;
+}
 
 /** The keys of every record kept, and the records as they are kept or rejected. */
 export class RecordKeeper<TRecord> {
