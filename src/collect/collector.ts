@@ -3,99 +3,43 @@
 // and every finished page is one atomic commit to a store, so a killed run resumes where it was.
 
 import type { z } from 'zod';
-import { builtinActions } from '../actions/builtin/index';
-import { ActionRegistry } from '../actions/registry';
-import { redactingClient } from '../agents/secret-guard';
-import { bindPageTextRedaction } from '../dom/page-text-redaction';
-import { leaseDriver } from '../browser/lease';
-import type { BrowserDriver, NavigationGuard } from '../browser/types';
 import { BrowserError, ConfigError, isFatalError, PlannavError, TimeoutError } from '../errors';
 import { toErrorInfo } from '../history/error-info';
 import type { ModelCallObserver } from '../llm/generate-object';
-import type { LLMClient } from '../llm/types';
-import { addUsage, emptyUsage, priceUsage, type TokenUsage } from '../llm/usage';
+import { priceUsage, type TokenUsage } from '../llm/usage';
 import { SecretStore } from '../security/secrets';
 import { UrlPolicy } from '../security/url-policy';
 import { raceAbort } from '../util/abort';
 import { withDeadline } from '../util/deadline';
 import { describeThrown } from '../util/describe-thrown';
-import { EventHub } from '../util/event-hub';
-import type { CollectionEndReason, CollectionSummary, CollectorEventBase, CollectorEventMap, CollectorEventName, CollectorListener } from './events';
-import { Frontier, normalizePageUrl } from './frontier';
-import { resolveCollectOptions, type CollectOptions, type ResolvedCollectOptions } from './options';
-import { ownPageOf } from './own-page';
-import { PageExtractor, type DetailPageText } from './page-extraction';
+import { TaskControl } from '../util/task-control';
+import { askProgressCheck, CollectionEngine, seedPages, toPlannavError } from './collection-engine';
+import { CollectionOutput, newCollectionId, type EventPayload } from './collection-output';
+import { readDetails } from './detail-reader';
+import { PageStepWiring } from './page-step-wiring';
+import { RecordKeeper, type FinishedPage } from './record-keeper';
+import type { CollectionSummary, CollectorEventName, CollectorListener } from './events';
 import type { ListingPlan } from './listing-plan';
+import { LocalQueue } from './local-queue';
+import { resolveCollectOptions, type CollectOptions, type ResolvedCollectOptions } from './options';
+import { sortRejected } from './own-page';
 import { judgeFailure, resolvePageRetry, retryDelayMs, type ResolvedPageRetry } from './page-retry';
-import {
-  countingClient,
-  pageSlot,
-  completeRecord,
-  extractDetailAlone,
-  loadDetailPage,
-  openDetailPage,
-  readPage,
-  stableJson,
-  type DetailRead,
-  type FoundPage,
-  type PageRead,
-  type PageSlot,
-  type PageStepContext,
-} from './page-step';
-import { checkProgress } from './progress-check';
-import { createPushStream, type PushStream } from './record-stream';
+import { openPageSlots } from './page-slots';
+import { readPage, stableJson, type DetailRead, type FoundPage, type PageRead, type PageSlot } from './page-step';
 import {
   memoryCollectionStore,
   type CollectedRecord,
   type CollectionCheckpoint,
   type CollectionCheckRecord,
+  type CollectionHistory,
   type CollectionCommit,
-  type CollectionCounters,
   type CollectionStore,
   type PageOutcome,
   type QueuedPage,
   type RejectedRecord,
 } from './store';
-import { TaskControl } from '../util/task-control';
 
-/**
- * What a collection did, for logs and audits: every progress check and every finished page of
- * this run (a resumed run's checks include the earlier runs').
- * @public
- */
-export interface CollectionHistory {
-  readonly checks: readonly CollectionCheckRecord[];
-  readonly pages: readonly PageOutcome[];
-}
-
-type Mutable<T> = { -readonly [K in keyof T]: T[K] };
-
-/** How many failures the progress check is told of. */
-const recentFailureCount = 5;
-/** Records' own pages read in one extraction call, unless `details.perCall` says otherwise. */
-const defaultDetailsPerCall = 12;
-/** The characters of one extraction part, unless `maxChunkChars` says otherwise (the extract_content action's default). */
-const defaultChunkChars = 30_000;
-/** How many of the latest records the progress check sees. */
-const sampleSize = 3;
-
-function newCollectionId(): string {
-  const crypto = (globalThis as { crypto?: { randomUUID?: () => string } }).crypto;
-  return crypto?.randomUUID?.() ?? `collect-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 10)}`;
-}
-
-const zeroCounters: Required<CollectionCounters> = {
-  pagesDone: 0,
-  pagesFailed: 0,
-  pagesEmpty: 0,
-  records: 0,
-  duplicates: 0,
-  invalid: 0,
-  pagesAbandoned: 0,
-  retries: 0,
-  rejected: 0,
-  detailPages: 0,
-};
+export type { CollectionHistory } from './store';
 
 /**
  * Collects records across many pages: from start URLs (the model finds the next pages: pagination
@@ -124,58 +68,19 @@ const zeroCounters: Required<CollectionCounters> = {
 export class Collector<TRecord = unknown> {
   private readonly options: ResolvedCollectOptions;
   private readonly schema: z.ZodType<TRecord>;
-  private readonly keyOf: (record: TRecord) => string;
-  private readonly collectionId = newCollectionId();
-  private readonly hub = new EventHub((error, event) => {
-    if ((event as { code?: unknown }).code === 'LISTENER_ERROR') return;
-    this.emit('collect-warning', { code: 'LISTENER_ERROR', message: `A collection event listener threw: ${describeThrown(error)}` });
-  });
+  private readonly output: CollectionOutput<TRecord>;
   private readonly control = new TaskControl();
   private readonly urlPolicy: UrlPolicy;
   private readonly secrets: SecretStore;
   private readonly store: CollectionStore<TRecord>;
-  private readonly registry: ActionRegistry;
-  private readonly extractor: PageExtractor<TRecord>;
-  private readonly navigatorLLM: LLMClient;
-  private readonly plannerLLM: LLMClient;
-  private readonly extractionLLM: LLMClient;
-  private readonly frontier: Frontier;
-  private readonly streams = new Set<PushStream<CollectedRecord<TRecord>>>();
-  private readonly rejectStreams = new Set<PushStream<RejectedRecord>>();
   private readonly retry: ResolvedPageRetry;
-  /** What was learnt of each listing template: found again on its other pages without a survey. */
-  private readonly plans = new Map<string, ListingPlan>();
-
-  // The run's state; restored from the store's checkpoint when it holds one.
-  private instruction: string;
-  private counters: Mutable<Required<CollectionCounters>> = { ...zeroCounters };
-  private readonly seenKeys = new Set<string>();
-  private readonly finished = new Set<string>();
-  private readonly batches = new Map<string, { failures: number; abandoned: boolean }>();
-  private checks: CollectionCheckRecord[] = [];
-  /** The last outcome of each page: a page retried later (a resumed run, a check) ends once. */
-  private readonly pages = new Map<string, PageOutcome>();
-  /** Pages that failed all their attempts, as they were queued. */
-  private readonly failedPages = new Map<string, QueuedPage>();
-  /** Pages of given-up batches, never read. */
-  private readonly abandonedPages = new Map<string, QueuedPage>();
-  /** Pages a progress check queued again in this run. */
-  private readonly requeuedThisRun = new Set<string>();
-  private usage: TokenUsage = emptyUsage;
-  private pagesStarted = 0;
-  /** Listing pages finished since the last progress check. */
-  private listingPagesSinceCheck = 0;
-  private readonly recentFailures: { url: string; error: string }[] = [];
-  private readonly sample: unknown[] = [];
-
-  /** Set when no new page may start: a check said stop, or `maxRecords` was reached. */
-  private stopping: { reason: 'stopped' | 'max-records'; message: string | undefined } | undefined;
-  /** The error that ends the run as `failed`. */
-  private failure: PlannavError | undefined;
+  private readonly wiring: PageStepWiring<TRecord>;
+  /** The run's state (restored from the store's checkpoint when it holds one) and its queue. */
+  private readonly engine: CollectionEngine;
+  private readonly queue: LocalQueue;
+  private readonly keeper: RecordKeeper<TRecord>;
   private pendingCheck: Promise<void> | undefined;
   private storeChain: Promise<void> = Promise.resolve();
-  /** The workers waiting for a change of the queue; woken all at once, also by a cancel. */
-  private readonly waiters = new Set<() => void>();
   private running: Promise<CollectionSummary> | undefined;
   private active = false;
   private closed = false;
@@ -187,51 +92,44 @@ export class Collector<TRecord = unknown> {
   constructor(options: CollectOptions<TRecord>) {
     this.options = resolveCollectOptions(options);
     this.schema = options.schema;
-    const key = options.key;
-    this.keyOf = key ?? ((record) => stableJson(record));
     this.urlPolicy = new UrlPolicy({ allow: this.options.urlPolicy.allow, deny: this.options.urlPolicy.deny });
-    for (const [field, url] of this.seeds().map((seed) => [seed.field, seed.url] as const)) {
-      const decision = this.urlPolicy.check(url);
-      if (!decision.allowed) throw new ConfigError(`Option \`${field}\` holds ${url}, which the URL policy denies: ${decision.reason}.`, { field });
-    }
+    seedPages(this.options, this.urlPolicy);
     this.secrets = new SecretStore(this.options.secrets);
+    this.output = new CollectionOutput(newCollectionId(), { redactDeep: (value) => this.secrets.redactDeep(value), warnListenerErrors: true });
     this.store = (this.options.store as CollectionStore<TRecord> | undefined) ?? memoryCollectionStore<TRecord>();
-    this.instruction = this.options.instruction;
-    const names = this.options.actions.map((action) => action.name);
-    const builtins = builtinActions().filter((action) => !names.includes(action.name));
-    this.registry = new ActionRegistry([...builtins, ...this.options.actions]);
-    this.extractor = new PageExtractor(this.schema, {
-      retry: this.options.modelRetry,
-      maxChunkChars: this.options.maxChunkChars,
-      partial: Boolean(this.options.details),
+    const { instruction, maxFailures, checkEvery, maxRecords } = this.options;
+    this.engine = new CollectionEngine({ instruction, maxFailures, checkEvery, maxRecords, redactor: this.secrets });
+    this.keeper = new RecordKeeper(options.key ?? ((record) => stableJson(record)), this.secrets, this.engine);
+    this.queue = new LocalQueue(this.options.perHost, {
+      control: this.control,
+      engine: this.engine,
+      checking: () => this.pendingCheck !== undefined,
+      maxPages: this.options.maxPages,
     });
     this.retry = resolvePageRetry(this.options.retry);
-    const llm = this.options.llm;
-    // Every model reads requests with the secret values redacted, as in a task.
-    this.navigatorLLM = redactingClient(this.options.navigatorLLM ?? llm, this.secrets);
-    this.plannerLLM = redactingClient(this.options.plannerLLM ?? llm, this.secrets);
-    this.extractionLLM = countingClient(redactingClient(this.options.extractionLLM ?? llm, this.secrets), (call) => this.addUsage('extraction', call));
-    this.frontier = new Frontier({
-      maxConcurrent: this.options.perHost?.maxConcurrent ?? Number.POSITIVE_INFINITY,
-      delayMs: this.options.perHost?.delayMs ?? 0,
+    this.wiring = new PageStepWiring(this.options, options.schema, this.urlPolicy, this.secrets, {
+      modelCall: (role, call) => this.addUsage(role, call),
+      observer: (role) => this.observer(role),
+      checkpoint: () => this.control.checkpoint(),
+      warn: (code, message) => this.output.warn(code, message),
     });
   }
 
   /** Listens to an event; returns this. A listener's exception becomes a `LISTENER_ERROR` warning. */
   on<K extends CollectorEventName>(name: K, listener: CollectorListener<K, TRecord>): this {
-    this.hub.on(name, listener);
+    this.output.on(name, listener);
     return this;
   }
 
   /** Listens to the next occurrence of an event only. */
   once<K extends CollectorEventName>(name: K, listener: CollectorListener<K, TRecord>): this {
-    this.hub.once(name, listener);
+    this.output.once(name, listener);
     return this;
   }
 
   /** Stops listening. */
   off<K extends CollectorEventName>(name: K, listener: CollectorListener<K, TRecord>): this {
-    this.hub.off(name, listener);
+    this.output.off(name, listener);
     return this;
   }
 
@@ -250,11 +148,9 @@ export class Collector<TRecord = unknown> {
    * Starts the run if it has not started. Records are buffered until read.
    */
   records(): AsyncIterableIterator<CollectedRecord<TRecord>> {
-    const stream = createPushStream<CollectedRecord<TRecord>>(() => this.streams.delete(stream));
-    if (this.running && !this.active) stream.end();
-    else this.streams.add(stream);
+    const stream = this.output.records(this.running !== undefined && !this.active);
     void this.run().catch(() => undefined);
-    return stream.iterator;
+    return stream;
   }
 
   /**
@@ -262,11 +158,9 @@ export class Collector<TRecord = unknown> {
    * from now until the run ends. Starts the run if it has not started.
    */
   rejects(): AsyncIterableIterator<RejectedRecord> {
-    const stream = createPushStream<RejectedRecord>(() => this.rejectStreams.delete(stream));
-    if (this.running && !this.active) stream.end();
-    else this.rejectStreams.add(stream);
+    const stream = this.output.rejects(this.running !== undefined && !this.active);
     void this.run().catch(() => undefined);
-    return stream.iterator;
+    return stream;
   }
 
   /** Pauses the run: no new page starts, and pages in flight wait at their next checkpoint. */
@@ -286,7 +180,7 @@ export class Collector<TRecord = unknown> {
 
   /** What the run did so far: its checks and finished pages. */
   get history(): CollectionHistory {
-    return { checks: [...this.checks], pages: [...this.pages.values()] };
+    return { checks: [...this.engine.checks], pages: this.queue.pageOutcomes() };
   }
 
   /** Cancels a running collection and waits for its end; ends the record streams. Idempotent. The browsers given are not closed. */
@@ -294,22 +188,11 @@ export class Collector<TRecord = unknown> {
     this.closed = true;
     this.cancel('The collector was closed.');
     await this.running?.catch(() => undefined);
-    for (const stream of [...this.streams]) stream.end();
-    for (const stream of [...this.rejectStreams]) stream.end();
+    this.output.end();
   }
 
   async [Symbol.asyncDispose](): Promise<void> {
     await this.close();
-  }
-
-  /** Start URLs and list URLs with their batch and the option they came from. */
-  private seeds(): { url: string; batch: string; field: string }[] {
-    const { start, urls } = this.options;
-    const starts = start === undefined ? [] : typeof start === 'string' ? [start] : start;
-    return [
-      ...starts.map((url) => ({ url: normalizePageUrl(url), batch: `start:${normalizePageUrl(url)}`, field: 'start' })),
-      ...(urls ?? []).map((url) => ({ url: normalizePageUrl(url), batch: `urls:${new URL(url).host}`, field: 'urls' })),
-    ];
   }
 
   private async execute(): Promise<CollectionSummary> {
@@ -317,8 +200,8 @@ export class Collector<TRecord = unknown> {
     this.active = true;
     const cleanups: (() => Promise<void> | void)[] = [];
     const unlink = this.linkSignal(this.options.signal);
-    // The one listener for all waiting workers: each wakes up, and its checkpoint throws the cancel.
-    const wakeOnCancel = (): void => this.notify();
+    // The one listener for all waiting slots: each wakes up, and its checkpoint throws the cancel.
+    const wakeOnCancel = (): void => this.queue.notify();
     this.control.signal.addEventListener('abort', wakeOnCancel, { once: true });
     const timer =
       this.options.timeout === undefined
@@ -328,17 +211,25 @@ export class Collector<TRecord = unknown> {
       const checkpoint = await raceAbort(this.store.load({ signal: this.control.signal }), this.control.signal);
       const resumed = checkpoint !== undefined;
       if (checkpoint) this.restore(checkpoint);
-      for (const seed of this.seeds()) {
-        if (!this.finished.has(seed.url)) this.frontier.enqueue({ url: seed.url, batch: seed.batch, depth: 0 });
-        if (!this.batches.has(seed.batch)) this.batches.set(seed.batch, { failures: 0, abandoned: false });
+      for (const seed of seedPages(this.options)) {
+        this.queue.seed({ url: seed.url, batch: seed.batch, depth: 0 });
+        this.engine.batch(seed.batch);
       }
-      this.emit('collect-start', { queued: this.frontier.queuedCount, resumed });
-      const slots = await this.openSlots(cleanups);
+      this.emit('collect-start', { queued: this.queue.frontier.queuedCount, resumed });
+      const warn = (code: string, message: string): void => this.output.warn(code, message);
+      const slots = await openPageSlots({
+        options: this.options,
+        urlPolicy: this.urlPolicy,
+        secrets: this.secrets,
+        signal: this.control.signal,
+        warn,
+        cleanups,
+      });
       await Promise.all(slots.map((slot) => this.work(slot)));
       await this.pendingCheck;
       await this.storeChain;
     } catch (error) {
-      if (!this.control.cancelled && !this.failure) this.failure = toPlannavError(error);
+      if (!this.control.cancelled && !this.engine.failure) this.engine.fail(toPlannavError(error));
     } finally {
       clearTimeout(timer);
       unlink();
@@ -350,110 +241,42 @@ export class Collector<TRecord = unknown> {
     const summary = this.summarize(startedAt);
     this.active = false;
     this.emit('collect-end', { summary });
-    for (const stream of [...this.streams]) stream.end();
-    for (const stream of [...this.rejectStreams]) stream.end();
+    this.output.end();
     return summary;
   }
 
   private summarize(startedAt: number): CollectionSummary {
-    let reason: CollectionEndReason;
-    let message: string | undefined;
-    let error: PlannavError | undefined;
-    if (this.failure) {
-      reason = 'failed';
-      error = this.failure;
-    } else if (this.control.cancelled) {
-      error = this.control.signal.reason as PlannavError;
-      reason = TimeoutError.isInstance(error) ? 'timed-out' : 'cancelled';
-    } else if (this.stopping) {
-      reason = this.stopping.reason;
-      message = this.stopping.message;
-    } else if (this.options.maxPages !== undefined && this.pagesStarted >= this.options.maxPages && this.frontier.queuedCount > 0) {
-      reason = 'max-pages';
-    } else {
-      reason = 'done';
-    }
-    if (error) message = this.secrets.redact(error.message);
-    return {
-      ...this.counters,
-      reason,
-      message,
-      error: error ? this.secrets.redactDeep(toErrorInfo(error)) : undefined,
-      batchesAbandoned: [...this.batches.values()].filter((batch) => batch.abandoned).length,
-      pagesQueued: this.frontier.queuedCount + this.frontier.inFlightCount,
-      usage: this.usage,
+    const { frontier } = this.queue;
+    const reason = this.control.cancelled ? (this.control.signal.reason as PlannavError) : undefined;
+    return this.engine.summary({
+      cancelled: reason && { timedOut: TimeoutError.isInstance(reason), message: reason.message, error: reason },
+      maxPages: this.queue.full && frontier.queuedCount > 0,
+      pagesQueued: frontier.queuedCount + frontier.inFlightCount,
       durationMs: Date.now() - startedAt,
-    };
+    });
   }
 
   private restore(checkpoint: CollectionCheckpoint): void {
     if (checkpoint.version !== 1 && checkpoint.version !== 2)
       throw new ConfigError(`The store holds a checkpoint of version ${String(checkpoint.version)}; this plannav reads versions 1 and 2.`, { field: 'store' });
-    this.frontier.restore(checkpoint.queue, checkpoint.seenUrls);
-    for (const key of checkpoint.seenKeys) this.seenKeys.add(key);
-    for (const url of checkpoint.finished) this.finished.add(url);
-    for (const [name, batch] of Object.entries(checkpoint.batches)) this.batches.set(name, { ...batch });
-    this.counters = { ...zeroCounters, ...checkpoint.counters };
-    this.pagesStarted = checkpoint.pagesStarted;
-    this.instruction = checkpoint.instruction;
-    this.checks = [...checkpoint.checks];
-    this.usage = checkpoint.usage;
-    for (const page of checkpoint.failed ?? []) this.failedPages.set(page.url, page);
-    for (const page of checkpoint.abandoned ?? []) this.abandonedPages.set(page.url, page);
-    for (const [template, plan] of Object.entries(checkpoint.templates ?? {})) this.plans.set(template, plan as ListingPlan);
+    this.queue.restore(checkpoint);
+    for (const key of checkpoint.seenKeys) this.keeper.seenKeys.add(key);
+    this.engine.restore(checkpoint);
+    for (const [template, plan] of Object.entries(checkpoint.templates ?? {})) this.wiring.plans.set(template, plan as ListingPlan);
     const { retryFailed = true, retryAbandoned = true } = this.options.resume;
-    this.requeueGivenUp({ failed: retryFailed, abandoned: retryAbandoned });
-  }
-
-  /**
-   * Queues failed and/or abandoned pages again, their attempts and their batches' failure counts
-   * reset; returns how many. Their earlier outcome is replaced by the one they end with now.
-   */
-  private requeueGivenUp(which: { readonly failed: boolean; readonly abandoned: boolean }, once = false): number {
-    let queued = 0;
-    const again = (pages: Map<string, QueuedPage>, counter: 'pagesFailed' | 'pagesAbandoned'): void => {
-      for (const page of [...pages.values()]) {
-        // A progress check queues a page again once per run: a site that keeps failing cannot loop.
-        if (once && this.requeuedThisRun.has(page.url)) continue;
-        this.requeuedThisRun.add(page.url);
-        pages.delete(page.url);
-        this.finished.delete(page.url);
-        this.pages.delete(page.url);
-        this.counters[counter] = Math.max(0, this.counters[counter] - 1);
-        if (page.kind === 'detail' && counter === 'pagesFailed') {
-          // Its record was rejected when the page failed; read again, it may yet be kept (the reject stays in the stream).
-          this.counters.rejected = Math.max(0, this.counters.rejected - 1);
-          this.counters.invalid = Math.max(0, this.counters.invalid - 1);
-        }
-        const batch = this.batchOf(page.batch);
-        batch.failures = 0;
-        batch.abandoned = false;
-        // Started once already: maxPages does not count it again.
-        if (this.frontier.enqueueAgain({ ...page, attempts: 0, lastError: undefined, requeued: (page.requeued ?? 0) + 1 })) queued++;
-      }
-    };
-    if (which.failed) again(this.failedPages, 'pagesFailed');
-    if (which.abandoned) again(this.abandonedPages, 'pagesAbandoned');
-    return queued;
+    this.queue.requeueGivenUp({ failed: retryFailed, abandoned: retryAbandoned });
   }
 
   private checkpointNow(): CollectionCheckpoint {
+    const { counters } = this.engine;
     return {
       version: 2,
-      queue: this.frontier.pending(),
-      failed: [...this.failedPages.values()],
-      abandoned: [...this.abandonedPages.values()],
-      templates: Object.fromEntries(this.plans),
-      seenUrls: this.frontier.seenUrls(),
-      seenKeys: [...this.seenKeys],
-      finished: [...this.finished],
-      batches: Object.fromEntries([...this.batches].map(([name, batch]) => [name, { ...batch }])),
-      counters: { ...this.counters },
+      ...this.queue.checkpoint(),
+      templates: Object.fromEntries(this.wiring.plans),
+      seenKeys: [...this.keeper.seenKeys],
+      ...this.engine.snapshot(),
       // Pages in flight are read again by a resumed run: only finished ones count as started.
-      pagesStarted: this.counters.pagesDone + this.counters.pagesFailed,
-      instruction: this.instruction,
-      checks: [...this.checks],
-      usage: this.usage,
+      pagesStarted: counters.pagesDone + counters.pagesFailed,
     };
   }
 
@@ -469,129 +292,25 @@ export class Collector<TRecord = unknown> {
 
   /** Ends the run as failed: no new page starts and pages in flight are aborted. */
   private failRun(error: PlannavError): void {
-    this.failure ??= error;
+    this.engine.fail(error);
     this.control.cancel(`The collection failed: ${error.message}`);
-  }
-
-  /** The browsers of the pool, leased, with the URL policy installed where the driver can enforce it. */
-  private async openSlots(cleanups: (() => Promise<void> | void)[]): Promise<PageSlot[]> {
-    const { browser, browsers, concurrency } = this.options;
-    let raws: BrowserDriver[];
-    if (browser) raws = [browser];
-    else if (Array.isArray(browsers)) raws = browsers.slice(0, concurrency);
-    else {
-      const pool = browsers as { create(): Promise<BrowserDriver>; size: number };
-      raws = [];
-      for (let index = 0; index < Math.min(concurrency, pool.size); index++) {
-        const created = await raceAbort(pool.create(), this.control.signal);
-        cleanups.push(() => created.close());
-        raws.push(created);
-      }
-    }
-    const slots: PageSlot[] = [];
-    for (const raw of raws) {
-      cleanups.push(leaseDriver(raw, { what: 'a running collection' }));
-      let guarded = false;
-      if (this.urlPolicy.restrictive && typeof raw.setNavigationGuard === 'function') {
-        const guard: NavigationGuard = {
-          check: (url) => this.urlPolicy.check(url),
-          blocked: (navigation) =>
-            this.emit('collect-warning', { code: 'URL_BLOCKED', message: `The URL policy stopped ${navigation.url}: ${navigation.reason}` }),
-        };
-        await raceAbort(Promise.resolve(raw.setNavigationGuard(guard, { signal: this.control.signal })), this.control.signal);
-        cleanups.push(async () => {
-          await raw.setNavigationGuard?.(undefined, {});
-        });
-        guarded = true;
-      }
-      const slot = pageSlot(raw, guarded);
-      // Page text is redacted where it enters Node, as in a task.
-      if (!this.secrets.isEmpty) for (const driver of new Set<object>([raw, slot.driver])) cleanups.push(bindPageTextRedaction(driver, this.secrets));
-      slots.push(slot);
-    }
-    return slots;
   }
 
   private async work(slot: PageSlot): Promise<void> {
     let carried: QueuedPage | undefined;
     for (;;) {
       // A page the tab already shows (a pager run by script) is read next, without loading it again.
-      const page = carried ?? (await this.nextPage());
+      const page = carried ?? (await this.queue.next());
       if (!page) return;
       if (page.kind === 'detail') {
         carried = undefined;
-        await this.readDetails(slot, page);
+        await readDetails(this.detailReader(slot), page);
         continue;
       }
       const there = carried !== undefined;
       const continuation = await this.readAndCommit(slot, page, there);
-      carried = continuation === undefined ? undefined : await this.takeContinuation(continuation);
+      carried = continuation === undefined ? undefined : await this.queue.continuation(continuation);
     }
-  }
-
-  /** The page the tab shows after the pager's click, taken from the queue for this slot; undefined when the run will not read it now. */
-  private async takeContinuation(url: string): Promise<QueuedPage | undefined> {
-    await this.control.checkpoint();
-    while (this.pendingCheck) await this.changed();
-    // The tab is there already, but the host's politeness holds as for any page.
-    for (let wait = this.frontier.hostReadyIn(url, Date.now()); wait > 0 && !this.control.cancelled; wait = this.frontier.hostReadyIn(url, Date.now())) {
-      await this.changed(wait);
-    }
-    if (this.control.cancelled) return undefined;
-    if (this.stopping || this.failure) return undefined;
-    if (this.options.maxPages !== undefined && this.pagesStarted >= this.options.maxPages) return undefined;
-    const page = this.frontier.takeNow(url);
-    if (page) this.pagesStarted++;
-    return page;
-  }
-
-  /** The next page to read, waiting for a pause, a check, politeness or pages in flight; undefined when the run is over. */
-  private async nextPage(): Promise<QueuedPage | undefined> {
-    for (;;) {
-      await this.control.checkpoint();
-      if (this.pendingCheck) {
-        // The check's end notifies.
-        await this.changed();
-        continue;
-      }
-      if (this.stopping || this.failure) return undefined;
-      if (this.options.maxPages !== undefined && this.pagesStarted >= this.options.maxPages) return undefined;
-      const taken = this.frontier.take(Date.now());
-      if (taken === undefined) {
-        // Nothing queued: the pages in flight may still find more.
-        if (this.frontier.inFlightCount === 0) return undefined;
-        await this.changed();
-      } else if ('page' in taken) {
-        // A retry is the same page: maxPages counts pages, not attempts.
-        if (!taken.page.attempts && !taken.page.requeued) this.pagesStarted++;
-        return taken.page;
-      } else if (Number.isFinite(taken.waitMs)) {
-        await this.changed(taken.waitMs);
-      } else {
-        await this.changed();
-      }
-    }
-  }
-
-  /**
-   * Resolves at the next change of the queue (a page finished, a check ended, a cancel), or after
-   * `timeoutMs`. It adds no listener to the run's signal: with many workers waiting, they would pile up.
-   */
-  private changed(timeoutMs?: number): Promise<void> {
-    return new Promise<void>((resolve) => {
-      // A wait that times out leaves the set, so waits that end by time do not gather in it.
-      const wake = (): void => {
-        clearTimeout(timer);
-        this.waiters.delete(wake);
-        resolve();
-      };
-      const timer = timeoutMs === undefined ? undefined : setTimeout(wake, timeoutMs);
-      this.waiters.add(wake);
-    });
-  }
-
-  private notify(): void {
-    for (const wake of [...this.waiters]) wake();
   }
 
   /** Reads a page and commits what it gave, or retries it later, or commits its failure; returns the address of a page the tab went on to. */
@@ -599,7 +318,7 @@ export class Collector<TRecord = unknown> {
     const attempt = (page.attempts ?? 0) + 1;
     this.emit('collect-page-start', { url: page.url, batch: page.batch, attempt });
     const started = Date.now();
-    const read = await this.attempt([page], (signal) => this.readPage(slot, page, signal, there));
+    const read = await this.attempt([page], (signal) => readPage(this.wiring.context(this.engine.instruction), slot, page, signal, there));
     if (read === undefined) return undefined;
     if (this.pagerStood(page, read)) {
       // The pager's click showed only records read before: the next page did not come (a failed
@@ -626,8 +345,8 @@ export class Collector<TRecord = unknown> {
       // A page the run's end interrupted is not finished: it stays queued for a resumed run.
       if (this.control.cancelled || (!TimeoutError.isInstance(error) && isFatalError(error))) {
         if (!this.control.cancelled) this.failRun(toPlannavError(error));
-        for (const page of pages) this.frontier.requeue(page);
-        this.notify();
+        for (const page of pages) this.queue.frontier.requeue(page);
+        this.queue.notify();
         return undefined;
       }
       for (const page of pages) await this.failAttempt(page, (page.attempts ?? 0) + 1, error);
@@ -637,65 +356,22 @@ export class Collector<TRecord = unknown> {
     }
   }
 
-  /**
-   * Reads records' own pages, starting with `first`: this slot loads the detail pages ready in the
-   * queue one after another (up to `details.perCall`, and the characters of one extraction part),
-   * then asks for all their records in one call. A page too long to share a call is read alone.
-   */
-  private async readDetails(slot: PageSlot, first: QueuedPage): Promise<void> {
-    const perCall = (typeof this.options.details === 'object' ? this.options.details.perCall : undefined) ?? defaultDetailsPerCall;
-    const budget = this.options.maxChunkChars ?? defaultChunkChars;
-    const group: { page: QueuedPage; attempt: number; started: number; text: DetailPageText }[] = [];
-    let chars = 0;
-    for (let page: QueuedPage | undefined = first; page !== undefined; page = group.length < perCall && chars < budget ? await this.takeDetail() : undefined) {
-      const attempt = (page.attempts ?? 0) + 1;
-      const started = Date.now();
-      this.emit('collect-page-start', { url: page.url, batch: page.batch, attempt });
-      const loaded = page;
-      if (perCall === 1) {
-        // Each page alone: loaded and read by the extraction in one attempt, its text read once.
-        const found = await this.attempt([page], async (signal) => {
-          await openDetailPage(this.pageStepContext(), slot, loaded, signal);
-          return extractDetailAlone(this.pageStepContext(), slot, signal);
-        });
-        if (found !== undefined) await this.commitDetail(page, attempt, completeRecord(page, found, this.schema), Date.now() - started);
-        continue;
-      }
-      const text = await this.attempt([page], (signal) => loadDetailPage(this.pageStepContext(), slot, loaded, signal));
-      if (text === undefined) continue;
-      if (text.markdown.length > budget) {
-        // Too long to share a call: read again in parts (rare; the text read above is not sent).
-        const found = await this.attempt([page], (signal) => extractDetailAlone(this.pageStepContext(), slot, signal));
-        if (found !== undefined) await this.commitDetail(page, attempt, completeRecord(page, found, this.schema), Date.now() - started);
-        continue;
-      }
-      // Loaded: while its records are asked for, the host has room for the next page.
-      this.frontier.leftHost(page);
-      group.push({ page, attempt, started, text });
-      chars += text.markdown.length;
-    }
-    if (group.length === 0) return;
-    const pages = group.map((entry) => entry.page);
-    const found = await this.attempt(
-      pages,
-      (signal) => this.extractor.extractDetails({ client: this.extractionLLM, instruction: this.instruction, pages: group.map((entry) => entry.text), signal }),
-      `the records of ${pages.length} record page${pages.length === 1 ? '' : 's'}`,
-    );
-    if (found === undefined) return;
-    for (const [index, entry] of group.entries()) {
-      await this.commitDetail(entry.page, entry.attempt, completeRecord(entry.page, found[index] ?? [], this.schema), Date.now() - entry.started);
-    }
-  }
-
-  /** A record's own page ready in the queue now, for the call being gathered; undefined when none is, or the run should not start more. */
-  private async takeDetail(): Promise<QueuedPage | undefined> {
-    await this.control.checkpoint();
-    if (this.control.cancelled || this.pendingCheck || this.stopping || this.failure) return undefined;
-    if (this.options.maxPages !== undefined && this.pagesStarted >= this.options.maxPages) return undefined;
-    const taken = this.frontier.take(Date.now(), (page) => page.kind === 'detail');
-    if (taken === undefined || !('page' in taken)) return undefined;
-    if (!taken.page.attempts && !taken.page.requeued) this.pagesStarted++;
-    return taken.page;
+  /** What reading records' own pages needs of the Collector. */
+  private detailReader(slot: PageSlot): Parameters<typeof readDetails<TRecord>>[0] {
+    return {
+      slot,
+      details: this.options.details,
+      maxChunkChars: this.options.maxChunkChars,
+      schema: this.schema,
+      context: () => this.wiring.context(this.engine.instruction),
+      extract: (pages, signal) =>
+        this.wiring.extractor.extractDetails({ client: this.wiring.extractionLLM, instruction: this.engine.instruction, pages, signal }),
+      next: () => this.queue.detail(),
+      started: (page, attempt) => this.emit('collect-page-start', { url: page.url, batch: page.batch, attempt }),
+      loaded: (page) => this.queue.frontier.leftHost(page),
+      attempt: (pages, step, what) => this.attempt(pages, step, what),
+      commit: (page, attempt, read, durationMs) => this.commitDetail(page, attempt, read, durationMs),
+    };
   }
 
   /** An attempt failed: the page is tried again later when the failure may pass and attempts are left, else it failed. */
@@ -709,10 +385,10 @@ export class Collector<TRecord = unknown> {
       const now = Date.now();
       // The server's Retry-After holds its whole host, no longer than the longest wait of `retry`.
       const holdMs = verdict.retryAfterMs === undefined ? undefined : Math.min(verdict.retryAfterMs, this.retry.maxDelayMs);
-      this.frontier.retryLater(page, tried, now + delayMs, holdMs === undefined ? undefined : now + holdMs);
-      this.counters.retries++;
+      this.queue.frontier.retryLater(page, tried, now + delayMs, holdMs === undefined ? undefined : now + holdMs);
+      this.engine.retried();
       this.emit('collect-retry', { url: page.url, batch: page.batch, attempt, delayMs, error: toErrorInfo(error) });
-      this.notify();
+      this.queue.notify();
       return;
     }
     await this.commitFailure(tried, error);
@@ -721,337 +397,127 @@ export class Collector<TRecord = unknown> {
   /** Whether a page reached by the pager's click gave records, all of them read before. */
   private pagerStood(page: QueuedPage, read: PageRead<TRecord>): boolean {
     if (!page.url.includes('#plannav-') || read.records.length === 0) return false;
-    return read.records.every((record) => this.seenKeys.has(this.secrets.redact(this.keyOf(record))));
+    return this.keeper.allSeen(read.records);
   }
 
-  private pageStepContext(): PageStepContext<TRecord> {
-    return {
-      instruction: this.instruction,
-      interactionSteps: this.options.interactionSteps,
-      maxLoadMore: this.options.maxLoadMore,
-      modelRetry: this.options.modelRetry,
-      prices: this.options.prices,
-      urlPolicy: this.urlPolicy,
-      secrets: this.secrets,
-      registry: this.registry,
-      extractor: this.extractor,
-      navigatorLLM: this.navigatorLLM,
-      extractionLLM: this.extractionLLM,
-      navigatorObserver: this.observer('navigator'),
-      onInteractionCall: (call) => this.addUsage('navigator', call),
-      checkpoint: () => this.control.checkpoint(),
-      warn: (code, message) => this.emit('collect-warning', { code, message }),
-      plans: this.plans,
-    };
-  }
-
-  /** Reads one page with the page step, in the run's current instruction. */
-  private readPage(slot: PageSlot, page: QueuedPage, signal: AbortSignal, there: boolean): Promise<PageRead<TRecord>> {
-    return readPage(this.pageStepContext(), slot, page, signal, there);
-  }
-
-  private batchOf(name: string): { failures: number; abandoned: boolean } {
-    let batch = this.batches.get(name);
-    if (!batch) {
-      batch = { failures: 0, abandoned: false };
-      this.batches.set(name, batch);
-    }
-    return batch;
-  }
-
-  /** Keeps the records whose key is new, in order; returns them and how many were duplicates. */
-  private keep(records: readonly TRecord[], source: string): { kept: CollectedRecord<TRecord>[]; duplicates: number } {
-    const kept: CollectedRecord<TRecord>[] = [];
-    let duplicates = 0;
-    const collectedAt = new Date().toISOString();
-    const { maxRecords } = this.options;
-    for (const raw of records) {
-      if (maxRecords !== undefined && this.counters.records + kept.length >= maxRecords) break;
-      // Keys and records are redacted: no secret value reaches the store, a listener or the check.
-      const key = this.secrets.redact(this.keyOf(raw));
-      if (this.seenKeys.has(key)) {
-        duplicates++;
-        continue;
-      }
-      this.seenKeys.add(key);
-      kept.push({ data: this.secrets.redactDeep(raw), source, collectedAt, key });
-    }
-    for (const record of kept) {
-      this.sample.push(record.data);
-      if (this.sample.length > sampleSize) this.sample.shift();
-    }
-    return { kept, duplicates };
-  }
-
-  private rejectRecord(data: unknown, reason: string, source: string, detail?: string): RejectedRecord {
-    return this.secrets.redactDeep({ data, reason, source, detail, rejectedAt: new Date().toISOString() });
-  }
-
-  /**
-   * Queues a page found on a page: `queued`, `seen` (queued or read before), or `abandoned` (its
-   * batch was given up: it is kept, with its outcome in `abandoned`, for a check or a resumed run).
-   */
-  private enqueueFound(next: QueuedPage, abandoned: PageOutcome[]): 'queued' | 'seen' | 'abandoned' {
-    if (this.finished.has(next.url) || this.frontier.hasSeen(next.url) || this.abandonedPages.has(next.url)) return 'seen';
-    if (this.batchOf(next.batch).abandoned) {
-      this.abandonedPages.set(next.url, next);
-      this.counters.pagesAbandoned++;
-      const outcome: PageOutcome = { url: next.url, batch: next.batch, status: 'abandoned', records: 0, attempts: 0, way: next.way };
-      this.pages.set(next.url, outcome);
-      abandoned.push(outcome);
-      return 'abandoned';
-    }
-    return this.frontier.enqueue(next) ? 'queued' : 'seen';
-  }
-
+  /** Commits a listing page: its records, its rejects (or their own pages, queued), the pages it found; returns the address of a page the tab went on to. */
   private async commitPage(page: QueuedPage, attempts: number, read: PageRead<TRecord>, durationMs: number): Promise<string | undefined> {
-    const { kept, duplicates } = this.keep(read.records, page.url);
+    const { kept, duplicates } = this.keeper.keep(read.records, page.url);
     const rejects: RejectedRecord[] = [];
-    let detailsQueued = 0;
-    const abandonedOutcomes: PageOutcome[] = [];
-    const details = this.options.details;
-    for (const item of read.rejected) {
-      const own = details ? this.ownPage(item.data, page.url, read.rejected) : undefined;
-      if (own !== undefined && URL.canParse(own, page.url)) {
-        const url = normalizePageUrl(new URL(own, page.url).href);
-        const detail: QueuedPage = {
-          url,
-          batch: `details:${new URL(url).host}`,
-          depth: page.depth + 1,
-          kind: 'detail',
-          partial: this.secrets.redactDeep(item.data as Record<string, unknown>),
-          listedOn: page.url,
-        };
-        const decision = this.urlPolicy.check(url);
-        const queued = decision.allowed ? this.enqueueFound(detail, abandonedOutcomes) : undefined;
-        if (queued === 'queued') detailsQueued++;
-        // The same own page from another listing: the record was listed twice.
-        else if (queued === 'seen') this.counters.duplicates++;
-        else if (queued === undefined)
-          rejects.push(this.rejectRecord(item.data, `${item.reason}; its own page ${url} may not be loaded: ${decision.reason}`, page.url));
-        continue;
-      }
-      rejects.push(this.rejectRecord(item.data, item.reason, page.url));
+    const abandoned: PageOutcome[] = [];
+    let enqueued = 0;
+    let listedTwice = 0;
+    const sorted = sortRejected(page, read.rejected, {
+      details: this.options.details,
+      urlPolicy: this.urlPolicy,
+      sameSite: false,
+      partial: (data) => this.secrets.redactDeep(data as Record<string, unknown>),
+      warn: (code, message) => this.output.warn(code, message),
+    });
+    for (const item of sorted) {
+      const queued = item.own && this.queue.enqueueFound(item.own, abandoned);
+      if (queued === undefined) rejects.push(this.keeper.reject(item.data, item.reason, page.url));
+      else if (queued === 'queued') enqueued++;
+      // The same own page from another listing: the record was listed twice.
+      else if (queued === 'seen') listedTwice++;
     }
-    this.frontier.release(page);
-    this.finished.add(page.url);
-    this.failedPages.delete(page.url);
-    const batch = this.batchOf(page.batch);
-    batch.failures = 0;
-    let enqueued = detailsQueued;
-    for (const found of read.found) {
-      if (this.enqueueFound(this.foundPage(page, found), abandonedOutcomes) === 'queued') enqueued++;
-    }
+    for (const found of read.found) if (this.queue.enqueueFound(this.foundPage(page, found), abandoned) === 'queued') enqueued++;
     let continuation: string | undefined;
     if (read.continuation) {
       const next = this.foundPage(page, read.continuation);
-      if (this.enqueueFound(next, abandonedOutcomes) === 'queued') {
+      if (this.queue.enqueueFound(next, abandoned) === 'queued') {
         enqueued++;
         continuation = next.url;
       }
     }
-    await this.finishPage(page, {
-      kept,
-      duplicates,
-      rejects,
-      abandoned: abandonedOutcomes,
-      attempts,
-      durationMs,
-      enqueued,
-      loadMore: read.loadMore,
-      interaction: read.interaction,
-      surveys: read.surveys,
-    });
+    const { loadMore, interaction, surveys } = read;
+    await this.finishPage(page, { kept, duplicates, listedTwice, rejects, abandoned, attempts, durationMs, enqueued, loadMore, interaction, surveys });
     return continuation;
-  }
-
-  /**
-   * The address of a record's own page: the `details.url` option's answer (a throw reads as none),
-   * or the record's field that links to a page of the site, preferring a field named like a link
-   * and a value no other record of the page shares (a seller's or a category's page is not the record's).
-   */
-  private ownPage(record: unknown, pageUrl: string, rejected: readonly { readonly data: unknown }[]): string | undefined {
-    const details = this.options.details;
-    if (typeof details === 'object' && details.url) {
-      try {
-        return details.url(record);
-      } catch (error) {
-        this.emit('collect-warning', { code: 'DETAILS_URL_FAILED', message: `details.url threw: ${describeThrown(error)}` });
-        return undefined;
-      }
-    }
-    return ownPageOf(record, pageUrl, rejected);
   }
 
   /** A page found on `page` as the queue holds it: a sub-listing starts a batch of its own. */
   private foundPage(page: QueuedPage, found: FoundPage): QueuedPage {
     const batch = found.listing ? `listing:${found.url}` : page.batch;
-    if (found.listing && !this.batches.has(batch)) this.batches.set(batch, { failures: 0, abandoned: false });
+    if (found.listing) this.engine.batch(batch);
     return { url: found.url, batch, depth: page.depth + 1, way: found.way };
   }
 
   private async commitDetail(page: QueuedPage, attempts: number, read: DetailRead<TRecord>, durationMs: number): Promise<void> {
     const source = page.listedOn ?? page.url;
-    const { kept, duplicates } = read.record === undefined ? { kept: [], duplicates: 0 } : this.keep([read.record], source);
-    const rejects = read.rejected ? [this.rejectRecord(read.rejected.data, read.rejected.reason, source, page.url)] : [];
-    this.frontier.release(page);
-    this.finished.add(page.url);
-    this.failedPages.delete(page.url);
-    this.batchOf(page.batch).failures = 0;
-    this.counters.detailPages++;
-    await this.finishPage(page, {
-      kept,
-      duplicates,
-      rejects,
-      abandoned: [],
-      attempts,
-      durationMs,
-      enqueued: 0,
-      loadMore: 0,
-      interaction: undefined,
-      surveys: 0,
-    });
+    const { kept, duplicates } = read.record === undefined ? { kept: [], duplicates: 0 } : this.keeper.keep([read.record], source);
+    const rejects = read.rejected ? [this.keeper.reject(read.rejected.data, read.rejected.reason, source, page.url)] : [];
+    const nothing = { listedTwice: 0, abandoned: [], enqueued: 0, loadMore: 0, interaction: undefined, surveys: 0 };
+    await this.finishPage(page, { ...nothing, kept, duplicates, rejects, attempts, durationMs });
   }
 
   /** Counts a page read to the end, commits it with its records and rejects, and tells the listeners. */
-  private async finishPage(
-    page: QueuedPage,
-    done: {
-      readonly kept: readonly CollectedRecord<TRecord>[];
-      readonly duplicates: number;
-      readonly rejects: readonly RejectedRecord[];
-      readonly abandoned: readonly PageOutcome[];
-      readonly attempts: number;
-      readonly durationMs: number;
-      readonly enqueued: number;
-      readonly loadMore: number;
-      readonly interaction: string | undefined;
-      readonly surveys: number;
-    },
-  ): Promise<void> {
+  private async finishPage(page: QueuedPage, done: FinishedPage<TRecord>): Promise<void> {
     const { kept, rejects } = done;
-    const counters = this.counters;
-    counters.pagesDone++;
-    if (kept.length === 0) counters.pagesEmpty++;
-    counters.records += kept.length;
-    counters.duplicates += done.duplicates;
-    counters.invalid += rejects.length;
-    counters.rejected += rejects.length;
-    if (this.options.maxRecords !== undefined && counters.records >= this.options.maxRecords) this.stopping ??= { reason: 'max-records', message: undefined };
+    const invalid = rejects.length;
+    this.engine.pageDone({
+      batch: page.batch,
+      kind: page.kind,
+      records: kept.length,
+      duplicates: done.duplicates + done.listedTwice,
+      invalid,
+      rejected: invalid,
+    });
     const outcome: PageOutcome = { url: page.url, batch: page.batch, status: 'done', records: kept.length, attempts: done.attempts, way: page.way };
-    this.pages.set(page.url, outcome);
+    this.queue.finish(page, outcome);
     const commit = this.persist({ records: kept, page: outcome, rejects, abandoned: done.abandoned });
-    this.scheduleCheck(page);
-    this.notify();
+    this.scheduleCheck();
+    this.queue.notify();
     await commit;
-    this.publish(kept, rejects);
+    this.output.publish(kept, rejects);
+    const { duplicates, enqueued, loadMore, interaction, durationMs, attempts, surveys } = done;
     this.emit('collect-page', {
       url: page.url,
       batch: page.batch,
       records: kept.length,
-      duplicates: done.duplicates,
-      invalid: rejects.length,
-      enqueued: done.enqueued,
-      loadMore: done.loadMore,
-      interaction: done.interaction,
-      durationMs: done.durationMs,
-      attempts: done.attempts,
-      surveys: done.surveys,
+      duplicates,
+      invalid,
+      enqueued,
+      loadMore,
+      interaction,
+      durationMs,
+      attempts,
+      surveys,
     });
-  }
-
-  private publish(kept: readonly CollectedRecord<TRecord>[], rejects: readonly RejectedRecord[]): void {
-    for (const record of kept) {
-      this.emit('collect-record', { record });
-      for (const stream of this.streams) stream.push(record);
-    }
-    for (const reject of rejects) {
-      this.emit('collect-reject', { reject });
-      for (const stream of this.rejectStreams) stream.push(reject);
-    }
   }
 
   private async commitFailure(page: QueuedPage, error: unknown): Promise<void> {
     const info = toErrorInfo(error);
-    this.frontier.release(page);
-    this.finished.add(page.url);
-    this.failedPages.set(page.url, page);
-    const batch = this.batchOf(page.batch);
-    batch.failures++;
-    this.counters.pagesFailed++;
-    const abandonedOutcomes: PageOutcome[] = [];
-    let abandoned = false;
-    if (batch.failures >= this.options.maxFailures && !batch.abandoned) {
-      // The batch's source looks broken: its queued pages are given up (kept, for a check or a resumed run to queue again), other batches go on.
-      batch.abandoned = true;
-      abandoned = true;
-      for (const dropped of this.frontier.dropBatch(page.batch)) {
-        this.abandonedPages.set(dropped.url, dropped);
-        const outcome: PageOutcome = {
-          url: dropped.url,
-          batch: dropped.batch,
-          status: 'abandoned',
-          records: 0,
-          attempts: dropped.attempts ?? 0,
-          way: dropped.way,
-        };
-        this.pages.set(dropped.url, outcome);
-        abandonedOutcomes.push(outcome);
-      }
-      this.counters.pagesAbandoned += abandonedOutcomes.length;
-    }
     const message = this.secrets.redact(info.message);
-    this.recentFailures.push({ url: page.url, error: message });
-    if (this.recentFailures.length > recentFailureCount) this.recentFailures.shift();
-    const rejects: RejectedRecord[] = [];
-    if (page.kind === 'detail' && page.partial) {
-      // The record's own page could not be read: the record stays incomplete, kept with the reason.
-      rejects.push(
-        this.rejectRecord(page.partial, `its own page failed after ${page.attempts ?? 1} attempt(s): ${message}`, page.listedOn ?? page.url, page.url),
-      );
-      this.counters.invalid++;
-      this.counters.rejected++;
-    }
-    const outcome: PageOutcome = {
-      url: page.url,
-      batch: page.batch,
-      status: 'failed',
-      records: 0,
-      attempts: page.attempts ?? 1,
-      error: message,
-      way: page.way,
-    };
-    this.pages.set(page.url, outcome);
-    const commit = this.persist({ records: [], page: outcome, abandoned: abandonedOutcomes, rejects });
-    this.scheduleCheck(page);
-    this.notify();
+    const attempts = page.attempts ?? 1;
+    // A record's own page that could not be read: the record stays incomplete, kept with the reason.
+    const rejects =
+      page.kind === 'detail' && page.partial
+        ? [this.keeper.reject(page.partial, `its own page failed after ${attempts} attempt(s): ${message}`, page.listedOn ?? page.url, page.url)]
+        : [];
+    const { url, batch, kind, way } = page;
+    const { consecutiveFailures, abandoned } = this.engine.pageFailed({ url, batch, kind, error: message, invalid: rejects.length, rejected: rejects.length });
+    // The batch's source looks broken: its queued pages are given up (kept, for a check or a resumed run to queue again), other batches go on.
+    const dropped = abandoned ? this.queue.dropBatch(batch) : [];
+    this.engine.pagesAbandoned(dropped.length);
+    const outcome: PageOutcome = { url, batch, status: 'failed', records: 0, attempts, error: message, way };
+    this.queue.finish(page, outcome);
+    const commit = this.persist({ records: [], page: outcome, abandoned: dropped, rejects });
+    this.scheduleCheck();
+    this.queue.notify();
     await commit;
-    this.publish([], rejects);
-    this.emit('collect-failure', {
-      url: page.url,
-      batch: page.batch,
-      error: info,
-      consecutiveFailures: batch.failures,
-      abandoned,
-      dropped: abandonedOutcomes.length,
-      attempts: page.attempts ?? 1,
-    });
+    this.output.publish([], rejects);
+    this.emit('collect-failure', { url, batch, error: info, consecutiveFailures, abandoned, dropped: dropped.length, attempts });
   }
 
   /**
    * Starts the progress check when `checkEvery` more listing pages finished (records' own pages,
    * read to complete records, do not count), unless the run is ending anyway.
    */
-  private scheduleCheck(page: QueuedPage): void {
-    if (page.kind !== 'detail') this.listingPagesSinceCheck++;
-    const finished = this.counters.pagesDone + this.counters.pagesFailed;
-    if (this.listingPagesSinceCheck < this.options.checkEvery || this.stopping || this.failure || this.pendingCheck) return;
-    if (this.frontier.queuedCount === 0 && this.frontier.inFlightCount === 0) return;
-    if (this.options.maxPages !== undefined && this.pagesStarted >= this.options.maxPages) return;
-    this.listingPagesSinceCheck = 0;
-    const check = this.runCheck(finished).finally(() => {
+  private scheduleCheck(): void {
+    if (!this.engine.checkDue() || this.pendingCheck || !this.queue.busy || this.queue.full) return;
+    const check = this.runCheck(this.engine.startCheck()).finally(() => {
       if (this.pendingCheck === check) this.pendingCheck = undefined;
-      this.notify();
+      this.queue.notify();
     });
     this.pendingCheck = check;
   }
@@ -1059,41 +525,23 @@ export class Collector<TRecord = unknown> {
   /** Never rejects: a check that fails is a warning and the run goes on (a fatal model error ends it). */
   private async runCheck(finished: number): Promise<void> {
     try {
-      const decision = await checkProgress({
-        client: this.plannerLLM,
-        summary: {
-          instruction: this.instruction,
-          counters: this.counters,
-          pagesFinished: finished,
-          sample: this.sample,
-          recentFailures: this.recentFailures,
-          queued: this.frontier.queued(),
-          givenUp: { failed: this.failedPages.size, abandoned: this.abandonedPages.size },
-        },
+      const record: CollectionCheckRecord = await askProgressCheck(this.engine, {
+        client: this.wiring.plannerLLM,
         signal: this.control.signal,
         retry: this.options.modelRetry,
         observer: this.observer('planner'),
+        pagesFinished: finished,
+        queued: this.queue.frontier.queued(),
+        givenUp: this.queue.givenUp(),
+        requeue: () => this.queue.requeueGivenUp({ failed: true, abandoned: true }, true),
+        redactDeep: (value) => this.secrets.redactDeep(value),
       });
-      const record: CollectionCheckRecord = this.secrets.redactDeep({
-        pages: finished,
-        decision: decision.decision,
-        reason: decision.reason,
-        instruction: decision.instruction,
-        retried: decision.retryGivenUp ? this.requeueGivenUp({ failed: true, abandoned: true }, true) : undefined,
-        timestamp: Date.now(),
-      });
-      this.checks.push(record);
-      if (record.decision === 'adjust' && record.instruction) this.instruction = record.instruction;
-      if (record.decision === 'stop') this.stopping ??= { reason: 'stopped', message: record.reason };
       this.emit('collect-check', record);
       await this.persist({ records: [] });
     } catch (error) {
       if (this.control.cancelled) return;
-      if (isFatalError(error)) {
-        this.failRun(toPlannavError(error));
-        return;
-      }
-      this.emit('collect-warning', { code: 'CHECK_FAILED', message: `The progress check failed; the collection goes on: ${describeThrown(error)}` });
+      if (this.engine.checkFailed(error) === 'fatal') this.failRun(toPlannavError(error));
+      else this.output.warn('CHECK_FAILED', `The progress check failed; the collection goes on: ${describeThrown(error)}`);
     }
   }
 
@@ -1102,15 +550,9 @@ export class Collector<TRecord = unknown> {
     call: { provider: string; model: string; usage: TokenUsage; durationMs: number; error?: PlannavError | undefined },
   ): void {
     const usage = priceUsage(call.usage, this.options.prices?.[call.model]);
-    this.usage = addUsage(this.usage, usage);
-    this.emit('collect-model-call', {
-      role,
-      provider: call.provider,
-      model: call.model,
-      usage,
-      durationMs: call.durationMs,
-      error: call.error ? toErrorInfo(call.error) : undefined,
-    });
+    this.engine.addUsage(usage);
+    const { provider, model, durationMs } = call;
+    this.emit('collect-model-call', { role, provider, model, usage, durationMs, error: call.error ? toErrorInfo(call.error) : undefined });
   }
 
   private observer(role: 'planner' | 'navigator'): ModelCallObserver {
@@ -1131,15 +573,9 @@ export class Collector<TRecord = unknown> {
     return () => signal.removeEventListener('abort', onAbort);
   }
 
-  private emit<K extends CollectorEventName>(name: K, payload: Omit<CollectorEventMap<TRecord>[K], keyof CollectorEventBase>): void {
-    const base: CollectorEventBase = { collectionId: this.collectionId, timestamp: Date.now() };
-    this.hub.emit(name, this.secrets.redactDeep({ ...base, ...payload }));
+  private emit<K extends CollectorEventName>(name: K, payload: EventPayload<K, TRecord>): void {
+    this.output.emit(name, payload);
   }
-}
-
-function toPlannavError(error: unknown): PlannavError {
-  if (PlannavError.isInstance(error)) return error;
-  return new PlannavError('UNEXPECTED_ERROR', `The collection failed unexpectedly: ${describeThrown(error)}`, { cause: error });
 }
 
 /**

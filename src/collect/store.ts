@@ -266,3 +266,13 @@ export function memoryCollectionStore<TRecord = unknown>(): CollectionStore<TRec
     },
   };
 }
+
+/**
+ * What a collection did, for logs and audits: every progress check and every finished page of
+ * this run (a resumed run's checks include the earlier runs').
+ * @public
+ */
+export interface CollectionHistory {
+  readonly checks: readonly CollectionCheckRecord[];
+  readonly pages: readonly PageOutcome[];
+}
