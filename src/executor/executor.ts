@@ -1,5 +1,9 @@
 // The Executor: runs the Planner/Navigator loop for a task and its follow-ups, with pause,
 // resume, cancel, human input, typed events and a history that survives any ending.
+// Over 600 lines (about 950), for now: the browser, deadlines, URL guard install, agent context
+// and event hub are the session's (src/session); what stays is the loop and the task's frame.
+// Next cuts: the between-tasks guard reports (guardBlocked … reportStoppedBetweenTasks) into
+// guard-reports.ts, and loop/runStep/answerRefusal/forcedAnswer into task-loop.ts.
 
 import { ActionRegistry } from '../actions/registry';
 import { builtinActions } from '../actions/builtin/index';

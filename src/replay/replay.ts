@@ -2,6 +2,11 @@
 // element finds it by its fingerprint (exactly by stable attributes, else by a scored match),
 // acts, and checks where the browser ended against the recording. A step that cannot be done the
 // recorded way stops the replay, is skipped, or is handed to the Navigator for that step only.
+// Over 600 lines (about 740), for now: the class still holds the replay of one action (find,
+// act, check, ask the model) beside the run's frame; the browser, deadlines, guard, agent context
+// and events are the session's (src/session), the options, the recording's reading and the
+// element search have their own files. Next cut: the action's replay (replayAction, runAction,
+// recordAction, checkOutcome, askModel) into action-replay.ts over a small host interface.
 
 import { createActionContext } from '../actions/action-context';
 import { builtinActions } from '../actions/builtin/index';
@@ -13,7 +18,6 @@ import { bindPageTextRedaction } from '../dom/page-text-redaction';
 import { NavigatorAgent } from '../agents/navigator-agent';
 import type { PageState } from '../browser/page-state';
 import type { BlockedNavigation, ResolvedBrowserDriver } from '../browser/types';
-import { readFingerprints } from '../dom/fingerprint';
 import { ConfigError, isFatalError, PlannavError, RequestCancelledError, TimeoutError } from '../errors';
 import type { Actor, EventBase, ExecutorEventName, ExecutorListener, ReplayStepReport } from '../events';
 import { toErrorInfo } from '../history/error-info';
@@ -28,20 +32,18 @@ import { UrlPolicy } from '../security/url-policy';
 import { sleep } from '../util/abort';
 import { base64ToBytes } from '../util/base64';
 import { describeThrown } from '../util/describe-thrown';
-import { matchElement, type ScoredMatch } from './match';
+import type { ScoredMatch } from './match';
+import { locateElement } from './locate';
 import { BrowserSession, createAgentContext, TypedEventHub, unanswered, type UrlGuard } from '../session/index';
 import { isReplayEvent, type ReplayEventMap, type ReplayEventName } from './events';
 export type { ReplayCheck, ReplayCheckReport, ReplayExpect, ReplayOptions, ReplayResult } from './options';
 import { optionsSchema, type ReplayCheck, type ReplayCheckReport, type ReplayOptions, type ReplayResult, type ResolvedOptions } from './options';
 import {
   type FoundElement,
-  type LocatedElement,
   type ActionReplay,
   needsPerson,
   needsModel,
   readingActions,
-  elementPollMs,
-  stableCheckMs,
   type RecordedAction,
   recordedActions,
   type SiteMove,
@@ -53,7 +55,6 @@ import {
   substitute,
   comparable,
   sendsForm,
-  sameBox,
   pageText,
   folded,
   checkFailure,
@@ -517,87 +518,20 @@ export class HistoryReplay {
     return { ...this.failedReport(recorded, failure, Date.now() - started, about), substituted };
   }
 
-  /**
-   * Finds the recorded element on the page, waiting as a Playwright locator does: the page is
-   * read again until the element is there, visible, enabled and still, or `elementTimeoutMs`
-   * passed. A scored match is taken only once a second reading agrees, so that an element the
-   * page is still putting in place is not passed over for a look-alike. After a step that failed,
-   * the browser must be on the page the recording acted on, or the element's page (its heading)
-   * must be the recorded one.
-   */
-  private async locate(
-    recorded: RecordedAction,
-    offTrack: boolean,
-  ): Promise<LocatedElement | { reason: string; best?: ScoredMatch | undefined; state: PageState }> {
-    const fingerprint = recorded.action.fingerprint;
-    const deadline = Date.now() + this.options.elementTimeoutMs;
-    const recordedUrl = recorded.step.browser ? (moved(recorded.step.browser.url, this.origins) as string) : undefined;
-    let previous: LocatedElement | undefined;
-    for (let attempt = 0; ; attempt++) {
-      const state = await this.readPage();
-      const pageMoved = recordedUrl !== undefined && comparable(state.url, false) !== comparable(recordedUrl, false);
-      let blocked: { reason: string; best?: ScoredMatch | undefined } | undefined;
-      if (pageMoved && offTrack && !fingerprint?.record) {
-        blocked = { reason: `the browser is at ${state.url}, not on the page the recording acted on (${recordedUrl ?? ''}), after a step that failed` };
-      } else {
-        const found = await this.findElement(fingerprint, state, pageMoved);
-        if ('reason' in found) blocked = found;
-        else {
-          const print = found.fingerprint;
-          const hidden = !print?.box || print.box.width === 0 || print.box.height === 0;
-          if (hidden) blocked = { reason: `element ${found.index} ${JSON.stringify(print?.name ?? '')} is not visible` };
-          else if (print?.disabled) blocked = { reason: `element ${found.index} ${JSON.stringify(print.name || print.text)} is disabled` };
-          else {
-            // Indices change from one reading to the next: the same element is at the same path, in the same box.
-            const still = previous !== undefined && previous.fingerprint?.xpath === print.xpath && sameBox(previous.fingerprint.box, print.box);
-            if (still || (found.status === 'exact' && (await this.holdsStill(found, state)))) return found;
-            previous = found;
-            blocked = { reason: `element ${found.index} ${JSON.stringify(print.name || print.text)} is not stable yet` };
-          }
-        }
-      }
-      if (Date.now() >= deadline) {
-        if (previous && blocked.reason.endsWith('is not stable yet')) return previous; // the best there is once the time is up
-        const waited = attempt > 0 ? ` (waited ${this.options.elementTimeoutMs} ms)` : '';
-        return { ...blocked, reason: `${blocked.reason}${waited}`, state };
-      }
-      await sleep(Math.min(elementPollMs, Math.max(0, deadline - Date.now())), this.controller.signal);
-    }
-  }
-
-  /** Whether a found element's box stays the same over a short while: not moving into place. */
-  private async holdsStill(found: LocatedElement, state: PageState): Promise<boolean> {
-    const ref = state.elements.get(found.index);
-    if (!ref || !found.fingerprint?.box) return false;
-    await sleep(stableCheckMs, this.controller.signal);
-    const [again] = await readFingerprints(this.driver, [ref], { signal: this.controller.signal });
-    return again !== undefined && sameBox(found.fingerprint.box, again.box) && again.disabled !== true;
-  }
-
-  /** The recorded element on the page now, or why it cannot be found. */
-  private async findElement(
-    fingerprint: ElementFingerprint | undefined,
-    state: PageState,
-    pageMoved: boolean,
-  ): Promise<LocatedElement | { reason: string; best?: ScoredMatch | undefined }> {
-    if (!fingerprint) return { reason: 'the recording has no fingerprint of the element (a history of version 1, or the page could not be read then)' };
-    const refs = [...state.elements.values()];
-    const prints = await readFingerprints(this.driver, refs, { signal: this.controller.signal });
-    const candidates = refs.flatMap((ref, position) => {
-      const print = prints[position];
-      return print ? [{ index: ref.index, fingerprint: print }] : [];
-    });
-    const found = matchElement(fingerprint, candidates, { threshold: this.options.matchThreshold, pageMoved });
-    const printOf = (index: number): ElementFingerprint | undefined => candidates.find((candidate) => candidate.index === index)?.fingerprint;
-    if (found.kind === 'exact') return { index: found.index, status: 'exact', fingerprint: printOf(found.index), candidates, state };
-    if (found.kind === 'healed') {
-      return { index: found.index, status: 'healed', score: found.score, differences: found.differences, fingerprint: printOf(found.index), candidates, state };
-    }
-    const best = found.best && found.best.differences.length > 0 ? ` (what differs on element ${found.best.index}: ${found.best.differences.join('; ')})` : '';
-    return {
-      reason: `the recorded ${fingerprint.role ?? fingerprint.tagName} ${JSON.stringify(fingerprint.name || fingerprint.text)} was not found: ${found.reason}${best}`,
-      best: found.best,
-    };
+  /** Finds the recorded element on the page now (see locateElement). */
+  private locate(recorded: RecordedAction, offTrack: boolean): ReturnType<typeof locateElement> {
+    return locateElement(
+      {
+        driver: this.driver,
+        signal: this.controller.signal,
+        readPage: () => this.readPage(),
+        elementTimeoutMs: this.options.elementTimeoutMs,
+        matchThreshold: this.options.matchThreshold,
+        origins: this.origins,
+      },
+      recorded,
+      offTrack,
+    );
   }
 
   /** Runs an action on `state`, bounded by the action timeout. */
