@@ -4,13 +4,13 @@
 import type { ActionRegistry } from '../actions/registry';
 import type { ActionResult, HumanAnswer } from '../actions/types';
 import type { PageState } from '../browser/page-state';
-import type { PageStateReader } from '../dom/page-state-reader';
 import type { BlockedNavigation, ResolvedBrowserDriver } from '../browser/types';
 import type { SecretStore } from '../security/secrets';
 import type { SensitiveActionGate } from './sensitive-action-gate';
 import type { UrlPolicy } from '../security/url-policy';
 import type { EventBase, ExecutorEventMap, ExecutorEventName } from '../events';
 import type { GenerateObjectArgs, ModelCallObserver, ModelRetryOptions } from '../llm/generate-object';
+import { BrowserError } from '../errors';
 import { toErrorInfo } from '../history/error-info';
 import type { LLMClient } from '../llm/types';
 import { toCallError } from '../llm/model-errors';
@@ -18,6 +18,14 @@ import { modelTimeout } from '../llm/model-timeout';
 import { withDeadline } from '../util/deadline';
 import { emptyUsage, normalizeUsage, priceUsage, type PriceTable } from '../llm/usage';
 import type { MessageManager } from '../messages/message-manager';
+
+/** The error of a page read that ran past its deadline: retryable, and the step that needed it fails. */
+export function pageStateTimeout(timeoutMs: number): BrowserError {
+  return new BrowserError(`Reading the page took longer than ${timeoutMs} ms (browserTimeouts.pageState); the page may be busy or the browser stuck.`, {
+    code: 'BROWSER_TIMEOUT',
+    retryable: true,
+  });
+}
 
 /** The options the agents read. */
 export interface AgentSettings {
@@ -52,7 +60,11 @@ export interface AgentContext {
   readonly settings: AgentSettings;
   readonly messages: MessageManager;
   readonly driver: ResolvedBrowserDriver;
-  readonly pageReader: PageStateReader;
+  /**
+   * Reads the active tab (settled first with `settle`) within the session's deadlines and the
+   * task's signal: the session's one settle-then-read.
+   */
+  readPage(options: { readonly screenshot: boolean; readonly settle: boolean }): Promise<PageState>;
   readonly registry: ActionRegistry;
   readonly navigatorLLM: LLMClient;
   readonly plannerLLM: LLMClient;

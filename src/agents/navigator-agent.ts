@@ -26,7 +26,7 @@ import { refusalMessage } from './sensitive-action-gate';
 import { withDeadline } from '../util/deadline';
 import { secretStateMessage } from './secret-guard';
 import type { AgentContext } from './agent-context';
-import { agentCallOptions, observedExtractionClient } from './agent-context';
+import { agentCallOptions, observedExtractionClient, pageStateTimeout } from './agent-context';
 
 const text = z.preprocess((value) => (value === null || value === undefined ? '' : value), z.string());
 
@@ -78,14 +78,6 @@ export interface NavigatorStepResult {
   readonly data: unknown;
   /** Every action that ran returned an error: the step made no progress. */
   readonly allActionsFailed: boolean;
-}
-
-/** The error of a page read that ran past its deadline: retryable, and the step that needed it fails. */
-function pageStateTimeout(timeoutMs: number): BrowserError {
-  return new BrowserError(`Reading the page took longer than ${timeoutMs} ms (browserTimeouts.pageState); the page may be busy or the browser stuck.`, {
-    code: 'BROWSER_TIMEOUT',
-    retryable: true,
-  });
 }
 
 function firstEntry(item: Record<string, unknown>): [string, unknown] {
@@ -156,21 +148,9 @@ export class NavigatorAgent {
     // Every later state follows an action that waited for the page to settle; the first one of a
     // task follows whatever the app did before (a goto that returned at commit, a page still
     // rendering), so it waits the same way.
-    const { pageState, settle } = context.settings.browserTimeouts;
-    if (!this.settledOnce) {
-      this.settledOnce = true;
-      // Settling is best effort: past its deadline the page is read as it is.
-      const unsettled = (): BrowserError => new BrowserError('The page did not settle in time.', { code: 'BROWSER_TIMEOUT', retryable: true });
-      await withDeadline(settle, context.signal, unsettled, (signal) => context.driver.waitForSettled({ signal })).catch((error: unknown) => {
-        if (context.signal.aborted || !BrowserError.isInstance(error) || error.code !== 'BROWSER_TIMEOUT') throw error;
-      });
-    }
-    const state = await withDeadline(
-      pageState,
-      context.signal,
-      () => pageStateTimeout(pageState),
-      (signal) => context.pageReader.capture({ screenshot: context.settings.useVision || context.settings.recordScreenshots, signal }),
-    );
+    const settle = !this.settledOnce;
+    this.settledOnce = true;
+    const state = await context.readPage({ screenshot: context.settings.useVision || context.settings.recordScreenshots, settle });
     context.currentState = state;
     context.gate?.pageShown(state.url, state.elementsText.trim() !== '' || state.title.trim() !== '' || transient.length > 0);
     const message = buildStateMessage({

@@ -2,11 +2,8 @@
 // "show all" button, a filter form): the Navigator agent alone, bounded in steps, no Planner.
 
 import type { ActionRegistry } from '../actions/registry';
-import type { AgentContext, AgentSettings } from '../agents/agent-context';
 import { NavigatorAgent } from '../agents/navigator-agent';
-import type { ResolvedBrowserDriver } from '../browser/types';
 import { isFatalError } from '../errors';
-import type { PageStateReader } from '../dom/page-state-reader';
 import type { EventBase, ExecutorEventMap, ExecutorEventName } from '../events';
 import { StepRecorder } from '../history/step-recorder';
 import type { ModelRetryOptions } from '../llm/generate-object';
@@ -16,6 +13,7 @@ import { MessageManager } from '../messages/message-manager';
 import { navigatorSystemPrompt } from '../prompts/navigator-system';
 import type { SecretStore } from '../security/secrets';
 import type { UrlPolicy } from '../security/url-policy';
+import { createAgentContext, defaultMaxInputTokens, type BrowserSession } from '../session/index';
 
 /** The Navigator's limit of actions per step in an interaction task: a few clicks, not a journey. */
 const maxActionsPerStep = 3;
@@ -27,8 +25,8 @@ export interface InteractionInput {
   /** What the collection is for, so the Navigator knows when the page is ready. */
   readonly instruction: string;
   readonly maxSteps: number;
-  readonly driver: ResolvedBrowserDriver;
-  readonly pageReader: PageStateReader;
+  /** The page's browser session: its driver, reader and deadlines. */
+  readonly session: BrowserSession;
   readonly registry: ActionRegistry;
   readonly navigatorLLM: LLMClient;
   readonly extractionLLM: LLMClient;
@@ -53,43 +51,27 @@ export interface InteractionOutcome {
 
 /** Runs the task: at most `maxSteps` Navigator steps, until one says done. Step failures do not throw; a cancel or fatal error does. */
 export async function runInteraction(input: InteractionInput): Promise<InteractionOutcome> {
-  const messages = new MessageManager({ maxInputTokens: 128_000 });
+  const messages = new MessageManager({ maxInputTokens: defaultMaxInputTokens });
   messages.initTask(
     navigatorSystemPrompt({ maxActionsPerStep, actionList: input.registry.describe() }),
     `Get this page ready for reading, then call done at once: ${input.goal}. Stay on the listing; do not open single records. (The page is being read for: ${input.instruction})`,
   );
-  const settings: AgentSettings = {
-    maxSteps: input.maxSteps,
-    maxActionsPerStep,
-    useVision: false,
-    useVisionForPlanner: false,
-    recordScreenshots: false,
-    modelRetry: input.retry,
-    modelTimeoutMs: undefined,
-    fallbackLLM: undefined,
-    browserTimeouts: { pageState: 30_000, action: 60_000, settle: 15_000 },
-    temperature: undefined,
-    prices: input.prices,
-    uploadPaths: [],
-    endTaskOnBlockedUrl: false,
-  };
-  const context: AgentContext = {
+  const { session, signal } = input;
+  const context = createAgentContext({
     taskId: 'collect-interaction',
-    settings,
-    messages,
-    driver: input.driver,
-    pageReader: input.pageReader,
+    driver: session.driver,
+    readPage: (read) => session.readPage({ ...read, signal }),
     registry: input.registry,
-    navigatorLLM: input.navigatorLLM,
-    plannerLLM: input.navigatorLLM,
-    extractionLLM: input.extractionLLM,
+    llm: { navigator: input.navigatorLLM, extraction: input.extractionLLM },
+    secrets: input.secrets,
     urlPolicy: input.urlPolicy,
+    signal,
+    timeouts: session.timeouts,
+    // The page's own deadline bounds the model calls of its interaction.
+    modelTimeout: false,
+    settings: { maxSteps: input.maxSteps, maxActionsPerStep, modelRetry: input.retry, prices: input.prices },
+    messages,
     driverGuarded: input.driverGuarded,
-    takeBlockedNavigations: () => [],
-    signal: input.signal,
-    nSteps: 0,
-    actionResults: [],
-    currentState: undefined,
     emit: <K extends ExecutorEventName>(name: K, _actor: EventBase['actor'], payload: Omit<ExecutorEventMap[K], keyof EventBase>) => {
       // Only the usage matters to the collection; the Navigator's other events stay inside the task.
       if (name !== 'model-call-end') return;
@@ -97,9 +79,7 @@ export async function runInteraction(input: InteractionInput): Promise<Interacti
       input.onModelCall({ provider, model, usage, durationMs });
     },
     checkpoint: () => input.checkpoint(),
-    askHuman: () => Promise.resolve({ answer: undefined, timedOut: false }),
-    secrets: input.secrets,
-  };
+  });
   const navigator = new NavigatorAgent(context);
   while (context.nSteps < input.maxSteps) {
     await context.checkpoint();

@@ -5,8 +5,7 @@
 import type { ActionRegistry } from '../actions/registry';
 import type { PageState } from '../browser/page-state';
 import type { BrowserDriver, ResolvedBrowserDriver } from '../browser/types';
-import { resolveDriver } from '../dom/driver-defaults';
-import { defaultIncludeAttributes, PageStateReader } from '../dom/page-state-reader';
+import { defaultIncludeAttributes, type PageStateReader } from '../dom/page-state-reader';
 import { BrowserError, URLNotAllowedError, type PlannavError } from '../errors';
 import type { ModelCallObserver, ModelRetryOptions } from '../llm/generate-object';
 import { toCallError } from '../llm/model-errors';
@@ -15,7 +14,7 @@ import { emptyUsage, normalizeUsage, type PriceTable, type TokenUsage } from '..
 import type { SecretStore } from '../security/secrets';
 import type { UrlPolicy } from '../security/url-policy';
 import { sleep } from '../util/abort';
-import { withDeadline } from '../util/deadline';
+import { BrowserSession, collectionTimeouts, readerSettings } from '../session/index';
 import { normalizePageUrl } from './frontier';
 import { runInteraction } from './interaction';
 import { LinkTargets } from './link-targets';
@@ -37,6 +36,8 @@ export interface PageSlot {
   readonly links: LinkTargets;
   /** Whether the driver enforces the URL policy itself (a navigation guard is installed). */
   readonly guarded: boolean;
+  /** The slot's browser session: settle-then-read, the deadlines, the agents' context. */
+  readonly session: BrowserSession;
 }
 
 /** A page the page step found: a listing page to read next, or a record's own page. */
@@ -110,12 +111,11 @@ export function stableJson(value: unknown): string {
 
 /** A slot over `raw`: the whole page is read, since pagination and "load more" buttons sit below the fold. */
 export function pageSlot(raw: BrowserDriver, guarded: boolean): PageSlot {
-  const driver = resolveDriver(raw);
   // `rel` too: a link marked rel="next" is a pager's.
-  const options = { viewportExpansion: -1, includeAttributes: [...defaultIncludeAttributes, 'rel'], maxTextLength: 100 };
+  const options = readerSettings({ viewportExpansion: -1, includeAttributes: [...defaultIncludeAttributes, 'rel'] });
   const links = new LinkTargets(options);
-  const reader = new PageStateReader(links.watch(driver), options);
-  return { raw, driver, reader, links, guarded };
+  const session = new BrowserSession(raw, { reader: options, watch: (resolved) => links.watch(resolved), timeouts: collectionTimeouts });
+  return { raw, driver: session.driver, reader: session.reader, links, guarded, session };
 }
 
 /** The extraction model with each call's usage counted (the extract_content action reports none itself). */
@@ -149,16 +149,12 @@ function assertAllowed(urlPolicy: UrlPolicy, url: string): void {
 const idleRetries = 2;
 
 /** Best effort: past the deadline the page is read as it is. */
-async function settle(slot: PageSlot, signal: AbortSignal): Promise<void> {
-  const slow = (): BrowserError => new BrowserError('The page did not settle in time.', { code: 'BROWSER_TIMEOUT', retryable: true });
-  await withDeadline(15_000, signal, slow, (bounded) => slot.driver.waitForSettled({ signal: bounded })).catch((error: unknown) => {
-    if (signal.aborted || !BrowserError.isInstance(error)) throw error;
-  });
+function settle(slot: PageSlot, signal: AbortSignal): Promise<void> {
+  return slot.session.settle(signal);
 }
 
 async function capture(context: PageStepContext<unknown>, slot: PageSlot, signal: AbortSignal): Promise<PageState> {
-  await settle(slot, signal);
-  const state = await slot.reader.capture({ screenshot: false, signal });
+  const state = await slot.session.readPage({ signal });
   assertAllowed(context.urlPolicy, state.url);
   return state;
 }
@@ -264,8 +260,7 @@ export async function readPage<TRecord>(
       goal: now.blockedBy,
       instruction,
       maxSteps: context.interactionSteps,
-      driver: slot.driver,
-      pageReader: slot.reader,
+      session: slot.session,
       registry: context.registry,
       navigatorLLM: context.navigatorLLM,
       extractionLLM: context.extractionLLM,

@@ -1,16 +1,18 @@
 // The Executor: runs the Planner/Navigator loop for a task and its follow-ups, with pause,
 // resume, cancel, human input, typed events and a history that survives any ending.
+// Over 600 lines (about 950), for now: the browser, deadlines, URL guard install, agent context
+// and event hub are the session's (src/session); what stays is the loop and the task's frame.
+// Next cuts: the between-tasks guard reports (guardBlocked … reportStoppedBetweenTasks) into
+// guard-reports.ts, and loop/runStep/answerRefusal/forcedAnswer into task-loop.ts.
 
 import { ActionRegistry } from '../actions/registry';
 import { builtinActions } from '../actions/builtin/index';
 import type { ActionResult, HumanAnswer } from '../actions/types';
-import type { AgentContext, AgentSettings, EventPayload } from '../agents/agent-context';
+import type { AgentContext, EventPayload } from '../agents/agent-context';
 import { NavigatorAgent, type NavigatorStepResult } from '../agents/navigator-agent';
 import { PlannerAgent, type PlannerStepResult } from '../agents/planner-agent';
-import { defaultIncludeAttributes, PageStateReader } from '../dom/page-state-reader';
 import {
   ActionError,
-  BrowserError,
   ConfigError,
   isFatalError,
   MaxFailuresReachedError,
@@ -37,9 +39,8 @@ import { SensitiveActionGate } from '../agents/sensitive-action-gate';
 import { hiddenClaims } from '../security/answer-evidence';
 import { readTextEvidence } from '../dom/text-evidence';
 import type { BlockedNavigation, NavigationGuard, NavigationGuardStatus, ResolvedBrowserDriver } from '../browser/types';
-import { leaseDriver } from '../browser/lease';
-import { forgetGuard, keepGuard, standingGuardOf, type StandingGuard } from '../browser/standing-guard';
-import { resolveDriver } from '../dom/driver-defaults';
+import type { StandingGuard } from '../browser/standing-guard';
+import { BrowserSession, createAgentContext, dropStandingGuard, TypedEventHub } from '../session/index';
 import { createEventStream } from './event-stream';
 import { BlockedRequestFilter } from './blocked-requests';
 import { HumanInputBroker } from './human-input';
@@ -54,9 +55,7 @@ import {
 import { TaskControl } from '../util/task-control';
 import { ProgressMonitor, type StallNotice } from '../agents/progress-monitor';
 import { ValidatorAgent } from '../agents/validator-agent';
-import { withDeadline } from '../util/deadline';
 import { describeThrown } from '../util/describe-thrown';
-import { EventHub, type AnyListener } from '../util/event-hub';
 
 /**
  * How one `execute()` ended. `TData` is the output type of the Executor's `outputSchema`.
@@ -126,7 +125,7 @@ function newTaskId(): string {
 export class Executor<TData = unknown> {
   private readonly options: ResolvedExecutorOptions;
   /** The listeners; one's exception reaches no other listener and not the loop, but a `LISTENER_ERROR` warning. */
-  private readonly hub = new EventHub((error, event) => {
+  private readonly hub = new TypedEventHub<ExecutorEventMap>((error, event) => {
     if ((event as { code?: unknown }).code === 'LISTENER_ERROR') return;
     this.emit('warning', 'system', { code: 'LISTENER_ERROR', message: `An event listener threw: ${describeThrown(error)}` });
   });
@@ -134,7 +133,8 @@ export class Executor<TData = unknown> {
   private readonly human: HumanInputBroker;
   private readonly messages: MessageManager;
   private readonly registry: ActionRegistry;
-  private readonly pageReader: PageStateReader;
+  /** The browser, its reader and the deadlines, wired once. */
+  private readonly session: BrowserSession;
   /** The browser with the core's defaults for what its driver leaves out. */
   private readonly driver: ResolvedBrowserDriver;
   private readonly urlPolicy: UrlPolicy;
@@ -220,17 +220,16 @@ export class Executor<TData = unknown> {
       navigatorSystemPrompt({ maxActionsPerStep: this.options.maxActionsPerStep, actionList: this.registry.describe() }),
       this.options.task,
     );
-    this.driver = resolveDriver(this.options.browser);
+    this.session = new BrowserSession(this.options.browser, {
+      reader: { viewportExpansion: this.options.viewportExpansion, includeAttributes: this.options.includeAttributes },
+      timeouts: { ...this.options.browserTimeouts, model: this.options.modelTimeoutMs },
+    });
+    this.driver = this.session.driver;
     // Page text is redacted where it enters Node, before the view cuts it or an action searches it.
     if (!this.secrets.isEmpty) this.unbindPageTextRedaction = bindPageTextRedaction(this.driver, this.secrets);
-    this.pageReader = new PageStateReader(this.driver, {
-      viewportExpansion: this.options.viewportExpansion,
-      includeAttributes: this.options.includeAttributes ?? defaultIncludeAttributes,
-      maxTextLength: 100,
-    });
     this.tasks.push({ taskId: newTaskId(), task: this.options.task, startedAt: 0, endedAt: undefined, status: undefined, finalAnswer: undefined });
     if (this.options.injectionGuard.enabled && this.options.injectionGuard.onDetected === 'end-task') {
-      this.hub.subscribe('injection-detected', (event) => this.endOnInjection(event as ExecutorEventMap['injection-detected']));
+      this.hub.subscribe('injection-detected', (event) => this.endOnInjection(event));
     }
   }
 
@@ -287,10 +286,10 @@ export class Executor<TData = unknown> {
       }
       const names = Object.keys(eventNames) as ExecutorEventName[];
       const handlers = names.map((type) => {
-        const handler: AnyListener = (event) => {
+        const handler = (event: ExecutorEventMap[ExecutorEventName]): void => {
           if (scope === 'task' && (event as { betweenTasks?: boolean }).betweenTasks === true) return;
           listener({ type, ...(event as object) } as ExecutorEvent);
-          if (scope === 'task' && type === 'task-end' && (event as EventBase).taskId === taskId) end();
+          if (scope === 'task' && type === 'task-end' && event.taskId === taskId) end();
         };
         return this.hub.subscribe(type, handler);
       });
@@ -401,7 +400,7 @@ export class Executor<TData = unknown> {
     const task = this.tasks[taskIndex];
     if (!task) throw new ConfigError('There is no task left to run: add one with addFollowUpTask() first.');
     // Another Executor's task on the same driver would act on this task's pages.
-    const release = leaseDriver(this.options.browser, { what: "another Executor's running task", taskId: task.taskId });
+    const release = this.session.lease({ what: "another Executor's running task", taskId: task.taskId });
     this.nextTaskIndex++;
     this.running = true;
     const running = this.runTask(task, taskIndex, run).finally(release);
@@ -736,29 +735,15 @@ export class Executor<TData = unknown> {
    * guard another Executor kept on the driver is removed: its policy is not this task's.
    */
   private async installGuard(): Promise<boolean> {
-    const driver = this.options.browser;
-    if (typeof driver.setNavigationGuard !== 'function') {
-      this.warnUncheckedRequests(undefined);
-      return false;
-    }
-    if (!this.urlPolicy.restrictive) {
-      const other = standingGuardOf(driver);
-      if (other) {
-        forgetGuard(driver, other);
-        await this.setGuard(undefined, this.control.signal).catch(() => undefined);
-      }
-      return false;
-    }
-    try {
-      const status = await this.setGuard(this.guard, this.control.signal);
-      this.standing = keepGuard(driver, this.guard);
-      this.warnUncheckedRequests(status || undefined);
-      return true;
-    } catch (error) {
-      const message = describeThrown(error);
+    const installed = await this.session.urlGuard(this.urlPolicy, this.guard, this.control.signal, 'own').install();
+    if (installed.failure !== undefined) {
+      const message = describeThrown(installed.failure);
       this.emit('warning', 'system', { code: 'URL_POLICY_GUARD_FAILED', message: `The driver could not install the URL policy: ${message}` });
       return false;
     }
+    if (installed.guarded) this.standing = installed.kept;
+    if (installed.guarded || !installed.supported) this.warnUncheckedRequests(installed.status);
+    return installed.guarded;
   }
 
   /**
@@ -819,29 +804,11 @@ export class Executor<TData = unknown> {
     ];
   }
 
-  /**
-   * At close(): removes this Executor's guard from the driver, unless another Executor's guard
-   * replaced it meanwhile. While someone else holds the driver (an act() call, another task),
-   * that holder removes it at its end instead.
-   */
+  /** At close(): removes this Executor's guard from the driver (see dropStandingGuard). */
   private async removeStandingGuard(): Promise<void> {
     const mine = this.standing;
     this.standing = undefined;
-    const driver = this.options.browser;
-    if (!mine || standingGuardOf(driver) !== mine) return;
-    mine.kept = false;
-    let release: () => void;
-    try {
-      release = leaseDriver(driver, { what: 'a closing Executor' });
-    } catch {
-      return;
-    }
-    try {
-      forgetGuard(driver, mine);
-      await this.setGuard(undefined, new AbortController().signal).catch(() => undefined);
-    } finally {
-      release();
-    }
+    await dropStandingGuard(this.options.browser, mine, this.session.timeouts.pageState());
   }
 
   /**
@@ -858,56 +825,41 @@ export class Executor<TData = unknown> {
     });
   }
 
-  /** Installs (or with undefined, removes) the driver's navigation guard, within the page-state deadline. */
-  // eslint-disable-next-line @typescript-eslint/no-invalid-void-type -- what the driver's setNavigationGuard resolves with
-  private setGuard(guard: NavigationGuard | undefined, signal: AbortSignal): Promise<NavigationGuardStatus | void> {
-    const timeoutMs = this.options.browserTimeouts.pageState;
-    const slow = (): BrowserError =>
-      new BrowserError(`The driver's setNavigationGuard() did not finish within ${timeoutMs} ms (browserTimeouts.pageState).`, {
-        code: 'BROWSER_TIMEOUT',
-        retryable: true,
-      });
-    return withDeadline(timeoutMs, signal, slow, async (bounded) => this.options.browser.setNavigationGuard?.(guard, { signal: bounded }));
-  }
-
   private createContext(taskId: string, driverGuarded: boolean): AgentContext {
     const options = this.options;
-    const settings: AgentSettings = {
-      maxSteps: options.maxSteps,
-      maxActionsPerStep: options.maxActionsPerStep,
-      useVision: options.useVision,
-      useVisionForPlanner: options.useVisionForPlanner,
-      recordScreenshots: options.recordScreenshots,
-      modelRetry: options.modelRetry,
-      modelTimeoutMs: options.modelTimeoutMs,
-      browserTimeouts: options.browserTimeouts,
-      fallbackLLM: redactingClient(options.fallbackLLM, this.secrets),
-      temperature: options.temperature,
-      prices: options.prices,
-      uploadPaths: options.uploadPaths,
-      endTaskOnBlockedUrl: options.urlPolicy.onBlocked === 'end-task',
-      detectInjections: options.injectionGuard.enabled,
-    };
     const control = this.control;
     const tasks = this.tasks;
-    const context: AgentContext = {
+    // The task involves the sites the user's words name (this task's and the earlier ones', whose
+    // pages the browser may still show) and the hosts the user allowed.
+    const words = (): string[] => tasks.slice(0, this.nextTaskIndex).map((task) => task.task);
+    return createAgentContext({
       taskId,
-      settings,
-      messages: this.messages,
       driver: this.driver,
-      pageReader: this.pageReader,
+      readPage: (read) => this.session.readPage({ ...read, signal: control.signal }),
       registry: this.registry,
-      // Every model reads requests with the secret values redacted, whatever path they took in.
-      navigatorLLM: redactingClient(options.llm, this.secrets),
-      plannerLLM: redactingClient(options.plannerLLM ?? options.llm, this.secrets),
-      extractionLLM: redactingClient(options.extractionLLM ?? options.llm, this.secrets),
+      llm: { navigator: options.llm, planner: options.plannerLLM, extraction: options.extractionLLM },
+      secrets: this.secrets,
       urlPolicy: this.urlPolicy,
+      signal: control.signal,
+      timeouts: this.session.timeouts,
+      settings: {
+        maxSteps: options.maxSteps,
+        maxActionsPerStep: options.maxActionsPerStep,
+        useVision: options.useVision,
+        useVisionForPlanner: options.useVisionForPlanner,
+        recordScreenshots: options.recordScreenshots,
+        modelRetry: options.modelRetry,
+        fallbackLLM: options.fallbackLLM,
+        temperature: options.temperature,
+        prices: options.prices,
+        uploadPaths: options.uploadPaths,
+        endTaskOnBlockedUrl: options.urlPolicy.onBlocked === 'end-task',
+        detectInjections: options.injectionGuard.enabled,
+      },
+      messages: this.messages,
       driverGuarded,
       takeBlockedNavigations: () => this.blockedNavigations.splice(0),
-      signal: control.signal,
-      nSteps: 0,
       actionResults: this.carriedResults,
-      currentState: undefined,
       emit: (name, actor, payload) => this.emit(name, actor, payload),
       checkpoint: async () => {
         const waited = await control.checkpoint();
@@ -916,19 +868,14 @@ export class Executor<TData = unknown> {
         return waited;
       },
       askHuman: (question) => this.askHuman(question, taskId),
-      secrets: this.secrets,
-      get gate(): SensitiveActionGate {
+      gate: (context) => {
+        const scope = new TaskScope(words().join('\n'), [...(options.urlPolicy.allow ?? []), ...options.sensitiveActions.trustedHosts]);
+        const gate = new SensitiveActionGate(context, scope, options.sensitiveActions, words);
+        // The conversation carries the pages of earlier tasks: a follow-up starts tainted by them.
+        if (this.pageContentShown) gate.contentShown();
         return gate;
       },
-    };
-    // The task involves the sites the user's words name (this task's and the earlier ones', whose
-    // pages the browser may still show) and the hosts the user allowed.
-    const words = (): string[] => tasks.slice(0, this.nextTaskIndex).map((task) => task.task);
-    const scope = new TaskScope(words().join('\n'), [...(options.urlPolicy.allow ?? []), ...options.sensitiveActions.trustedHosts]);
-    const gate = new SensitiveActionGate(context, scope, options.sensitiveActions, words);
-    // The conversation carries the pages of earlier tasks: a follow-up starts tainted by them.
-    if (this.pageContentShown) gate.contentShown();
-    return context;
+    });
   }
 
   private async askHuman(question: string, taskId: string): Promise<HumanAnswer> {

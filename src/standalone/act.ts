@@ -5,18 +5,14 @@ import { z } from 'zod';
 import { createActionContext } from '../actions/action-context';
 import { builtinActions } from '../actions/builtin/index';
 import { ActionRegistry } from '../actions/registry';
-import type { Action, ActionResult, HumanAnswer } from '../actions/types';
-import { leaseDriver } from '../browser/lease';
-import { forgetGuard, standingGuardOf } from '../browser/standing-guard';
+import type { Action, ActionResult } from '../actions/types';
 import type { PageState } from '../browser/page-state';
-import type { BlockedNavigation, BrowserDriver, CallOptions, NavigationGuard, ResolvedBrowserDriver } from '../browser/types';
-import { resolveDriver } from '../dom/driver-defaults';
-import { defaultIncludeAttributes } from '../dom/page-state-reader';
+import type { BlockedNavigation, BrowserDriver, CallOptions, ResolvedBrowserDriver } from '../browser/types';
 import { ConfigError, URLNotAllowedError } from '../errors';
 import type { LLMClient } from '../llm/types';
 import { UrlPolicy, type UrlPolicyOptions } from '../security/url-policy';
 import { boundedCall } from '../util/bounded-call';
-import { pageReaderFor } from './observe';
+import { BrowserSession, unanswered, type UrlGuard } from '../session/index';
 import { callOptionsShape, checkArgument, checkBrowser, describeValue } from './options';
 
 /**
@@ -203,35 +199,6 @@ const missingModel: LLMClient = {
   generate: () => Promise.reject(new ConfigError('This action needs a model: pass `llm` in the options of act().', { field: 'llm' })),
 };
 
-const unanswered = (): Promise<HumanAnswer> => Promise.resolve({ answer: undefined, timedOut: false });
-
-/**
- * Installs the policy in a driver that can enforce it; returns whether it did. A driver that
- * fails to is treated as one without a guard, as the Executor does: the page is checked after the action.
- */
-async function installGuard(
-  browser: BrowserDriver,
-  policy: UrlPolicy,
-  blocked: BlockedNavigation[],
-  signal: AbortSignal,
-  liftStanding: boolean,
-): Promise<boolean> {
-  if (typeof browser.setNavigationGuard !== 'function') return false;
-  if (!policy.restrictive) {
-    // An Executor's policy is not this call's: its guard is off until the call ends.
-    if (liftStanding) await browser.setNavigationGuard(undefined, { signal }).catch(() => undefined);
-    return false;
-  }
-  const guard: NavigationGuard = { check: (url) => policy.check(url), blocked: (navigation) => blocked.push(navigation) };
-  try {
-    await browser.setNavigationGuard(guard, { signal });
-    return true;
-  } catch (error) {
-    if (signal.aborted) throw error;
-    return false;
-  }
-}
-
 /** Without a guard in the driver: a denied page the action ended on is left, and reported. */
 async function leaveDeniedPage(
   driver: ResolvedBrowserDriver,
@@ -308,38 +275,24 @@ export async function act(browser: BrowserDriver, request: ActRequest, options: 
   }
   const params = checkedRequest.params ?? {};
   checkParams(action, params, checkedRequest.state);
-  const driver = resolveDriver(browser);
+  // The reader is observe()'s: a state it reads for an action limited to some pages numbers the elements as observe() does.
+  const session = new BrowserSession(browser, { sharedReader: true });
+  const { driver } = session;
   // One task or act() at a time per driver: each installs its own URL policy in it.
-  const release = leaseDriver(browser, { what: 'act()' });
+  const release = session.lease({ what: 'act()' });
 
   const blocked: BlockedNavigation[] = [];
   // An Executor's guard kept on the driver between its tasks: lifted for this call, put back after.
-  const standing = standingGuardOf(browser);
-  let guardInstalled: Promise<boolean> | undefined;
-  let guardRemoved = false;
-  const removeGuard = async (): Promise<void> => {
-    if (guardRemoved) return;
-    guardRemoved = true;
-    // An install the cancel cut short may have reached the driver all the same.
-    const installed = (await guardInstalled?.catch(() => true)) ?? false;
-    const kept = standingGuardOf(browser);
-    if (kept?.kept) {
-      await browser.setNavigationGuard?.(kept.guard).catch(() => undefined);
-      return;
-    }
-    // Its Executor closed meanwhile: the guard goes with this call's.
-    if (kept) forgetGuard(browser, kept);
-    if (installed || kept) await browser.setNavigationGuard?.(undefined).catch(() => undefined);
-  };
+  let guard: UrlGuard | undefined;
+  const removeGuard = async (): Promise<void> => guard?.release();
   try {
     return await boundedCall('act()', checked, async (signal) => {
-      guardInstalled = installGuard(browser, policy, blocked, signal, standing !== undefined);
-      const guarded = await guardInstalled;
+      guard = session.urlGuard(policy, { check: (url) => policy.check(url), blocked: (navigation) => blocked.push(navigation) }, signal, 'lift');
+      // A driver whose install fails is treated as one without a guard, as the Executor does: the page is checked after the action.
+      const { guarded } = await guard.install();
       try {
         // An action limited to some pages is judged on the state it gets: without one, read the page.
-        const state =
-          checkedRequest.state ??
-          (action.urlPatterns ? await pageReaderFor(browser, driver, 0, defaultIncludeAttributes).capture({ screenshot: false, signal }) : undefined);
+        const state = checkedRequest.state ?? (action.urlPatterns ? await session.reader.capture({ screenshot: false, signal }) : undefined);
         const before = !guarded && policy.restrictive ? await driver.activeTab({ signal }) : undefined;
         const context = createActionContext({
           driver,

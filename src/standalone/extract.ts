@@ -5,11 +5,11 @@ import { z } from 'zod';
 import { createActionContext } from '../actions/action-context';
 import { extractContentAction } from '../actions/builtin/extract-content';
 import type { BrowserDriver, CallOptions } from '../browser/types';
-import { resolveDriver } from '../dom/driver-defaults';
 import { ActionError, ChatModelOutputError, PlannavError } from '../errors';
 import type { ModelRetryOptions } from '../llm/generate-object';
 import type { LLMClient } from '../llm/types';
 import { UrlPolicy } from '../security/url-policy';
+import { BrowserSession } from '../session/index';
 import { boundedCall } from '../util/bounded-call';
 import { callOptionsShape, checkArgument, checkBrowser } from './options';
 
@@ -176,7 +176,8 @@ export async function extract<S extends z.ZodType = z.ZodString>(
     retry: checked.retry,
   });
   const params = action.schema.parse({ goal: checkedRequest.instruction, include_links: checkedRequest.includeLinks });
-  const driver = resolveDriver(browser);
+  const session = new BrowserSession(browser);
+  const { driver } = session;
   const llm = checkedRequest.llm;
 
   return boundedCall('extract()', checked, async (signal) => {
@@ -192,7 +193,7 @@ export async function extract<S extends z.ZodType = z.ZodString>(
       askHuman: () => Promise.resolve({ answer: undefined, timedOut: false }),
     });
     // A page another framework has just loaded may still be loading or about to redirect: read it once it has settled.
-    await driver.waitForSettled({ signal });
+    await session.settle(signal);
     const read = () =>
       action.handler(params, context).catch((error: unknown) => {
         throw callerError(error, llm);
@@ -205,7 +206,7 @@ export async function extract<S extends z.ZodType = z.ZodString>(
     for (let hop = 0; hop < maxRereads && (typeof result === 'string' || !('data' in result)); hop++) {
       const now = await driver.currentUrl({ signal });
       if (now === readFrom) break;
-      await driver.waitForSettled({ signal });
+      await session.settle(signal);
       readFrom = await driver.currentUrl({ signal });
       result = await read();
     }

@@ -3,9 +3,8 @@
 
 import { z } from 'zod';
 import type { PageState } from '../browser/page-state';
-import type { BrowserDriver, CallOptions, ResolvedBrowserDriver } from '../browser/types';
-import { resolveDriver } from '../dom/driver-defaults';
-import { defaultIncludeAttributes, PageStateReader } from '../dom/page-state-reader';
+import type { BrowserDriver, CallOptions } from '../browser/types';
+import { BrowserSession } from '../session/index';
 import { boundedCall } from '../util/bounded-call';
 import { callOptionsShape, checkArgument, checkBrowser } from './options';
 
@@ -59,35 +58,6 @@ const optionsSchema = z
   .strict();
 
 /**
- * One reader per browser and snapshot settings, kept while the browser lives: an element keeps its
- * index from one observe() to the next, as from one Navigator step to the next, and `newIndices`
- * marks what appeared since the last one.
- */
-const readers = new WeakMap<BrowserDriver, Map<string, PageStateReader>>();
-
-/** The reader of `browser` for these settings. */
-export function pageReaderFor(
-  browser: BrowserDriver,
-  driver: ResolvedBrowserDriver,
-  viewportExpansion: number,
-  includeAttributes: readonly string[],
-): PageStateReader {
-  let byOptions = readers.get(browser);
-  if (!byOptions) {
-    byOptions = new Map();
-    readers.set(browser, byOptions);
-  }
-  const key = JSON.stringify([viewportExpansion, includeAttributes]);
-  let reader = byOptions.get(key);
-  if (!reader) {
-    // The text limit is the Executor's, so the state reads as the Navigator's does.
-    reader = new PageStateReader(driver, { viewportExpansion, includeAttributes, maxTextLength: 100 });
-    byOptions.set(key, reader);
-  }
-  return reader;
-}
-
-/**
  * Reads the active tab as the Navigator sees it: the URL, title and tabs, the indexed elements
  * and page text the model reads (`elementsText`), the element behind each index (`elements`), the
  * scroll position and, when asked, a screenshot. Works with any {@link BrowserDriver}. The state
@@ -113,10 +83,10 @@ export function pageReaderFor(
 export async function observe(browser: BrowserDriver, options: ObserveOptions = {}): Promise<PageState> {
   checkBrowser(browser, 'observe()');
   const checked = checkArgument(optionsSchema, options, 'observe()');
-  const driver = resolveDriver(browser);
-  const reader = pageReaderFor(browser, driver, checked.viewportExpansion, checked.includeAttributes ?? defaultIncludeAttributes);
-  return boundedCall('observe()', checked, async (signal) => {
-    if (checked.waitForSettled) await driver.waitForSettled({ signal });
-    return reader.capture({ screenshot: checked.screenshot, signal });
+  // The reader is shared by every observe() and act() on this browser: indexes stay stable between calls.
+  const session = new BrowserSession(browser, {
+    reader: { viewportExpansion: checked.viewportExpansion, includeAttributes: checked.includeAttributes },
+    sharedReader: true,
   });
+  return boundedCall('observe()', checked, (signal) => session.readPage({ signal, screenshot: checked.screenshot, settle: checked.waitForSettled }));
 }

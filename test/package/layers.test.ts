@@ -19,11 +19,13 @@ const LAYERS: Record<string, string[]> = {
   index: ['executor', 'agents', 'standalone', 'replay', 'collect', ...MIDDLE, ...BOTTOM, ...BASE], // src/index.ts, the public face
   driver: ['browser', 'dom', 'security', 'collect', ...BASE], // src/driver.ts, plannav/driver: the face for driver authors (collect: the BrowserPool type)
   provider: ['llm', ...BASE], // src/provider.ts, plannav/provider: the face for model-client authors
-  executor: ['agents', ...MIDDLE, ...BOTTOM, ...BASE], // nothing imports executor but index.ts
+  executor: ['session', 'agents', ...MIDDLE, ...BOTTOM, ...BASE], // nothing imports executor but index.ts
+  // The one browser session every entry point uses: driver defaults, lease, reader, settle-then-read, URL guard, deadlines, agent context, events.
+  session: ['agents', ...MIDDLE, ...BOTTOM, ...BASE],
   agents: [...MIDDLE, ...BOTTOM, ...BASE],
-  standalone: [...MIDDLE, ...BOTTOM, ...BASE], // observe, act, extract: the Navigator's pieces without the loop
-  collect: ['agents', ...MIDDLE, ...BOTTOM, ...BASE], // collect(): the loop as a crawler; nothing imports it but index.ts
-  replay: ['agents', ...MIDDLE, ...BOTTOM, ...BASE], // a recorded run again without a model; the Navigator only to heal a step
+  standalone: ['session', ...MIDDLE, ...BOTTOM, ...BASE], // observe, act, extract: the Navigator's pieces without the loop
+  collect: ['session', 'agents', ...MIDDLE, ...BOTTOM, ...BASE], // the Collector: the loop as a crawler; index.ts imports it, driver.ts its BrowserPool type
+  replay: ['session', 'agents', ...MIDDLE, ...BOTTOM, ...BASE], // a recorded run again without a model; the Navigator only to heal a step
   messages: [...MIDDLE, ...BOTTOM, ...BASE],
   prompts: [...MIDDLE, ...BOTTOM, ...BASE],
   actions: [...MIDDLE, ...BOTTOM, ...BASE],
@@ -47,7 +49,7 @@ const LAYERS: Record<string, string[]> = {
   playwright: ['browser', 'dom', 'chromium', ...BASE],
   puppeteer: ['browser', 'dom', 'chromium', ...BASE],
   node: ['collect', 'history', 'llm', 'browser', ...BASE], // plannav/node: history files, journals, GIF and report (Node only)
-  bullmq: ['collect', 'agents', ...MIDDLE, ...BOTTOM, ...BASE], // plannav/bullmq: a collection as BullMQ jobs on Redis (Node only)
+  bullmq: ['collect', 'session', 'agents', ...MIDDLE, ...BOTTOM, ...BASE], // plannav/bullmq: a collection as BullMQ jobs on Redis (Node only)
 };
 
 /** Folders of src/ that are not core: not checked here, and no core file may import them. */
