@@ -1,12 +1,12 @@
 // The Collector's page slots: the browsers of its pool, leased for the run, each with the URL policy
 // installed where the driver can enforce it and page text redacted where it enters Node.
 
-import { leaseDriver } from '../browser/lease';
-import type { BrowserDriver, NavigationGuard } from '../browser/types';
+import type { BrowserDriver } from '../browser/types';
 import { bindPageTextRedaction } from '../dom/page-text-redaction';
 import type { SecretStore } from '../security/secrets';
 import type { UrlPolicy } from '../security/url-policy';
 import { raceAbort } from '../util/abort';
+import { describeThrown } from '../util/describe-thrown';
 import type { ResolvedCollectOptions } from './options';
 import { pageSlot, type PageSlot } from './page-step';
 
@@ -35,23 +35,26 @@ export async function openPageSlots(input: {
   }
   const slots: PageSlot[] = [];
   for (const raw of raws) {
-    cleanups.push(leaseDriver(raw, { what: 'a running collection' }));
-    let guarded = false;
-    if (urlPolicy.restrictive && typeof raw.setNavigationGuard === 'function') {
-      const guard: NavigationGuard = {
+    const slot = pageSlot(raw, false);
+    cleanups.push(slot.session.lease({ what: 'a running collection' }));
+    // The session's one install: the guard an Executor keeps on a shared driver is lifted for the run and put back.
+    const guard = slot.session.urlGuard(
+      urlPolicy,
+      {
         check: (url) => urlPolicy.check(url),
         blocked: (navigation) => input.warn('URL_BLOCKED', `The URL policy stopped ${navigation.url}: ${navigation.reason}`),
-      };
-      await raceAbort(Promise.resolve(raw.setNavigationGuard(guard, { signal })), signal);
-      cleanups.push(async () => {
-        await raw.setNavigationGuard?.(undefined, {});
-      });
-      guarded = true;
-    }
-    const slot = pageSlot(raw, guarded);
+      },
+      signal,
+      'lift',
+    );
+    cleanups.push(() => guard.release());
+    const installed = await guard.install();
+    // Without the driver's guard, the policy still checks every URL the collection asks for and every page it ends on.
+    if (installed.failure !== undefined)
+      input.warn('URL_POLICY_GUARD_FAILED', `The driver could not install the URL policy: ${describeThrown(installed.failure)}`);
     // Page text is redacted where it enters Node, as in a task.
     if (!secrets.isEmpty) for (const driver of new Set<object>([raw, slot.driver])) cleanups.push(bindPageTextRedaction(driver, secrets));
-    slots.push(slot);
+    slots.push({ ...slot, guarded: installed.guarded });
   }
   return slots;
 }
