@@ -4,7 +4,7 @@
 import type { HTTPRequest, Page } from 'puppeteer-core';
 import { callRuntime } from '../dom/page-runtime';
 import { sleep } from '../util/abort';
-import { within } from './call';
+import { within } from '../chromium/call';
 import { NetworkActivity } from '../chromium/network-activity';
 import { PendingNavigation } from '../chromium/pending-navigation';
 import type { ResolvedSettleOptions } from '../chromium/settle-options';
