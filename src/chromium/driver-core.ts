@@ -2,7 +2,7 @@
 // (transport.ts says what a library supplies). PlaywrightDriver and PuppeteerDriver extend it and add
 // only how they are made (launch, attach, connect, pool) and what their library does its own way.
 
-import { rmSync, statSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type {
   BrowserDriver,
@@ -20,7 +20,6 @@ import type {
   TabInfo,
 } from '../browser/types';
 import { callRuntime } from '../dom/page-runtime';
-import type { ClickTarget } from '../dom/page/driver/pointer';
 import { BrowserDisconnectedError, BrowserError, ConfigError, URLNotAllowedError } from '../errors';
 import { firstLine, guardedCall, isLibraryTimeout, within } from './call';
 import { BrowserConnection, browserGoneMessage, driverClosedMessage, readsAsGone } from './connection';
@@ -31,11 +30,9 @@ import { abandonedActionLoadMessage, abandonedLoadMessage, loadBudget, stopMargi
 import { updateRequestGuard, type RequestGuard } from './request-guard';
 import { evaluateInFrame } from './runtime-calls';
 import type { TabTracker } from './tabs';
+import { checkUploadable, clickElement, staleElement } from './element-actions';
 import type { ChromiumElement, ChromiumPage, ChromiumTransport, GuardEnforcer, PointerClick } from './transport';
 import type { RuntimeFrame } from './runtime-calls';
-
-/** How long a click waits for its target to settle when the pointer changed its box (a hover style growing an icon). */
-const growingTargetMs = 1000;
 
 /** What every driver may own and release on close, whatever its library; attached drivers own nothing. */
 export interface CoreOwnership {
@@ -225,7 +222,7 @@ export class ChromiumDriverCore<P extends ChromiumPage<F>, F extends RuntimeFram
       };
       let result: ClickResult = { method: 'pointer' };
       try {
-        result = await this.clickElement(page, element, ref, click);
+        result = await clickElement(this.transport, page, element, ref, click);
       } catch (error) {
         // The click made the page close its own tab (window.close()): it happened, and did what the page does.
         if (!page.isClosed()) throw error;
@@ -236,31 +233,6 @@ export class ChromiumDriverCore<P extends ChromiumPage<F>, F extends RuntimeFram
       if (settleOn) await this.settle(settleOn, timeout, options?.signal, deadline);
       return result;
     });
-  }
-
-  /** The click of `click()`: hit test, pointer first (a hover may grow the target), then a press, or a dispatched click. */
-  private async clickElement(page: P, element: E, ref: ElementRef, click: PointerClick): Promise<ClickResult> {
-    let target: ClickTarget = await this.transport.onElement(element, 'clickTarget', undefined).catch((error: unknown) => {
-      throw staleElement(ref, `the page changed (${firstLine(error)})`);
-    });
-    if (target.kind === 'centre' || target.kind === 'offset') {
-      // The pointer comes first: a hover style may swap an icon's image, which starts 0 px
-      // wide and grows; pressing meanwhile would land on what lies under it.
-      const before = await this.transport.onElement(element, 'boxKey', undefined);
-      const hovered = await this.transport.hover(page, element, target, click);
-      if (hovered && (await this.transport.onElement(element, 'stableBox', { maxMs: growingTargetMs, before })))
-        target = await this.transport.onElement(element, 'clickTarget', undefined);
-    }
-    if (target.kind === 'disabled') {
-      throw new BrowserError(
-        `Element ${ref.index} (<${ref.tagName}>) is disabled, so clicking it does nothing. Fill in what the form still needs, or choose another element.`,
-      );
-    }
-    const coveredBy = target.kind === 'unseen' ? undefined : (target.coveredBy ?? undefined);
-    if ((target.kind === 'centre' || target.kind === 'offset') && (await this.transport.pointerClick(page, element, target, click)))
-      return target.kind === 'centre' ? { method: 'pointer' } : { method: 'pointer-offset', ...(coveredBy ? { coveredBy } : {}) };
-    await this.transport.onElement(element, 'dispatchClick', { button: click.button, modifiers: [...click.modifiers] });
-    return { method: 'dom', ...(coveredBy ? { coveredBy } : {}) };
   }
 
   /** Replaces the value of an input, textarea or editable element of the last snapshot, typing it as text input. */
@@ -621,22 +593,4 @@ export class ChromiumDriverCore<P extends ChromiumPage<F>, F extends RuntimeFram
     );
     return drawn;
   }
-}
-
-/** A file that can be uploaded, or a BrowserError saying why this path cannot be. */
-function checkUploadable(file: string, written: string): void {
-  let isFile: boolean;
-  try {
-    isFile = statSync(file).isFile();
-  } catch (error) {
-    throw new BrowserError(`Cannot upload ${written}: there is no such file.`, { cause: error });
-  }
-  if (!isFile) throw new BrowserError(`Cannot upload ${written}: it is a folder; give the path of a file in it.`);
-}
-
-/** The recoverable error an action gets when the element the model chose is no longer there. */
-export function staleElement(ref: ElementRef, reason: string): BrowserError {
-  return new BrowserError(`Element ${ref.index} (<${ref.tagName}>) is no longer on the page: ${reason}. Read the new page state and choose again.`, {
-    retryable: true,
-  });
 }

@@ -152,7 +152,13 @@ export class PlaywrightTransport implements ChromiumTransport<Page, Frame, Eleme
     const { button, modifiers, timeout } = click;
     try {
       // The hit test stands in for Playwright's actionability checks, which would wait out the timeout on a covered element.
-      await element.click({ position: { x: point.x, y: point.y }, force: true, button, modifiers: [...modifiers], timeout: Math.min(loadBudget(timeout), 5000) });
+      await element.click({
+        position: { x: point.x, y: point.y },
+        force: true,
+        button,
+        modifiers: [...modifiers],
+        timeout: Math.min(loadBudget(timeout), 5000),
+      });
       return true;
     } catch (error) {
       // The click went through and started a load that Playwright waits for: the settle wait takes it from here.

@@ -137,7 +137,11 @@ export class PuppeteerTransport implements ChromiumTransport<Page, Frame, Elemen
     return { send: (method) => session.send(method), detach: () => session.detach() };
   }
 
-  onElement<M extends keyof ElementMethods>(element: ElementHandle, method: M, argument: Parameters<ElementMethods[M]>[1]): Promise<ReturnType<ElementMethods[M]>> {
+  onElement<M extends keyof ElementMethods>(
+    element: ElementHandle,
+    method: M,
+    argument: Parameters<ElementMethods[M]>[1],
+  ): Promise<ReturnType<ElementMethods[M]>> {
     return onElement(element, method, argument);
   }
 
