@@ -8,11 +8,9 @@ import { firstLine } from '../chromium/call';
 import { ChromiumDriverCore } from '../chromium/driver-core';
 import { findChromium } from '../chromium/find-chromium';
 import { SharedBrowserPool, checkPoolSize } from '../chromium/browser-pool';
-import { startLaunchProxy, type EgressProxy } from '../chromium/egress-proxy';
-import { chromiumLaunchArgs } from '../chromium/launch-args';
-import { createProfile, removeProfileWhenGone } from '../chromium/profile';
+import { launchChromium, openDriver } from '../chromium/launch';
 import type { PlaywrightConnectOptions, PlaywrightDriverOptions, PlaywrightLaunchOptions, PlaywrightPoolOptions } from './options';
-import { launchPooledChromium, type PlaywrightPool } from './pool';
+import { launchPooledChromium, playwrightOwnChromium, type PlaywrightPool } from './pool';
 import { PlaywrightTransport, type Ownership } from './transport';
 
 /**
@@ -64,44 +62,31 @@ export class PlaywrightDriver extends ChromiumDriverCore<Page, Frame, ElementHan
    */
   static async launch(options: PlaywrightLaunchOptions = {}): Promise<PlaywrightDriver> {
     const executablePath = options.executablePath ?? findChromium();
-    let userDataDir: string | undefined;
-    let proxy: EgressProxy | undefined;
-    let context: BrowserContext;
-    try {
-      userDataDir = createProfile();
-      proxy = await startLaunchProxy(options.args, options.contextOptions?.proxy !== undefined);
-      context = await chromium.launchPersistentContext(userDataDir, {
-        ...options.contextOptions,
-        executablePath,
-        headless: options.headless ?? true,
-        args: [...chromiumLaunchArgs, ...(proxy?.launchArgs ?? []), ...(options.args ?? [])],
-        viewport: options.viewport ?? options.contextOptions?.viewport ?? { width: 1280, height: 1100 },
-        timeout: options.launchTimeout ?? 30_000,
-      });
-    } catch (error) {
-      if (userDataDir) rmSync(userDataDir, { recursive: true, force: true });
-      await proxy?.close();
-      const where = executablePath ?? "Playwright's own Chromium (none found at /usr/bin/chromium, chromium-browser, google-chrome, …)";
-      throw new BrowserError(`Could not launch Chromium from ${where}: ${firstLine(error)}. Install Chromium or pass \`executablePath\`.`, { cause: error });
-    }
-    // A browser that dies (killed, crashed) takes its profile folder with it, close() or not.
-    removeProfileWhenGone(userDataDir, (listener) => context.once('close', listener));
-    context.once('close', () => void proxy?.close());
-    // Whatever fails from here (bad options, an unreachable startUrl) must not leave the browser
-    // running or its profile on disk.
-    let driver: PlaywrightDriver | undefined;
-    try {
-      driver = new PlaywrightDriver(context, { context, userDataDir, proxy }, options);
-      await driver.start(options.startUrl);
-      return driver;
-    } catch (error) {
-      if (driver) await driver.close().catch(() => undefined);
-      else {
-        await context.close().catch(() => undefined);
-        rmSync(userDataDir, { recursive: true, force: true, maxRetries: 3 });
-      }
-      throw error;
-    }
+    const {
+      browser: context,
+      proxy,
+      userDataDir,
+    } = await launchChromium(
+      { executablePath, unnamed: playwrightOwnChromium, args: options.args, ownProxy: options.contextOptions?.proxy !== undefined, profile: true },
+      (args, profile) =>
+        chromium.launchPersistentContext(profile ?? '', {
+          ...options.contextOptions,
+          executablePath,
+          headless: options.headless ?? true,
+          args,
+          viewport: options.viewport ?? options.contextOptions?.viewport ?? { width: 1280, height: 1100 },
+          timeout: options.launchTimeout ?? 30_000,
+        }),
+      (launched, listener) => void launched.once('close', listener),
+    );
+    return openDriver(
+      () => new PlaywrightDriver(context, { context, userDataDir, proxy }, options),
+      (driver) => driver.start(options.startUrl),
+      async () => {
+        await context.close();
+        if (userDataDir) rmSync(userDataDir, { recursive: true, force: true, maxRetries: 3 });
+      },
+    );
   }
 
   /**
@@ -146,16 +131,11 @@ export class PlaywrightDriver extends ChromiumDriverCore<Page, Frame, ElementHan
           ...options.contextOptions,
           viewport: options.viewport ?? options.contextOptions?.viewport ?? { width: 1280, height: 1100 },
         });
-        let driver: PlaywrightDriver | undefined;
-        try {
-          driver = new PlaywrightDriver(context, { context, lease }, options);
-          await driver.start(options.startUrl);
-          return driver;
-        } catch (error) {
-          if (driver) await driver.close().catch(() => undefined);
-          else await context.close().catch(() => undefined);
-          throw error;
-        }
+        return openDriver(
+          () => new PlaywrightDriver(context, { context, lease }, options),
+          (driver) => driver.start(options.startUrl),
+          () => context.close(),
+        );
       },
     });
   }
@@ -174,14 +154,11 @@ export class PlaywrightDriver extends ChromiumDriverCore<Page, Frame, ElementHan
   static async attach(target: Page | BrowserContext, options: PlaywrightDriverOptions = {}): Promise<PlaywrightDriver> {
     const isPage = 'mainFrame' in target;
     const context = isPage ? target.context() : target;
-    const driver = new PlaywrightDriver(context, {}, options, isPage ? 'page' : 'context');
-    try {
-      await driver.start(undefined, isPage ? target : undefined);
-    } catch (error) {
-      await driver.close().catch(() => undefined);
-      throw error;
-    }
-    return driver;
+    return openDriver(
+      () => new PlaywrightDriver(context, {}, options, isPage ? 'page' : 'context'),
+      (driver) => driver.start(undefined, isPage ? target : undefined),
+      async () => undefined,
+    );
   }
 
   /**
@@ -205,22 +182,19 @@ export class PlaywrightDriver extends ChromiumDriverCore<Page, Frame, ElementHan
     } catch (error) {
       throw new BrowserError(`Could not connect to ${options.wsEndpoint ?? options.cdpUrl}: ${firstLine(error)}`, { cause: error });
     }
-    let context: BrowserContext | undefined;
-    let driver: PlaywrightDriver | undefined;
-    try {
-      context = await browser.newContext({ viewport: { width: 1280, height: 1100 }, ...options.contextOptions });
-      driver = new PlaywrightDriver(context, { browser, context }, options);
-      await driver.start();
-      return driver;
-    } catch (error) {
-      // Close what was opened here and disconnect; the remote browser itself is not ours.
-      if (driver) await driver.close().catch(() => undefined);
-      else {
-        await context?.close().catch(() => undefined);
-        await browser.close().catch(() => undefined);
-      }
+    // Close what was opened here and disconnect; the remote browser itself is not ours.
+    const context = await browser.newContext({ viewport: { width: 1280, height: 1100 }, ...options.contextOptions }).catch(async (error: unknown) => {
+      await browser.close().catch(() => undefined);
       throw error;
-    }
+    });
+    return openDriver(
+      () => new PlaywrightDriver(context, { browser, context }, options),
+      (driver) => driver.start(),
+      async () => {
+        await context.close().catch(() => undefined);
+        await browser.close();
+      },
+    );
   }
 
   /** The active tab's Playwright page, for what the driver does not cover. */

@@ -7,11 +7,8 @@ import type { ClickOptions } from '../browser/types';
 import { BrowserError, ConfigError } from '../errors';
 import { firstLine } from '../chromium/call';
 import { ChromiumDriverCore } from '../chromium/driver-core';
-import { chromiumCandidates, findChromium } from '../chromium/find-chromium';
 import { SharedBrowserPool, checkPoolSize } from '../chromium/browser-pool';
-import { startLaunchProxy, type EgressProxy } from '../chromium/egress-proxy';
-import { chromiumLaunchArgs } from '../chromium/launch-args';
-import { createProfile, removeProfileWhenGone } from '../chromium/profile';
+import { openDriver } from '../chromium/launch';
 import {
   checkOptions,
   defaultViewport,
@@ -20,7 +17,7 @@ import {
   type PuppeteerLaunchOptions,
   type PuppeteerPoolOptions,
 } from './options';
-import { launchPooledChromium, type PuppeteerPool } from './pool';
+import { launchPooledChromium, launchPuppeteer, type PuppeteerPool } from './pool';
 import { PuppeteerTransport, type Ownership } from './transport';
 
 /**
@@ -70,49 +67,15 @@ export class PuppeteerDriver extends ChromiumDriverCore<Page, Frame, ElementHand
    */
   static async launch(options: PuppeteerLaunchOptions = {}): Promise<PuppeteerDriver> {
     checkOptions(options);
-    const executablePath = options.executablePath ?? findChromium();
-    if (!executablePath) {
-      const looked = chromiumCandidates(process.platform, process.env).join(', ');
-      throw new BrowserError(`No Chromium or Chrome found (looked at ${looked}): install one or pass \`executablePath\`. puppeteer-core downloads no browser.`);
-    }
-    let userDataDir: string | undefined;
-    let proxy: EgressProxy | undefined;
-    let browser: Browser;
-    try {
-      userDataDir = createProfile();
-      proxy = await startLaunchProxy(options.args);
-      browser = await puppeteer.launch({
-        executablePath,
-        headless: options.headless ?? true,
-        args: [...chromiumLaunchArgs, ...(proxy?.launchArgs ?? []), ...(options.args ?? [])],
-        userDataDir,
-        defaultViewport: options.viewport ?? defaultViewport,
-        timeout: options.launchTimeout ?? 30_000,
-      });
-    } catch (error) {
-      if (userDataDir) rmSync(userDataDir, { recursive: true, force: true, maxRetries: 3 });
-      await proxy?.close();
-      throw new BrowserError(`Could not launch Chromium from ${executablePath}: ${firstLine(error)}. Install Chromium or pass \`executablePath\`.`, {
-        cause: error,
-      });
-    }
-    // A browser that dies (killed, crashed) takes its profile folder with it, close() or not.
-    removeProfileWhenGone(userDataDir, (listener) => browser.once('disconnected', listener));
-    browser.once('disconnected', () => void proxy?.close());
-    // Whatever fails from here (an unreachable startUrl) must not leave the browser running or its profile on disk.
-    let driver: PuppeteerDriver | undefined;
-    try {
-      driver = new PuppeteerDriver(browser.defaultBrowserContext(), { browser, launched: true, userDataDir, proxy }, options);
-      await driver.start(options.startUrl);
-      return driver;
-    } catch (error) {
-      if (driver) await driver.close().catch(() => undefined);
-      else {
-        await browser.close().catch(() => undefined);
-        rmSync(userDataDir, { recursive: true, force: true, maxRetries: 3 });
-      }
-      throw error;
-    }
+    const { browser, proxy, userDataDir } = await launchPuppeteer(options);
+    return openDriver(
+      () => new PuppeteerDriver(browser.defaultBrowserContext(), { browser, launched: true, userDataDir, proxy }, options),
+      (driver) => driver.start(options.startUrl),
+      async () => {
+        await browser.close();
+        if (userDataDir) rmSync(userDataDir, { recursive: true, force: true, maxRetries: 3 });
+      },
+    );
   }
 
   /**
@@ -156,16 +119,11 @@ export class PuppeteerDriver extends ChromiumDriverCore<Page, Frame, ElementHand
       launch: () => launchPooledChromium(options),
       open: async (shared, lease) => {
         const context = await shared.browser.createBrowserContext();
-        let driver: PuppeteerDriver | undefined;
-        try {
-          driver = new PuppeteerDriver(context, { context, lease }, options);
-          await driver.start(options.startUrl);
-          return driver;
-        } catch (error) {
-          if (driver) await driver.close().catch(() => undefined);
-          else await context.close().catch(() => undefined);
-          throw error;
-        }
+        return openDriver(
+          () => new PuppeteerDriver(context, { context, lease }, options),
+          (driver) => driver.start(options.startUrl),
+          () => context.close(),
+        );
       },
     });
   }
@@ -185,14 +143,11 @@ export class PuppeteerDriver extends ChromiumDriverCore<Page, Frame, ElementHand
   static async attach(target: Page | BrowserContext | Browser, options: PuppeteerDriverOptions = {}): Promise<PuppeteerDriver> {
     const page = 'mainFrame' in target ? target : undefined;
     const context = page ? page.browserContext() : 'defaultBrowserContext' in target ? target.defaultBrowserContext() : (target as BrowserContext);
-    const driver = new PuppeteerDriver(context, {}, options, page ? 'page' : 'context');
-    try {
-      await driver.start(undefined, page);
-    } catch (error) {
-      await driver.close().catch(() => undefined);
-      throw error;
-    }
-    return driver;
+    return openDriver(
+      () => new PuppeteerDriver(context, {}, options, page ? 'page' : 'context'),
+      (driver) => driver.start(undefined, page),
+      async () => undefined,
+    );
   }
 
   /**
@@ -233,22 +188,19 @@ export class PuppeteerDriver extends ChromiumDriverCore<Page, Frame, ElementHand
       throw new BrowserError(`Could not connect to ${where} within ${timeout} ms.`, { retryable: true });
     }
     const browser = connected;
-    let context: BrowserContext | undefined;
-    let driver: PuppeteerDriver | undefined;
-    try {
-      context = await browser.createBrowserContext();
-      driver = new PuppeteerDriver(context, { browser, context }, options);
-      await driver.start();
-      return driver;
-    } catch (error) {
-      // Close what was opened here and disconnect; the remote browser itself is not ours.
-      if (driver) await driver.close().catch(() => undefined);
-      else {
-        await context?.close().catch(() => undefined);
-        await browser.disconnect().catch(() => undefined);
-      }
+    // Close what was opened here and disconnect; the remote browser itself is not ours.
+    const context = await browser.createBrowserContext().catch(async (error: unknown) => {
+      await browser.disconnect().catch(() => undefined);
       throw error;
-    }
+    });
+    return openDriver(
+      () => new PuppeteerDriver(context, { browser, context }, options),
+      (driver) => driver.start(),
+      async () => {
+        await context.close().catch(() => undefined);
+        await browser.disconnect();
+      },
+    );
   }
 
   /** The active tab's Puppeteer page, for what the driver does not cover. */
