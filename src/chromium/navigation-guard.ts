@@ -5,6 +5,7 @@
 
 import type { BlockedNavigation, NavigationGuard, UrlDecision } from '../browser/types';
 import { URLNotAllowedError } from '../errors';
+import { firstLine } from './call';
 
 /** The part of CDP's `Log.entryAdded` event the enforcers read. */
 export interface LogEntryEvent {
@@ -85,8 +86,10 @@ export abstract class GuardedNavigations<P extends object> {
     return true;
   }
 
-  /** The guard's verdict on a URL; a guard that fails or gives no verdict must deny. */
-  protected abstract decide(url: string): UrlDecision;
+  /** The guard's verdict on a URL (see {@link guardVerdict}). */
+  protected decide(url: string): UrlDecision {
+    return guardVerdict(this.guard, url);
+  }
 
   /** The driver's id of a tab, when it tracks the page. */
   protected abstract tabIdOf(page: P): string | undefined;
@@ -186,4 +189,26 @@ export abstract class GuardedNavigations<P extends object> {
   protected noteBlocked(page: P, url: string, reason: string): void {
     this.lastBlocked.set(page, { url, reason, sequence: ++this.sequence });
   }
+}
+
+/** A guard's verdict on a URL; a guard that fails or gives no verdict denies, the safe side of a security check. */
+export function guardVerdict(guard: NavigationGuard, url: string): UrlDecision {
+  try {
+    const decision = guard.check(url);
+    if (decision && typeof decision.allowed === 'boolean') return decision;
+    return { allowed: false, reason: 'the URL policy gave no verdict' };
+  } catch (error) {
+    return { allowed: false, reason: `the URL policy failed: ${firstLine(error)}` };
+  }
+}
+
+/** Starts an enforcer; one that cannot start is disposed (leaving nothing behind) and the failure rethrown. */
+export async function startedOrDisposed<T extends { dispose(): Promise<void> }>(enforcer: T, start: (enforcer: T) => Promise<void>): Promise<T> {
+  try {
+    await start(enforcer);
+  } catch (error) {
+    await enforcer.dispose();
+    throw error;
+  }
+  return enforcer;
 }

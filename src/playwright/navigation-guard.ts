@@ -2,9 +2,8 @@
 // redirect hops, popups, frames and speculative loads. It must not let a denied one leave, nor stop other contexts' requests.
 
 import type { BrowserContext, CDPSession, Frame, Page, Request, Route } from 'playwright-core';
-import type { NavigationGuard, UrlDecision } from '../browser/types';
-import { firstLine } from '../chromium/call';
-import { GuardedNavigations, type CreatedTarget, type SendCommand } from '../chromium/navigation-guard';
+import type { NavigationGuard } from '../browser/types';
+import { GuardedNavigations, startedOrDisposed, type CreatedTarget, type SendCommand } from '../chromium/navigation-guard';
 import { portable } from './page-function';
 
 /** What the enforcer needs from the driver that owns the context. */
@@ -105,14 +104,7 @@ export class NavigationGuardEnforcer extends GuardedNavigations<Page> {
 
   /** Starts enforcing `guard` on the context; rejects (and leaves nothing behind) if it cannot. */
   static async install(context: BrowserContext, guard: NavigationGuard, hooks: NavigationGuardHooks): Promise<NavigationGuardEnforcer> {
-    const enforcer = new NavigationGuardEnforcer(context, guard, hooks);
-    try {
-      await enforcer.start();
-    } catch (error) {
-      await enforcer.dispose();
-      throw error;
-    }
-    return enforcer;
+    return startedOrDisposed(new NavigationGuardEnforcer(context, guard, hooks), (enforcer) => enforcer.start());
   }
 
   /** Enforces another guard from now on, without a gap; documents it denies are left as on install. */
@@ -177,17 +169,6 @@ export class NavigationGuardEnforcer extends GuardedNavigations<Page> {
 
   protected override tabIdOf(page: Page): string | undefined {
     return this.hooks.tabId(page);
-  }
-
-  protected override decide(url: string): UrlDecision {
-    try {
-      const decision = this.guard.check(url);
-      if (decision && typeof decision.allowed === 'boolean') return decision;
-      return { allowed: false, reason: 'the URL policy gave no verdict' };
-    } catch (error) {
-      // A guard that fails denies: the safe side of a security check.
-      return { allowed: false, reason: `the URL policy failed: ${firstLine(error)}` };
-    }
   }
 
   /** The first request of every navigation, and speculative loads, pass through here. */

@@ -2,9 +2,8 @@
 // redirect hops, popups, frames, prefetches. It must not let a denied one leave, nor stop other contexts' requests.
 
 import type { Browser, CDPSession, Frame, Page } from 'puppeteer-core';
-import type { BlockedNavigation, NavigationGuard, UrlDecision } from '../browser/types';
-import { firstLine } from '../chromium/call';
-import { GuardedNavigations, type CreatedTarget, type LogEntryEvent, type SendCommand } from '../chromium/navigation-guard';
+import type { BlockedNavigation, NavigationGuard } from '../browser/types';
+import { GuardedNavigations, startedOrDisposed, type CreatedTarget, type LogEntryEvent, type SendCommand } from '../chromium/navigation-guard';
 
 /** What the enforcer needs from the driver that owns the context. */
 export interface NavigationGuardHooks {
@@ -108,14 +107,7 @@ export class NavigationGuardEnforcer extends GuardedNavigations<Page> {
 
   /** Starts enforcing `guard` on the context; rejects (and leaves nothing behind) if it cannot. */
   static async install(browser: Browser, guard: NavigationGuard, hooks: NavigationGuardHooks): Promise<NavigationGuardEnforcer> {
-    const enforcer = new NavigationGuardEnforcer(browser, guard, hooks);
-    try {
-      await enforcer.start();
-    } catch (error) {
-      await enforcer.dispose();
-      throw error;
-    }
-    return enforcer;
+    return startedOrDisposed(new NavigationGuardEnforcer(browser, guard, hooks), (enforcer) => enforcer.start());
   }
 
   /** Enforces another guard from now on, without a gap; documents it denies are left as on install. */
@@ -304,15 +296,6 @@ export class NavigationGuardEnforcer extends GuardedNavigations<Page> {
 
   protected override tabIdOf(page: Page): string | undefined {
     return this.hooks.tabId(page);
-  }
-
-  protected override decide(url: string): UrlDecision {
-    try {
-      return this.guard.check(url);
-    } catch (error) {
-      // A policy that cannot decide does not let the navigation through.
-      return { allowed: false, reason: `the URL policy failed on it (${firstLine(error)})` };
-    }
   }
 
   /** The check after commit: a denied document that got in without a request is left at once. */
