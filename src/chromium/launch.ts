@@ -7,7 +7,8 @@ import { BrowserError } from '../errors';
 import { firstLine } from './call';
 import { startLaunchProxy, type EgressProxy } from './egress-proxy';
 import { chromiumLaunchArgs } from './launch-args';
-import { createProfile, removeProfileWhenGone } from './profile';
+import type { SharedBrowser } from './browser-pool';
+import { createProfile, removeProfile, removeProfileWhenGone } from './profile';
 
 /** What to launch: the browser, the user's switches, whether a proxy of the user's replaces the driver's, whether to make a profile. */
 export interface LaunchRequest {
@@ -74,4 +75,25 @@ export async function openDriver<D extends { close(): Promise<void> }>(
     else await cleanUp().catch(() => undefined);
     throw error;
   }
+}
+
+/** A launched browser as a pool's shared one: closing it closes the proxy and removes the profile folder (if it made one). */
+export function sharedBrowser<B extends { close(): Promise<unknown>; once(event: 'disconnected', listener: () => void): unknown }>(
+  launched: LaunchedChromium<B>,
+): SharedBrowser<B> {
+  const { browser, proxy, userDataDir } = launched;
+  return {
+    browser,
+    proxy,
+    onGone: (listener) => void browser.once('disconnected', listener),
+    close: async () => {
+      await browser.close().catch(() => undefined);
+      await proxy?.close();
+      try {
+        if (userDataDir) removeProfile(userDataDir);
+      } catch {
+        // Left for the removal that runs when the browser is gone (removeProfileWhenGone).
+      }
+    },
+  };
 }

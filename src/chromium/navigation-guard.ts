@@ -49,9 +49,30 @@ export interface CreatedTarget {
  */
 const popupConsoleWindowMs = 1000;
 
-/** The base of a driver's navigation guard enforcer; `P` is the library's page type. */
-export abstract class GuardedNavigations<P extends object> {
+/** The CDP event of a request paused by the Fetch domain, as the enforcers read it. */
+export interface PausedRequest {
+  readonly requestId: string;
+  readonly request: { readonly url: string; readonly urlFragment?: string | undefined; readonly headers?: Readonly<Record<string, string>> | undefined };
+  readonly frameId: string;
+  readonly resourceType?: string | undefined;
+  readonly redirectedRequestId?: string | undefined;
+}
+
+/** The part of CDP's `Page.getFrameTree` answer the enforcers read. */
+export interface FrameTree {
+  readonly frame: { readonly id: string };
+  readonly childFrames?: readonly FrameTree[] | undefined;
+}
+
+/** What every enforcer is told by its driver: the driver's id of a tab, when it tracks the page. */
+export interface EnforcerHooks<P> {
+  readonly tabId: (page: P) => string | undefined;
+}
+
+/** The base of a driver's navigation guard enforcer; `P` is the library's page type, `H` what its driver tells it. */
+export abstract class GuardedNavigations<P extends object, H extends EnforcerHooks<P> = EnforcerHooks<P>> {
   protected guard: NavigationGuard;
+  protected readonly hooks: H;
   /** The last navigation of each page's top frame the guard stopped, for the driver's own navigations. */
   private readonly lastBlocked = new WeakMap<P, { readonly url: string; readonly reason: string; readonly sequence: number }>();
   private sequence = 0;
@@ -65,8 +86,9 @@ export abstract class GuardedNavigations<P extends object> {
    */
   protected readonly since = Date.now();
 
-  protected constructor(guard: NavigationGuard) {
+  protected constructor(guard: NavigationGuard, hooks: H) {
     this.guard = guard;
+    this.hooks = hooks;
   }
 
   /**
@@ -91,8 +113,19 @@ export abstract class GuardedNavigations<P extends object> {
     return guardVerdict(this.guard, url);
   }
 
+  /** Enforces another guard from now on, without a gap; documents it denies are left as on install. */
+  replace(guard: NavigationGuard): void {
+    this.guard = guard;
+    this.checkAgain();
+  }
+
+  /** Checks the documents already loaded in the guarded pages against the guard (after `replace`). */
+  protected abstract checkAgain(): void;
+
   /** The driver's id of a tab, when it tracks the page. */
-  protected abstract tabIdOf(page: P): string | undefined;
+  protected tabIdOf(page: P): string | undefined {
+    return this.hooks.tabId(page);
+  }
 
   /**
    * Throws a `URLNotAllowedError` (and reports the navigation) when the guard denies `url`; for

@@ -4,7 +4,7 @@
 import { chromium, type Browser } from 'playwright-core';
 import type { SharedBrowser } from '../chromium/browser-pool';
 import { findChromium } from '../chromium/find-chromium';
-import { launchChromium } from '../chromium/launch';
+import { launchChromium, sharedBrowser } from '../chromium/launch';
 import type { PlaywrightDriver } from './playwright-driver';
 import type { PlaywrightPoolOptions } from './options';
 
@@ -38,18 +38,10 @@ export async function launchPooledChromium(options: PlaywrightPoolOptions): Prom
   const executablePath = options.executablePath ?? findChromium();
   // Playwright removes its own profile folder when the browser ends, however it ends; a killed
   // browser still leaves Chromium's singleton-socket folder (org.chromium.Chromium.*) behind.
-  const { browser, proxy } = await launchChromium(
+  const launched = await launchChromium(
     { executablePath, unnamed: playwrightOwnChromium, args: options.args, ownProxy: options.contextOptions?.proxy !== undefined, profile: false },
     (args) => chromium.launch({ executablePath, headless: options.headless ?? true, args, timeout: options.launchTimeout ?? 30_000 }),
-    (launched, listener) => void launched.once('disconnected', listener),
+    (browser, listener) => void browser.once('disconnected', listener),
   );
-  return {
-    browser,
-    proxy,
-    onGone: (listener) => void browser.once('disconnected', listener),
-    close: async () => {
-      await browser.close().catch(() => undefined);
-      await proxy?.close();
-    },
-  };
+  return sharedBrowser(launched);
 }

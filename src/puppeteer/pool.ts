@@ -5,8 +5,7 @@ import puppeteer, { type Browser } from 'puppeteer-core';
 import { BrowserError } from '../errors';
 import type { SharedBrowser } from '../chromium/browser-pool';
 import { chromiumCandidates, findChromium } from '../chromium/find-chromium';
-import { launchChromium, type LaunchedChromium } from '../chromium/launch';
-import { removeProfile } from '../chromium/profile';
+import { launchChromium, sharedBrowser, type LaunchedChromium } from '../chromium/launch';
 import { defaultViewport, type PuppeteerPoolOptions } from './options';
 import type { PuppeteerDriver } from './puppeteer-driver';
 
@@ -59,19 +58,5 @@ export async function launchPuppeteer(options: PuppeteerPoolOptions): Promise<La
 
 /** Launches the pool's Chromium with a fresh profile, removed with the browser however it ends. */
 export async function launchPooledChromium(options: PuppeteerPoolOptions): Promise<SharedBrowser<Browser>> {
-  const { browser, proxy, userDataDir } = await launchPuppeteer(options);
-  return {
-    browser,
-    proxy,
-    onGone: (listener) => void browser.once('disconnected', listener),
-    close: async () => {
-      await browser.close().catch(() => undefined);
-      await proxy?.close();
-      try {
-        if (userDataDir) removeProfile(userDataDir);
-      } catch {
-        // Left for the removal that runs when the browser is gone (removeProfileWhenGone).
-      }
-    },
-  };
+  return sharedBrowser(await launchPuppeteer(options));
 }

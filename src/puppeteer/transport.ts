@@ -36,15 +36,15 @@ type Modifier = 'Alt' | 'Control' | 'Meta' | 'Shift';
 
 /** Puppeteer under the Chromium driver core. */
 export class PuppeteerTransport implements ChromiumTransport<Page, Frame, ElementHandle> {
-  readonly settler: Settler;
+  /** The id of the runtime's new-document script on each tab (undefined when it could not be added). */
+  private readonly runtimeScripts = new Map<Page, Promise<string | undefined>>();
   readonly frames = new FrameRegistry();
+  readonly settler: Settler;
   readonly ownsPages: boolean;
   private readonly context: BrowserContext;
   private readonly owned: Ownership;
   /** Whose pages are the driver's tabs: the context's (`context`), or one page's and its popups (`page`). */
   private readonly tabScope: 'context' | 'page';
-  /** The id of the runtime's new-document script on each tab (undefined when it could not be added). */
-  private readonly runtimeScripts = new Map<Page, Promise<string | undefined>>();
   private tabs: TabTracker | undefined;
   private readonly onTarget = (target: Target): void => this.tabs?.adoptTarget(target, this.tabScope === 'page');
 
