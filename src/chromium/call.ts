@@ -110,3 +110,19 @@ async function abandon(onAbandon: CallHooks['onAbandon']): Promise<string | unde
     clearTimeout(bound);
   }
 }
+
+/** Resolves after `ms` milliseconds, whatever happens; for bounds on waits that must never fail. */
+export function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
+}
+
+/** The value of `promise`, or `fallback` when it rejects or takes longer than `ms`. */
+export async function within<T, F>(promise: Promise<T>, ms: number, fallback: F): Promise<T | F> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const bound = new Promise<F>((resolve) => (timer = setTimeout(() => resolve(fallback), Math.max(0, ms))));
+  try {
+    return await Promise.race([promise.catch(() => fallback), bound]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

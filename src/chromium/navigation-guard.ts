@@ -5,6 +5,7 @@
 
 import type { BlockedNavigation, NavigationGuard, UrlDecision } from '../browser/types';
 import { URLNotAllowedError } from '../errors';
+import { firstLine } from './call';
 
 /** The part of CDP's `Log.entryAdded` event the enforcers read. */
 export interface LogEntryEvent {
@@ -48,9 +49,30 @@ export interface CreatedTarget {
  */
 const popupConsoleWindowMs = 1000;
 
-/** The base of a driver's navigation guard enforcer; `P` is the library's page type. */
-export abstract class GuardedNavigations<P extends object> {
+/** The CDP event of a request paused by the Fetch domain, as the enforcers read it. */
+export interface PausedRequest {
+  readonly requestId: string;
+  readonly request: { readonly url: string; readonly urlFragment?: string | undefined; readonly headers?: Readonly<Record<string, string>> | undefined };
+  readonly frameId: string;
+  readonly resourceType?: string | undefined;
+  readonly redirectedRequestId?: string | undefined;
+}
+
+/** The part of CDP's `Page.getFrameTree` answer the enforcers read. */
+export interface FrameTree {
+  readonly frame: { readonly id: string };
+  readonly childFrames?: readonly FrameTree[] | undefined;
+}
+
+/** What every enforcer is told by its driver: the driver's id of a tab, when it tracks the page. */
+export interface EnforcerHooks<P> {
+  readonly tabId: (page: P) => string | undefined;
+}
+
+/** The base of a driver's navigation guard enforcer; `P` is the library's page type, `H` what its driver tells it. */
+export abstract class GuardedNavigations<P extends object, H extends EnforcerHooks<P> = EnforcerHooks<P>> {
   protected guard: NavigationGuard;
+  protected readonly hooks: H;
   /** The last navigation of each page's top frame the guard stopped, for the driver's own navigations. */
   private readonly lastBlocked = new WeakMap<P, { readonly url: string; readonly reason: string; readonly sequence: number }>();
   private sequence = 0;
@@ -64,8 +86,9 @@ export abstract class GuardedNavigations<P extends object> {
    */
   protected readonly since = Date.now();
 
-  protected constructor(guard: NavigationGuard) {
+  protected constructor(guard: NavigationGuard, hooks: H) {
     this.guard = guard;
+    this.hooks = hooks;
   }
 
   /**
@@ -85,11 +108,24 @@ export abstract class GuardedNavigations<P extends object> {
     return true;
   }
 
-  /** The guard's verdict on a URL; a guard that fails or gives no verdict must deny. */
-  protected abstract decide(url: string): UrlDecision;
+  /** The guard's verdict on a URL (see {@link guardVerdict}). */
+  protected decide(url: string): UrlDecision {
+    return guardVerdict(this.guard, url);
+  }
+
+  /** Enforces another guard from now on, without a gap; documents it denies are left as on install. */
+  replace(guard: NavigationGuard): void {
+    this.guard = guard;
+    this.checkAgain();
+  }
+
+  /** Checks the documents already loaded in the guarded pages against the guard (after `replace`). */
+  protected abstract checkAgain(): void;
 
   /** The driver's id of a tab, when it tracks the page. */
-  protected abstract tabIdOf(page: P): string | undefined;
+  protected tabIdOf(page: P): string | undefined {
+    return this.hooks.tabId(page);
+  }
 
   /**
    * Throws a `URLNotAllowedError` (and reports the navigation) when the guard denies `url`; for
@@ -186,4 +222,26 @@ export abstract class GuardedNavigations<P extends object> {
   protected noteBlocked(page: P, url: string, reason: string): void {
     this.lastBlocked.set(page, { url, reason, sequence: ++this.sequence });
   }
+}
+
+/** A guard's verdict on a URL; a guard that fails or gives no verdict denies, the safe side of a security check. */
+export function guardVerdict(guard: NavigationGuard, url: string): UrlDecision {
+  try {
+    const decision = guard.check(url);
+    if (decision && typeof decision.allowed === 'boolean') return decision;
+    return { allowed: false, reason: 'the URL policy gave no verdict' };
+  } catch (error) {
+    return { allowed: false, reason: `the URL policy failed: ${firstLine(error)}` };
+  }
+}
+
+/** Starts an enforcer; one that cannot start is disposed (leaving nothing behind) and the failure rethrown. */
+export async function startedOrDisposed<T extends { dispose(): Promise<void> }>(enforcer: T, start: (enforcer: T) => Promise<void>): Promise<T> {
+  try {
+    await start(enforcer);
+  } catch (error) {
+    await enforcer.dispose();
+    throw error;
+  }
+  return enforcer;
 }

@@ -1,8 +1,8 @@
 // The `all-requests` scope of a NavigationGuard for both Chromium drivers: every HTTP(S) request of
 // every frame, worker and service worker to a denied URL is failed before it is sent. Documents stay the navigation guard's.
 
-import type { BlockedNavigation, NavigationGuard, NavigationGuardStatus, UrlDecision, UrlPolicyRules } from '../browser/types';
-import { firstLine } from './call';
+import type { BlockedNavigation, NavigationGuard, NavigationGuardStatus, UrlPolicyRules } from '../browser/types';
+import { guardVerdict } from './navigation-guard';
 import { deniesDirectHosts, hasUrlRules, implicitlyDirectHosts, type TunnelGate } from './egress-proxy';
 import { webRtcCheckUrl } from './webrtc-guard';
 import { uncoveredWebSockets, WebSocketTargets, type CdpChannel, type PageChecks } from './websocket-targets';
@@ -146,7 +146,7 @@ export class RequestGuard {
     if (this.pageChecks) return this.pageChecks.update(rules);
     // What a wrapper reports is checked again here: a page may call the binding itself.
     const onBlocked = (target: string): void => {
-      const decision = this.decide(urlToCheck(target));
+      const decision = guardVerdict(this.guard, urlToCheck(target));
       if (!decision.allowed) this.report({ url: target, reason: decision.reason, kind: 'request' });
     };
     this.pageChecks = channel
@@ -156,7 +156,7 @@ export class RequestGuard {
 
   /** The guard's reason for a refused tunnel, `https://host:port/`. */
   private tunnelReason(url: string): string {
-    const decision = this.decide(url);
+    const decision = guardVerdict(this.guard, url);
     return decision.allowed ? `no URL of host ${new URL(url).hostname} is allowed` : decision.reason;
   }
 
@@ -196,21 +196,10 @@ export class RequestGuard {
       );
     if (this.disposed || event.resourceType === 'Document' || isSpeculative(event)) return proceed();
     const url = event.request.url + (event.request.urlFragment ?? '');
-    const decision = this.decide(url);
+    const decision = guardVerdict(this.guard, url);
     if (decision.allowed || (await this.isForeign(event.frameId))) return proceed();
     await this.session.send('Fetch.failRequest', { requestId: event.requestId, errorReason: 'BlockedByClient' }).catch(() => undefined);
     this.report({ url, reason: decision.reason, kind: 'request' });
-  }
-
-  /** The guard's verdict; a guard that fails or gives no verdict denies, the safe side of a security check. */
-  private decide(url: string): UrlDecision {
-    try {
-      const decision = this.guard.check(url);
-      if (decision && typeof decision.allowed === 'boolean') return decision;
-      return { allowed: false, reason: 'the URL policy gave no verdict' };
-    } catch (error) {
-      return { allowed: false, reason: `the URL policy failed: ${firstLine(error)}` };
-    }
   }
 
   /**

@@ -45,6 +45,11 @@ export class TabTracker<P extends TrackedPage> {
     this.hooks = hooks;
   }
 
+  /** Waits (at most `ms`) until the pages of new tabs announced so far are tabs; at once where the library announces them ready. */
+  async adoptions(_ms: number): Promise<void> {
+    return Promise.resolve();
+  }
+
   /** Starts tracking a page as a tab; `activate` makes it the tab the driver acts on. */
   adopt(page: P, activate: boolean): void {
     if (!this.tabIds.has(page)) {

@@ -2,9 +2,8 @@
 // redirect hops, popups, frames and speculative loads. It must not let a denied one leave, nor stop other contexts' requests.
 
 import type { BrowserContext, CDPSession, Frame, Page, Request, Route } from 'playwright-core';
-import type { NavigationGuard, UrlDecision } from '../browser/types';
-import { firstLine } from '../chromium/call';
-import { GuardedNavigations, type CreatedTarget, type SendCommand } from '../chromium/navigation-guard';
+import type { NavigationGuard } from '../browser/types';
+import { GuardedNavigations, startedOrDisposed, type CreatedTarget, type FrameTree, type PausedRequest, type SendCommand } from '../chromium/navigation-guard';
 import { portable } from './page-function';
 
 /** What the enforcer needs from the driver that owns the context. */
@@ -18,20 +17,6 @@ export interface NavigationGuardHooks {
   tabId(page: Page): string | undefined;
   /** Called just before a popup the guard stopped is closed, so the driver can make its opener active again. */
   popupClosing(popup: Page, opener: Page | null): void;
-}
-
-/** The CDP event of a request paused by the Fetch domain. */
-interface PausedRequest {
-  readonly requestId: string;
-  readonly request: { readonly url: string; readonly urlFragment?: string | undefined };
-  readonly frameId: string;
-  readonly redirectedRequestId?: string | undefined;
-}
-
-/** The part of CDP's `Page.getFrameTree` answer the enforcer reads. */
-interface FrameTree {
-  readonly frame: { readonly id: string };
-  readonly childFrames?: readonly FrameTree[] | undefined;
 }
 
 /** A page the enforcer watches: its own CDP session (which sees its redirect hops) and its after-commit check. */
@@ -80,9 +65,8 @@ const frameMemory = 4096;
  *
  * Speculation rules are invisible to interception: an init script removes them from documents.
  */
-export class NavigationGuardEnforcer extends GuardedNavigations<Page> {
+export class NavigationGuardEnforcer extends GuardedNavigations<Page, NavigationGuardHooks> {
   private readonly context: BrowserContext;
-  private readonly hooks: NavigationGuardHooks;
   private readonly pages = new Map<Page, Promise<PageWatch | undefined>>();
   /** The watched pages by CDP target id (the id of their top frame). */
   private readonly watchedTargets = new Map<string, Page>();
@@ -98,26 +82,16 @@ export class NavigationGuardEnforcer extends GuardedNavigations<Page> {
   private readonly onPage = (page: Page): void => void this.pageOpened(page);
 
   private constructor(context: BrowserContext, guard: NavigationGuard, hooks: NavigationGuardHooks) {
-    super(guard);
+    super(guard, hooks);
     this.context = context;
-    this.hooks = hooks;
   }
 
   /** Starts enforcing `guard` on the context; rejects (and leaves nothing behind) if it cannot. */
   static async install(context: BrowserContext, guard: NavigationGuard, hooks: NavigationGuardHooks): Promise<NavigationGuardEnforcer> {
-    const enforcer = new NavigationGuardEnforcer(context, guard, hooks);
-    try {
-      await enforcer.start();
-    } catch (error) {
-      await enforcer.dispose();
-      throw error;
-    }
-    return enforcer;
+    return startedOrDisposed(new NavigationGuardEnforcer(context, guard, hooks), (enforcer) => enforcer.start());
   }
 
-  /** Enforces another guard from now on, without a gap; documents it denies are left as on install. */
-  replace(guard: NavigationGuard): void {
-    this.guard = guard;
+  protected override checkAgain(): void {
     for (const page of this.watchedTargets.values()) for (const frame of page.frames()) this.committed(page, frame);
   }
 
@@ -172,21 +146,6 @@ export class NavigationGuardEnforcer extends GuardedNavigations<Page> {
       // A browser without browser-level sessions: the page sessions still check their pages'
       // hops; those of popups and out-of-process frames are then caught after commit only.
       await session?.detach().catch(() => undefined);
-    }
-  }
-
-  protected override tabIdOf(page: Page): string | undefined {
-    return this.hooks.tabId(page);
-  }
-
-  protected override decide(url: string): UrlDecision {
-    try {
-      const decision = this.guard.check(url);
-      if (decision && typeof decision.allowed === 'boolean') return decision;
-      return { allowed: false, reason: 'the URL policy gave no verdict' };
-    } catch (error) {
-      // A guard that fails denies: the safe side of a security check.
-      return { allowed: false, reason: `the URL policy failed: ${firstLine(error)}` };
     }
   }
 

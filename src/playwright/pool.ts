@@ -2,12 +2,9 @@
 // proxy as launch()), and the pool's public type. Opening a driver in it is the driver's own code.
 
 import { chromium, type Browser } from 'playwright-core';
-import { BrowserError } from '../errors';
 import type { SharedBrowser } from '../chromium/browser-pool';
-import { firstLine } from '../chromium/call';
-import { startLaunchProxy, type EgressProxy } from '../chromium/egress-proxy';
 import { findChromium } from '../chromium/find-chromium';
-import { chromiumLaunchArgs } from '../chromium/launch-args';
+import { launchChromium, sharedBrowser } from '../chromium/launch';
 import type { PlaywrightDriver } from './playwright-driver';
 import type { PlaywrightPoolOptions } from './options';
 
@@ -33,34 +30,18 @@ export interface PlaywrightPool {
   [Symbol.asyncDispose](): Promise<void>;
 }
 
+/** What a launch error names when no Chromium was found and Playwright's own was tried. */
+export const playwrightOwnChromium = "Playwright's own Chromium (none found at /usr/bin/chromium, chromium-browser, google-chrome, …)";
+
 /** Launches the pool's Chromium: not persistent, since each driver brings its own context. */
 export async function launchPooledChromium(options: PlaywrightPoolOptions): Promise<SharedBrowser<Browser>> {
   const executablePath = options.executablePath ?? findChromium();
-  let proxy: EgressProxy | undefined;
-  let browser: Browser;
-  try {
-    proxy = await startLaunchProxy(options.args, options.contextOptions?.proxy !== undefined);
-    browser = await chromium.launch({
-      executablePath,
-      headless: options.headless ?? true,
-      args: [...chromiumLaunchArgs, ...(proxy?.launchArgs ?? []), ...(options.args ?? [])],
-      timeout: options.launchTimeout ?? 30_000,
-    });
-  } catch (error) {
-    await proxy?.close();
-    const where = executablePath ?? "Playwright's own Chromium (none found at /usr/bin/chromium, chromium-browser, google-chrome, …)";
-    throw new BrowserError(`Could not launch Chromium from ${where}: ${firstLine(error)}. Install Chromium or pass \`executablePath\`.`, { cause: error });
-  }
   // Playwright removes its own profile folder when the browser ends, however it ends; a killed
   // browser still leaves Chromium's singleton-socket folder (org.chromium.Chromium.*) behind.
-  browser.once('disconnected', () => void proxy?.close());
-  return {
-    browser,
-    proxy,
-    onGone: (listener) => void browser.once('disconnected', listener),
-    close: async () => {
-      await browser.close().catch(() => undefined);
-      await proxy?.close();
-    },
-  };
+  const launched = await launchChromium(
+    { executablePath, unnamed: playwrightOwnChromium, args: options.args, ownProxy: options.contextOptions?.proxy !== undefined, profile: false },
+    (args) => chromium.launch({ executablePath, headless: options.headless ?? true, args, timeout: options.launchTimeout ?? 30_000 }),
+    (browser, listener) => void browser.once('disconnected', listener),
+  );
+  return sharedBrowser(launched);
 }

@@ -4,8 +4,7 @@
 import type { Frame, Page, Request } from 'playwright-core';
 import { callRuntime } from '../dom/page-runtime';
 import { sleep } from '../util/abort';
-import { NetworkActivity } from '../chromium/network-activity';
-import { PendingNavigation } from '../chromium/pending-navigation';
+import { PageSettler } from '../chromium/page-settler';
 import type { ResolvedSettleOptions } from '../chromium/settle-options';
 import { frameEvaluator } from '../chromium/runtime-calls';
 
@@ -71,42 +70,21 @@ async function beforeDeadline<T>(promise: Promise<T>, deadline: number): Promise
 }
 
 /** Waits for the pages it watches to settle, within the settle bound. */
-export class Settler {
-  private readonly options: ResolvedSettleOptions;
+export class Settler extends PageSettler<Page, Request> {
   /** False when the driver made the context with page JavaScript off: the DOM cannot change by itself then. */
   private readonly pageScripts: boolean;
-  private readonly network = new WeakMap<Page, NetworkActivity<Request>>();
   private readonly timers = new WeakMap<Page, DocumentTimers>();
-  private readonly navigations = new WeakMap<Page, PendingNavigation<Request>>();
 
   constructor(options: ResolvedSettleOptions, pageScripts: boolean) {
-    this.options = options;
+    super(options);
     this.pageScripts = pageScripts;
   }
 
-  /** Starts tracking the page's requests and documents; returns the function that stops it. */
-  watch(page: Page): () => void {
-    const network = new NetworkActivity<Request>(page);
+  /** Whether page timers run in each document, checked once per document. */
+  protected override watchMore(page: Page): () => void {
     const timers = new DocumentTimers(page);
-    const navigation = new PendingNavigation<Request>(page);
-    this.network.set(page, network);
     this.timers.set(page, timers);
-    this.navigations.set(page, navigation);
-    return () => {
-      network.dispose();
-      timers.dispose();
-      navigation.dispose();
-    };
-  }
-
-  /** The document the page is waiting for, if the driver watches it. */
-  pendingNavigation(page: Page): PendingNavigation<Request> | undefined {
-    return this.navigations.get(page);
-  }
-
-  /** When a settle wait that may take `timeout` ms must end: within the settle bound, a little before the call's own end. */
-  deadline(timeout: number): number {
-    return Date.now() + Math.min(this.options.maxWaitMs, Math.max(0, timeout - 50));
+    return () => timers.dispose();
   }
 
   /**
@@ -114,11 +92,10 @@ export class Settler {
    * flight and no DOM mutation for the quiet windows, until `deadline` at the latest. Never
    * fails: a busy page just ends the wait.
    */
-  async waitUntilSettled(page: Page, deadline: number, signal: AbortSignal | undefined): Promise<void> {
-    const { domQuietMs, networkQuietMs, ignoreRequestsAfterMs } = this.options;
+  override async waitUntilSettled(page: Page, deadline: number, signal: AbortSignal | undefined): Promise<void> {
+    const { domQuietMs } = this.options;
     const remaining = (): number => Math.max(0, deadline - Date.now());
     await page.waitForLoadState('domcontentloaded', { timeout: Math.max(1, remaining()) }).catch(() => undefined);
-    const activity = this.network.get(page);
     const timers = this.timers.get(page);
     // Bounded by the deadline: every pass waits at least the DOM window or a short pause.
     for (let pass = 0; pass < 100 && remaining() > 0; pass++) {
@@ -126,7 +103,7 @@ export class Settler {
       // counts its quiet window with a timer, would last until the deadline.
       const timersRun = this.pageScripts && (await timers?.run(page.mainFrame(), deadline, signal)) !== false;
       if (!timersRun) {
-        if (!activity || activity.isQuiet(Date.now(), networkQuietMs, ignoreRequestsAfterMs)) return;
+        if (this.networkQuiet(page)) return;
         await sleep(Math.min(50, remaining()), signal);
         continue;
       }
@@ -137,7 +114,7 @@ export class Settler {
       let bound: ReturnType<typeof setTimeout> | undefined;
       const domQuiet = await Promise.race([inPage, new Promise<boolean>((done) => (bound = setTimeout(() => done(true), remaining() + 20)))]);
       clearTimeout(bound);
-      const networkQuiet = !activity || activity.isQuiet(Date.now(), networkQuietMs, ignoreRequestsAfterMs);
+      const networkQuiet = this.networkQuiet(page);
       if (domQuiet && networkQuiet) return;
       if (!domQuiet) await page.waitForLoadState('domcontentloaded', { timeout: Math.max(1, remaining()) }).catch(() => undefined);
       else await sleep(Math.min(50, remaining()), signal);

@@ -1,8 +1,7 @@
-// Puppeteer's part of running a driver call: its words for a page that went away under a call, and
-// small bounded waits. The generic time budget and error wrapping are in src/chromium/call.ts.
+// Puppeteer's words for a page that went away under a call. The generic time budget, error wrapping
+// and bounded waits are in src/chromium/call.ts.
 
-import type { CallOptions } from '../browser/types';
-import { asBrowserError as asGenericBrowserError, firstLine, guardedCall as guardedGenericCall, isDocumentGoneError } from '../chromium/call';
+import { asBrowserError as asGenericBrowserError, firstLine, isDocumentGoneError } from '../chromium/call';
 import { BrowserError, PlannavError } from '../errors';
 
 /**
@@ -26,48 +25,4 @@ export function asBrowserError(what: string, error: unknown): PlannavError {
     return new BrowserError(`${what} failed: the page changed under it (${firstLine(error)}). Read the page state again.`, { cause: error, retryable: true });
   }
   return asGenericBrowserError(what, error);
-}
-
-/** What the driver adds to a call: its reading of a failure given the browser's state, and what to do when time runs out. */
-export interface PuppeteerCallHooks {
-  /** The error a failure becomes once Puppeteer's words for it were read (a gone browser, for instance). */
-  readonly explain?: ((error: PlannavError, raw: unknown) => Promise<PlannavError>) | undefined;
-  /** Runs when the caller stops waiting for the call (see `CallHooks.onAbandon` in src/chromium/call.ts). */
-  readonly onAbandon?: (() => Promise<string | undefined>) | undefined;
-}
-
-/**
- * Runs `body` with the call's time budget (see src/chromium/call.ts), with Puppeteer's reading of
- * failures: a page that went away is retryable.
- */
-export function guardedCall<T>(
-  what: string,
-  options: CallOptions | undefined,
-  defaultTimeout: number,
-  body: (timeout: number, deadline: number) => Promise<T>,
-  hooks: PuppeteerCallHooks = {},
-): Promise<T> {
-  return guardedGenericCall(what, options, defaultTimeout, body, {
-    toError: (failed, error) => {
-      const plain = asBrowserError(failed, error);
-      return hooks.explain ? hooks.explain(plain, error) : plain;
-    },
-    onAbandon: hooks.onAbandon,
-  });
-}
-
-/** Resolves after `ms` milliseconds, whatever happens; for bounds on waits that must never fail. */
-export function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
-}
-
-/** The value of `promise`, or `fallback` when it rejects or takes longer than `ms`. */
-export async function within<T, F>(promise: Promise<T>, ms: number, fallback: F): Promise<T | F> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const bound = new Promise<F>((resolve) => (timer = setTimeout(() => resolve(fallback), Math.max(0, ms))));
-  try {
-    return await Promise.race([promise.catch(() => fallback), bound]);
-  } finally {
-    clearTimeout(timer);
-  }
 }

@@ -2,9 +2,16 @@
 // redirect hops, popups, frames, prefetches. It must not let a denied one leave, nor stop other contexts' requests.
 
 import type { Browser, CDPSession, Frame, Page } from 'puppeteer-core';
-import type { BlockedNavigation, NavigationGuard, UrlDecision } from '../browser/types';
-import { firstLine } from '../chromium/call';
-import { GuardedNavigations, type CreatedTarget, type LogEntryEvent, type SendCommand } from '../chromium/navigation-guard';
+import type { BlockedNavigation, NavigationGuard } from '../browser/types';
+import {
+  GuardedNavigations,
+  startedOrDisposed,
+  type CreatedTarget,
+  type FrameTree,
+  type PausedRequest,
+  type LogEntryEvent,
+  type SendCommand,
+} from '../chromium/navigation-guard';
 
 /** What the enforcer needs from the driver that owns the context. */
 export interface NavigationGuardHooks {
@@ -21,27 +28,12 @@ export interface NavigationGuardHooks {
   popupClosing(opener: Page | undefined): void;
 }
 
-/** The CDP event of a request paused by the Fetch domain. */
-interface PausedRequest {
-  readonly requestId: string;
-  readonly request: { readonly url: string; readonly urlFragment?: string | undefined; readonly headers?: Readonly<Record<string, string>> | undefined };
-  readonly frameId: string;
-  readonly resourceType: string;
-  readonly redirectedRequestId?: string | undefined;
-}
-
 /** The part of CDP's target info the enforcer reads. */
 interface TargetInfo {
   readonly targetId: string;
   readonly type: string;
   readonly browserContextId?: string | undefined;
   readonly openerId?: string | undefined;
-}
-
-/** The part of CDP's `Page.getFrameTree` answer the enforcer reads. */
-interface FrameTree {
-  readonly frame: { readonly id: string };
-  readonly childFrames?: readonly FrameTree[] | undefined;
 }
 
 /** One tab the enforcer watches: its own CDP session (for its target id and frame tree) and its after-commit check. */
@@ -89,9 +81,8 @@ function isPrefetch(event: PausedRequest): boolean {
  * the tab's console: each tab's session reads it, the refusal is reported like a stopped
  * navigation, and a popup left empty by it is closed.
  */
-export class NavigationGuardEnforcer extends GuardedNavigations<Page> {
+export class NavigationGuardEnforcer extends GuardedNavigations<Page, NavigationGuardHooks> {
   private readonly browser: Browser;
-  private readonly hooks: NavigationGuardHooks;
   private readonly watches = new Map<Page, Promise<PageWatch | undefined>>();
   /** Targets that already made a document request: a later one of theirs is no popup's first. */
   private readonly seenTargets = new Set<string>();
@@ -100,27 +91,17 @@ export class NavigationGuardEnforcer extends GuardedNavigations<Page> {
   private disposed = false;
   private readonly onPaused = (event: PausedRequest): void => void this.paused(event);
 
-  private constructor(browser: Browser, guard: NavigationGuard, hooks: NavigationGuardHooks) {
-    super(guard);
-    this.browser = browser;
-    this.hooks = hooks;
-  }
-
   /** Starts enforcing `guard` on the context; rejects (and leaves nothing behind) if it cannot. */
   static async install(browser: Browser, guard: NavigationGuard, hooks: NavigationGuardHooks): Promise<NavigationGuardEnforcer> {
-    const enforcer = new NavigationGuardEnforcer(browser, guard, hooks);
-    try {
-      await enforcer.start();
-    } catch (error) {
-      await enforcer.dispose();
-      throw error;
-    }
-    return enforcer;
+    return startedOrDisposed(new NavigationGuardEnforcer(browser, guard, hooks), (enforcer) => enforcer.start());
   }
 
-  /** Enforces another guard from now on, without a gap; documents it denies are left as on install. */
-  replace(guard: NavigationGuard): void {
-    this.guard = guard;
+  private constructor(browser: Browser, guard: NavigationGuard, hooks: NavigationGuardHooks) {
+    super(guard, hooks);
+    this.browser = browser;
+  }
+
+  protected override checkAgain(): void {
     for (const page of this.hooks.pages()) for (const frame of page.frames()) this.committed(page, frame);
   }
 
@@ -300,19 +281,6 @@ export class NavigationGuardEnforcer extends GuardedNavigations<Page> {
 
   private async isTopFrame(page: Page, frameId: string): Promise<boolean> {
     return (await this.watches.get(page))?.targetId === frameId;
-  }
-
-  protected override tabIdOf(page: Page): string | undefined {
-    return this.hooks.tabId(page);
-  }
-
-  protected override decide(url: string): UrlDecision {
-    try {
-      return this.guard.check(url);
-    } catch (error) {
-      // A policy that cannot decide does not let the navigation through.
-      return { allowed: false, reason: `the URL policy failed on it (${firstLine(error)})` };
-    }
   }
 
   /** The check after commit: a denied document that got in without a request is left at once. */

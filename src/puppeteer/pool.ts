@@ -1,15 +1,11 @@
 // The browser pool of PuppeteerDriver: the one Chromium it launches (same switches, profile and
 // WebSocket proxy as launch()), and the pool's public type. Opening a driver in it is the driver's own code.
 
-import { rmSync } from 'node:fs';
 import puppeteer, { type Browser } from 'puppeteer-core';
 import { BrowserError } from '../errors';
 import type { SharedBrowser } from '../chromium/browser-pool';
-import { firstLine } from '../chromium/call';
-import { startLaunchProxy, type EgressProxy } from '../chromium/egress-proxy';
 import { chromiumCandidates, findChromium } from '../chromium/find-chromium';
-import { chromiumLaunchArgs } from '../chromium/launch-args';
-import { createProfile, removeProfile, removeProfileWhenGone } from '../chromium/profile';
+import { launchChromium, sharedBrowser, type LaunchedChromium } from '../chromium/launch';
 import { defaultViewport, type PuppeteerPoolOptions } from './options';
 import type { PuppeteerDriver } from './puppeteer-driver';
 
@@ -35,49 +31,32 @@ export interface PuppeteerPool {
   [Symbol.asyncDispose](): Promise<void>;
 }
 
-/** Launches the pool's Chromium with a fresh profile, removed with the browser however it ends. */
-export async function launchPooledChromium(options: PuppeteerPoolOptions): Promise<SharedBrowser<Browser>> {
+/**
+ * Launches Chromium with a fresh profile, removed with the browser however it ends (launch() and the pool).
+ * @throws `BrowserError` when no browser is found (puppeteer-core downloads none) or it cannot start.
+ */
+export async function launchPuppeteer(options: PuppeteerPoolOptions): Promise<LaunchedChromium<Browser>> {
   const executablePath = options.executablePath ?? findChromium();
   if (!executablePath) {
     const looked = chromiumCandidates(process.platform, process.env).join(', ');
     throw new BrowserError(`No Chromium or Chrome found (looked at ${looked}): install one or pass \`executablePath\`. puppeteer-core downloads no browser.`);
   }
-  let userDataDir: string | undefined;
-  let proxy: EgressProxy | undefined;
-  let browser: Browser;
-  try {
-    userDataDir = createProfile();
-    proxy = await startLaunchProxy(options.args);
-    browser = await puppeteer.launch({
-      executablePath,
-      headless: options.headless ?? true,
-      args: [...chromiumLaunchArgs, ...(proxy?.launchArgs ?? []), ...(options.args ?? [])],
-      userDataDir,
-      defaultViewport: options.viewport ?? defaultViewport,
-      timeout: options.launchTimeout ?? 30_000,
-    });
-  } catch (error) {
-    if (userDataDir) rmSync(userDataDir, { recursive: true, force: true, maxRetries: 3 });
-    await proxy?.close();
-    throw new BrowserError(`Could not launch Chromium from ${executablePath}: ${firstLine(error)}. Install Chromium or pass \`executablePath\`.`, {
-      cause: error,
-    });
-  }
-  const profile = userDataDir;
-  removeProfileWhenGone(profile, (listener) => browser.once('disconnected', listener));
-  browser.once('disconnected', () => void proxy?.close());
-  return {
-    browser,
-    proxy,
-    onGone: (listener) => void browser.once('disconnected', listener),
-    close: async () => {
-      await browser.close().catch(() => undefined);
-      await proxy?.close();
-      try {
-        removeProfile(profile);
-      } catch {
-        // Left for the removal that runs when the browser is gone (removeProfileWhenGone).
-      }
-    },
-  };
+  return launchChromium(
+    { executablePath, args: options.args, profile: true },
+    (args, userDataDir) =>
+      puppeteer.launch({
+        executablePath,
+        headless: options.headless ?? true,
+        args,
+        userDataDir,
+        defaultViewport: options.viewport ?? defaultViewport,
+        timeout: options.launchTimeout ?? 30_000,
+      }),
+    (browser, listener) => void browser.once('disconnected', listener),
+  );
+}
+
+/** Launches the pool's Chromium with a fresh profile, removed with the browser however it ends. */
+export async function launchPooledChromium(options: PuppeteerPoolOptions): Promise<SharedBrowser<Browser>> {
+  return sharedBrowser(await launchPuppeteer(options));
 }

@@ -4,49 +4,12 @@
 import type { HTTPRequest, Page } from 'puppeteer-core';
 import { callRuntime } from '../dom/page-runtime';
 import { sleep } from '../util/abort';
-import { within } from './call';
-import { NetworkActivity } from '../chromium/network-activity';
-import { PendingNavigation } from '../chromium/pending-navigation';
-import type { ResolvedSettleOptions } from '../chromium/settle-options';
+import { within } from '../chromium/call';
+import { PageSettler } from '../chromium/page-settler';
 import { frameEvaluator } from '../chromium/runtime-calls';
 
 /** Waits for the pages it watches to settle, within the settle bound. */
-export class Settler {
-  private readonly options: ResolvedSettleOptions;
-  private readonly network = new WeakMap<Page, NetworkActivity<HTTPRequest>>();
-  private readonly navigations = new WeakMap<Page, PendingNavigation<HTTPRequest>>();
-
-  constructor(options: ResolvedSettleOptions) {
-    this.options = options;
-  }
-
-  /** The longest a settle wait may take. */
-  get maxWaitMs(): number {
-    return this.options.maxWaitMs;
-  }
-
-  /** Starts tracking the page's requests and the document it waits for; returns the function that stops it. */
-  watch(page: Page): () => void {
-    const network = new NetworkActivity<HTTPRequest>(page);
-    const navigation = new PendingNavigation<HTTPRequest>(page);
-    this.network.set(page, network);
-    this.navigations.set(page, navigation);
-    return () => {
-      network.dispose();
-      navigation.dispose();
-    };
-  }
-
-  /** The document the page is waiting for, if the driver watches it. */
-  pendingNavigation(page: Page): PendingNavigation<HTTPRequest> | undefined {
-    return this.navigations.get(page);
-  }
-
-  /** When a settle wait that may take `timeout` ms must end: within the settle bound, a little before the call's own end. */
-  deadline(timeout: number): number {
-    return Date.now() + Math.min(this.options.maxWaitMs, Math.max(0, timeout - 50));
-  }
-
+export class Settler extends PageSettler<Page, HTTPRequest> {
   /**
    * Waits until the page has settled: its document parsed, no tracked request in flight and no
    * DOM mutation for the quiet windows, until `deadline` at the latest. Never fails: a busy page
@@ -54,11 +17,10 @@ export class Settler {
    * left out (nothing but the network can change such a page), and every wait in the page is
    * bounded from Node.
    */
-  async waitUntilSettled(page: Page, deadline: number, signal: AbortSignal | undefined): Promise<void> {
-    const { domQuietMs, networkQuietMs, ignoreRequestsAfterMs } = this.options;
+  override async waitUntilSettled(page: Page, deadline: number, signal: AbortSignal | undefined): Promise<void> {
+    const { domQuietMs } = this.options;
     const remaining = (): number => Math.max(0, deadline - Date.now());
-    const activity = this.network.get(page);
-    const networkQuiet = (): boolean => !activity || activity.isQuiet(Date.now(), networkQuietMs, ignoreRequestsAfterMs);
+    const networkQuiet = (): boolean => this.networkQuiet(page);
     await this.documentParsed(page, deadline, signal);
     // Bounded by the deadline: every pass waits at least the DOM window or a short pause.
     for (let pass = 0; pass < 100 && remaining() > 0; pass++) {

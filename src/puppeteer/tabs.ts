@@ -3,7 +3,7 @@
 
 import { TargetType, type Page, type Target } from 'puppeteer-core';
 import { TabTracker as ChromiumTabTracker } from '../chromium/tabs';
-import { within } from './call';
+import { within } from '../chromium/call';
 
 /** The pages of the driver's browser context as tabs, and the pages of targets still being set up. */
 export class TabTracker extends ChromiumTabTracker<Page> {
@@ -53,7 +53,7 @@ export class TabTracker extends ChromiumTabTracker<Page> {
   }
 
   /** Waits (at most `ms`) until the pages of targets that appeared so far are tabs. */
-  async adoptions(ms: number): Promise<void> {
+  override async adoptions(ms: number): Promise<void> {
     if (this.pending.size === 0) return;
     await within(Promise.all([...this.pending]), ms, undefined);
   }

@@ -1,0 +1,99 @@
+// Launching Chromium and opening a driver over it, the same for both drivers: a fresh profile (when
+// the library does not make its own), the WebSocket proxy, the switches, and no process or folder left
+// behind when a step fails. How the library launches stays the caller's.
+
+import { rmSync } from 'node:fs';
+import { BrowserError } from '../errors';
+import { firstLine } from './call';
+import { startLaunchProxy, type EgressProxy } from './egress-proxy';
+import { chromiumLaunchArgs } from './launch-args';
+import type { SharedBrowser } from './browser-pool';
+import { createProfile, removeProfile, removeProfileWhenGone } from './profile';
+
+/** What to launch: the browser, the user's switches, whether a proxy of the user's replaces the driver's, whether to make a profile. */
+export interface LaunchRequest {
+  /** The browser to start; undefined lets the library choose, named then by `unnamed` in an error. */
+  readonly executablePath: string | undefined;
+  readonly unnamed?: string | undefined;
+  readonly args?: readonly string[] | undefined;
+  readonly ownProxy?: boolean | undefined;
+  readonly profile: boolean;
+}
+
+/** A launched browser with its proxy and profile folder (when one was made). */
+export interface LaunchedChromium<B> {
+  readonly browser: B;
+  readonly proxy: EgressProxy | undefined;
+  readonly userDataDir: string | undefined;
+}
+
+/**
+ * Launches Chromium through `launch` (given the switches and the profile folder); a browser that
+ * dies (killed, crashed) takes its profile folder and proxy with it, close() or not (`onGone`).
+ * @throws `BrowserError` saying where it looked when the browser could not be started.
+ */
+export async function launchChromium<B>(
+  request: LaunchRequest,
+  launch: (args: string[], userDataDir: string | undefined) => Promise<B>,
+  onGone: (browser: B, listener: () => void) => void,
+): Promise<LaunchedChromium<B>> {
+  let userDataDir: string | undefined;
+  let proxy: EgressProxy | undefined;
+  let browser: B;
+  try {
+    if (request.profile) userDataDir = createProfile();
+    proxy = await startLaunchProxy(request.args, request.ownProxy);
+    browser = await launch([...chromiumLaunchArgs, ...(proxy?.launchArgs ?? []), ...(request.args ?? [])], userDataDir);
+  } catch (error) {
+    if (userDataDir) rmSync(userDataDir, { recursive: true, force: true, maxRetries: 3 });
+    await proxy?.close();
+    const where = request.executablePath ?? request.unnamed;
+    throw new BrowserError(`Could not launch Chromium from ${where}: ${firstLine(error)}. Install Chromium or pass \`executablePath\`.`, { cause: error });
+  }
+  if (userDataDir) removeProfileWhenGone(userDataDir, (listener) => onGone(browser, listener));
+  onGone(browser, () => void proxy?.close());
+  return { browser, proxy, userDataDir };
+}
+
+/**
+ * Makes a driver and starts it. Whatever fails (bad options, an unreachable start URL) leaves
+ * nothing running: the driver is closed, or, when it was never made, `cleanUp` closes what was
+ * opened for it.
+ */
+export async function openDriver<D extends { close(): Promise<void> }>(
+  make: () => D,
+  start: (driver: D) => Promise<void>,
+  cleanUp: () => Promise<unknown>,
+): Promise<D> {
+  let driver: D | undefined;
+  try {
+    driver = make();
+    await start(driver);
+    return driver;
+  } catch (error) {
+    if (driver) await driver.close().catch(() => undefined);
+    else await cleanUp().catch(() => undefined);
+    throw error;
+  }
+}
+
+/** A launched browser as a pool's shared one: closing it closes the proxy and removes the profile folder (if it made one). */
+export function sharedBrowser<B extends { close(): Promise<unknown>; once(event: 'disconnected', listener: () => void): unknown }>(
+  launched: LaunchedChromium<B>,
+): SharedBrowser<B> {
+  const { browser, proxy, userDataDir } = launched;
+  return {
+    browser,
+    proxy,
+    onGone: (listener) => void browser.once('disconnected', listener),
+    close: async () => {
+      await browser.close().catch(() => undefined);
+      await proxy?.close();
+      try {
+        if (userDataDir) removeProfile(userDataDir);
+      } catch {
+        // Left for the removal that runs when the browser is gone (removeProfileWhenGone).
+      }
+    },
+  };
+}

@@ -1,0 +1,342 @@
+// The Playwright transport of the Chromium driver core (src/chromium/transport.ts says the split):
+// Playwright's pages, frames, loads and input primitives, its init script, and the library halves of
+// the guards (route-based navigation guard, the WebRTC checks in pages, service workers' restart).
+
+import type { Browser, BrowserContext, ElementHandle, Frame, Page } from 'playwright-core';
+import type { ElementRef, NavigationGuard, NavigationResponse, ScreenshotOptions } from '../browser/types';
+import { BrowserError, type PlannavError } from '../errors';
+import { asBrowserError, firstLine } from '../chromium/call';
+import type { CoreOwnership } from '../chromium/driver-core';
+import { loadBudget } from '../chromium/pending-navigation';
+import type { BrowserSession, RequestGuardOptions } from '../chromium/request-guard';
+import { installRuntime } from '../chromium/runtime-calls';
+import { resolveSettleOptions, type SettleOptions } from '../chromium/settle-options';
+import type { TabHooks } from '../chromium/tabs';
+import type { ChromiumTransport, ElementMethods, ElementPoint, GuardEnforcer, PageSession, PointerClick } from '../chromium/transport';
+import { pageRuntime } from '../dom/page-runtime';
+import { sleep } from '../util/abort';
+import { FrameRegistry } from './frames';
+import { NavigationGuardEnforcer } from './navigation-guard';
+import { ContextPageChecks, exposeReportBinding } from './page-checks';
+import { lookUpElement, onElement } from './runtime-calls';
+import { Settler } from './settle';
+import { TabTracker } from './tabs';
+
+/** How long close() waits for Playwright to remove the driver's init script from an attached context. */
+const initScriptRemovalMs = 2000;
+/** How long one step of a service worker's restart may take (see `restartServiceWorkers`). */
+const serviceWorkerStepMs = 5000;
+
+/** What a Playwright driver owns and must release on close; attached drivers own nothing. */
+export interface Ownership extends CoreOwnership {
+  readonly browser?: Browser | undefined;
+  readonly context?: BrowserContext | undefined;
+}
+
+/** Playwright under the Chromium driver core. */
+export class PlaywrightTransport implements ChromiumTransport<Page, Frame, ElementHandle<Element>> {
+  readonly settler: Settler;
+  readonly frames = new FrameRegistry();
+  readonly ownsPages: boolean;
+  private readonly context: BrowserContext;
+  private readonly owned: Ownership;
+  /**
+   * Whose pages are the driver's tabs: every page of the context (`context`), or, for a driver
+   * attached to one page, that page and the popups its tabs open (`page`), so that drivers
+   * attached to pages of one context never take each other's pages.
+   */
+  private readonly tabScope: 'context' | 'page';
+  private tabs: TabTracker | undefined;
+  private stopped = false;
+  private readonly onPage = (page: Page): void => {
+    const tabs = this.tabs;
+    if (!tabs) return;
+    if (this.tabScope === 'context') return tabs.adopt(page, true);
+    // Playwright knows a page's opener when it announces the page: this resolves at once.
+    void page
+      .opener()
+      .then((opener) => {
+        if (opener && tabs.has(opener) && !this.stopped) tabs.adopt(page, true);
+      })
+      .catch(() => undefined);
+  };
+  private initScript: { dispose(): Promise<void> } | undefined;
+  /** The request guard's checks inside the context's documents (WebRTC), while it runs them. */
+  private pageChecks: ContextPageChecks | undefined;
+  /**
+   * The name of the binding through which those checks report, once made. Playwright cannot
+   * remove a binding: in a context the driver attached to, it stays after close(), calling nothing.
+   */
+  private reportBinding: Promise<string> | undefined;
+
+  /** `pageScripts` is false when the driver made the context with page JavaScript off: the DOM cannot change by itself then. */
+  constructor(context: BrowserContext, owned: Ownership, tabScope: 'context' | 'page', settle: SettleOptions | undefined, pageScripts: boolean) {
+    this.context = context;
+    this.owned = owned;
+    this.tabScope = tabScope;
+    this.ownsPages = owned.context !== undefined;
+    this.settler = new Settler(resolveSettleOptions(settle), pageScripts);
+  }
+
+  tabTracker(hooks: TabHooks<Page>): TabTracker {
+    this.tabs = new TabTracker(hooks);
+    return this.tabs;
+  }
+
+  /** Installs the listener recorder, adopts the context's pages and makes one active. */
+  async start(tabs: TabTracker, preferred: Page | undefined): Promise<void> {
+    // The page runtime goes into every document before its scripts run, so the listeners they add are seen.
+    const disposable: unknown = await this.context.addInitScript({ content: pageRuntime.installSource });
+    if (disposable && typeof (disposable as { dispose?: unknown }).dispose === 'function') this.initScript = disposable as { dispose(): Promise<void> };
+    if (this.tabScope === 'context') for (const page of this.context.pages()) tabs.adopt(page, false);
+    this.context.on('page', this.onPage);
+    if (preferred) tabs.adopt(preferred, true);
+    if (!tabs.activePage) tabs.adopt(this.context.pages()[0] ?? (await this.context.newPage()), true);
+    // Documents loaded before the driver came get the recorder now (it sees listeners added from here on).
+    await Promise.all(tabs.livePages().flatMap((page) => page.frames().map((frame) => installRuntime(frame))));
+  }
+
+  watch(): () => void {
+    return () => undefined;
+  }
+
+  newPage(): Promise<Page> {
+    return this.context.newPage();
+  }
+
+  async ready(): Promise<void> {
+    // The init script is in every new page of the context from its first document.
+  }
+
+  async goto(page: Page, url: string, budget: number): Promise<NavigationResponse | undefined> {
+    const answer = await page.goto(url, { waitUntil: 'commit', timeout: budget });
+    // The main document's status and headers: a collection tells a server error (5xx, 429) from a page by them.
+    return answer ? { status: answer.status(), headers: answer.headers() } : undefined;
+  }
+
+  async loadFailure(_page: Page, error: unknown): Promise<string> {
+    return firstLine(error);
+  }
+
+  async goBack(page: Page, budget: number): Promise<boolean> {
+    await page.goBack({ waitUntil: 'commit', timeout: budget });
+    return true;
+  }
+
+  async session(page: Page): Promise<PageSession> {
+    const session = await this.context.newCDPSession(page);
+    return { send: (method) => session.send(method), detach: () => session.detach() };
+  }
+
+  onElement<M extends keyof ElementMethods>(
+    element: ElementHandle<Element>,
+    method: M,
+    argument: Parameters<ElementMethods[M]>[1],
+  ): Promise<ReturnType<ElementMethods[M]>> {
+    return onElement(element, method, argument);
+  }
+
+  lookUp(frame: Frame, ref: ElementRef): Promise<ElementHandle<Element> | 'document' | 'removed'> {
+    return lookUpElement(frame, ref);
+  }
+
+  async hover(_page: Page, element: ElementHandle<Element>, point: ElementPoint, click: PointerClick): Promise<boolean> {
+    const options = { position: { x: point.x, y: point.y }, force: true, modifiers: [...click.modifiers], timeout: Math.min(loadBudget(click.timeout), 5000) };
+    return element.hover(options).then(
+      () => true,
+      () => false,
+    );
+  }
+
+  async pointerClick(_page: Page, element: ElementHandle<Element>, point: ElementPoint, click: PointerClick): Promise<boolean> {
+    const { button, modifiers, timeout } = click;
+    try {
+      // The hit test stands in for Playwright's actionability checks, which would wait out the timeout on a covered element.
+      await element.click({
+        position: { x: point.x, y: point.y },
+        force: true,
+        button,
+        modifiers: [...modifiers],
+        timeout: Math.min(loadBudget(timeout), 5000),
+      });
+      return true;
+    } catch (error) {
+      // The click went through and started a load that Playwright waits for: the settle wait takes it from here.
+      if (click.startedLoad()) return true;
+      // Detached or moved away between the hit test and the click: the page's own handlers still get a dispatched click.
+      if (/timeout|not stable|outside of the viewport|not visible|not attached|detached/i.test(firstLine(error))) return false;
+      throw error;
+    }
+  }
+
+  async typeText(_page: Page, element: ElementHandle<Element>, ref: ElementRef, text: string, timeout: number): Promise<void> {
+    try {
+      await element.fill(text, { timeout: Math.min(timeout, 5000) });
+    } catch (error) {
+      if (/not an <input>|not an input|Element is not/i.test(firstLine(error))) {
+        throw new BrowserError(`Element ${ref.index} is a <${ref.tagName}>, which cannot take text: ${firstLine(error)}`, { cause: error });
+      }
+      throw error;
+    }
+  }
+
+  chooseOption(element: ElementHandle<Element>, index: number, timeout: number): Promise<string[]> {
+    return element.selectOption({ index }, { timeout });
+  }
+
+  async setFiles(element: ElementHandle<Element>, ref: ElementRef, files: readonly string[], _count: number, timeout: number): Promise<void> {
+    try {
+      await element.setInputFiles([...files], { timeout });
+    } catch (error) {
+      if (/Not an input|not an input|input\[type=file\]/.test(firstLine(error))) {
+        throw new BrowserError(`Element ${ref.index} (<${ref.tagName}>) is not a file input.`, { cause: error });
+      }
+      throw error;
+    }
+  }
+
+  press(page: Page, keys: string): Promise<void> {
+    return page.keyboard.press(keys);
+  }
+
+  async screenshot(page: Page, options: ScreenshotOptions | undefined, timeout: number): Promise<Uint8Array> {
+    const bytes = await page.screenshot({ type: 'jpeg', quality: options?.quality ?? 70, fullPage: options?.fullPage ?? false, timeout });
+    return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  }
+
+  async installGuard(guard: NavigationGuard, tabs: TabTracker): Promise<GuardEnforcer<Page>> {
+    return NavigationGuardEnforcer.install(this.context, guard, {
+      ownsBrowser: this.owned.userDataDir !== undefined,
+      tabId: (page) => tabs.idOf(page),
+      popupClosing: (popup, opener) => {
+        if (tabs.activePage === popup && opener && tabs.has(opener) && !opener.isClosed()) tabs.activePage = opener;
+      },
+    });
+  }
+
+  asBrowserError(what: string, error: unknown): PlannavError {
+    return asBrowserError(what, error);
+  }
+
+  /** A launched browser's context closes when its process ends; a connected one's browser disconnects. */
+  onGone(listener: () => void): () => void {
+    this.context.on('close', listener);
+    const browser = this.context.browser();
+    browser?.on('disconnected', listener);
+    return () => {
+      this.context.off('close', listener);
+      browser?.off('disconnected', listener);
+    };
+  }
+
+  stopListening(): void {
+    this.stopped = true;
+    this.context.off('page', this.onPage);
+  }
+
+  async release(): Promise<unknown[]> {
+    const problems: unknown[] = [];
+    if (!this.owned.context && this.initScript) {
+      // Playwright waits for every page of the context to take the removal, and a page held by a
+      // load that never answers never does: give up on it after a moment rather than hang.
+      let bound: ReturnType<typeof setTimeout> | undefined;
+      const removal = this.initScript.dispose().catch(() => undefined);
+      await Promise.race([removal, new Promise<void>((done) => (bound = setTimeout(done, initScriptRemovalMs)))]);
+      clearTimeout(bound);
+    }
+    if (this.owned.context) await this.owned.context.close().catch((error: unknown) => problems.push(error));
+    if (this.owned.browser) await this.owned.browser.close().catch((error: unknown) => problems.push(error));
+    return problems;
+  }
+
+  /** The browser-level session of the `all-requests` scope, and the context whose requests it checks. */
+  async openRequestGuard(): Promise<{ session: BrowserSession; options: RequestGuardOptions }> {
+    const browser = this.context.browser();
+    if (!browser) throw new Error('the context has no browser to open a browser-level session on');
+    let browserContextId: string | undefined;
+    const page = this.context.pages()[0];
+    if (this.owned.userDataDir === undefined && page) {
+      // Attached or connected: other contexts' requests must go on. (Without a page, all are checked.)
+      const pageSession = await this.context.newCDPSession(page);
+      browserContextId = (await pageSession.send('Target.getTargetInfo')).targetInfo.browserContextId;
+      await pageSession.detach().catch(() => undefined);
+    }
+    const session = await browser.newBrowserCDPSession();
+    return {
+      session: {
+        send: (method, params) => session.send(method as 'Fetch.enable', params),
+        onPaused: (listener) => session.on('Fetch.requestPaused', listener),
+        detach: () => session.detach(),
+      },
+      options: {
+        browserContextId,
+        proxy: this.owned.proxy ?? this.owned.lease?.tunnels,
+        restartServiceWorkers: (count) => this.restartServiceWorkers(count),
+        pageChecks: async (rules, onBlocked) => {
+          this.reportBinding ??= exposeReportBinding(this.context, (target) => this.pageChecks?.report(target));
+          const bindingName = await this.reportBinding.catch((error: unknown) => {
+            this.reportBinding = undefined;
+            throw error;
+          });
+          this.pageChecks = await ContextPageChecks.start(this.context, bindingName, rules, onBlocked);
+          return this.pageChecks;
+        },
+      },
+    };
+  }
+
+  /**
+   * Restarts the context's running service workers through a page's ServiceWorker domain, so that
+   * they run again under the request guard. Not by closing their targets, nor by only stopping
+   * them: Playwright keeps a session of each, and a stopped worker answers none of its commands,
+   * so every later `route` or `unroute` of the context would wait for it (seen: forever).
+   */
+  private async restartServiceWorkers(count: number): Promise<void> {
+    const page = this.context.pages().find((candidate) => !candidate.isClosed());
+    if (!page) return;
+    const session = await this.context.newCDPSession(page);
+    // A step that does not answer must not hold the guard's install, and close() after it.
+    const send = async (
+      method: 'ServiceWorker.stopWorker' | 'ServiceWorker.startWorker',
+      params: { versionId: string } | { scopeURL: string },
+    ): Promise<void> => {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${method} did not answer`)), serviceWorkerStepMs)));
+      try {
+        await Promise.race([session.send(method, params as never), late]);
+      } finally {
+        clearTimeout(timer);
+      }
+    };
+    const scopes = new Map<string, string>();
+    const running = new Map<string, string>();
+    session.on('ServiceWorker.workerRegistrationUpdated', ({ registrations }) => {
+      for (const registration of registrations) scopes.set(registration.registrationId, registration.scopeURL);
+    });
+    session.on('ServiceWorker.workerVersionUpdated', ({ versions }) => {
+      // The active version only: an installing or waiting one is not restarted, its update goes on.
+      for (const version of versions) {
+        if (version.status === 'activated' && (version.runningStatus === 'running' || version.runningStatus === 'starting'))
+          running.set(version.versionId, version.registrationId);
+      }
+    });
+    try {
+      await session.send('ServiceWorker.enable');
+      // The domain reports the registrations and versions there are after it answers.
+      for (const end = Date.now() + 2000; Date.now() < end && running.size < count;) await sleep(20);
+      for (const [versionId, registrationId] of running) {
+        // A worker stopped and not started again would hang Playwright's session of it: no scope, no stop.
+        const scopeURL = scopes.get(registrationId);
+        if (scopeURL === undefined) continue;
+        try {
+          await send('ServiceWorker.stopWorker', { versionId });
+          await send('ServiceWorker.startWorker', { scopeURL });
+        } catch {
+          // That worker stays as it was; the others are still restarted.
+        }
+      }
+    } finally {
+      await session.detach().catch(() => undefined);
+    }
+  }
+}
