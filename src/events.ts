@@ -245,7 +245,7 @@ export interface ExecutorEventMap {
   };
   /** Something the host should know that does not stop the task; `code` is stable, `message` is for people. */
   warning: EventBase & { readonly code: string; readonly message: string };
-  /** A replay (`replayHistory`) ended one recorded action: how it found the element and how it went. Only replays send it. */
+  /** A replay (`HistoryReplay`) ended one recorded action: how it found the element and how it went. Only replays send it. */
   'replay-step': EventBase & { readonly report: ReplayStepReport };
 }
 

@@ -579,15 +579,9 @@ export class Collector<TRecord = unknown> {
 }
 
 /**
- * Starts a collection and returns its {@link Collector}: read `collector.records()` as they come,
- * or await `collector.run()` for the summary (the same run).
- * @example
- * ```ts
- * const collector = collect({ llm, browser, start: 'https://shop.example/mugs', instruction: 'every mug: name, price', schema: Mug });
- * for await (const { data } of collector.records()) console.log(data.name);
- * console.log(await collector.run());
- * ```
- * @public
+ * Starts a collection and returns its {@link Collector} (the public way in is `new Collector(options)`;
+ * this starts it at once, for the tests that read `records()` before awaiting `run()`).
+ * @internal
  */
 export function collect<TRecord>(options: CollectOptions<TRecord>): Collector<TRecord> {
   const collector = new Collector(options);

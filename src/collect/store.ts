@@ -232,8 +232,8 @@ export interface CollectionStore<TRecord = unknown> {
  * @example
  * ```ts
  * const store = memoryCollectionStore();
- * await collect({ ...options, store, maxPages: 5 }).done;
- * await collect({ ...options, store }).done; // goes on after the first 5 pages
+ * await new Collector({ ...options, store, maxPages: 5 }).run();
+ * await new Collector({ ...options, store }).run(); // goes on after the first 5 pages
  * ```
  * @public
  */

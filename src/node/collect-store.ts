@@ -23,7 +23,7 @@ interface CheckpointFile {
  * again without its records being written twice.
  * @example
  * ```ts
- * const collector = collect({ ...options, store: fileCollectionStore('./out/jobs') });
+ * const collector = new Collector({ ...options, store: fileCollectionStore('./out/jobs') });
  * ```
  * @public
  */

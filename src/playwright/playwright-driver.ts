@@ -90,7 +90,7 @@ export class PlaywrightDriver extends ChromiumDriverCore<Page, Frame, ElementHan
   }
 
   /**
-   * A pool of drivers that share one Chromium, for concurrent pages (`collect()`'s `browsers`, the
+   * A pool of drivers that share one Chromium, for concurrent pages (the Collector's `browsers`, the
    * BullMQ worker's `browser`): each driver from `create()` has a browser context of its own (its
    * own cookies, storage, cache and tabs) where `launch()` would start a whole browser. The pool
    * launches Chromium on the first `create()`, with the switches and WebSocket proxy of `launch()`;
@@ -118,7 +118,7 @@ export class PlaywrightDriver extends ChromiumDriverCore<Page, Frame, ElementHan
    * import { PlaywrightDriver } from 'plannav/playwright';
    *
    * await using pool = PlaywrightDriver.pool({ size: 8 });
-   * const summary = await collect({ llm, browsers: pool, concurrency: 8, startUrls, schema });
+   * const summary = await new Collector({ llm, browsers: pool, concurrency: 8, urls, schema }).run();
    * ```
    */
   static pool(options: PlaywrightPoolOptions = {}): PlaywrightPool {

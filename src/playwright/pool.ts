@@ -10,7 +10,7 @@ import type { PlaywrightPoolOptions } from './options';
 
 /**
  * Drivers that share one Chromium, each over a browser context of its own (its own cookies,
- * storage, cache and tabs): a `BrowserPool` for the `browsers` option of `collect()` and the
+ * storage, cache and tabs): a `BrowserPool` for the `browsers` option of the `Collector` and the
  * `browser` option of the BullMQ worker. Make one with {@link PlaywrightDriver.pool}.
  * @public
  */

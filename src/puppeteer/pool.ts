@@ -11,7 +11,7 @@ import type { PuppeteerDriver } from './puppeteer-driver';
 
 /**
  * Drivers that share one Chromium, each over a browser context of its own (its own cookies,
- * storage, cache and tabs): a `BrowserPool` for the `browsers` option of `collect()` and the
+ * storage, cache and tabs): a `BrowserPool` for the `browsers` option of the `Collector` and the
  * `browser` option of the BullMQ worker. Make one with {@link PuppeteerDriver.pool}.
  * @public
  */

@@ -71,7 +71,7 @@ import {
 
 /**
  * A recorded run, replayed: listen to its events with `on` (the Executor's, plus `replay-step`
- * after each recorded action), then `run()` it. {@link replayHistory} does both in one call.
+ * after each recorded action), then `run()` it.
  * @public
  */
 export class HistoryReplay {
@@ -732,16 +732,8 @@ export class HistoryReplay {
 }
 
 /**
- * Replays a recorded run without a model: each recorded action again, its element found by
- * fingerprint, its outcome checked against the recording. See {@link ReplayOptions}.
- * @example
- * ```ts
- * const history = await loadHistory('runs/checkout.json');
- * const replay = await replayHistory(history, { browser, variables: { email: 'b@example.com' } });
- * for (const step of replay.steps) console.log(step.step, step.action, step.status, step.reason ?? '');
- * ```
- * @throws `ConfigError` for a bad option; `HistoryFormatError` for a history that is not valid.
- * @public
+ * `new HistoryReplay(history, options).run()` in one call (the public way in is the class).
+ * @internal
  */
 export function replayHistory(history: RunHistory, options: ReplayOptions): Promise<ReplayResult> {
   return new HistoryReplay(history, options).run();
