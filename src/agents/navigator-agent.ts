@@ -26,45 +26,8 @@ import { refusalMessage } from './sensitive-action-gate';
 import { withDeadline } from '../util/deadline';
 import { secretStateMessage } from './secret-guard';
 import type { AgentContext } from './agent-context';
+import { navigatorOutputSchema, type NavigatorOutput } from './navigator-output';
 import { agentCallOptions, observedExtractionClient, pageStateTimeout } from './agent-context';
-
-const text = z.preprocess((value) => (value === null || value === undefined ? '' : value), z.string());
-
-/**
- * Repairs the action list the way models get it wrong: a JSON string, a single object, null
- * entries, or several actions in one object.
- */
-function normalizeActions(value: unknown): unknown {
-  let list = value;
-  if (typeof list === 'string') {
-    try {
-      list = JSON.parse(list) as unknown;
-    } catch {
-      return list;
-    }
-  }
-  if (list !== null && typeof list === 'object' && !Array.isArray(list)) list = [list];
-  if (!Array.isArray(list)) return list;
-  return list.flatMap((item: unknown) => {
-    if (item === null || item === undefined) return [];
-    if (typeof item !== 'object' || Array.isArray(item)) return [item];
-    return Object.entries(item as Record<string, unknown>).map(([name, params]) => ({ [name]: params }));
-  });
-}
-
-/** What the Navigator's output is validated against: lenient, so actions are judged one by one. */
-export const navigatorOutputSchema = z.object({
-  current_state: z
-    .object({ evaluation_previous_goal: text, memory: text, next_goal: text })
-    .default({ evaluation_previous_goal: '', memory: '', next_goal: '' }),
-  action: z.preprocess(
-    normalizeActions,
-    z.array(z.record(z.string(), z.unknown()), { error: 'action must be a list of {"action_name": {parameters}} objects' }).min(1, 'write at least one action'),
-  ),
-});
-
-/** The Navigator's output. */
-export type NavigatorOutput = z.output<typeof navigatorOutputSchema>;
 
 /** What one Navigator step did. */
 export interface NavigatorStepResult {
