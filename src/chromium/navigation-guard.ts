@@ -222,6 +222,19 @@ export abstract class GuardedNavigations<P extends object, H extends EnforcerHoo
   protected noteBlocked(page: P, url: string, reason: string): void {
     this.lastBlocked.set(page, { url, reason, sequence: ++this.sequence });
   }
+  /**
+   * The check after commit: a denied document that got in without a request (a `document.write`
+   * of a blob, a frame whose request the browser served from memory) is reported and left at once
+   * through `leave`, which loads about:blank where the driver can.
+   */
+  protected leaveIfDenied(page: P, url: string, main: boolean, leave: () => Promise<unknown>): void {
+    if (isHarmless(url)) return;
+    const decision = this.decide(url);
+    if (decision.allowed) return;
+    if (main) this.noteBlocked(page, url, decision.reason);
+    this.report({ url, reason: decision.reason, kind: main ? 'navigation' : 'frame', tabId: this.hooks.tabId(page) });
+    void leave().catch(() => undefined);
+  }
 }
 
 /** A guard's verdict on a URL; a guard that fails or gives no verdict denies, the safe side of a security check. */
@@ -244,4 +257,14 @@ export async function startedOrDisposed<T extends { dispose(): Promise<void> }>(
     throw error;
   }
   return enforcer;
+}
+
+/** Documents that load nothing from anywhere; leaving them for about:blank could loop. */
+export function isHarmless(url: string): boolean {
+  return url === '' || url.startsWith('about:blank') || url === 'about:srcdoc' || url.startsWith('chrome-error:');
+}
+
+/** The ids of a CDP frame tree's frames. */
+export function frameIds(tree: FrameTree): string[] {
+  return [tree.frame.id, ...(tree.childFrames ?? []).flatMap(frameIds)];
 }

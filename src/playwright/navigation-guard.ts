@@ -3,7 +3,7 @@
 
 import type { BrowserContext, CDPSession, Frame, Page, Request, Route } from 'playwright-core';
 import type { NavigationGuard } from '../browser/types';
-import { GuardedNavigations, startedOrDisposed, type CreatedTarget, type FrameTree, type PausedRequest, type SendCommand } from '../chromium/navigation-guard';
+import { frameIds, GuardedNavigations, startedOrDisposed, type CreatedTarget, type PausedRequest, type SendCommand } from '../chromium/navigation-guard';
 import { portable } from './page-function';
 
 /** What the enforcer needs from the driver that owns the context. */
@@ -353,14 +353,9 @@ export class NavigationGuardEnforcer extends GuardedNavigations<Page, Navigation
 
   /** The check after commit: a denied document that got in without a request is left at once. */
   private committed(page: Page, frame: Frame): void {
-    const url = frame.url();
-    if (this.disposed || isHarmless(url)) return;
-    const decision = this.decide(url);
-    if (decision.allowed) return;
+    if (this.disposed) return;
     const main = frame === page.mainFrame();
-    if (main) this.noteBlocked(page, url, decision.reason);
-    this.report({ url, reason: decision.reason, kind: main ? 'navigation' : 'frame', tabId: this.hooks.tabId(page) });
-    void (main ? page : frame).goto('about:blank').catch(() => undefined);
+    this.leaveIfDenied(page, frame.url(), main, () => (main ? page : frame).goto('about:blank'));
   }
 }
 
@@ -376,16 +371,6 @@ function frameOf(request: Request): Frame | undefined {
   } catch {
     return undefined;
   }
-}
-
-/** The ids of a CDP frame tree's frames. */
-function frameIds(tree: FrameTree): string[] {
-  return [tree.frame.id, ...(tree.childFrames ?? []).flatMap(frameIds)];
-}
-
-/** Documents that load nothing from anywhere; leaving them for about:blank could loop. */
-function isHarmless(url: string): boolean {
-  return url === '' || url.startsWith('about:blank') || url === 'about:srcdoc' || url.startsWith('chrome-error:');
 }
 
 /** Resolves with the value, or with undefined after the bound: a navigation never waits forever. */

@@ -5,6 +5,8 @@ import type { Browser, CDPSession, Frame, Page } from 'puppeteer-core';
 import type { BlockedNavigation, NavigationGuard } from '../browser/types';
 import {
   GuardedNavigations,
+  frameIds,
+  isHarmless,
   startedOrDisposed,
   type CreatedTarget,
   type FrameTree,
@@ -285,28 +287,13 @@ export class NavigationGuardEnforcer extends GuardedNavigations<Page, Navigation
 
   /** The check after commit: a denied document that got in without a request is left at once. */
   private committed(page: Page, frame: Frame): void {
-    const url = frame.url();
-    if (this.disposed || isHarmless(url)) return;
-    const decision = this.decide(url);
-    if (decision.allowed) return;
+    if (this.disposed) return;
     const main = frame === page.mainFrame();
-    if (main) this.noteBlocked(page, url, decision.reason);
-    this.report({ url, reason: decision.reason, kind: main ? 'navigation' : 'frame', tabId: this.hooks.tabId(page) });
-    void frame.goto('about:blank').catch(() => undefined);
+    this.leaveIfDenied(page, frame.url(), main, () => frame.goto('about:blank'));
   }
 }
 
 /** The commands of a session, as the shared enforcer code sends them. */
 function sendOn(session: CDPSession): SendCommand {
   return (method, params) => session.send(method as 'Target.attachToTarget', params as never);
-}
-
-/** The ids of a CDP frame tree's frames. */
-function frameIds(tree: FrameTree): string[] {
-  return [tree.frame.id, ...(tree.childFrames ?? []).flatMap(frameIds)];
-}
-
-/** Documents that load nothing from anywhere; leaving them for about:blank could loop. */
-function isHarmless(url: string): boolean {
-  return url === '' || url.startsWith('about:blank') || url === 'about:srcdoc' || url.startsWith('chrome-error:');
 }
