@@ -21,9 +21,10 @@ export default defineConfig({
     // e2e tests never drive a stale copy of the page code.
     globalSetup: ['scripts/vitest-global-setup.mjs'],
     testTimeout: 30_000,
-    // Most of an e2e file's time is spent waiting on Chromium, its own processes, and on the fixture servers: files run
-    // side by side on one more worker than vitest's default (CPUs - 1), at least two. `--maxWorkers=N` overrides it.
-    maxWorkers: Math.max(2, availableParallelism()),
+    // Most of an e2e file's time is spent waiting (on a page to settle, on Chromium's own processes, on the fixture
+    // servers), not computing: measured on replay-corpus-shop, 30 s of CPU in 210 s. So files run two per CPU, at least
+    // four. `--maxWorkers=N` overrides it.
+    maxWorkers: Math.max(4, 2 * availableParallelism()),
     reporters: ['default'],
     projects: [
       {
