@@ -77,6 +77,31 @@ export async function openDriver<D extends { close(): Promise<void> }>(
   }
 }
 
+/**
+ * A driver on a remote browser: opens a context of its own there, makes and starts the driver in
+ * it, and on any failure closes that context and lets go of the browser (`release`: disconnect or
+ * close the connection). The remote browser itself is not ours and is never closed.
+ */
+export async function openInRemoteContext<C extends { close(): Promise<void> }, D extends { close(): Promise<void> }>(
+  newContext: () => Promise<C>,
+  release: () => Promise<void>,
+  make: (context: C) => D,
+  start: (driver: D) => Promise<void>,
+): Promise<D> {
+  const context = await newContext().catch(async (error: unknown) => {
+    await release().catch(() => undefined);
+    throw error;
+  });
+  return openDriver(
+    () => make(context),
+    start,
+    async () => {
+      await context.close().catch(() => undefined);
+      await release();
+    },
+  );
+}
+
 /** A launched browser as a pool's shared one: closing it closes the proxy and removes the profile folder (if it made one). */
 export function sharedBrowser<B extends { close(): Promise<unknown>; once(event: 'disconnected', listener: () => void): unknown }>(
   launched: LaunchedChromium<B>,

@@ -3,4 +3,12 @@
 
 export { PlaywrightDriver } from './playwright-driver';
 export type { PlaywrightPool } from './pool';
-export type { PlaywrightConnectOptions, PlaywrightDriverOptions, PlaywrightLaunchOptions, PlaywrightPoolOptions, SettleOptions } from './options';
+export type {
+  ChromiumDriverOptions,
+  ChromiumLaunchOptions,
+  PlaywrightConnectOptions,
+  PlaywrightDriverOptions,
+  PlaywrightLaunchOptions,
+  PlaywrightPoolOptions,
+  SettleOptions,
+} from './options';

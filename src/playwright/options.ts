@@ -2,29 +2,16 @@
 // and how it launches or connects to a browser. Types only.
 
 import type { BrowserContextOptions } from 'playwright-core';
-import type { SettleOptions } from '../chromium/settle-options';
+import type { ChromiumDriverOptions, ChromiumLaunchOptions } from '../chromium/driver-options';
 
+export type { ChromiumDriverOptions, ChromiumLaunchOptions } from '../chromium/driver-options';
 export type { SettleOptions } from '../chromium/settle-options';
 
 /**
  * Options every way of creating a {@link PlaywrightDriver} accepts.
  * @public
  */
-export interface PlaywrightDriverOptions {
-  /** How the driver waits for a page to settle after each action. */
-  readonly settle?: SettleOptions | undefined;
-  /**
-   * Draw a box with its index over each indexed element in screenshots (a "set-of-mark" image
-   * for vision models). The page itself is left as it was.
-   * @defaultValue false
-   */
-  readonly highlightElements?: boolean | undefined;
-  /**
-   * Milliseconds a driver call may take when the caller gives no `timeout`.
-   * @defaultValue 15000
-   */
-  readonly defaultTimeout?: number | undefined;
-}
+export type PlaywrightDriverOptions = ChromiumDriverOptions;
 
 /**
  * Options of {@link PlaywrightDriver.launch}: a local Chromium with a fresh profile that the driver
@@ -36,34 +23,15 @@ export interface PlaywrightDriverOptions {
  * ```
  * @public
  */
-export interface PlaywrightLaunchOptions extends PlaywrightDriverOptions {
+export interface PlaywrightLaunchOptions extends ChromiumLaunchOptions {
   /**
    * The Chromium or Chrome binary. When absent, the driver looks in the usual places
    * (`/usr/bin/chromium`, `/usr/bin/chromium-browser`, `/usr/bin/google-chrome`, the macOS and
    * Windows install folders, `$CHROME_PATH`) and finally lets Playwright use its own browser.
    */
   readonly executablePath?: string | undefined;
-  /**
-   * Run without a window.
-   * @defaultValue true
-   */
-  readonly headless?: boolean | undefined;
-  /** Extra command-line switches for Chromium, after the driver's own. */
-  readonly args?: readonly string[] | undefined;
-  /**
-   * The viewport size in CSS pixels.
-   * @defaultValue `{ width: 1280, height: 1100 }`
-   */
-  readonly viewport?: { readonly width: number; readonly height: number } | undefined;
-  /** The URL of the first tab. @defaultValue 'about:blank' */
-  readonly startUrl?: string | undefined;
   /** Other Playwright context options (locale, user agent, `javaScriptEnabled`, …), passed as they are. */
   readonly contextOptions?: BrowserContextOptions | undefined;
-  /**
-   * Milliseconds the browser may take to start.
-   * @defaultValue 30000
-   */
-  readonly launchTimeout?: number | undefined;
 }
 
 /**

@@ -8,7 +8,7 @@ import { firstLine } from '../chromium/call';
 import { ChromiumDriverCore } from '../chromium/driver-core';
 import { findChromium } from '../chromium/find-chromium';
 import { SharedBrowserPool, checkPoolSize } from '../chromium/browser-pool';
-import { launchChromium, openDriver } from '../chromium/launch';
+import { launchChromium, openDriver, openInRemoteContext } from '../chromium/launch';
 import type { PlaywrightConnectOptions, PlaywrightDriverOptions, PlaywrightLaunchOptions, PlaywrightPoolOptions } from './options';
 import { launchPooledChromium, playwrightOwnChromium, type PlaywrightPool } from './pool';
 import { PlaywrightTransport, type Ownership } from './transport';
@@ -182,18 +182,11 @@ export class PlaywrightDriver extends ChromiumDriverCore<Page, Frame, ElementHan
     } catch (error) {
       throw new BrowserError(`Could not connect to ${options.wsEndpoint ?? options.cdpUrl}: ${firstLine(error)}`, { cause: error });
     }
-    // Close what was opened here and disconnect; the remote browser itself is not ours.
-    const context = await browser.newContext({ viewport: { width: 1280, height: 1100 }, ...options.contextOptions }).catch(async (error: unknown) => {
-      await browser.close().catch(() => undefined);
-      throw error;
-    });
-    return openDriver(
-      () => new PlaywrightDriver(context, { browser, context }, options),
+    return openInRemoteContext(
+      () => browser.newContext({ viewport: { width: 1280, height: 1100 }, ...options.contextOptions }),
+      () => browser.close(),
+      (context) => new PlaywrightDriver(context, { browser, context }, options),
       (driver) => driver.start(),
-      async () => {
-        await context.close().catch(() => undefined);
-        await browser.close();
-      },
     );
   }
 

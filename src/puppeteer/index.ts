@@ -3,4 +3,12 @@
 
 export { PuppeteerDriver } from './puppeteer-driver';
 export type { PuppeteerPool } from './pool';
-export type { PuppeteerConnectOptions, PuppeteerDriverOptions, PuppeteerLaunchOptions, PuppeteerPoolOptions, SettleOptions } from './options';
+export type {
+  ChromiumDriverOptions,
+  ChromiumLaunchOptions,
+  PuppeteerConnectOptions,
+  PuppeteerDriverOptions,
+  PuppeteerLaunchOptions,
+  PuppeteerPoolOptions,
+  SettleOptions,
+} from './options';

@@ -2,30 +2,17 @@
 // how it launches or connects to a browser: types, their defaults and their check.
 
 import { z } from 'zod';
-import type { SettleOptions } from '../chromium/settle-options';
+import type { ChromiumDriverOptions, ChromiumLaunchOptions } from '../chromium/driver-options';
 import { ConfigError } from '../errors';
 
+export type { ChromiumDriverOptions, ChromiumLaunchOptions } from '../chromium/driver-options';
 export type { SettleOptions } from '../chromium/settle-options';
 
 /**
  * Options every way of creating a {@link PuppeteerDriver} accepts.
  * @public
  */
-export interface PuppeteerDriverOptions {
-  /** How the driver waits for a page to settle after each action. */
-  readonly settle?: SettleOptions | undefined;
-  /**
-   * Draw a box with its index over each indexed element in screenshots (a "set-of-mark" image
-   * for vision models). The page itself is left as it was.
-   * @defaultValue false
-   */
-  readonly highlightElements?: boolean | undefined;
-  /**
-   * Milliseconds a driver call may take when the caller gives no `timeout`.
-   * @defaultValue 15000
-   */
-  readonly defaultTimeout?: number | undefined;
-}
+export type PuppeteerDriverOptions = ChromiumDriverOptions;
 
 /**
  * Options of {@link PuppeteerDriver.launch}: a local Chromium with a fresh profile that the driver
@@ -37,7 +24,7 @@ export interface PuppeteerDriverOptions {
  * ```
  * @public
  */
-export interface PuppeteerLaunchOptions extends PuppeteerDriverOptions {
+export interface PuppeteerLaunchOptions extends ChromiumLaunchOptions {
   /**
    * The Chromium or Chrome binary. When absent, the driver looks in the usual places
    * (`$PLANNAV_CHROMIUM_PATH`, `$CHROME_PATH`, `/usr/bin/chromium`, `/usr/bin/chromium-browser`,
@@ -45,25 +32,6 @@ export interface PuppeteerLaunchOptions extends PuppeteerDriverOptions {
    * no browser of its own.
    */
   readonly executablePath?: string | undefined;
-  /**
-   * Run without a window.
-   * @defaultValue true
-   */
-  readonly headless?: boolean | undefined;
-  /** Extra command-line switches for Chromium, after the driver's own. */
-  readonly args?: readonly string[] | undefined;
-  /**
-   * The viewport size in CSS pixels.
-   * @defaultValue `{ width: 1280, height: 1100 }`
-   */
-  readonly viewport?: { readonly width: number; readonly height: number } | undefined;
-  /** The URL of the first tab. @defaultValue 'about:blank' */
-  readonly startUrl?: string | undefined;
-  /**
-   * Milliseconds the browser may take to start.
-   * @defaultValue 30000
-   */
-  readonly launchTimeout?: number | undefined;
 }
 
 /**

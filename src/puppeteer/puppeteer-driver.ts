@@ -8,7 +8,7 @@ import { BrowserError, ConfigError } from '../errors';
 import { firstLine } from '../chromium/call';
 import { ChromiumDriverCore } from '../chromium/driver-core';
 import { SharedBrowserPool, checkPoolSize } from '../chromium/browser-pool';
-import { openDriver } from '../chromium/launch';
+import { openDriver, openInRemoteContext } from '../chromium/launch';
 import {
   checkOptions,
   defaultViewport,
@@ -188,18 +188,11 @@ export class PuppeteerDriver extends ChromiumDriverCore<Page, Frame, ElementHand
       throw new BrowserError(`Could not connect to ${where} within ${timeout} ms.`, { retryable: true });
     }
     const browser = connected;
-    // Close what was opened here and disconnect; the remote browser itself is not ours.
-    const context = await browser.createBrowserContext().catch(async (error: unknown) => {
-      await browser.disconnect().catch(() => undefined);
-      throw error;
-    });
-    return openDriver(
-      () => new PuppeteerDriver(context, { browser, context }, options),
+    return openInRemoteContext(
+      () => browser.createBrowserContext(),
+      () => browser.disconnect(),
+      (context) => new PuppeteerDriver(context, { browser, context }, options),
       (driver) => driver.start(),
-      async () => {
-        await context.close().catch(() => undefined);
-        await browser.disconnect();
-      },
     );
   }
 

@@ -21,6 +21,8 @@ const SHARED: Record<string, string[]> = {
   HttpModelOptions: ['plannav/openai', 'plannav/anthropic', 'plannav/gemini'],
   FetchFunction: ['plannav/openai', 'plannav/anthropic', 'plannav/gemini', 'plannav/models'],
   SettleOptions: ['plannav/playwright', 'plannav/puppeteer'],
+  ChromiumDriverOptions: ['plannav/playwright', 'plannav/puppeteer'],
+  ChromiumLaunchOptions: ['plannav/playwright', 'plannav/puppeteer'],
 };
 
 /** Every entry's exported names, from one program over all the built declarations. */
