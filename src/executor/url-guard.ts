@@ -1,6 +1,6 @@
 // The URL guard an Executor keeps in the driver: installed at each task's start, kept between tasks
 // until close(), and what it stops reported (to the running task, or as between-tasks events and a
-// note for the next task). It stands alone because it lives across tasks; it never ends a task.
+// note for the next task). It stands alone because it lives across tasks; it never ends a task itself.
 
 import type { AgentContext, EventPayload } from '../agents/agent-context';
 import type { StandingGuard } from '../browser/standing-guard';

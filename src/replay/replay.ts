@@ -2,20 +2,13 @@
 // element finds it by its fingerprint (exactly by stable attributes, else by a scored match),
 // acts, and checks where the browser ended against the recording. A step that cannot be done the
 // recorded way stops the replay, is skipped, or is handed to the Navigator for that step only.
-// Over 600 lines (about 740), for now: the class still holds the replay of one action (find,
-// act, check, ask the model) beside the run's frame; the browser, deadlines, guard, agent context
-// and events are the session's (src/session), the options, the recording's reading and the
-// element search have their own files. Next cut: the action's replay (replayAction, runAction,
-// recordAction, checkOutcome, askModel) into action-replay.ts over a small host interface.
+// HistoryReplay holds the run's frame (tasks, steps, events, guard); one action's replay is
+// action-replay.ts's, and the browser, deadlines and agent context are the session's.
 
-import { createActionContext } from '../actions/action-context';
 import { builtinActions } from '../actions/builtin/index';
-import { ActionRegistry, type ActionOutcome } from '../actions/registry';
-import type { ActionContext } from '../actions/types';
+import { ActionRegistry } from '../actions/registry';
 import type { AgentContext, EventPayload } from '../agents/agent-context';
-import { observedExtractionClient } from '../agents/agent-context';
 import { bindPageTextRedaction } from '../dom/page-text-redaction';
-import { NavigatorAgent } from '../agents/navigator-agent';
 import type { PageState } from '../browser/page-state';
 import type { BlockedNavigation, ResolvedBrowserDriver } from '../browser/types';
 import { ConfigError, isFatalError, PlannavError, RequestCancelledError, TimeoutError } from '../errors';
@@ -23,46 +16,27 @@ import type { Actor, EventBase, ExecutorEventName, ExecutorListener, ReplayStepR
 import { toErrorInfo } from '../history/error-info';
 import { parseHistory } from '../history/schema';
 import { StepRecorder } from '../history/step-recorder';
-import { historySchemaVersion, type ElementFingerprint, type RunHistory, type StepRecord, type TaskRecord } from '../history/types';
+import { historySchemaVersion, type RunHistory, type StepRecord, type TaskRecord } from '../history/types';
 import type { LLMClient } from '../llm/types';
 import { addUsage, emptyUsage } from '../llm/usage';
-import { navigatorSystemPrompt } from '../prompts/navigator-system';
 import { SecretStore } from '../security/secrets';
 import { UrlPolicy } from '../security/url-policy';
 import { sleep } from '../util/abort';
 import { base64ToBytes } from '../util/base64';
 import { describeThrown } from '../util/describe-thrown';
-import type { ScoredMatch } from './match';
-import { locateElement } from './locate';
-import { BrowserSession, createAgentContext, TypedEventHub, unanswered, type UrlGuard } from '../session/index';
+import { ActionReplayer } from './action-replay';
+import { BrowserSession, createAgentContext, TypedEventHub, type UrlGuard } from '../session/index';
 import { isReplayEvent, type ReplayEventMap, type ReplayEventName } from './events';
 export type { ReplayCheck, ReplayCheckReport, ReplayExpect, ReplayOptions, ReplayResult } from './options';
-import { optionsSchema, type ReplayCheck, type ReplayCheckReport, type ReplayOptions, type ReplayResult, type ResolvedOptions } from './options';
+import { optionsSchema, type ReplayOptions, type ReplayResult, type ResolvedOptions } from './options';
 import {
-  type FoundElement,
   type ActionReplay,
-  needsPerson,
-  needsModel,
-  readingActions,
   type RecordedAction,
   recordedActions,
   type SiteMove,
   originMap,
-  moved,
-  fieldKey,
-  fieldKindOf,
   checkVariables,
-  substitute,
-  comparable,
-  sendsForm,
-  pageText,
-  folded,
-  checkFailure,
   listOf,
-  pageKind,
-  indexParam,
-  describeRecorded,
-  noModel,
   subtractCalls,
   recordedAnswer,
   endedBy,
@@ -99,11 +73,8 @@ export class HistoryReplay {
   /** The model calls of `ask-model` (every attempt, failed ones too), counted while `asking`. */
   private modelCalls = 0;
   private asking = false;
-  /** Whether the reads the recording made (`search_page`, `extract_content`) read the same now; undefined before any. */
-  private readsAgree: boolean | undefined;
-  private readonly checks: ReplayCheckReport[] = [];
-  /** A field that could not be filled the recorded way, on the page (URL) its form is on: that form is not sent. */
-  private unfilled: { readonly page: string; readonly step: number; readonly action: string } | undefined;
+  /** The replay of each recorded action, with the checks and reads it keeps. */
+  private readonly actions: ActionReplayer;
   /** Set once a failed action stops the replay (`onStepFailure: 'stop'`): why the rest is skipped. */
   private stoppedBecause: string | undefined;
   /** With `baseURL`: the recorded site's origin and the one to use instead. */
@@ -144,6 +115,29 @@ export class HistoryReplay {
     }
     this.urlPolicy = new UrlPolicy(this.options.urlPolicy);
     this.secrets = new SecretStore(this.options.secrets);
+    this.actions = new ActionReplayer({
+      options: this.options,
+      driver: this.driver,
+      registry: this.registry,
+      secrets: this.secrets,
+      urlPolicy: this.urlPolicy,
+      signal: this.controller.signal,
+      origins: this.origins,
+      emit: (name, actor, payload) => this.emit(name, actor, payload),
+      current: () => this.current,
+      taskIndex: () => this.tasks.length - 1,
+      recorder: () => this.recorder,
+      readPage: () => this.readPage(),
+      agentContext: (llm, step) => this.agentContext(llm, step),
+      whileAsking: async (ask) => {
+        this.asking = true;
+        try {
+          return await ask();
+        } finally {
+          this.asking = false;
+        }
+      },
+    });
     const external = this.options.signal;
     if (external) {
       if (external.aborted) this.cancel('Cancelled by the signal given to HistoryReplay.');
@@ -218,9 +212,9 @@ export class HistoryReplay {
     }
     if (!error) {
       const endChecks = listOf(this.options.expect?.end);
-      if (endChecks.length > 0) await this.runChecks(endChecks, 'end').catch(() => undefined);
+      if (endChecks.length > 0) await this.actions.runChecks(endChecks, 'end').catch(() => undefined);
     }
-    const checksFailed = this.checks.some((check) => check.at === 'end' && !check.passed);
+    const checksFailed = this.actions.checks.some((check) => check.at === 'end' && !check.passed);
     const status = endedBy(error) ?? (reports.some((report) => report.status === 'failed') || checksFailed ? 'failed' : 'ok');
     const recordedFinalAnswer = recordedAnswer(this.recording);
     return {
@@ -229,9 +223,9 @@ export class HistoryReplay {
       history: this.history,
       usage: this.usage,
       finalAnswer: this.secrets.redactDeep(finalAnswer),
-      finalAnswerSource: finalAnswer === undefined ? undefined : this.readsAgree === true ? 'page' : 'recording',
+      finalAnswerSource: finalAnswer === undefined ? undefined : this.actions.readsAgree === true ? 'page' : 'recording',
       recordedFinalAnswer: this.secrets.redactDeep(recordedFinalAnswer),
-      checks: [...this.checks],
+      checks: [...this.actions.checks],
       modelCalls: this.modelCalls,
       error: this.secrets.redactDeep(error),
       durationMs: Date.now() - startedAt,
@@ -268,24 +262,18 @@ export class HistoryReplay {
       }
       const stopped = this.stoppedBecause;
       const report: ActionReplay = stopped
-        ? this.skipped(recorded, stopped)
-        : await this.replayAction(recorded, substituted, offTrack).catch((caught: unknown) => {
+        ? this.actions.skipped(recorded, stopped)
+        : await this.actions.replay(recorded, substituted, offTrack).catch((caught: unknown) => {
             // A cancel, a timeout or a browser gone ends the replay; any other failure (a page
             // that cannot be read in time) fails this action, and onStepFailure decides.
             if (this.controller.signal.aborted || isFatalError(caught)) {
               error = this.controller.signal.aborted ? (this.controller.signal.reason as PlannavError) : toError(caught);
             }
-            return this.failedReport(recorded, describeThrown(caught), 0);
+            return this.actions.failedReport(recorded, describeThrown(caught), 0);
           });
       substituted ||= report.substituted;
       offTrack = report.report.status === 'failed' || (offTrack && report.report.status === 'skipped');
-      if (report.report.status === 'failed' && fieldKindOf(recorded.action) !== undefined && recorded.step.browser) {
-        this.unfilled ??= {
-          page: comparable(moved(recorded.step.browser.url, this.origins) as string, false),
-          step: recorded.step.step,
-          action: recorded.action.name,
-        };
-      }
+      this.actions.noteOutcome(recorded, report.report);
       reports.push(this.secrets.redactDeep(report.report));
       this.emit('replay-step', 'system', { report: report.report });
       if (report.finalAnswer !== undefined) finalAnswer = report.finalAnswer;
@@ -335,334 +323,6 @@ export class HistoryReplay {
     const part = `step-${String(this.steps.length + 1).padStart(4, '0')}.jpg`;
     this.screenshots.set(part, base64ToBytes(data));
     return { part, mediaType: 'image/jpeg' };
-  }
-
-  private skipped(recorded: RecordedAction, reason: string): ActionReplay {
-    return { report: this.report(recorded, { status: 'skipped', reason, durationMs: 0 }), substituted: false };
-  }
-
-  private failedReport(recorded: RecordedAction, reason: string, durationMs: number, about: Partial<ReplayStepReport> = {}): ActionReplay {
-    return { report: this.report(recorded, { ...about, status: 'failed', reason, durationMs }), substituted: false };
-  }
-
-  /** Notes whether a reading action read again what the recording read. */
-  private noteRead(recordedResult: string | undefined, now: string | undefined): void {
-    const same = recordedResult !== undefined && now !== undefined && folded(recordedResult) === folded(now);
-    this.readsAgree = (this.readsAgree ?? true) && same;
-  }
-
-  /** Runs `checks` on the page now; records each; returns why the first that failed did, if one did. */
-  private async runChecks(checks: readonly ReplayCheck[], at: number | 'end'): Promise<string | undefined> {
-    const state = await this.readPage();
-    const page = { url: state.url, title: state.title, text: pageText(state) };
-    let first: string | undefined;
-    for (const check of checks) {
-      const reason = checkFailure(check, page);
-      this.checks.push({ at, passed: reason === undefined, ...(reason ? { reason } : {}) });
-      first ??= reason;
-    }
-    return first === undefined ? undefined : `expect ${at === 'end' ? 'at the end' : `after step ${at}`}: ${first}`;
-  }
-
-  /** The checks of `expect` after this recorded step, at its last action. */
-  private async runStepChecks(recorded: RecordedAction): Promise<string | undefined> {
-    if (recorded.actionIndex !== recorded.step.actions.length - 1) return undefined;
-    const checks = listOf(this.options.expect?.steps?.[String(recorded.step.step)]);
-    return checks.length === 0 ? undefined : this.runChecks(checks, recorded.step.step);
-  }
-
-  /**
-   * Whether the browser got the effect the recorded step was for, by its kind rather than its
-   * URL: a page of the same kind opened (`/item/7` for a recorded `/item/1`), or the same page
-   * (the cart, the thanks page of a sent form), with as many tabs.
-   */
-  private async checkIntent(recorded: RecordedAction): Promise<{ failure?: string | undefined }> {
-    const expected = recorded.expected;
-    if (!this.options.checkOutcome || !expected) return {};
-    const [tabs, active] = await Promise.all([this.driver.tabs({ signal: this.controller.signal }), this.driver.activeTab({ signal: this.controller.signal })]);
-    if (tabs.length !== expected.tabs) return { failure: `${tabs.length} tab(s) are open, where the recording had ${expected.tabs}` };
-    const after = moved(expected.url, this.origins) as string;
-    const before = recorded.step.browser ? (moved(recorded.step.browser.url, this.origins) as string) : undefined;
-    const navigated = before === undefined || comparable(before, false) !== comparable(after, false);
-    if (!navigated || pageKind(active.url) === pageKind(after)) return {};
-    return { failure: `the step was for opening a page like ${pageKind(after)}, and the browser is at ${active.url}` };
-  }
-
-  private report(recorded: RecordedAction, fields: Omit<ReplayStepReport, 'taskId' | 'step' | 'actionIndex' | 'action'>): ReplayStepReport {
-    return { taskId: recorded.task.taskId, step: recorded.step.step, actionIndex: recorded.actionIndex, action: recorded.action.name, ...fields };
-  }
-
-  /** Replays one recorded action: finds its element, acts, checks the outcome; on failure, what `onStepFailure` says. */
-  private async replayAction(recorded: RecordedAction, substitutedBefore: boolean, offTrack: boolean): Promise<ActionReplay> {
-    const started = Date.now();
-    const { action } = recorded;
-    if (action.error) return this.skipped(recorded, `it failed when recorded: ${action.error.message}`);
-    if (needsPerson.has(action.name)) return this.skipped(recorded, `${action.name} needs a person; a replay cannot answer for one`);
-    if (needsModel.has(action.name) && !this.options.llm) return this.skipped(recorded, `${action.name} needs a model: pass \`llm\` to replay it`);
-    const { params: substitutedParams, changed, choice } = substitute(recorded, this.options.variables);
-    const substituted = substitutedBefore || changed;
-
-    const sends = sendsForm(action);
-    if (sends && this.unfilled) {
-      const page = comparable(await this.driver.currentUrl({ signal: this.controller.signal }), false);
-      if (page === this.unfilled.page) {
-        return this.failedReport(
-          recorded,
-          `a field of this form could not be filled the recorded way (step ${this.unfilled.step}, ${this.unfilled.action}): sending it would send what the recording did not`,
-          Date.now() - started,
-        );
-      }
-    }
-    let params = moved(substitutedParams, this.origins);
-    let match: FoundElement | undefined;
-    let failure: string | undefined;
-    let best: ScoredMatch | undefined;
-    let state: PageState;
-    let skipAction: string | undefined;
-    if (indexParam(action.params) !== undefined) {
-      const located = await this.locate(recorded, offTrack);
-      state = located.state;
-      if ('reason' in located) {
-        failure = located.reason;
-        best = located.best;
-      } else {
-        match = located;
-        params = { ...(params as Record<string, unknown>), index: located.index };
-        if (choice?.kind === 'radio') {
-          const picked = located.candidates.find(
-            ({ fingerprint }) =>
-              fingerprint.tagName === 'input' &&
-              fingerprint.attributes.type === 'radio' &&
-              fingerprint.attributes.name === choice.group &&
-              [fingerprint.attributes.value ?? '', fingerprint.name, fingerprint.text].some((name) => name && fieldKey(name) === fieldKey(choice.value)),
-          );
-          if (picked) params = { ...(params as Record<string, unknown>), index: picked.index };
-          else failure = `no radio button of the group ${JSON.stringify(choice.group)} has the value or label ${JSON.stringify(choice.value)}`;
-        } else if (choice?.kind === 'checkbox' && located.fingerprint?.checked === choice.checked) {
-          skipAction = `already ${choice.checked ? 'checked' : 'unchecked'}, as wanted: not clicked`;
-        }
-      }
-    } else {
-      state = await this.readPage();
-    }
-    this.recorder?.setState(state);
-    let outcome: ActionOutcome | undefined;
-    let fingerprint: ElementFingerprint | undefined;
-    let note: string | undefined;
-    if (!failure) {
-      fingerprint = match?.fingerprint;
-      if (skipAction === undefined) {
-        outcome = await this.runAction(action.name, params, state, recorded.actionIndex, fingerprint);
-        this.recordAction(action.name, params, outcome, fingerprint, started, state);
-        if (outcome.error) failure = `the action failed: ${outcome.error.message}`;
-        else if (readingActions.has(action.name)) this.noteRead(action.result, outcome.result.extractedContent);
-      }
-      if (!failure) ({ failure, note } = await this.checkOutcome(recorded, substituted));
-      failure ??= await this.runStepChecks(recorded);
-    }
-    const finalAnswer = outcome?.result.isDone ? outcome.result.extractedContent : undefined;
-    if (!failure) {
-      const found = match?.differences ?? [];
-      // A scored match that differs in nothing is the recorded element, exactly.
-      const status = match?.status === 'healed' && found.length > 0 ? 'healed' : 'exact';
-      const differences = [...found, ...(skipAction ? [skipAction] : []), ...(note ? [note] : [])];
-      return {
-        report: this.report(recorded, {
-          status,
-          ...(status === 'healed' ? { healedBy: 'match' as const, score: match?.score } : {}),
-          ...(differences.length > 0 ? { differences } : {}),
-          ...(match ? { index: match.index } : {}),
-          durationMs: Date.now() - started,
-        }),
-        substituted,
-        finalAnswer,
-      };
-    }
-    // What the failed step was matched to, so the report says on what element it failed.
-    const about: Partial<ReplayStepReport> = match
-      ? {
-          index: match.index,
-          ...(match.score !== undefined ? { score: match.score } : {}),
-          ...(match.differences?.length ? { differences: match.differences } : {}),
-        }
-      : best
-        ? { index: best.index, score: best.score, ...(best.differences.length > 0 ? { differences: best.differences } : {}) }
-        : {};
-    if (match && !failure.includes('element ')) {
-      const print = match.fingerprint;
-      failure = `${failure} (after acting on element ${match.index} ${JSON.stringify(print?.name || print?.text || '')}${match.score !== undefined ? `, matched with score ${match.score}` : ''})`;
-    }
-    if (this.options.onStepFailure === 'ask-model' && this.options.llm) {
-      let why: string | undefined;
-      this.asking = true;
-      try {
-        why = await this.askModel(recorded, failure, this.options.llm);
-      } finally {
-        this.asking = false;
-      }
-      const intent = why === undefined ? await this.checkIntent(recorded) : undefined;
-      const elsewhere = intent?.failure;
-      const healed = intent !== undefined && elsewhere === undefined;
-      const unchecked = healed ? await this.runStepChecks(recorded) : undefined;
-      if (healed && unchecked === undefined) {
-        return {
-          report: this.report(recorded, { status: 'healed', healedBy: 'model', reason: failure, durationMs: Date.now() - started }),
-          substituted,
-          finalAnswer,
-        };
-      }
-      const modelWhy = elsewhere ?? unchecked ?? why ?? '';
-      failure = `${failure}; the model could not do it either: ${modelWhy}`;
-      return { ...this.failedReport(recorded, failure, Date.now() - started, about), substituted, continueAfter: this.options.onModelFailure === 'skip' };
-    }
-    return { ...this.failedReport(recorded, failure, Date.now() - started, about), substituted };
-  }
-
-  /** Finds the recorded element on the page now (see locateElement). */
-  private locate(recorded: RecordedAction, offTrack: boolean): ReturnType<typeof locateElement> {
-    return locateElement(
-      {
-        driver: this.driver,
-        signal: this.controller.signal,
-        readPage: () => this.readPage(),
-        elementTimeoutMs: this.options.elementTimeoutMs,
-        matchThreshold: this.options.matchThreshold,
-        origins: this.origins,
-      },
-      recorded,
-      offTrack,
-    );
-  }
-
-  /** Runs an action on `state`, bounded by the action timeout. */
-  private async runAction(
-    name: string,
-    params: unknown,
-    state: PageState,
-    actionIndex: number,
-    element: ElementFingerprint | undefined,
-  ): Promise<ActionOutcome> {
-    this.emit('action-start', 'navigator', { action: name, params, actionIndex });
-    const started = Date.now();
-    let outcome: ActionOutcome;
-    try {
-      let actual = params;
-      if (!this.secrets.isEmpty && SecretStore.holdsPlaceholder(params)) {
-        // The recording holds placeholders: the values go in now, for the page acted on.
-        const url = (params as { url?: unknown } | null)?.url;
-        const page = typeof url === 'string' ? url : (element?.frameUrl ?? (await this.driver.currentUrl({ signal: this.controller.signal })));
-        actual = (await this.secrets.substitute(params, page, name)).value;
-      }
-      outcome = this.secrets.redactDeep(
-        await this.registry.runWithOutcome(name, actual, this.actionContext(state), { timeoutMs: this.options.actionTimeoutMs }),
-      );
-    } catch (error) {
-      const info = toErrorInfo(this.controller.signal.aborted ? this.controller.signal.reason : error);
-      this.emit('action-end', 'navigator', { action: name, params, actionIndex, result: undefined, error: info, durationMs: Date.now() - started });
-      throw error;
-    }
-    this.emit('action-end', 'navigator', {
-      action: name,
-      params,
-      actionIndex,
-      result: outcome.result.extractedContent,
-      error: outcome.error,
-      durationMs: Date.now() - started,
-    });
-    return outcome;
-  }
-
-  private recordAction(
-    name: string,
-    params: unknown,
-    outcome: ActionOutcome,
-    fingerprint: ElementFingerprint | undefined,
-    started: number,
-    state: PageState,
-  ): void {
-    const index = indexParam(params);
-    const ref = index === undefined ? undefined : state.elements.get(index);
-    this.recorder?.addAction({
-      name,
-      params,
-      result: outcome.result.extractedContent,
-      error: outcome.error,
-      includeInMemory: outcome.result.includeInMemory ?? false,
-      isDone: outcome.result.isDone ?? false,
-      success: outcome.result.success,
-      data: outcome.result.data,
-      element: ref && index !== undefined ? { index, tagName: ref.tagName, selector: ref.selector } : undefined,
-      fingerprint,
-      startedAt: started,
-      durationMs: Date.now() - started,
-    });
-  }
-
-  private actionContext(state: PageState | undefined): ActionContext {
-    return createActionContext({
-      driver: this.driver,
-      state,
-      signal: this.controller.signal,
-      // Its calls are model calls of the replay: events, usage and history, like the Navigator's.
-      extractionLLM: this.options.llm ? observedExtractionClient(this.agentContext(this.options.llm, this.current.step), this.options.llm) : noModel,
-      taskId: this.current.taskId,
-      step: this.current.step,
-      uploadPaths: this.options.uploadPaths,
-      urlPolicy: this.urlPolicy,
-      askHuman: unanswered,
-      onUrlBlocked: (url, reason) => this.emit('url-blocked', 'navigator', { url, reason, kind: 'action' }),
-    });
-  }
-
-  /**
-   * Whether the browser is where the recording was after this step: `failure` says why not (another
-   * URL or number of tabs), `note` that only the title differs. Nothing to say when there is
-   * nothing to compare.
-   */
-  private async checkOutcome(recorded: RecordedAction, substituted: boolean): Promise<{ failure?: string | undefined; note?: string | undefined }> {
-    const expected = recorded.expected;
-    if (!this.options.checkOutcome || !expected) return {};
-    const [tabs, active] = await Promise.all([this.driver.tabs({ signal: this.controller.signal }), this.driver.activeTab({ signal: this.controller.signal })]);
-    // Typed values that changed change the URLs of GET forms: then only the path must match.
-    const withQuery = !substituted;
-    const expectedUrl = moved(expected.url, this.origins) as string;
-    if (comparable(active.url, withQuery) !== comparable(expectedUrl, withQuery)) {
-      return { failure: `the browser is at ${active.url}, where the recording was at ${expectedUrl}` };
-    }
-    if (tabs.length !== expected.tabs) return { failure: `${tabs.length} tab(s) are open, where the recording had ${expected.tabs}` };
-    const title = active.title.replace(/\s+/g, ' ').trim();
-    const recordedTitle = expected.title.replace(/\s+/g, ' ').trim();
-    return title === recordedTitle ? {} : { note: `the page's title is ${JSON.stringify(title)}, where the recording had ${JSON.stringify(recordedTitle)}` };
-  }
-
-  /**
-   * Hands one recorded step to the Navigator: it reads the page and acts once. Returns undefined
-   * when its actions succeeded, else why not.
-   */
-  private async askModel(recorded: RecordedAction, failure: string, llm: LLMClient): Promise<string | undefined> {
-    const goal = (recorded.step.modelOutput as { current_state?: { next_goal?: unknown } } | undefined)?.current_state?.next_goal;
-    const task = [
-      `You are replaying a recorded browser task: ${JSON.stringify(recorded.task.task)}.`,
-      `One recorded action could not be done the recorded way: ${describeRecorded(recorded)}${typeof goal === 'string' && goal ? ` (its goal: ${goal})` : ''}.`,
-      `Why: ${failure}.`,
-      'Do what that action was for on the current page, with as few actions as needed, then stop. Do not call done.',
-    ].join('\n');
-    const offered = this.registry.list().filter((action) => action.name !== 'done' && !needsPerson.has(action.name));
-    const context = this.agentContext(llm, recorded.step.step);
-    context.messages.initTask(navigatorSystemPrompt({ maxActionsPerStep: 3, actionList: this.registry.describe() }), task);
-    const recorder = new StepRecorder(this.current.taskId, this.tasks.length - 1, recorded.step.step, 'navigator');
-    try {
-      const result = await new NavigatorAgent(context).step(recorder, { only: offered.map((action) => action.name) });
-      const record = recorder.finish();
-      for (const action of record.actions) this.recorder?.addAction(action);
-      const errors = result.results.filter((item) => item.error !== undefined);
-      if (result.results.length === 0) return 'it chose no action';
-      return errors.length > 0 ? errors.map((item) => item.error).join(' ') : undefined;
-    } catch (error) {
-      // With `onModelFailure: 'skip'` even a model that cannot be called fails only its step; a cancel still ends the replay.
-      if (this.controller.signal.aborted || (isFatalError(error) && this.options.onModelFailure !== 'skip')) throw error;
-      return `the model call failed: ${describeThrown(error)}`;
-    }
   }
 
   /** What the Navigator (and the extraction model's events) need: the replay's browser, events and signal, with `llm`. */
