@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { shopBrowser } from '../../test/helpers/loop';
 import type { ExecutorEvent } from '../events';
 import { ScriptedLLM, scriptedActions, scriptedPlan } from '../testing/scripted-llm';
@@ -208,5 +208,35 @@ describe('Executor: events', () => {
     executor.off('step-start', listener);
     await executor.execute();
     expect(count).toBe(0);
+  });
+});
+
+describe('Executor: events and secrets', () => {
+  // A task id is random: a short secret value (a user name such as `ada`) can occur inside it. The
+  // event's own fields are not page or model text and must reach the listener as they are, or a
+  // task-scoped stream never sees its task's `task-end` and never ends.
+  it('keeps the task id of every event whole when a secret value occurs inside it', async () => {
+    const { llm } = simpleRun();
+    const spy = vi.spyOn(globalThis.crypto, 'randomUUID').mockReturnValue('0ada0ada-0000-4000-8000-00000000ada0');
+    try {
+      const executor = new Executor({
+        sensitiveActions: false,
+        task: 'Note a fact',
+        llm,
+        browser: shopBrowser(),
+        secrets: { 'https://shop.test': { user: 'ada' } },
+      });
+      const seen: ExecutorEvent[] = [];
+      const reading = (async () => {
+        for await (const event of executor.events()) seen.push(event);
+      })();
+      const result = await executor.execute();
+      const ended = await Promise.race([reading.then(() => true), new Promise<false>((resolve) => setTimeout(() => resolve(false), 2000))]);
+      expect(result.taskId).toBe('0ada0ada-0000-4000-8000-00000000ada0');
+      expect(new Set(seen.map((event) => event.taskId))).toEqual(new Set([result.taskId]));
+      expect(ended).toBe(true);
+    } finally {
+      spy.mockRestore();
+    }
   });
 });

@@ -7,7 +7,7 @@ import { builtinActions } from '../actions/builtin/index';
 import type { ActionResult, HumanAnswer } from '../actions/types';
 import type { AgentContext, EventPayload } from '../agents/agent-context';
 import { ConfigError, MaxFailuresReachedError, MaxStepsReachedError, PlannavError, RequestCancelledError, TimeoutError } from '../errors';
-import type { Actor, EventBase, ExecutorEvent, ExecutorEventMap, ExecutorEventName, ExecutorListener, TaskStatus } from '../events';
+import type { Actor, ExecutorEvent, ExecutorEventMap, ExecutorEventName, ExecutorListener, TaskStatus } from '../events';
 import { toErrorInfo } from '../history/error-info';
 import { StepRecorder } from '../history/step-recorder';
 import { historySchemaVersion, type RunHistory, type StepRecord, type TaskRecord } from '../history/types';
@@ -566,9 +566,10 @@ export class Executor<TData = unknown> {
   }
 
   private emit<K extends ExecutorEventName>(name: K, actor: Actor, payload: EventPayload<K> & { readonly taskId?: string }): void {
-    const base: EventBase = { taskId: this.current?.taskId ?? '', step: this.current?.step ?? 0, actor, timestamp: Date.now() };
-    // No secret value leaves in an event, whatever the payload holds.
-    const event = this.secrets.redactDeep({ ...base, ...payload }) as ExecutorEventMap[K];
+    const { taskId = this.current?.taskId ?? '', ...rest } = payload;
+    // No secret value leaves in a payload. The event's own fields stay whole: a short secret (a user name) inside
+    // a random task id, redacted, left a task-scoped stream waiting for its task's `task-end` forever.
+    const event = { taskId, step: this.current?.step ?? 0, actor, timestamp: Date.now(), ...this.secrets.redactDeep(rest) } as ExecutorEventMap[K];
     if (name === 'model-fallback') {
       const { from, to, error } = event as ExecutorEventMap['model-fallback'];
       this.stepRecorder?.addFallback({ from: `${from.provider}:${from.model}`, to: `${to.provider}:${to.model}`, error });

@@ -379,7 +379,8 @@ export class HistoryReplay {
 
   private emit<K extends ReplayEventName>(name: K, actor: Actor, payload: EventPayload<K>): void {
     const base: EventBase = { taskId: this.current.taskId, step: this.current.step, actor, timestamp: Date.now() };
-    const event = this.secrets.redactDeep({ ...base, ...payload }) as ReplayEventMap[K];
+    // The event's own fields stay whole (see the Executor's emit): only the payload is redacted.
+    const event = { ...base, ...this.secrets.redactDeep(payload) } as ReplayEventMap[K];
     if (name === 'model-call-start' && this.asking) this.modelCalls++;
     if (name === 'model-call-end') {
       const { usage, provider, model, attempt, durationMs, error } = event as ReplayEventMap['model-call-end'];
