@@ -21,10 +21,10 @@ export default defineConfig({
     // e2e tests never drive a stale copy of the page code.
     globalSetup: ['scripts/vitest-global-setup.mjs'],
     testTimeout: 30_000,
-    // Most of an e2e file's time is spent waiting (on a page to settle, on Chromium's own processes, on the fixture
-    // servers), not computing: measured on replay-corpus-shop, 30 s of CPU in 210 s. So files run two per CPU, at least
-    // four. `--maxWorkers=N` overrides it.
-    maxWorkers: Math.max(4, 2 * availableParallelism()),
+    // The suite is bound by CPU on a small machine (a whole run: about 25 CPU-minutes, Chromium included), so more
+    // files side by side than CPUs only adds waiting and timeouts; at least two, since some files mostly wait.
+    // `--maxWorkers=N` overrides it.
+    maxWorkers: Math.max(2, availableParallelism()),
     reporters: ['default'],
     projects: [
       {

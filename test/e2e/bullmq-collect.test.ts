@@ -26,7 +26,7 @@ describe('plannav/bullmq on a real Redis', () => {
     const name = 'jobs-e2e';
     const first = startWorker(name);
     const second = startWorker(name);
-    await until(() => [first, second].every((worker) => worker.events.some((event) => event.type === 'ready')), 30_000, 'both workers to be ready');
+    await until(() => [first, second].every((worker) => worker.events.some((event) => event.type === 'ready')), 90_000, 'both workers to be ready');
 
     const coordinator = createCollectionCoordinator<Job>({
       connection: redis.url,
@@ -77,5 +77,5 @@ describe('plannav/bullmq on a real Redis', () => {
     } finally {
       await coordinator.close();
     }
-  }, 150_000);
+  }, 240_000);
 });

@@ -31,7 +31,7 @@ describe('plannav/bullmq: a coordinator that dies is resumed from Redis', () => 
     const name = 'jobs-resume';
     const env = { REDIS_URL: redis.url, COLLECTION_NAME: name, START_URL: site.pageUrl(1) };
     const worker = startScript('bullmq-worker.ts', env);
-    await until(() => worker.events.some((event) => event.type === 'ready'), 30_000, 'the worker to be ready');
+    await until(() => worker.events.some((event) => event.type === 'ready'), 90_000, 'the worker to be ready');
 
     // Two coordinators die, each after three pages of its own; the third finishes the collection.
     const killed: ChildScript[] = [];
@@ -77,5 +77,5 @@ describe('plannav/bullmq: a coordinator that dies is resumed from Redis', () => 
     // The worker read each page once: no page done before the crash was visited again.
     const started = worker.events.filter((event) => event.type === 'page-start').map((event) => event.url);
     expect(new Set(started).size).toBe(started.length);
-  }, 150_000);
+  }, 240_000);
 });

@@ -14,6 +14,8 @@ const fastRetry = { retries: 0, minTimeout: 1, maxTimeout: 1 };
 let browser: PlaywrightDriver;
 let secondBrowser: PlaywrightDriver;
 const sites: CollectSite[] = [];
+/** The collections a test started: one that outlives its test (a timeout) is cancelled, so the next test gets the browser. */
+const runs: Collector<Job>[] = [];
 
 beforeAll(async () => {
   [browser, secondBrowser] = await Promise.all([PlaywrightDriver.launch({ headless: true }), PlaywrightDriver.launch({ headless: true })]);
@@ -22,6 +24,7 @@ afterAll(async () => {
   await Promise.all([browser?.close(), secondBrowser?.close()]);
 });
 afterEach(async () => {
+  await Promise.all(runs.splice(0).map((run) => Promise.race([run.close(), new Promise((resolve) => setTimeout(resolve, 15_000))])));
   await Promise.all(sites.splice(0).map((site) => site.close()));
 });
 
@@ -32,7 +35,7 @@ async function start(options: CollectSiteOptions = {}): Promise<CollectSite> {
 }
 
 function collector(site: CollectSite, options: Partial<CollectOptions<Job>> = {}): Collector<Job> {
-  return new Collector<Job>({
+  const run = new Collector<Job>({
     llm: siteModel(),
     browser,
     start: site.pageUrl(1),
@@ -42,6 +45,8 @@ function collector(site: CollectSite, options: Partial<CollectOptions<Job>> = {}
     modelRetry: fastRetry,
     ...options,
   });
+  runs.push(run);
+  return run;
 }
 
 async function records(run: Collector<Job>): Promise<Job[]> {
@@ -60,7 +65,8 @@ function expectEachOnce(site: CollectSite, prefix: string): void {
   for (const [path, count] of hits) expect(count, path).toBe(1);
 }
 
-describe('the Collector on the collection site, in headless Chromium', () => {
+// A run reads 12 to 24 pages in Chromium: 10 to 20 s on an idle machine, and several times that on a loaded one.
+describe('the Collector on the collection site, in headless Chromium', { timeout: 120_000 }, () => {
   it('numbered pages behind a cookie wall: every reachable posting once, no page loaded twice', async () => {
     const site = await start({ cookieWall: true });
     const run = collector(site);

@@ -101,7 +101,8 @@ function tsc(dir: string, config: string): Promise<{ config: string; status: num
   });
 }
 
-describe(`the packed package, installed, under Node ${nodeVersion}`, { timeout: 180_000 }, () => {
+// Each case installs or compiles a whole project (three tsc programs in one): a few tens of seconds idle, minutes on a loaded machine.
+describe(`the packed package, installed, under Node ${nodeVersion}`, { timeout: 360_000 }, () => {
   it.each(['esm', 'cjs'] as const)('runs the AI SDK bridge with the current ai major from %s', (format) => {
     const dir = join(project.dir, 'bridge');
     const file = format === 'esm' ? 'bridge.mjs' : 'bridge.cjs';
