@@ -7,6 +7,7 @@
 import { availableParallelism } from 'node:os';
 import { playwright } from '@vitest/browser-playwright';
 import { configDefaults, defineConfig } from 'vitest/config';
+import SlowestFirst from './scripts/test-sequencer.mjs';
 import { findChromium } from './src/chromium/find-chromium.js';
 
 const BROWSER_TESTS = 'src/**/*.browser.test.ts';
@@ -26,6 +27,8 @@ export default defineConfig({
     // `--maxWorkers=N` overrides it.
     maxWorkers: Math.max(2, availableParallelism()),
     reporters: ['default'],
+    // The slowest files first (test/durations.json), so no long file runs alone at the end.
+    sequence: { sequencer: SlowestFirst },
     projects: [
       {
         extends: true,

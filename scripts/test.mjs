@@ -7,7 +7,7 @@
 // Each side stage's output is held and printed whole when it ends, so the logs do not interleave; the sources' vitest
 // run streams as it runs.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -131,6 +131,17 @@ async function vitest(/** @type {string[]} */ args, live = true) {
   }
 }
 
+/** Writes test/durations.json, which scripts/test-sequencer.mjs reads to start the slowest files first. */
+function writeDurations(/** @type {{ name: string, ms: number }[]} */ files) {
+  const file = 'test/durations.json';
+  const { about } = JSON.parse(readFileSync(file, 'utf8'));
+  /** @type {Record<string, number>} */
+  const seconds = {};
+  for (const { name, ms } of [...files].sort((a, b) => b.ms - a.ms)) if (ms >= 3000) seconds[name] ??= Math.round(ms / 1000);
+  writeFileSync(file, `${JSON.stringify({ about, seconds }, null, 2)}\n`);
+  console.log(`${file}: ${Object.keys(seconds).length} files of 3 s or more written`);
+}
+
 function coverage() {
   if (!existsSync(COVERAGE_SUMMARY)) {
     console.log(`${COVERAGE_SUMMARY} is missing`);
@@ -208,6 +219,8 @@ console.log('\n=== durations ===');
 for (const { title, ms, result } of durations) console.log(`  ${seconds(ms).padStart(8)}  ${title} (${result})`);
 console.log(`  ${seconds(Date.now() - startedAt).padStart(8)}  total (the stages overlap)`);
 if (slowest.length) console.log(`slowest test files:\n${slowest.join('\n')}`);
+
+if (process.env.PLANNAV_UPDATE_DURATIONS === '1') writeDurations([...sourceFiles, ...packageFiles]);
 
 console.log(`\nTests: ${passed} passed, ${failed} failed`);
 process.exitCode = failed === 0 ? 0 : 1;

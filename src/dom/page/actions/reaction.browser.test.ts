@@ -58,16 +58,20 @@ describe('awaitReaction', () => {
   });
 
   it('counts its windows from the field\u2019s last keystroke when the typing was watched', async () => {
+    // Wide windows, so that each way of counting gives a wait far from the others even when a loaded machine fires
+    // timers late: from the keystroke about 700 ms are left, from the watch about 200, from the call the whole 1000.
+    const wide = { firstChangeMs: 1000, quietMs: 60, maxMs: 3000 };
     const { field } = place('<input id="field">');
     expect(watchTyping(locate(field))).toBe(true);
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const typed = performance.now();
     field!.dispatchEvent(new Event('input', { bubbles: true }));
-    await new Promise((resolve) => setTimeout(resolve, 60));
-    // 60 ms of the 120 ms window have passed since the keystroke (160 since the watch): about 60 are left.
-    const answer = await awaitReaction({ ...locate(field), ...bounds });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const sinceKeystroke = performance.now() - typed;
+    const answer = await awaitReaction({ ...locate(field), ...wide });
     expect(answer.outcome).toBe('unchanged');
-    expect(answer.waitedMs).toBeGreaterThanOrEqual(40);
-    expect(answer.waitedMs).toBeLessThan(100);
+    expect(answer.waitedMs).toBeGreaterThanOrEqual(wide.firstChangeMs - sinceKeystroke - 20);
+    expect(answer.waitedMs).toBeLessThan(wide.firstChangeMs - 50);
   });
 
   it('ends at once when the first-change window passed while the driver was still typing and settling', async () => {
