@@ -13,6 +13,7 @@ import type { UrlPolicyOptions } from '../security/url-policy';
 import type { SecretsOption } from '../security/secrets';
 import { allowAllSensitiveActions, defaultSensitiveActions, type ResolvedSensitiveActions, type SensitiveActionsOptions } from '../security/sensitive-actions';
 import { sitesOfEntry } from '../security/task-scope';
+import { defaultTimeouts } from '../session/timeouts';
 
 /** A question the agent asks the user, as a {@link HumanInputHandler} receives it. @public */
 export interface HumanQuestion {
@@ -322,15 +323,15 @@ const optionsSchema = z
       })
       .strict()
       .default({}),
-    modelTimeoutMs: positiveInteger.default(120_000),
+    modelTimeoutMs: positiveInteger.default(defaultTimeouts.model),
     browserTimeouts: z
       .object({
-        pageState: positiveInteger.default(30_000),
-        action: positiveInteger.default(180_000),
-        settle: positiveInteger.default(15_000),
+        pageState: positiveInteger.default(defaultTimeouts.pageState),
+        action: positiveInteger.default(defaultTimeouts.action),
+        settle: positiveInteger.default(defaultTimeouts.settle),
       })
       .strict()
-      .default({ pageState: 30_000, action: 180_000, settle: 15_000 }),
+      .default({ pageState: defaultTimeouts.pageState, action: defaultTimeouts.action, settle: defaultTimeouts.settle }),
     temperature: z.number().min(0, 'must be between 0 and 2').max(2, 'must be between 0 and 2').optional(),
     prices: z
       .record(

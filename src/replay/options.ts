@@ -12,6 +12,7 @@ import type { LLMClient } from '../llm/types';
 import type { PriceTable, TokenUsage } from '../llm/usage';
 import type { SecretsOption } from '../security/secrets';
 import type { UrlPolicyOptions } from '../security/url-policy';
+import { defaultTimeouts } from '../session/timeouts';
 
 /**
  * Options of {@link HistoryReplay}.
@@ -212,7 +213,7 @@ export const optionsSchema = z
       .strict()
       .default({}),
     recordScreenshots: z.boolean({ error: 'must be a boolean' }).default(false),
-    actionTimeoutMs: positive.default(180_000),
+    actionTimeoutMs: positive.default(defaultTimeouts.action),
     prices: z.record(z.string(), z.object({ input: z.number(), cachedInput: z.number().optional(), output: z.number() })).optional(),
     uploadPaths: z.array(z.string()).default([]),
     secrets: z.unknown().optional(),
