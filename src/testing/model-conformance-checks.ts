@@ -37,7 +37,24 @@ const question: GenerateRequest = {
 const answer = { answer: 'Paris', confidence: 0.9 };
 /** A 1x1 PNG. */
 const pixel = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
-const cancelBoundMs = 100;
+/** How soon an abort must end a call (cancel() of a task is felt at once). */
+export const cancelBoundMs = 100;
+/**
+ * How often a time-bound check is tried before it fails. A client that ignores the abort fails every attempt; one
+ * that honours it can still miss the bound once when the machine is loaded (a busy CI runner starves the process for
+ * tens of milliseconds), and would then fail the kit for no fault of its own.
+ */
+export const boundAttempts = 3;
+
+/**
+ * Runs `attempt` (which resolves with a time in ms) until one is within `boundMs`, at most `attempts` times; resolves
+ * with the fastest time seen. An attempt that throws ends it at once: only lateness is tried again.
+ */
+export async function fastestOf(attempts: number, boundMs: number, attempt: () => Promise<number>): Promise<number> {
+  let fastest = Number.POSITIVE_INFINITY;
+  for (let tried = 0; tried < attempts && fastest > boundMs; tried++) fastest = Math.min(fastest, await attempt());
+  return fastest;
+}
 const timeoutBoundMs = 2000;
 
 /** The object of a result as plannav reads it: the parsed one, else the JSON found in its text. */
@@ -368,14 +385,16 @@ const hangingCallChecks: ModelCheck[] = [
   {
     name: 'cancellation › an abort ends a hanging call within 100 ms',
     run: async (context) => {
-      context.enqueue({ hang: true });
       const contract = `an abort of request.signal makes generate() reject within ${cancelBoundMs} ms (cancel() of a task is felt at once)`;
-      const elapsed = await abortHangingCall(context, contract);
+      const elapsed = await fastestOf(boundAttempts, cancelBoundMs, () => {
+        context.enqueue({ hang: true });
+        return abortHangingCall(context, contract);
+      });
       if (elapsed > cancelBoundMs) {
         throw context.fail({
           contract,
           expected: `a rejection within ${cancelBoundMs} ms of the abort`,
-          received: `a rejection after ${Math.round(elapsed)} ms`,
+          received: `a rejection after ${Math.round(elapsed)} ms (the fastest of ${boundAttempts} tries)`,
           fix: 'pass request.signal to fetch (or your SDK) and reject as soon as it aborts',
         });
       }
@@ -443,8 +462,9 @@ async function settledWithin<T>(promise: Promise<T>, ms: number): Promise<T | 'l
 /** Starts a hanging call, aborts it once the server has it, and returns the ms it took to reject. */
 async function abortHangingCall(context: CaseContext, contract: string): Promise<number> {
   const controller = new AbortController();
+  const earlier = context.calls.length;
   const pending = context.generateError(context.client(), { ...question, signal: controller.signal }, contract);
-  await context.waitForCalls(1, 'the request to reach the server');
+  await context.waitForCalls(earlier + 1, 'the request to reach the server');
   const abortedAt = performance.now();
   controller.abort();
   const outcome = await settledWithin(pending, 1000);

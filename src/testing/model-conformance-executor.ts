@@ -8,6 +8,7 @@ import type { ExecutorOptions } from '../executor/options';
 import { describeValue } from './conformance';
 import { FakeBrowserDriver, type FakePage } from './fake-browser-driver';
 import type { CaseContext, ModelCheck } from './model-conformance-harness';
+import { boundAttempts, cancelBoundMs, fastestOf } from './model-conformance-checks';
 import type { Answer, WireCall } from './model-conformance-wire';
 import { scriptedActions, scriptedPlan } from './scripted-llm';
 
@@ -27,7 +28,6 @@ const shopPages: Record<string, FakePage> = {
 };
 
 const fastRetry = { retries: 2, minTimeout: 1, maxTimeout: 2 };
-const cancelBoundMs = 100;
 
 /** The index of the first element line of a state text whose text contains `label`. */
 function indexOf(stateText: string, label: string): number | undefined {
@@ -174,27 +174,40 @@ export const executorChecks: readonly ModelCheck[] = [
     run: async (context) => {
       context.answer(() => ({ hang: true }));
       const contract = `Executor.cancel() during a model call ends the task within ${cancelBoundMs} ms`;
-      const browser = new FakeBrowserDriver({ startUrl: 'https://shop.test/', pages: shopPages });
-      const executor = new Executor({ sensitiveActions: false, task: 'Say hi', llm: context.client(), browser, modelRetry: fastRetry, maxSteps: 10 });
-      try {
-        const running = executor.execute();
-        await context.waitForCalls(1, 'the Planner\u2019s request to reach the server');
-        const cancelledAt = performance.now();
-        executor.cancel();
-        context.waitingFor('the cancelled task to end');
-        const result = await running;
-        const elapsed = performance.now() - cancelledAt;
-        if (result.status !== 'cancelled' || elapsed > cancelBoundMs) {
-          throw context.fail({
-            contract,
-            expected: `status cancelled within ${cancelBoundMs} ms`,
-            received: `${describeResult(result)} after ${Math.round(elapsed)} ms`,
-            fix: 'pass request.signal to fetch (or your SDK) and reject as soon as it aborts',
-            cause: result.error,
-          });
+      const cancelOnce = async (): Promise<number> => {
+        const browser = new FakeBrowserDriver({ startUrl: 'https://shop.test/', pages: shopPages });
+        const executor = new Executor({ sensitiveActions: false, task: 'Say hi', llm: context.client(), browser, modelRetry: fastRetry, maxSteps: 10 });
+        try {
+          const earlier = context.calls.length;
+          const running = executor.execute();
+          await context.waitForCalls(earlier + 1, 'the Planner\u2019s request to reach the server');
+          const cancelledAt = performance.now();
+          executor.cancel();
+          context.waitingFor('the cancelled task to end');
+          const result = await running;
+          const elapsed = performance.now() - cancelledAt;
+          if (result.status !== 'cancelled') {
+            throw context.fail({
+              contract,
+              expected: `status cancelled within ${cancelBoundMs} ms`,
+              received: describeResult(result),
+              fix: 'pass request.signal to fetch (or your SDK) and reject as soon as it aborts',
+              cause: result.error,
+            });
+          }
+          return elapsed;
+        } finally {
+          await browser.close();
         }
-      } finally {
-        await browser.close();
+      };
+      const elapsed = await fastestOf(boundAttempts, cancelBoundMs, cancelOnce);
+      if (elapsed > cancelBoundMs) {
+        throw context.fail({
+          contract,
+          expected: `status cancelled within ${cancelBoundMs} ms`,
+          received: `cancelled after ${Math.round(elapsed)} ms (the fastest of ${boundAttempts} tries)`,
+          fix: 'pass request.signal to fetch (or your SDK) and reject as soon as it aborts',
+        });
       }
     },
   },
