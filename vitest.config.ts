@@ -1,7 +1,7 @@
-// Vitest config: three projects. `node`: unit tests next to the code and the e2e tests under test/. `browser`:
+// Vitest config: four projects. `unit`: the unit tests next to the code, in shared workers. `node`: the e2e tests under test/. `browser`:
 // src/**/*.browser.test.ts, the page runtime, in headless Chromium. `package`: what ships, tested from dist/ and the packed
-// tarball (test/package/, test/bundle/), so it needs a build first; scripts/test.mjs starts the other two at once and this
-// one when the build is done. One v8 coverage report over every src file covers `node` and `browser`. The type tests (test/types/*.test-d.ts) are no project here: `npm run typecheck` (tsc over
+// tarball (test/package/, test/bundle/), so it needs a build first; scripts/test.mjs starts the other three at once and this
+// one when the build is done. One v8 coverage report over every src file covers `unit`, `node` and `browser`. The type tests (test/types/*.test-d.ts) are no project here: `npm run typecheck` (tsc over
 // tsconfig.json, which includes test/) compiles them, and a type that changes fails it; a vitest typecheck project
 // would run tsc over the same program a second time.
 import { availableParallelism } from 'node:os';
@@ -12,6 +12,8 @@ import { findChromium } from './src/chromium/find-chromium.js';
 
 const BROWSER_TESTS = 'src/**/*.browser.test.ts';
 const PACKAGE_TESTS = ['test/package/**/*.test.ts', 'test/bundle/**/*.test.ts'];
+/** Unit tests that replace a module (`vi.mock`), which needs a module cache of their own. */
+const MOCKING_UNIT_TESTS = ['src/node/run-gif.test.ts'];
 
 export default defineConfig({
   // `plannav` and `plannav/<entry>` in examples resolve to src/ (tsconfig.json paths), as under tsx,
@@ -33,9 +35,23 @@ export default defineConfig({
       {
         extends: true,
         test: {
+          // The unit tests beside the code share their worker's module cache (`isolate: false`): importing the sources
+          // again for each of about a hundred files cost half of their CPU time. They restore what they change (timers,
+          // environment variables); one that replaces a module runs in the `node` project instead.
+          name: 'unit',
+          include: ['src/**/*.test.ts'],
+          exclude: [...configDefaults.exclude, BROWSER_TESTS, ...MOCKING_UNIT_TESTS],
+          environment: 'node',
+          pool: 'forks',
+          isolate: false,
+        },
+      },
+      {
+        extends: true,
+        test: {
           name: 'node',
-          include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
-          exclude: [...configDefaults.exclude, BROWSER_TESTS, ...PACKAGE_TESTS],
+          include: ['test/**/*.test.ts', ...MOCKING_UNIT_TESTS],
+          exclude: [...configDefaults.exclude, ...PACKAGE_TESTS],
           environment: 'node',
           pool: 'forks',
         },
