@@ -1,0 +1,210 @@
+// The task tools: a whole task as one call (run_task: URL policy and secrets narrowed by the
+// caller, progress per step, cancel, questions through elicitation, the history saved), and the
+// saved runs again: replay_history without a model, export_playwright as a test file.
+
+import { z } from 'zod';
+import { ConfigError, PlannavError } from '../errors';
+import { Executor } from '../executor/executor';
+import type { ExecutorOptions, HumanInputHandler } from '../executor/options';
+import { loadHistory } from '../node/history-files';
+import { exportPlaywrightScript } from '../replay/export-playwright';
+import { replayHistory } from '../replay/replay';
+import { UrlPolicy } from '../security/url-policy';
+import { jsonSchemaToZod } from './json-schema-zod';
+import { narrowSecrets, narrowUrlPolicy } from './narrow';
+import type { McpRuntime } from './runtime';
+import { defineTool, errorResult, toolError, toolResult, type ToolCall, type ToolSpec } from './tool';
+
+const runTaskInput = z.object({
+  task: z.string().min(1).max(20_000).describe('What the agent should do, in plain words.'),
+  start_url: z.string().min(1).optional().describe('The page to start on; it must be allowed by the URL policy. Defaults to the demo shop in demo mode.'),
+  output_schema: z
+    .record(z.string(), z.unknown())
+    .optional()
+    .describe('A JSON Schema (an object) for the result: the answer comes back as `data` of this shape.'),
+  max_steps: z.number().int().min(1).max(500).optional().describe("The most Navigator steps; at most the server's limit."),
+  allowed_hosts: z
+    .array(z.string().min(1))
+    .min(1)
+    .optional()
+    .describe("Hosts the browser may load during this task (e.g. 'shop.example'); each must be inside the hosts the server allows."),
+  secrets: z
+    .array(z.string().min(1))
+    .optional()
+    .describe('Names of the server-configured secrets this task may use (values are never shown); all of them when absent.'),
+});
+
+const replayInput = z.object({
+  history_file: z.string().min(1).describe('The history_file a run_task result gave (a history.json inside the server history folder).'),
+  variables: z.record(z.string(), z.string()).optional().describe('Values for the recorded inputs, by variable name.'),
+  on_failure: z.enum(['stop', 'skip']).optional().describe('What a step that cannot be replayed does: stop the replay (default) or skip the step.'),
+});
+
+const exportInput = z.object({
+  history_file: z.string().min(1).describe('The history_file a run_task result gave (a history.json inside the server history folder).'),
+});
+
+/** The human-input handler that asks through MCP elicitation; when that fails, the wait runs out as without one. */
+function elicitationHandler(call: ToolCall): HumanInputHandler | undefined {
+  const elicit = call.elicit;
+  if (!elicit) return undefined;
+  return async (question, { signal, timeout }) => {
+    try {
+      return await elicit(question.question, { signal, timeout });
+    } catch {
+      if (signal.aborted) return undefined;
+      // The client could not answer (a newer protocol era, a transport error): wait out the timeout.
+      return new Promise<string | undefined>((resolve) => signal.addEventListener('abort', () => resolve(undefined), { once: true }));
+    }
+  };
+}
+
+function maxStepsOf(base: ExecutorOptions, asked: number | undefined): number | undefined {
+  if (asked === undefined) return base.maxSteps;
+  return base.maxSteps === undefined ? asked : Math.min(asked, base.maxSteps);
+}
+
+/** The task tools of a server over `runtime`. */
+export function taskTools(runtime: McpRuntime): ToolSpec[] {
+  const runTask = defineTool({
+    name: 'run_task',
+    description:
+      "Run a whole browser task with plannav's Planner and Navigator and return its result: status, answer, typed data (with output_schema), token usage and the saved history file. The server's URL policy and secrets apply; allowed_hosts and secrets can only narrow them. Sends a progress notification per step; cancelling the request cancels the task.",
+    input: runTaskInput,
+    annotations: { title: 'Run a browser task', readOnlyHint: false, destructiveHint: true, openWorldHint: true },
+    run: async (args, call) =>
+      runtime.exclusive(call.signal, async () => {
+        const session = await runtime.session(call.signal);
+        const task = args.task;
+        const base = session.executorOptions(task);
+        let urlPolicy;
+        let secrets;
+        let outputSchema;
+        try {
+          urlPolicy = narrowUrlPolicy(base.urlPolicy, args.allowed_hosts);
+          secrets = narrowSecrets(base.secrets, args.secrets);
+          outputSchema = args.output_schema === undefined ? base.outputSchema : jsonSchemaToZod(args.output_schema, 'output_schema');
+        } catch (error) {
+          return errorResult(error);
+        }
+        const startUrl = args.start_url ?? session.startUrl;
+        if (startUrl !== undefined) {
+          const decision = new UrlPolicy({ allow: urlPolicy?.allow, deny: urlPolicy?.deny }).check(startUrl);
+          if (!decision.allowed) return toolError(`start_url ${startUrl} is not allowed: ${decision.reason}.`);
+        }
+        const humanInput = elicitationHandler(call) ?? base.humanInput;
+        const options: ExecutorOptions = {
+          ...base,
+          task,
+          signal: call.signal,
+          urlPolicy,
+          secrets,
+          outputSchema,
+          maxSteps: maxStepsOf(base, args.max_steps),
+          ...(humanInput ? { humanInput } : {}),
+        };
+        let executor: Executor;
+        try {
+          executor = new Executor(options);
+        } catch (error) {
+          return errorResult(error);
+        }
+        let steps = 0;
+        let last = '';
+        executor.on('plan-end', (event) => (last = event.plan.done ? 'the Planner judged the task done' : `plan: ${event.plan.nextSteps}`));
+        executor.on('action-end', (event) => (last = `${event.action}${event.error ? ` failed: ${event.error.message}` : event.result ? `: ${event.result}` : ''}`));
+        executor.on('step-end', () => {
+          steps += 1;
+          void call.progress(steps, `Step ${steps}${last ? `: ${last.slice(0, 300)}` : ''}`, options.maxSteps);
+        });
+        try {
+          if (startUrl !== undefined) await session.browser.goto(startUrl, { signal: call.signal });
+          const result = await executor.execute();
+          const folder = await runtime.runFolder();
+          const files = await session.saveRun(executor, folder);
+          const structured = {
+            status: result.status,
+            success: result.success,
+            answer: result.finalAnswer ?? null,
+            ...(result.data !== undefined ? { data: result.data } : {}),
+            usage: result.usage,
+            steps: result.steps,
+            history_file: files.historyFile,
+            ...(files.gifFile ? { gif_file: files.gifFile } : {}),
+            ...(files.reportFile ? { report_file: files.reportFile } : {}),
+            ...(result.error ? { error: { name: result.error.name, code: result.error.code, message: result.error.message } } : {}),
+          };
+          const lines = [
+            `Task ${result.status}${result.success ? ' (success)' : ''} after ${result.steps} steps.`,
+            result.finalAnswer ? `Answer: ${result.finalAnswer}` : undefined,
+            result.data !== undefined ? `Data: ${JSON.stringify(result.data)}` : undefined,
+            result.error ? `Error: ${result.error.message}` : undefined,
+            `Tokens: ${result.usage.totalTokens} (${result.usage.inputTokens} in, ${result.usage.outputTokens} out).`,
+            `History: ${files.historyFile}`,
+          ].filter((line): line is string => line !== undefined);
+          return toolResult(lines.join('\n'), structured);
+        } catch (error) {
+          return errorResult(error);
+        } finally {
+          await executor.close();
+        }
+      }),
+  });
+
+  const replay = defineTool({
+    name: 'replay_history',
+    description:
+      'Replay a run that run_task saved, without a model: each recorded action again on the live page, found by its recorded element. Returns the status and a report per step.',
+    input: replayInput,
+    annotations: { title: 'Replay a saved run', readOnlyHint: false, destructiveHint: true, openWorldHint: true },
+    run: async (args, call) =>
+      runtime.exclusive(call.signal, async () => {
+        try {
+          const file = await runtime.historyPath(args.history_file);
+          const history = await loadHistory(file);
+          const session = await runtime.session(call.signal);
+          const base = session.executorOptions(history.tasks[0]?.task ?? 'replay');
+          const result = await replayHistory(history, {
+            browser: session.browser,
+            variables: args.variables,
+            onStepFailure: args.on_failure ?? 'stop',
+            signal: call.signal,
+            urlPolicy: base.urlPolicy ? { allow: base.urlPolicy.allow, deny: base.urlPolicy.deny } : undefined,
+            secrets: base.secrets,
+            ...(session.startUrl ? { baseURL: new URL(session.startUrl).origin } : {}),
+          });
+          const failed = result.steps.filter((step) => step.status === 'failed').length;
+          const structured = {
+            status: result.status,
+            steps: result.steps.length,
+            failed_steps: failed,
+            answer: result.finalAnswer ?? null,
+            ...(result.error ? { error: { name: result.error.name, code: result.error.code, message: result.error.message } } : {}),
+          };
+          const summary = `Replay ${result.status}: ${result.steps.length} steps, ${failed} failed.${result.finalAnswer ? `\nAnswer: ${result.finalAnswer}` : ''}${result.error ? `\nError: ${result.error.message}` : ''}`;
+          return result.status === 'ok' ? toolResult(summary, structured) : toolError(summary, structured);
+        } catch (error) {
+          return errorResult(error);
+        }
+      }),
+  });
+
+  const exportScript = defineTool({
+    name: 'export_playwright',
+    description: 'Turn a run that run_task saved into a standalone Playwright Test file; returns the script as text.',
+    input: exportInput,
+    annotations: { title: 'Export a run as a Playwright test', readOnlyHint: true, openWorldHint: false },
+    run: async (args) => {
+      try {
+        const history = await loadHistory(await runtime.historyPath(args.history_file));
+        const script = exportPlaywrightScript(history);
+        return toolResult(script, { script });
+      } catch (error) {
+        if (PlannavError.isInstance(error)) return errorResult(error);
+        return errorResult(new ConfigError(`Could not export ${args.history_file}.`, { cause: error }));
+      }
+    },
+  });
+
+  return [runTask, replay, exportScript];
+}
