@@ -105,7 +105,9 @@ describe('mcpActions', () => {
 
   it('works with the v1 client hosts ship (@modelcontextprotocol/sdk)', async () => {
     const server = new McpServerV1({ name: 'v1-docs', version: '1.0.0' });
-    server.registerTool('echo', { description: 'Echo', inputSchema: { text: z.string() } }, async ({ text }) => ({ content: [{ type: 'text', text: `echo ${text}` }] }));
+    server.registerTool('echo', { description: 'Echo', inputSchema: { text: z.string() } }, async ({ text }) => ({
+      content: [{ type: 'text', text: `echo ${text}` }],
+    }));
     const [clientSide, serverSide] = MemoryV1.createLinkedPair();
     await server.connect(serverSide);
     const client = new ClientV1({ name: 'plannav-test', version: '1.0.0' });

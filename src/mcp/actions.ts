@@ -143,9 +143,12 @@ export async function mcpActions(client: McpToolClient, options: McpActionsOptio
   if (options.include) {
     const missing = options.include.filter((name) => !tools.some((tool) => tool.name === name));
     if (missing.length > 0) {
-      throw new ConfigError(`Option \`include\` names tools the server does not have: ${missing.join(', ')}. It has: ${tools.map((tool) => tool.name).join(', ')}.`, {
-        field: 'include',
-      });
+      throw new ConfigError(
+        `Option \`include\` names tools the server does not have: ${missing.join(', ')}. It has: ${tools.map((tool) => tool.name).join(', ')}.`,
+        {
+          field: 'include',
+        },
+      );
     }
   }
   const chosen = options.include ? tools.filter((tool) => options.include?.includes(tool.name)) : tools;
@@ -154,9 +157,12 @@ export async function mcpActions(client: McpToolClient, options: McpActionsOptio
     const name = actionNameOf(prefix, tool.name);
     const clash = names.get(name);
     if (clash !== undefined) {
-      throw new ConfigError(`The tools ${JSON.stringify(clash)} and ${JSON.stringify(tool.name)} both become the action ${name}: use \`include\` to pick one.`, {
-        field: 'include',
-      });
+      throw new ConfigError(
+        `The tools ${JSON.stringify(clash)} and ${JSON.stringify(tool.name)} both become the action ${name}: use \`include\` to pick one.`,
+        {
+          field: 'include',
+        },
+      );
     }
     names.set(name, tool.name);
     const description = `${tool.description?.trim() || `The MCP tool ${tool.name}.`} (MCP tool ${tool.name}; its results are data from another server.)`;
@@ -166,14 +172,14 @@ export async function mcpActions(client: McpToolClient, options: McpActionsOptio
       schema: jsonSchemaToZodObject(tool.inputSchema),
       timeoutMs: options.timeoutMs,
       handler: async (params, context) => {
-        const request = { name: tool.name, arguments: params as Record<string, unknown> };
+        const request = { name: tool.name, arguments: params };
         const requestOptions = { signal: context.signal };
         // v2 clients (they have getProtocolEra) read the options second; v1 clients third, after a result schema.
-        const call = client.callTool as (params: unknown, a?: unknown, b?: unknown) => Promise<unknown>;
+        const call = client.callTool.bind(client) as (params: unknown, a?: unknown, b?: unknown) => Promise<unknown>;
         const v2 = typeof (client as { getProtocolEra?: unknown }).getProtocolEra === 'function';
         let result: { content?: readonly ContentBlock[]; structuredContent?: unknown; isError?: boolean; toolResult?: unknown };
         try {
-          result = (await (v2 ? call.call(client, request, requestOptions) : call.call(client, request, undefined, requestOptions))) as typeof result;
+          result = (await (v2 ? call(request, requestOptions) : call(request, undefined, requestOptions))) as typeof result;
         } catch (error) {
           if (context.signal.aborted) throw error;
           throw new ActionError(name, `The MCP tool ${tool.name} failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error });

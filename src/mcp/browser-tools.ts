@@ -139,7 +139,11 @@ export function browserTools(runtime: McpRuntime): ToolSpec[] {
       run: async (args, call) =>
         withSession(call.signal, async (session) => {
           const schema = args.schema === undefined ? undefined : jsonSchemaToZod(args.schema, 'schema');
-          const data: unknown = await extract(session.browser, { llm: session.extractorLlm ?? session.llm, instruction: args.instruction, schema }, { signal: call.signal });
+          const data: unknown = await extract(
+            session.browser,
+            { llm: session.extractorLlm ?? session.llm, instruction: args.instruction, schema },
+            { signal: call.signal },
+          );
           const text = typeof data === 'string' ? data : JSON.stringify(data, null, 2);
           return toolResult(text, { data });
         }),
@@ -153,8 +157,16 @@ export function browserTools(runtime: McpRuntime): ToolSpec[] {
         withSession(call.signal, async (session) => {
           const bytes = await session.browser.screenshot({ signal: call.signal });
           const mimeType = bytes[0] === 0x89 && bytes[1] === 0x50 ? 'image/png' : 'image/jpeg';
-          const url = await session.browser.activeTab({ signal: call.signal }).then((tab) => tab.url, () => '');
-          return { content: [{ type: 'image', data: bytesToBase64(bytes), mimeType }, { type: 'text', text: `Screenshot of ${url || 'the current page'}.` }] };
+          const url = await session.browser.activeTab({ signal: call.signal }).then(
+            (tab) => tab.url,
+            () => '',
+          );
+          return {
+            content: [
+              { type: 'image', data: bytesToBase64(bytes), mimeType },
+              { type: 'text', text: `Screenshot of ${url || 'the current page'}.` },
+            ],
+          };
         }),
     }),
     defineTool({
@@ -179,7 +191,8 @@ export function browserTools(runtime: McpRuntime): ToolSpec[] {
           if (args.url === undefined) return errorResult(new ConfigError("browser_tabs 'open' needs `url`.", { field: 'url' }));
           return runAction(call.signal, 'open_tab', { url: args.url }, false);
         }
-        if (args.tab_id === undefined) return errorResult(new ConfigError(`browser_tabs '${args.action}' needs \`tab_id\` (see action 'list').`, { field: 'tab_id' }));
+        if (args.tab_id === undefined)
+          return errorResult(new ConfigError(`browser_tabs '${args.action}' needs \`tab_id\` (see action 'list').`, { field: 'tab_id' }));
         return runAction(call.signal, args.action === 'switch' ? 'switch_tab' : 'close_tab', { tab_id: args.tab_id }, false);
       },
     }),
@@ -188,7 +201,8 @@ export function browserTools(runtime: McpRuntime): ToolSpec[] {
       description: 'Close the browser; the next browser tool or task opens a new one.',
       input: z.object({}),
       annotations: { title: 'Close the browser', readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
-      run: async (_args, call) => runtime.exclusive(call.signal, async () => toolResult((await runtime.closeSession()) ? 'Browser closed.' : 'No browser was open.')),
+      run: async (_args, call) =>
+        runtime.exclusive(call.signal, async () => toolResult((await runtime.closeSession()) ? 'Browser closed.' : 'No browser was open.')),
     }),
   ];
 }

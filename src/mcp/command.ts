@@ -79,14 +79,16 @@ type Values = ReturnType<typeof parseArgs<{ options: typeof options; allowPositi
 function integer(value: string | undefined, flag: string, min: number, max: number): number | undefined {
   if (value === undefined) return undefined;
   const number = Number(value);
-  if (!/^\d+$/.test(value.trim()) || number < min || number > max) throw new UsageError(`${flag} must be a whole number from ${min} to ${max}; got ${JSON.stringify(value)}.`);
+  if (!/^\d+$/.test(value.trim()) || number < min || number > max)
+    throw new UsageError(`${flag} must be a whole number from ${min} to ${max}; got ${JSON.stringify(value)}.`);
   return number;
 }
 
 /** The run set-up from the flags. */
 function runConfig(values: Values, env: Record<string, string | undefined>): RunConfig {
   const scope = values.scope;
-  if (scope !== undefined && scope !== 'navigation' && scope !== 'all-requests') throw new UsageError(`--scope must be navigation or all-requests; got ${JSON.stringify(scope)}.`);
+  if (scope !== undefined && scope !== 'navigation' && scope !== 'all-requests')
+    throw new UsageError(`--scope must be navigation or all-requests; got ${JSON.stringify(scope)}.`);
   const maxSteps = integer(values['max-steps'], '--max-steps', 1, 10_000);
   return {
     ...(values.model !== undefined ? { model: values.model } : {}),
@@ -147,7 +149,8 @@ export async function mcpCommand(args: string[], io: CommandIo): Promise<number>
   try {
     const parsed = parseArgs({ args, options, allowPositionals: true, strict: true });
     values = parsed.values;
-    if (parsed.positionals.length > 0) throw new UsageError(`plannav mcp takes no arguments; got ${JSON.stringify(parsed.positionals[0])}. See plannav mcp --help.`);
+    if (parsed.positionals.length > 0)
+      throw new UsageError(`plannav mcp takes no arguments; got ${JSON.stringify(parsed.positionals[0])}. See plannav mcp --help.`);
   } catch (error) {
     io.stderr.write(`plannav: ${error instanceof Error ? error.message : String(error)}\n`);
     return 2;

@@ -62,7 +62,10 @@ function sameSecret(given: string, expected: string): boolean {
  *   another site cannot drive it from a browser (no CORS is ever granted either).
  * - With a token, `Authorization: Bearer <token>` is required: else 401.
  */
-export function checkRequest(headers: { readonly host?: string | undefined; readonly origin?: string | undefined; readonly authorization?: string | undefined }, options: RequestGuardOptions): RequestVerdict {
+export function checkRequest(
+  headers: { readonly host?: string | undefined; readonly origin?: string | undefined; readonly authorization?: string | undefined },
+  options: RequestGuardOptions,
+): RequestVerdict {
   const allowed = allowedAuthorities(options);
   const host = headers.host?.trim().toLowerCase();
   // Bound to every interface, the server is reached by names it cannot know; the token (required

@@ -54,7 +54,12 @@ afterAll(async () => {
 });
 
 /** A raw request with headers a browser or fetch would not let us set (Host). */
-function raw(url: string, headers: Record<string, string>, method = 'POST', body = '{}'): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
+function raw(
+  url: string,
+  headers: Record<string, string>,
+  method = 'POST',
+  body = '{}',
+): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
   return new Promise((resolve, reject) => {
     const req = request(url, { method, headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers } }, (res) => {
       let text = '';

@@ -101,13 +101,17 @@ export async function listenHttp(options: McpHttpOptions, serve: (transport: Tra
     );
   }
   const port = options.port ?? 0;
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ConfigError(`The port must be a whole number from 0 to 65535; got ${String(port)}.`, { field: 'port' });
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new ConfigError(`The port must be a whole number from 0 to 65535; got ${String(port)}.`, { field: 'port' });
   const sdk = await loadServerSdk();
   const sessions = new Map<string, WebTransport>();
   let bound = port;
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const verdict = checkRequest({ host: req.headers.host, origin: req.headers.origin, authorization: req.headers.authorization }, { host, port: bound, token });
+    const verdict = checkRequest(
+      { host: req.headers.host, origin: req.headers.origin, authorization: req.headers.authorization },
+      { host, port: bound, token },
+    );
     if (!verdict.allowed) {
       req.resume();
       sendJson(res, verdict.status, verdict.reason, verdict.status === 401 ? { 'www-authenticate': 'Bearer' } : {});

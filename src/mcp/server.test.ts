@@ -112,7 +112,9 @@ describe('plannav MCP server: tools', () => {
     expect(readOnly.sort()).toEqual(['browser_extract', 'browser_screenshot', 'browser_state', 'export_playwright']);
     const runTask = tools.find((tool) => tool.name === 'run_task');
     expect(runTask?.inputSchema.required).toEqual(['task']);
-    expect(Object.keys(runTask?.inputSchema.properties ?? {})).toEqual(expect.arrayContaining(['task', 'start_url', 'output_schema', 'max_steps', 'allowed_hosts']));
+    expect(Object.keys(runTask?.inputSchema.properties ?? {})).toEqual(
+      expect.arrayContaining(['task', 'start_url', 'output_schema', 'max_steps', 'allowed_hosts']),
+    );
   });
 
   it('opens no browser until a tool needs one', async () => {
@@ -135,9 +137,19 @@ describe('plannav MCP server: run_task', () => {
   it('runs the task, sends one progress notification per step, and saves the history', async () => {
     const { client, folder } = await connect(finishing('The blue mug is $12.'));
     const progress: { progress: number; message?: string }[] = [];
-    const result = await client.callTool({ name: 'run_task', arguments: { task: 'Find the price of the blue mug' } }, { onprogress: (event) => progress.push(event) });
+    const result = await client.callTool(
+      { name: 'run_task', arguments: { task: 'Find the price of the blue mug' } },
+      { onprogress: (event) => progress.push(event) },
+    );
     expect(result.isError).toBeFalsy();
-    const structured = result.structuredContent as { status: string; success: boolean; answer: string; steps: number; history_file: string; usage: { totalTokens: number } };
+    const structured = result.structuredContent as {
+      status: string;
+      success: boolean;
+      answer: string;
+      steps: number;
+      history_file: string;
+      usage: { totalTokens: number };
+    };
     expect(structured).toMatchObject({ status: 'ok', success: true, answer: 'The blue mug is $12.', steps: 1 });
     expect(structured.usage.totalTokens).toBeGreaterThan(0);
     expect(structured.history_file.startsWith(folder)).toBe(true);

@@ -89,12 +89,21 @@ const packageVersion = '0.1.0';
 
 /** What a connection needs of the SDK's low-level server. */
 type SdkServer = InstanceType<ServerSdk['Server']>;
-type CallRequest = { readonly params: { readonly name: string; readonly arguments?: Record<string, unknown> | undefined; readonly _meta?: { readonly progressToken?: string | number | undefined } | undefined } };
+type CallRequest = {
+  readonly params: {
+    readonly name: string;
+    readonly arguments?: Record<string, unknown> | undefined;
+    readonly _meta?: { readonly progressToken?: string | number | undefined } | undefined;
+  };
+};
 type CallContext = {
   readonly mcpReq: {
     readonly signal: AbortSignal;
     notify(notification: { method: string; params?: Record<string, unknown> }): Promise<void>;
-    elicitInput(params: Record<string, unknown>, options?: { signal?: AbortSignal; timeout?: number }): Promise<{ action: string; content?: Record<string, unknown> | undefined }>;
+    elicitInput(
+      params: Record<string, unknown>,
+      options?: { signal?: AbortSignal; timeout?: number },
+    ): Promise<{ action: string; content?: Record<string, unknown> | undefined }>;
   };
 };
 
@@ -103,7 +112,13 @@ export function createServerWith(options: McpServerOptions, open: OpenSession): 
   const runtime = new McpRuntime(open, options.historyDir);
   const tools: ToolSpec[] = [...taskTools(runtime), ...browserTools(runtime)];
   const byName = new Map(tools.map((tool) => [tool.name, tool]));
-  const listed = tools.map((tool) => ({ name: tool.name, title: tool.annotations.title, description: tool.description, inputSchema: toolInputSchema(tool.input), annotations: tool.annotations }));
+  const listed = tools.map((tool) => ({
+    name: tool.name,
+    title: tool.annotations.title,
+    description: tool.description,
+    inputSchema: toolInputSchema(tool.input),
+    annotations: tool.annotations,
+  }));
   const connections = new Set<SdkServer>();
   const listeners = new Set<McpHttpServer>();
   const closing = new AbortController();
@@ -116,6 +131,9 @@ export function createServerWith(options: McpServerOptions, open: OpenSession): 
     if (!parsed.success) return toolError(`Invalid arguments for ${tool.name}: ${describeIssues(parsed.error)}.`);
     const token = request.params._meta?.progressToken;
     const signal = AbortSignal.any([ctx.mcpReq.signal, closing.signal]);
+    // The connections served here are 2025-era ones (initialize handshake), where this accessor is the
+    // client's declared capabilities; the deprecation concerns 2026-era per-request envelopes.
+    // eslint-disable-next-line @typescript-eslint/no-deprecated
     const canElicit = server.getClientCapabilities()?.elicitation !== undefined;
     const call: ToolCall = {
       signal,
@@ -139,13 +157,16 @@ export function createServerWith(options: McpServerOptions, open: OpenSession): 
   async function serve(transport: Transport): Promise<void> {
     if (closed) throw new ConfigError('This MCP server is closed: create a new one.');
     const sdk = await loadServerSdk();
+    // The low-level Server: the tool list is plannav's own JSON Schema and arguments are checked by
+    // plannav's zod schemas, with messages a model can act on (McpServer would derive and check both).
+    // eslint-disable-next-line @typescript-eslint/no-deprecated
     const server: SdkServer = new sdk.Server(
       { name: options.name ?? 'plannav', version: options.version ?? packageVersion },
       { capabilities: { tools: {} }, instructions },
     );
     server.setRequestHandler('tools/list', async () => ({ tools: listed }));
     server.setRequestHandler('tools/call', async (request, ctx) => {
-      const result = await callTool(server, request as unknown as CallRequest, ctx as unknown as CallContext);
+      const result = await callTool(server, request, ctx);
       return server.projectCallToolResult(result as never, undefined);
     });
     connections.add(server);

@@ -112,7 +112,10 @@ export function taskTools(runtime: McpRuntime): ToolSpec[] {
         let steps = 0;
         let last = '';
         executor.on('plan-end', (event) => (last = event.plan.done ? 'the Planner judged the task done' : `plan: ${event.plan.nextSteps}`));
-        executor.on('action-end', (event) => (last = `${event.action}${event.error ? ` failed: ${event.error.message}` : event.result ? `: ${event.result}` : ''}`));
+        executor.on(
+          'action-end',
+          (event) => (last = `${event.action}${event.error ? ` failed: ${event.error.message}` : event.result ? `: ${event.result}` : ''}`),
+        );
         executor.on('step-end', () => {
           steps += 1;
           void call.progress(steps, `Step ${steps}${last ? `: ${last.slice(0, 300)}` : ''}`, options.maxSteps);

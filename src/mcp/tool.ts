@@ -50,7 +50,8 @@ export interface ToolSpec<S extends z.ZodObject = z.ZodObject> {
 
 /** Declares a tool; its arguments are checked against `input` before `run`. */
 export function defineTool<S extends z.ZodObject>(spec: ToolSpec<S>): ToolSpec {
-  return spec as unknown as ToolSpec;
+  // The list holds tools of different inputs; each one's run() only ever gets what its input parsed.
+  return spec;
 }
 
 /**
@@ -67,7 +68,9 @@ export function toolInputSchema(input: z.ZodObject): JSONSchema & { readonly typ
 
 /** A successful result: the text summary first, the same facts as structured content. */
 export function toolResult(summary: string, structured?: Record<string, unknown>): ToolResult {
-  return structured === undefined ? { content: [{ type: 'text', text: summary }] } : { content: [{ type: 'text', text: summary }], structuredContent: structured };
+  return structured === undefined
+    ? { content: [{ type: 'text', text: summary }] }
+    : { content: [{ type: 'text', text: summary }], structuredContent: structured };
 }
 
 /** A tool error: the client's model reads the message and may try something else. */
@@ -77,7 +80,7 @@ export function toolError(message: string, structured?: Record<string, unknown>)
 
 /** A thrown error as a tool error: plannav's errors by their message, others with their kind. */
 export function errorResult(error: unknown): ToolResult {
-  if (PlannavError.isInstance(error)) return toolError((error as PlannavError).message, { error: { name: (error as PlannavError).name, code: (error as PlannavError).code } });
+  if (PlannavError.isInstance(error)) return toolError(error.message, { error: { name: error.name, code: error.code } });
   return toolError(describeThrown(error));
 }
 
