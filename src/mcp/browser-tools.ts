@@ -11,11 +11,20 @@ import { act, type ActResult } from '../standalone/act';
 import { extract } from '../standalone/extract';
 import { observe } from '../standalone/observe';
 import { bytesToBase64 } from '../util/base64';
-import { jsonSchemaToZod } from './json-schema-zod';
+import { outputSchemaFromJson } from '../front/output-schema';
 import type { McpRunSession, McpRuntime } from './runtime';
 import { defineTool, errorResult, toolError, toolResult, type ToolResult, type ToolSpec } from './tool';
 
 const index = z.number().int().min(0).describe('The index of the element, from the last browser_state.');
+
+/** The caller's JSON Schema for browser_extract, with errors that name its field. */
+function schemaOf(schema: object) {
+  try {
+    return outputSchemaFromJson(schema);
+  } catch (error) {
+    throw new ConfigError(`\`schema\`: ${error instanceof Error ? error.message : String(error)}`, { field: 'schema', cause: error });
+  }
+}
 
 function policyOf(session: McpRunSession): UrlPolicyOptions | undefined {
   const policy = session.executorOptions('browser tools').urlPolicy;
@@ -62,7 +71,7 @@ export function browserTools(runtime: McpRuntime): ToolSpec[] {
     withSession(signal, async (session) => {
       const state = runtime.lastState;
       if (needsState && !state) return toolError('No page state yet: call browser_state first, then use an index from it.');
-      const result = await act(session.browser, { action, params, state }, { signal, urlPolicy: policyOf(session), llm: session.extractorLlm ?? session.llm });
+      const result = await act(session.browser, { action, params, state }, { signal, urlPolicy: policyOf(session), llm: session.extractionLLM ?? session.llm });
       return actionResult(result);
     });
 
@@ -138,10 +147,10 @@ export function browserTools(runtime: McpRuntime): ToolSpec[] {
       annotations: { title: 'Extract', readOnlyHint: true, openWorldHint: true },
       run: async (args, call) =>
         withSession(call.signal, async (session) => {
-          const schema = args.schema === undefined ? undefined : jsonSchemaToZod(args.schema, 'schema');
+          const schema = args.schema === undefined ? undefined : schemaOf(args.schema);
           const data: unknown = await extract(
             session.browser,
-            { llm: session.extractorLlm ?? session.llm, instruction: args.instruction, schema },
+            { llm: session.extractionLLM ?? session.llm, instruction: args.instruction, schema },
             { signal: call.signal },
           );
           const text = typeof data === 'string' ? data : JSON.stringify(data, null, 2);

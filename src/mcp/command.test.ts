@@ -31,7 +31,7 @@ describe('plannav mcp', () => {
     [['--demo', '--scope', 'everything'], /--scope/],
     [[], /--model provider:model is required/],
     [['--model', 'openai:gpt-4.1-mini'], /OPENAI_API_KEY/],
-    [['--model', 'gpt-4.1-mini'], /--model/],
+    [['--model', 'gpt-4.1-mini'], /provider:model/],
     [['--demo', '--http', '--host', '0.0.0.0'], /token/],
     [['--demo', '--secrets-file', '/nonexistent/plannav.env'], /--secrets-file/],
   ])('%j is bad usage: one plannav: line, exit 2', async (args, message) => {

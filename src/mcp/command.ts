@@ -4,7 +4,7 @@
 import { access } from 'node:fs/promises';
 import type { Readable, Writable } from 'node:stream';
 import { parseArgs } from 'node:util';
-import type { RunConfig } from '../front/run-config';
+import { checkRunConfig, type RunConfig } from '../front/run-config';
 import { PlannavError } from '../errors';
 import { createLLM } from '../models/create-llm';
 import { loadStdioSdk } from './sdk';
@@ -113,6 +113,7 @@ async function checkConfig(config: RunConfig, env: Record<string, string | undef
   if (!config.demo && config.model === undefined) {
     throw new UsageError('--model provider:model is required (for example --model openai:gpt-4.1-mini), or --demo for the demo shop.');
   }
+  checkRunConfig(config);
   for (const [flag, spec] of [
     ['--model', config.model],
     ['--planner-model', config.plannerModel],

@@ -31,11 +31,14 @@ function session(): McpRunSession {
   return {
     browser,
     llm,
+    extractionLLM: undefined,
+    startUrl: undefined,
+    demoTask: undefined,
     executorOptions: (task) => ({ task, llm, browser, sensitiveActions: false, urlPolicy: { allow: ['shop.test'] } }),
     saveRun: async (executor, outDir) => {
       const historyFile = join(outDir, 'history.json');
       await saveHistory(historyFile, executor.history);
-      return { historyFile };
+      return { historyFile, warnings: [] };
     },
     close: async () => undefined,
   };

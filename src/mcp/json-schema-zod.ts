@@ -1,8 +1,7 @@
-// A JSON Schema from outside (an MCP tool's input, a caller's output_schema) as a zod schema, so
-// plannav validates against it and hands the model the same JSON Schema back.
+// An MCP tool's input JSON Schema as the zod object of an action's parameters, so plannav checks
+// the model's parameters against it and hands the model the same JSON Schema back.
 
 import { z } from 'zod';
-import { ConfigError } from '../errors';
 
 type FromJsonSchema = (schema: Record<string, unknown>) => z.ZodType;
 
@@ -10,23 +9,6 @@ type FromJsonSchema = (schema: Record<string, unknown>) => z.ZodType;
 function converter(): FromJsonSchema | undefined {
   const candidate = (z as unknown as { fromJSONSchema?: FromJsonSchema }).fromJSONSchema;
   return typeof candidate === 'function' ? candidate : undefined;
-}
-
-/**
- * Converts a JSON Schema to zod.
- * @throws `ConfigError` (naming `field`) when the schema cannot be converted or zod is older than 4.2.
- */
-export function jsonSchemaToZod(schema: Record<string, unknown>, field: string): z.ZodType {
-  const convert = converter();
-  if (!convert) throw new ConfigError(`\`${field}\` needs zod 4.2 or later to read a JSON Schema: npm install zod@^4.2.0`, { field });
-  try {
-    return convert(schema);
-  } catch (error) {
-    throw new ConfigError(`\`${field}\` is not a JSON Schema plannav can use: ${error instanceof Error ? error.message : String(error)}`, {
-      field,
-      cause: error,
-    });
-  }
 }
 
 /**

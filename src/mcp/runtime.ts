@@ -6,27 +6,12 @@ import { mkdtemp, realpath } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import type { PageState } from '../browser/page-state';
-import type { BrowserDriver } from '../browser/types';
 import { ConfigError } from '../errors';
-import type { Executor } from '../executor/executor';
-import type { ExecutorOptions } from '../executor/options';
-import type { LLMClient } from '../llm/types';
+import type { RunSession } from '../front/run-session';
 import { raceAbort } from '../util/abort';
 
-/**
- * The run set-up the server uses: what `openRunSession` of the CLI's run set-up returns
- * (src/front/run-session.ts), as far as the MCP server needs it.
- */
-export interface McpRunSession {
-  readonly browser: BrowserDriver;
-  readonly llm: LLMClient;
-  readonly extractorLlm?: LLMClient | undefined;
-  readonly startUrl?: string | undefined;
-  readonly demoTask?: string | undefined;
-  executorOptions(task: string): ExecutorOptions;
-  saveRun(executor: Executor, outDir: string): Promise<{ historyFile: string; gifFile?: string | undefined; reportFile?: string | undefined }>;
-  close(): Promise<void>;
-}
+/** The run set-up the server uses: what the front doors' `openRunSession` returns, as far as the MCP server needs it. */
+export type McpRunSession = Pick<RunSession, 'browser' | 'llm' | 'extractionLLM' | 'startUrl' | 'demoTask' | 'executorOptions' | 'saveRun' | 'close'>;
 
 /** Opens the run session (browser, models, the demo shop in demo mode). */
 export type OpenSession = (signal?: AbortSignal) => Promise<McpRunSession>;

@@ -38,6 +38,9 @@ function session(llm: LLMClient, opened: Harness['opened']): McpRunSession {
   return {
     browser,
     llm,
+    extractionLLM: undefined,
+    startUrl: undefined,
+    demoTask: undefined,
     executorOptions: (task) => ({
       task,
       llm,
@@ -52,7 +55,7 @@ function session(llm: LLMClient, opened: Harness['opened']): McpRunSession {
       const historyFile = join(outDir, 'history.json');
       await saveHistory(historyFile, executor.history);
       opened.saved.push(executor.history.tasks.at(-1)?.status ?? 'none');
-      return { historyFile };
+      return { historyFile, warnings: [] };
     },
     close: async () => void (opened.closed += 1),
   };

@@ -10,7 +10,7 @@ import { loadHistory } from '../node/history-files';
 import { exportPlaywrightScript } from '../replay/export-playwright';
 import { replayHistory } from '../replay/replay';
 import { UrlPolicy } from '../security/url-policy';
-import { jsonSchemaToZod } from './json-schema-zod';
+import { outputSchemaFromJson } from '../front/output-schema';
 import { narrowSecrets, narrowUrlPolicy } from './narrow';
 import type { McpRuntime } from './runtime';
 import { defineTool, errorResult, toolError, toolResult, type ToolCall, type ToolSpec } from './tool';
@@ -59,6 +59,15 @@ function elicitationHandler(call: ToolCall): HumanInputHandler | undefined {
   };
 }
 
+/** The caller's output_schema as zod, with errors that name its field. */
+function outputSchemaOf(schema: object): z.ZodType {
+  try {
+    return outputSchemaFromJson(schema);
+  } catch (error) {
+    throw new ConfigError(`\`output_schema\`: ${error instanceof Error ? error.message : String(error)}`, { field: 'output_schema', cause: error });
+  }
+}
+
 function maxStepsOf(base: ExecutorOptions, asked: number | undefined): number | undefined {
   if (asked === undefined) return base.maxSteps;
   return base.maxSteps === undefined ? asked : Math.min(asked, base.maxSteps);
@@ -83,7 +92,7 @@ export function taskTools(runtime: McpRuntime): ToolSpec[] {
         try {
           urlPolicy = narrowUrlPolicy(base.urlPolicy, args.allowed_hosts);
           secrets = narrowSecrets(base.secrets, args.secrets);
-          outputSchema = args.output_schema === undefined ? base.outputSchema : jsonSchemaToZod(args.output_schema, 'output_schema');
+          outputSchema = args.output_schema === undefined ? base.outputSchema : outputSchemaOf(args.output_schema);
         } catch (error) {
           return errorResult(error);
         }
