@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { ConfigError, PlannavError } from '../errors';
 import { Executor } from '../executor/executor';
 import type { ExecutorOptions, HumanInputHandler } from '../executor/options';
+import type { RunHistory } from '../history/types';
 import { loadHistory } from '../node/history-files';
 import { exportPlaywrightScript } from '../replay/export-playwright';
 import { replayHistory } from '../replay/replay';
@@ -59,6 +60,22 @@ function elicitationHandler(call: ToolCall): HumanInputHandler | undefined {
   };
 }
 
+const navigations = new Set(['go_to_url', 'open_tab', 'search']);
+
+/**
+ * The page a recorded run started on, when its first action does not load a page itself (the run
+ * began on a start_url): a replay opens it first. Moved to `baseURL`'s origin when one is given.
+ */
+function startPageOf(history: RunHistory, baseURL: string | undefined): string | undefined {
+  const first = history.steps.find((step) => step.actor === 'navigator' && step.actions.length > 0);
+  if (!first || navigations.has(first.actions[0]?.name ?? '')) return undefined;
+  const url = first.browser?.url;
+  if (!url || !/^https?:/.test(url)) return undefined;
+  if (baseURL === undefined) return url;
+  const recorded = new URL(url);
+  return new URL(`${recorded.pathname}${recorded.search}`, baseURL).href;
+}
+
 /** The caller's output_schema as zod, with errors that name its field. */
 function outputSchemaOf(schema: object): z.ZodType {
   try {
@@ -96,7 +113,9 @@ export function taskTools(runtime: McpRuntime): ToolSpec[] {
         } catch (error) {
           return errorResult(error);
         }
-        const startUrl = args.start_url ?? session.startUrl;
+        // The demo shop is the start page when the task does not name it (the demo task does, and
+        // the agent's own first navigation is then in the history for a replay).
+        const startUrl = args.start_url ?? (session.startUrl !== undefined && !task.includes(session.startUrl) ? session.startUrl : undefined);
         if (startUrl !== undefined) {
           const decision = new UrlPolicy({ allow: urlPolicy?.allow, deny: urlPolicy?.deny }).check(startUrl);
           if (!decision.allowed) return toolError(`start_url ${startUrl} is not allowed: ${decision.reason}.`);
@@ -128,6 +147,7 @@ export function taskTools(runtime: McpRuntime): ToolSpec[] {
         executor.on('step-end', () => {
           steps += 1;
           void call.progress(steps, `Step ${steps}${last ? `: ${last.slice(0, 300)}` : ''}`, options.maxSteps);
+          last = '';
         });
         try {
           if (startUrl !== undefined) await session.browser.goto(startUrl, { signal: call.signal });
@@ -166,7 +186,7 @@ export function taskTools(runtime: McpRuntime): ToolSpec[] {
   const replay = defineTool({
     name: 'replay_history',
     description:
-      'Replay a run that run_task saved, without a model: each recorded action again on the live page, found by its recorded element. Returns the status and a report per step.',
+      'Replay a run that run_task saved, without a model, in a fresh browser: each recorded action again on the live page, found by its recorded element. Returns the status and the failed actions with their reasons.',
     input: replayInput,
     annotations: { title: 'Replay a saved run', readOnlyHint: false, destructiveHint: true, openWorldHint: true },
     run: async (args, call) =>
@@ -174,8 +194,17 @@ export function taskTools(runtime: McpRuntime): ToolSpec[] {
         try {
           const file = await runtime.historyPath(args.history_file);
           const history = await loadHistory(file);
+          // A replay starts as the run did: in a fresh browser (and, in demo mode, a fresh shop).
+          await runtime.closeSession();
           const session = await runtime.session(call.signal);
           const base = session.executorOptions(history.tasks[0]?.task ?? 'replay');
+          const baseURL = session.startUrl ? new URL(session.startUrl).origin : undefined;
+          const firstPage = startPageOf(history, baseURL);
+          if (firstPage !== undefined) {
+            const decision = new UrlPolicy({ allow: base.urlPolicy?.allow, deny: base.urlPolicy?.deny }).check(firstPage);
+            if (!decision.allowed) return toolError(`The run started on ${firstPage}, which is not allowed: ${decision.reason}.`);
+            await session.browser.goto(firstPage, { signal: call.signal });
+          }
           const result = await replayHistory(history, {
             browser: session.browser,
             variables: args.variables,
@@ -183,17 +212,30 @@ export function taskTools(runtime: McpRuntime): ToolSpec[] {
             signal: call.signal,
             urlPolicy: base.urlPolicy ? { allow: base.urlPolicy.allow, deny: base.urlPolicy.deny } : undefined,
             secrets: base.secrets,
-            ...(session.startUrl ? { baseURL: new URL(session.startUrl).origin } : {}),
+            ...(baseURL ? { baseURL } : {}),
           });
           const failed = result.steps.filter((step) => step.status === 'failed').length;
           const structured = {
             status: result.status,
             steps: result.steps.length,
             failed_steps: failed,
+            failures: result.steps
+              .filter((step) => step.status === 'failed')
+              .map((step) => ({ step: step.step, action: step.action, reason: step.reason ?? null })),
             answer: result.finalAnswer ?? null,
             ...(result.error ? { error: { name: result.error.name, code: result.error.code, message: result.error.message } } : {}),
           };
-          const summary = `Replay ${result.status}: ${result.steps.length} steps, ${failed} failed.${result.finalAnswer ? `\nAnswer: ${result.finalAnswer}` : ''}${result.error ? `\nError: ${result.error.message}` : ''}`;
+          const failures = result.steps
+            .filter((step) => step.status === 'failed')
+            .map((step) => `Step ${step.step} ${step.action}: ${step.reason ?? 'failed'}`);
+          const summary = [
+            `Replay ${result.status}: ${result.steps.length} actions, ${failed} failed.`,
+            ...failures,
+            result.finalAnswer ? `Answer: ${result.finalAnswer}` : undefined,
+            result.error ? `Error: ${result.error.message}` : undefined,
+          ]
+            .filter((line): line is string => line !== undefined)
+            .join('\n');
           return result.status === 'ok' ? toolResult(summary, structured) : toolError(summary, structured);
         } catch (error) {
           return errorResult(error);
