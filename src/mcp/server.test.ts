@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
 import { afterEach, describe, expect, it } from 'vitest';
-import { shopBrowser } from '../../test/helpers/loop';
+import { indexOf, shopBrowser } from '../../test/helpers/loop';
 import type { Executor } from '../executor/executor';
 import type { LLMClient } from '../llm/types';
 import { saveHistory } from '../node/history-files';
@@ -254,6 +254,31 @@ describe('plannav MCP server: run_task', () => {
 });
 
 describe('plannav MCP server: saved runs and browser tools', () => {
+  it('replays a saved run without a model, in a fresh browser', async () => {
+    const llm = new ScriptedLLM({
+      respond: (request) => {
+        if (request.agent === 'planner') {
+          return request.lastUserText.includes('Blue mug $12')
+            ? scriptedPlan({ done: true, finalAnswer: '$12' })
+            : scriptedPlan({ nextSteps: 'Open the mugs page' });
+        }
+        const mugs = indexOf(request.lastUserText, 'Mugs');
+        return mugs !== undefined ? scriptedActions([{ click_element: { index: mugs } }]) : scriptedActions([{ done: { text: '$12', success: true } }]);
+      },
+    });
+    const { client, opened } = await connect(llm);
+    const run = await client.callTool({ name: 'run_task', arguments: { task: 'What does the blue mug cost?' } });
+    const historyFile = (run.structuredContent as { history_file: string }).history_file;
+    const calls = llm.callCount;
+    const replay = await client.callTool({ name: 'replay_history', arguments: { history_file: historyFile } });
+    expect(text(replay)).toMatch(/^Replay ok: \d+ actions, 0 failed/);
+    expect(replay.structuredContent).toMatchObject({ status: 'ok', failed_steps: 0 });
+    expect(llm.callCount).toBe(calls);
+    expect(opened).toMatchObject({ count: 2, closed: 1 });
+    const state = await client.callTool({ name: 'browser_state', arguments: {} });
+    expect((state.structuredContent as { url: string }).url).toBe('https://shop.test/mugs');
+  });
+
   it('reads only histories inside its history folder', async () => {
     const { client } = await connect(new ScriptedLLM());
     const outside = join(tmpdir(), `plannav-outside-${process.pid}.json`);
