@@ -26,7 +26,11 @@ let guarded: McpHttpServer;
 function session(): McpRunSession {
   const browser = shopBrowser();
   const llm = new ScriptedLLM({
-    respond: ({ agent }) => (agent === 'planner' ? scriptedPlan({ done: true, finalAnswer: 'Shop is open.' }) : scriptedActions([{ done: { text: 'x' } }])),
+    responses: [
+      scriptedPlan(),
+      scriptedActions([{ done: { text: 'Shop is open.', success: true } }]),
+      scriptedPlan({ done: true, finalAnswer: 'Shop is open.' }),
+    ],
   });
   return {
     browser,

@@ -158,9 +158,9 @@ describe('plannav MCP server: run_task', () => {
     expect(structured.history_file.startsWith(folder)).toBe(true);
     expect(existsSync(structured.history_file)).toBe(true);
     expect(text(result)).toContain('The blue mug is $12.');
-    // Planner, Navigator, Planner: three steps, three notifications, counting up.
-    expect(progress.map((event) => event.progress)).toEqual([1, 2, 3]);
-    expect(progress[1]?.message).toMatch(/done/);
+    // One Navigator step (between two Planner decisions): one notification, saying what it did.
+    expect(progress.map((event) => event.progress)).toEqual([1]);
+    expect(progress[0]?.message).toMatch(/^Step 1: done/);
 
     const exported = await client.callTool({ name: 'export_playwright', arguments: { history_file: structured.history_file } });
     expect(exported.isError).toBeFalsy();
@@ -210,8 +210,8 @@ describe('plannav MCP server: run_task', () => {
   });
 
   it('cancelling the request cancels the task in flight', async () => {
-    // The second model call never answers by itself: only the cancel ends it.
-    const llm = new ScriptedLLM({ responses: [scriptedPlan()], latencyMs: 0 });
+    // The third model call never answers by itself: only the cancel ends it.
+    const llm = new ScriptedLLM({ responses: [scriptedPlan(), scriptedActions([{ go_to_url: { url: 'https://shop.test/mugs' } }])] });
     const stuck = new ScriptedLLM({ latencyMs: Number.POSITIVE_INFINITY });
     let calls = 0;
     const seenAbort: boolean[] = [];
@@ -221,7 +221,7 @@ describe('plannav MCP server: run_task', () => {
       model: 'scripted',
       generate: async (request) => {
         calls += 1;
-        if (calls === 1) return llm.generate(request);
+        if (calls <= 2) return llm.generate(request);
         try {
           return await stuck.generate(request);
         } finally {

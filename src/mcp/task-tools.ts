@@ -101,7 +101,10 @@ export function taskTools(runtime: McpRuntime): ToolSpec[] {
     run: async (args, call) =>
       runtime.exclusive(call.signal, async () => {
         const session = await runtime.session(call.signal);
-        const task = args.task;
+        // The start page (start_url, else the demo shop when the task does not name it) is part of
+        // the task, so the agent's own first navigation is in the history a replay or export starts from.
+        const startUrl = args.start_url ?? (session.startUrl !== undefined && !args.task.includes(session.startUrl) ? session.startUrl : undefined);
+        const task = startUrl !== undefined && !args.task.includes(startUrl) ? `${args.task} (Start at ${startUrl})` : args.task;
         const base = session.executorOptions(task);
         let urlPolicy;
         let secrets;
@@ -113,9 +116,6 @@ export function taskTools(runtime: McpRuntime): ToolSpec[] {
         } catch (error) {
           return errorResult(error);
         }
-        // The demo shop is the start page when the task does not name it (the demo task does, and
-        // the agent's own first navigation is then in the history for a replay).
-        const startUrl = args.start_url ?? (session.startUrl !== undefined && !task.includes(session.startUrl) ? session.startUrl : undefined);
         if (startUrl !== undefined) {
           const decision = new UrlPolicy({ allow: urlPolicy?.allow, deny: urlPolicy?.deny }).check(startUrl);
           if (!decision.allowed) return toolError(`start_url ${startUrl} is not allowed: ${decision.reason}.`);
@@ -138,19 +138,21 @@ export function taskTools(runtime: McpRuntime): ToolSpec[] {
           return errorResult(error);
         }
         let steps = 0;
-        let last = '';
-        executor.on('plan-end', (event) => (last = event.plan.done ? 'the Planner judged the task done' : `plan: ${event.plan.nextSteps}`));
-        executor.on(
-          'action-end',
-          (event) => (last = `${event.action}${event.error ? ` failed: ${event.error.message}` : event.result ? `: ${event.result}` : ''}`),
+        let plan = '';
+        let done: string[] = [];
+        executor.on('plan-end', (event) => (plan = event.plan.nextSteps));
+        executor.on('action-end', (event) =>
+          done.push(`${event.action}${event.error ? ` failed: ${event.error.message}` : event.result ? `: ${event.result}` : ''}`),
         );
-        executor.on('step-end', () => {
+        // One notification per Navigator step (the `steps` of the result), saying what it did.
+        executor.on('step-end', (event) => {
+          if (event.actor !== 'navigator') return;
           steps += 1;
-          void call.progress(steps, `Step ${steps}${last ? `: ${last.slice(0, 300)}` : ''}`, options.maxSteps);
-          last = '';
+          const did = done.length > 0 ? done.join('; ') : event.error ? `failed: ${event.error.message}` : plan ? `plan: ${plan}` : '';
+          void call.progress(steps, `Step ${steps}${did ? `: ${did.slice(0, 300)}` : ''}`, options.maxSteps);
+          done = [];
         });
         try {
-          if (startUrl !== undefined) await session.browser.goto(startUrl, { signal: call.signal });
           const result = await executor.execute();
           const folder = await runtime.runFolder();
           const files = await session.saveRun(executor, folder);
