@@ -80,7 +80,7 @@ export const entries = [
     subpath: './mcp',
     src: 'src/mcp/index.ts',
     summary:
-      'The Model Context Protocol both ways (Node only): plannav as an MCP server (a whole task as one tool, and browser tools) and MCP servers\' tools as actions; needs the optional peer `@modelcontextprotocol/server` (v2 of the official SDK).',
+      "The Model Context Protocol both ways (Node only): plannav as an MCP server (a whole task as one tool, and browser tools) and MCP servers' tools as actions; needs the optional peer `@modelcontextprotocol/server` (v2 of the official SDK).",
   },
 ];
 

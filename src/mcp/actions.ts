@@ -2,9 +2,7 @@
 // Schema as the model's parameters, its text results inside the untrusted-content boundary, a
 // tool error as a recoverable action error. Works with the client of either SDK line (v1 or v2).
 
-import { defineAction } from '../actions/define-action';
-import type { Action } from '../actions/types';
-import { ActionError, ConfigError } from '../errors';
+import { ActionError, ConfigError, defineAction, type Action } from '../index';
 import { wrapUntrustedContent } from '../security/injection-guard';
 import { jsonSchemaToZodObject } from './json-schema-zod';
 

@@ -3,15 +3,9 @@
 // state the last browser_state returned.
 
 import { z } from 'zod';
-import type { PageState } from '../browser/page-state';
-import { ConfigError } from '../errors';
-import type { UrlPolicyOptions } from '../security/url-policy';
+import { outputSchemaFromJson } from '../front/index';
+import { act, ConfigError, extract, observe, type ActResult, type PageState, type UrlPolicyOptions } from '../index';
 import { wrapUntrustedContent } from '../security/injection-guard';
-import { act, type ActResult } from '../standalone/act';
-import { extract } from '../standalone/extract';
-import { observe } from '../standalone/observe';
-import { bytesToBase64 } from '../util/base64';
-import { outputSchemaFromJson } from '../front/output-schema';
 import type { McpRunSession, McpRuntime } from './runtime';
 import { defineTool, errorResult, toolError, toolResult, type ToolResult, type ToolSpec } from './tool';
 
@@ -172,7 +166,7 @@ export function browserTools(runtime: McpRuntime): ToolSpec[] {
           );
           return {
             content: [
-              { type: 'image', data: bytesToBase64(bytes), mimeType },
+              { type: 'image', data: Buffer.from(bytes).toString('base64'), mimeType },
               { type: 'text', text: `Screenshot of ${url || 'the current page'}.` },
             ],
           };

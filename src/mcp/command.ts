@@ -4,9 +4,9 @@
 import { access } from 'node:fs/promises';
 import type { Readable, Writable } from 'node:stream';
 import { parseArgs } from 'node:util';
-import { checkRunConfig, type RunConfig } from '../front/run-config';
-import { PlannavError } from '../errors';
-import { createLLM } from '../models/create-llm';
+import { checkRunConfig, type RunConfig } from '../front/index';
+import { PlannavError } from '../index';
+import { createLLM } from '../models/index';
 import { loadStdioSdk } from './sdk';
 import { createMcpServer } from './server';
 
@@ -171,7 +171,7 @@ export async function mcpCommand(args: string[], io: CommandIo): Promise<number>
     await checkConfig(config, io.env);
   } catch (error) {
     if (error instanceof UsageError || PlannavError.isInstance(error)) {
-      io.stderr.write(`plannav: ${(error as Error).message}\n`);
+      io.stderr.write(`plannav: ${error.message}\n`);
       return 2;
     }
     throw error;
@@ -205,7 +205,7 @@ export async function mcpCommand(args: string[], io: CommandIo): Promise<number>
     return 0;
   } catch (error) {
     io.stderr.write(`plannav: ${error instanceof Error ? error.message : String(error)}\n`);
-    return PlannavError.isInstance(error) && (error as PlannavError).code === 'CONFIG_ERROR' ? 2 : 1;
+    return PlannavError.isInstance(error) && error.code === 'CONFIG_ERROR' ? 2 : 1;
   } finally {
     await server.close();
   }

@@ -6,7 +6,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import type { Transport } from '@modelcontextprotocol/server';
-import { ConfigError } from '../errors';
+import { ConfigError } from '../index';
 import { checkRequest, isLoopbackHost } from './http-guard';
 import { loadServerSdk } from './sdk';
 

@@ -1,11 +1,8 @@
 // What a run_task caller may ask for: fewer hosts and fewer secrets than the server was started
 // with, never more. A wider request is refused with a message that says what the server allows.
 
-import { ConfigError } from '../errors';
-import type { ExecutorUrlPolicy } from '../executor/options';
+import { ConfigError, UrlPolicy, type ExecutorUrlPolicy, type SecretsOption, type SecretValue } from '../index';
 import { hasScheme, hostRuleMatches, isIpHost, parseHostRule, type HostRule } from '../security/host';
-import type { SecretsOption, SecretValue } from '../security/secrets';
-import { UrlPolicy } from '../security/url-policy';
 
 /** Whether every host the rule `inner` matches is matched by `outer` too. */
 function hostRuleCovers(outer: HostRule, inner: HostRule): boolean {

@@ -5,10 +5,28 @@
 import { mkdtemp, realpath } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { isAbsolute, join, relative, resolve } from 'node:path';
-import type { PageState } from '../browser/page-state';
-import { ConfigError } from '../errors';
-import type { RunSession } from '../front/run-session';
-import { raceAbort } from '../util/abort';
+import type { RunSession } from '../front/index';
+import { ConfigError, RequestCancelledError, type PageState } from '../index';
+
+/** `promise`, or a rejection as soon as `signal` aborts. */
+function raceAbort<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return promise;
+  if (signal.aborted) return Promise.reject(new RequestCancelledError('The request was cancelled.'));
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(new RequestCancelledError('The request was cancelled.'));
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
+}
 
 /** The run set-up the server uses: what the front doors' `openRunSession` returns, as far as the MCP server needs it. */
 export type McpRunSession = Pick<RunSession, 'browser' | 'llm' | 'extractionLLM' | 'startUrl' | 'demoTask' | 'executorOptions' | 'saveRun' | 'close'>;

@@ -2,7 +2,7 @@
 // server first connects, so `import 'plannav/mcp'` works without it and a missing package is a
 // typed error that says what to install.
 
-import { ConfigError } from '../errors';
+import { ConfigError } from '../index';
 
 /** The server package's module, as far as plannav uses it. */
 export type ServerSdk = typeof import('@modelcontextprotocol/server');

@@ -3,8 +3,8 @@
 // connections (stdio, or one per HTTP session); they share one browser, taking turns on it.
 
 import type { Transport } from '@modelcontextprotocol/server';
-import type { RunConfig } from '../front/run-config';
-import { ConfigError } from '../errors';
+import type { RunConfig } from '../front/index';
+import { ConfigError } from '../index';
 import { browserTools } from './browser-tools';
 import { listenHttp, type McpHttpOptions, type McpHttpServer } from './http';
 import { McpRuntime, type OpenSession } from './runtime';
@@ -221,7 +221,7 @@ export function createServerWith(options: McpServerOptions, open: OpenSession): 
 export function createMcpServer(options: McpServerOptions = {}): PlannavMcpServer {
   const config = options.config ?? {};
   return createServerWith(options, async (signal) => {
-    const { openRunSession } = await import('../front/run-session');
+    const { openRunSession } = await import('../front/index');
     return openRunSession(config, signal);
   });
 }

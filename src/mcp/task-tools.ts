@@ -3,15 +3,19 @@
 // saved runs again: replay_history without a model, export_playwright as a test file.
 
 import { z } from 'zod';
-import { ConfigError, PlannavError } from '../errors';
-import { Executor } from '../executor/executor';
-import type { ExecutorOptions, HumanInputHandler } from '../executor/options';
-import type { RunHistory } from '../history/types';
-import { loadHistory } from '../node/history-files';
-import { exportPlaywrightScript } from '../replay/export-playwright';
-import { replayHistory } from '../replay/replay';
-import { UrlPolicy } from '../security/url-policy';
-import { outputSchemaFromJson } from '../front/output-schema';
+import { outputSchemaFromJson } from '../front/index';
+import {
+  ConfigError,
+  Executor,
+  exportPlaywrightScript,
+  PlannavError,
+  HistoryReplay,
+  UrlPolicy,
+  type ExecutorOptions,
+  type HumanInputHandler,
+  type RunHistory,
+} from '../index';
+import { loadHistory } from '../node/index';
 import { narrowSecrets, narrowUrlPolicy } from './narrow';
 import type { McpRuntime } from './runtime';
 import { defineTool, errorResult, toolError, toolResult, type ToolCall, type ToolSpec } from './tool';
@@ -207,7 +211,7 @@ export function taskTools(runtime: McpRuntime): ToolSpec[] {
             if (!decision.allowed) return toolError(`The run started on ${firstPage}, which is not allowed: ${decision.reason}.`);
             await session.browser.goto(firstPage, { signal: call.signal });
           }
-          const result = await replayHistory(history, {
+          const result = await new HistoryReplay(history, {
             browser: session.browser,
             variables: args.variables,
             onStepFailure: args.on_failure ?? 'stop',
@@ -215,7 +219,7 @@ export function taskTools(runtime: McpRuntime): ToolSpec[] {
             urlPolicy: base.urlPolicy ? { allow: base.urlPolicy.allow, deny: base.urlPolicy.deny } : undefined,
             secrets: base.secrets,
             ...(baseURL ? { baseURL } : {}),
-          });
+          }).run();
           const failed = result.steps.filter((step) => step.status === 'failed').length;
           const structured = {
             status: result.status,

@@ -2,9 +2,17 @@
 // Schema), annotations and handler; and the shape of what a handler returns.
 
 import { z } from 'zod';
-import { PlannavError } from '../errors';
-import { toModelJsonSchema, type JSONSchema } from '../llm/json-schema';
-import { describeThrown } from '../util/describe-thrown';
+import { PlannavError } from '../index';
+
+/** A JSON Schema object. */
+type JSONSchema = { readonly [key: string]: unknown };
+
+/** The JSON Schema of a tool's input as a client reads it: inlined, without `$schema`. */
+function toModelJsonSchema(schema: z.ZodType): JSONSchema {
+  const converted = z.toJSONSchema(schema, { io: 'input', reused: 'inline', unrepresentable: 'any' }) as Record<string, unknown>;
+  delete converted.$schema;
+  return converted;
+}
 
 /** A tool result as MCP carries it. */
 export interface ToolResult {
@@ -81,7 +89,7 @@ export function toolError(message: string, structured?: Record<string, unknown>)
 /** A thrown error as a tool error: plannav's errors by their message, others with their kind. */
 export function errorResult(error: unknown): ToolResult {
   if (PlannavError.isInstance(error)) return toolError(error.message, { error: { name: error.name, code: error.code } });
-  return toolError(describeThrown(error));
+  return toolError(error instanceof Error ? `${error.name}: ${error.message}` : String(error));
 }
 
 /** zod issues as one line: `field: problem; field: problem`. */
