@@ -1,7 +1,10 @@
 // `plannav mcp`: the agent as an MCP server, over stdio (the default) or streamable HTTP (--http).
 // The CLI's dispatcher (src/cli/main.ts) calls mcpCommand; the number it resolves is the exit code.
 
+import { readFileSync } from 'node:fs';
 import { access } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { Readable, Writable } from 'node:stream';
 import { parseArgs } from 'node:util';
 import { checkRunConfig, type RunConfig } from '../front/index';
@@ -133,6 +136,21 @@ async function checkConfig(config: RunConfig, env: Record<string, string | undef
   }
 }
 
+/** plannav's version, from the package.json above this module (src/mcp/ or dist/). */
+function plannavVersion(): string | undefined {
+  let folder = dirname(fileURLToPath(import.meta.url));
+  for (let depth = 0; depth < 4; depth += 1) {
+    try {
+      const manifest = JSON.parse(readFileSync(join(folder, 'package.json'), 'utf8')) as { name?: string; version?: string };
+      if (manifest.name === 'plannav' && manifest.version) return manifest.version;
+    } catch {
+      // No package.json here: look one folder up.
+    }
+    folder = dirname(folder);
+  }
+  return undefined;
+}
+
 function waitForEnd(signal: AbortSignal | undefined, also: Promise<void>): Promise<void> {
   return new Promise<void>((resolve) => {
     if (signal?.aborted) return resolve();
@@ -176,7 +194,7 @@ export async function mcpCommand(args: string[], io: CommandIo): Promise<number>
     }
     throw error;
   }
-  const server = createMcpServer({ config, historyDir: values.out });
+  const server = createMcpServer({ config, historyDir: values.out, version: plannavVersion() });
   try {
     if (values.http) {
       const token = values.token ?? io.env.PLANNAV_MCP_TOKEN;

@@ -43,7 +43,7 @@ export interface McpServerOptions {
   readonly name?: string | undefined;
   /**
    * The server's version in the MCP handshake.
-   * @defaultValue plannav's version
+   * @defaultValue '0.0.0' (`plannav mcp` gives plannav's version)
    */
   readonly version?: string | undefined;
 }
@@ -84,8 +84,6 @@ const answerSchema = {
   properties: { answer: { type: 'string', title: 'Answer', description: 'Your answer to the agent' } },
   required: ['answer'],
 } as const;
-
-const packageVersion = '0.1.0';
 
 /** What a connection needs of the SDK's low-level server. */
 type SdkServer = InstanceType<ServerSdk['Server']>;
@@ -161,7 +159,7 @@ export function createServerWith(options: McpServerOptions, open: OpenSession): 
     // plannav's zod schemas, with messages a model can act on (McpServer would derive and check both).
     // eslint-disable-next-line @typescript-eslint/no-deprecated
     const server: SdkServer = new sdk.Server(
-      { name: options.name ?? 'plannav', version: options.version ?? packageVersion },
+      { name: options.name ?? 'plannav', version: options.version ?? '0.0.0' },
       { capabilities: { tools: {} }, instructions },
     );
     server.setRequestHandler('tools/list', async () => ({ tools: listed }));
