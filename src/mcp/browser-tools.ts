@@ -3,7 +3,7 @@
 // state the last browser_state returned.
 
 import { z } from 'zod';
-import { outputSchemaFromJson } from '../front/index';
+import { outputSchemaFromJson } from '../front/output-schema';
 import { act, ConfigError, extract, observe, type ActResult, type PageState, type UrlPolicyOptions } from '../index';
 import { wrapUntrustedContent } from '../security/injection-guard';
 import type { McpRunSession, McpRuntime } from './runtime';

@@ -5,7 +5,7 @@
 import { mkdtemp, realpath } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { isAbsolute, join, relative, resolve } from 'node:path';
-import type { RunSession } from '../front/index';
+import type { RunSession } from '../front/run-session';
 import { ConfigError, RequestCancelledError, type PageState } from '../index';
 
 /** `promise`, or a rejection as soon as `signal` aborts. */

@@ -3,7 +3,7 @@
 // saved runs again: replay_history without a model, export_playwright as a test file.
 
 import { z } from 'zod';
-import { outputSchemaFromJson } from '../front/index';
+import { outputSchemaFromJson } from '../front/output-schema';
 import {
   ConfigError,
   Executor,
