@@ -16,7 +16,7 @@ function valueImports(file: string): string[] {
   for (const statement of source.statements) {
     if (ts.isImportDeclaration(statement)) {
       const clause = statement.importClause;
-      if (clause?.isTypeOnly) continue;
+      if (clause?.phaseModifier === ts.SyntaxKind.TypeKeyword) continue;
       const named = clause?.namedBindings;
       const onlyTypes = clause && !clause.name && named && ts.isNamedImports(named) && named.elements.every((element) => element.isTypeOnly);
       if (!onlyTypes) specifiers.push((statement.moduleSpecifier as ts.StringLiteral).text);
