@@ -10,6 +10,7 @@ import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
 import { afterEach, describe, expect, it } from 'vitest';
 import { indexOf, shopBrowser } from '../../test/helpers/loop';
 import type { Executor } from '../executor/executor';
+import type { ExecutorOptions } from '../executor/options';
 import type { LLMClient } from '../llm/types';
 import { saveHistory } from '../node/history-files';
 import { ScriptedLLM, scriptedActions, scriptedPlan } from '../testing/scripted-llm';
@@ -33,7 +34,7 @@ afterEach(async () => {
   }
 });
 
-function session(llm: LLMClient, opened: Harness['opened']): McpRunSession {
+function session(llm: LLMClient, opened: Harness['opened'], extra: Partial<ExecutorOptions> = {}): McpRunSession {
   const browser = shopBrowser();
   return {
     browser,
@@ -50,6 +51,7 @@ function session(llm: LLMClient, opened: Harness['opened']): McpRunSession {
       urlPolicy: { allow: ['shop.test'] },
       secrets: { pin: '4242-4242', 'https://bank.test': { user: 'ada-lovelace' } },
       maxSteps: 8,
+      ...extra,
     }),
     saveRun: async (executor: Executor, outDir: string) => {
       const historyFile = join(outDir, 'history.json');
@@ -61,12 +63,12 @@ function session(llm: LLMClient, opened: Harness['opened']): McpRunSession {
   };
 }
 
-async function connect(llm: LLMClient, capabilities: Record<string, unknown> = {}): Promise<Harness> {
+async function connect(llm: LLMClient, capabilities: Record<string, unknown> = {}, extra: Partial<ExecutorOptions> = {}): Promise<Harness> {
   const folder = await mkdtemp(join(tmpdir(), 'plannav-mcp-test-'));
   const opened = { count: 0, closed: 0, saved: [] as string[] };
   const server = createServerWith({ historyDir: folder }, async () => {
     opened.count += 1;
-    return session(llm, opened);
+    return session(llm, opened, extra);
   });
   const client = new Client({ name: 'test', version: '1.0.0' }, { capabilities });
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
@@ -207,6 +209,39 @@ describe('plannav MCP server: run_task', () => {
     expect(asked).toEqual(['Which colour?']);
     const seen = JSON.stringify(llm.requests[2]?.messages ?? []);
     expect(seen).toContain('Blue, please');
+  });
+
+  it('without the elicitation capability, a question waits out its timeout and the model is told', async () => {
+    const llm = new ScriptedLLM({
+      responses: [
+        scriptedPlan(),
+        scriptedActions([{ ask_human: { question: 'Which colour?' } }]),
+        scriptedActions([{ done: { text: 'ok', success: true } }]),
+        scriptedPlan({ done: true, finalAnswer: 'ok' }),
+      ],
+    });
+    const { client } = await connect(llm, {}, { humanTimeoutMs: 50 });
+    const result = await client.callTool({ name: 'run_task', arguments: { task: 'Buy a mug' } });
+    expect(result.structuredContent).toMatchObject({ status: 'ok' });
+    expect(JSON.stringify(llm.requests[2]?.messages ?? [])).toContain('No one answered the question \\"Which colour?\\"');
+  });
+
+  it('a declined elicitation is no answer', async () => {
+    const llm = new ScriptedLLM({
+      responses: [
+        scriptedPlan(),
+        scriptedActions([{ ask_human: { question: 'Your PIN?' } }]),
+        scriptedActions([{ done: { text: 'ok', success: true } }]),
+        scriptedPlan({ done: true, finalAnswer: 'ok' }),
+      ],
+    });
+    const { client } = await connect(llm, { elicitation: {} });
+    client.setRequestHandler('elicitation/create', async () => ({ action: 'decline' }));
+    const result = await client.callTool({ name: 'run_task', arguments: { task: 'Log in' } });
+    expect(result.structuredContent).toMatchObject({ status: 'ok' });
+    const seen = JSON.stringify(llm.requests[2]?.messages ?? []);
+    expect(seen).not.toContain('The user answered');
+    expect(seen).toContain('No one answered the question \\"Your PIN?\\"');
   });
 
   it('cancelling the request cancels the task in flight', async () => {
