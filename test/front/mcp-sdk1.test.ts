@@ -20,6 +20,7 @@ const PAGE = `<!doctype html><html><head><title>Interop page</title></head><body
 let site: Server;
 let siteUrl: string;
 let client: Client;
+let serverLog = '';
 /** The elicitation requests the server sent, and the answer given to each. */
 const elicitations: { message: string; requestedSchema: unknown }[] = [];
 
@@ -48,7 +49,10 @@ beforeAll(async () => {
     elicitations.push({ message: params.message, requestedSchema: params.requestedSchema });
     return { action: 'accept', content: fill(params.requestedSchema ?? {}) };
   });
-  await client.connect(new StdioClientTransport(plannavMcpStdio(['--demo'])));
+  const transport = new StdioClientTransport(plannavMcpStdio(['--demo']));
+  // Read the server's stderr (its log), so a full pipe never blocks it; shown when a test fails.
+  transport.stderr?.on('data', (chunk: Buffer) => void (serverLog += chunk.toString('utf8')));
+  await client.connect(transport);
 }, 60_000);
 
 afterAll(async () => {
@@ -72,7 +76,7 @@ describe('plannav mcp with the 1.x SDK client', () => {
 
   it('drives the browser step by step: navigate, state, type, click, state, screenshot', { timeout: 60_000 }, async () => {
     const navigated = await client.callTool({ name: 'browser_navigate', arguments: { url: siteUrl } });
-    expect(navigated.isError, text(navigated)).toBeFalsy();
+    expect(navigated.isError, `${text(navigated)}\nserver log:\n${serverLog}`).toBeFalsy();
 
     const state = await client.callTool({ name: 'browser_state', arguments: {} });
     expect(state.isError, text(state)).toBeFalsy();
