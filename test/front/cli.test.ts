@@ -81,6 +81,7 @@ describe('plannav run --demo (human output)', () => {
   });
 
   it('writes no ANSI escape codes when stdout is not a TTY', () => {
+    expect(human.stdout.length).toBeGreaterThan(0);
     expect(human.stdout).not.toMatch(ANSI_ESCAPE);
     expect(human.stderr).not.toMatch(ANSI_ESCAPE);
   });

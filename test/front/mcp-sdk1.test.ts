@@ -1,12 +1,14 @@
 // The 1.x MCP client (@modelcontextprotocol/sdk), what most hosts ship today, against `plannav mcp
-// --demo` over stdio: it lists the tools and drives the browser tools on a page this test serves on
-// 127.0.0.1 (the demo server allows the shop's host, 127.0.0.1).
+// --demo` over stdio: it lists the tools, drives the browser tools on a page this test serves on
+// 127.0.0.1 (the demo server allows the shop's host, 127.0.0.1), and answers the agent's question
+// through elicitation (the demo's scripted model asks one when the task says "ask me").
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BROWSER_TOOLS, plannavMcpStdio, TASK_TOOLS } from '../helpers/front-mcp';
+import { BROWSER_TOOLS, DEMO_TASK, plannavMcpStdio, TASK_TOOLS } from '../helpers/front-mcp';
 
 const PAGE = `<!doctype html><html><head><title>Interop page</title></head><body>
 <h1>Lighthouse keeper 4711</h1>
@@ -18,6 +20,21 @@ const PAGE = `<!doctype html><html><head><title>Interop page</title></head><body
 let site: Server;
 let siteUrl: string;
 let client: Client;
+let serverLog = '';
+/** The elicitation requests the server sent, and the answer given to each. */
+const elicitations: { message: string; requestedSchema: unknown }[] = [];
+
+/** An accepted answer that fits the requested form: every string field says 'blue', numbers 1, booleans true. */
+function fill(schema: { properties?: Record<string, { type?: string; enum?: unknown[] }> }): Record<string, string | number | boolean> {
+  const content: Record<string, string | number | boolean> = {};
+  for (const [name, property] of Object.entries(schema.properties ?? {})) {
+    if (property.enum?.length) content[name] = property.enum[0] as string;
+    else if (property.type === 'number' || property.type === 'integer') content[name] = 1;
+    else if (property.type === 'boolean') content[name] = true;
+    else content[name] = 'blue';
+  }
+  return content;
+}
 
 beforeAll(async () => {
   site = createServer((_request, response) => {
@@ -26,8 +43,16 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
   siteUrl = `http://127.0.0.1:${(site.address() as AddressInfo).port}/`;
-  client = new Client({ name: 'plannav-test-sdk1', version: '0.0.0' });
-  await client.connect(new StdioClientTransport(plannavMcpStdio(['--demo'])));
+  client = new Client({ name: 'plannav-test-sdk1', version: '0.0.0' }, { capabilities: { elicitation: {} } });
+  client.setRequestHandler(ElicitRequestSchema, (request) => {
+    const params = request.params as { message: string; requestedSchema?: { properties?: Record<string, { type?: string; enum?: unknown[] }> } };
+    elicitations.push({ message: params.message, requestedSchema: params.requestedSchema });
+    return { action: 'accept', content: fill(params.requestedSchema ?? {}) };
+  });
+  const transport = new StdioClientTransport(plannavMcpStdio(['--demo']));
+  // Read the server's stderr (its log), so a full pipe never blocks it; shown when a test fails.
+  transport.stderr?.on('data', (chunk: Buffer) => void (serverLog += chunk.toString('utf8')));
+  await client.connect(transport);
 }, 60_000);
 
 afterAll(async () => {
@@ -51,7 +76,7 @@ describe('plannav mcp with the 1.x SDK client', () => {
 
   it('drives the browser step by step: navigate, state, type, click, state, screenshot', { timeout: 60_000 }, async () => {
     const navigated = await client.callTool({ name: 'browser_navigate', arguments: { url: siteUrl } });
-    expect(navigated.isError, text(navigated)).toBeFalsy();
+    expect(navigated.isError, `${text(navigated)}\nserver log:\n${serverLog}`).toBeFalsy();
 
     const state = await client.callTool({ name: 'browser_state', arguments: {} });
     expect(state.isError, text(state)).toBeFalsy();
@@ -83,5 +108,16 @@ describe('plannav mcp with the 1.x SDK client', () => {
     expect(text(refused)).toContain('evil.example');
     // The server still serves.
     expect((await client.callTool({ name: 'browser_state', arguments: {} })).isError).toBeFalsy();
+  });
+
+  it('run_task asks the agent question through elicitation and goes on with the answer', { timeout: 90_000 }, async () => {
+    const task = `Ask me which colour I want first. ${DEMO_TASK}`;
+    const result = await client.callTool({ name: 'run_task', arguments: { task } }, undefined, { timeout: 80_000, resetTimeoutOnProgress: true });
+    expect(result.isError, text(result)).toBeFalsy();
+    expect(elicitations).toHaveLength(1);
+    expect(elicitations[0]?.message.trim().length).toBeGreaterThan(0);
+    const structured = result.structuredContent as { status?: unknown; success?: unknown } | undefined;
+    expect(structured?.status).toBe('ok');
+    expect(structured?.success).toBe(true);
   });
 });

@@ -117,15 +117,16 @@ export function startCli(args: readonly string[], options: CliOptions): CliProce
     timedOut = true;
     child.kill('SIGKILL');
   }, options.timeoutMs);
+  let ended = false;
   const done = new Promise<CliResult>((resolveDone) => {
     child.once('close', (code, signal) => {
       clearTimeout(timer);
+      // Set before the waiters look again, so a wait for a line that never came ends now.
+      ended = true;
       notify();
       resolveDone({ code, signal, stdout, stderr, timedOut });
     });
   });
-  let ended = false;
-  void done.then(() => void (ended = true));
 
   const waitForLine = (stream: 'stdout' | 'stderr', test: RegExp | ((line: string) => boolean), timeoutMs: number): Promise<string> => {
     const matches = typeof test === 'function' ? test : (line: string): boolean => test.test(line);
