@@ -26,7 +26,9 @@ export async function dispatchCommand(command: 'ui' | 'mcp', args: string[], io:
     loaded = (await import(modulePath(command))) as CommandModule;
   } catch (error) {
     const reason = (error instanceof Error ? error.message : String(error)).split('\n')[0] ?? '';
-    writeLine(io.stderr, `plannav: plannav ${command} is not available: ${reason}`);
+    const missingItself = reason.includes(modulePath(command).replace(/^\.\.?\//, ''));
+    // A missing module of its own: this build has no such command; else what it needs is missing (an optional peer).
+    writeLine(io.stderr, `plannav: plannav ${command} is not available${missingItself ? ' in this build' : `: ${reason}`}`);
     return exitCodes.failed;
   }
   const handler = command === 'ui' ? loaded.uiCommand : loaded.mcpCommand;

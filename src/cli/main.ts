@@ -34,9 +34,9 @@ export function describeFailure(error: unknown, io: Pick<CliIo, 'signal'>): { co
   const message = (error instanceof Error ? error.message : String(error)).split('\n')[0] ?? '';
   if (error instanceof UsageError || ConfigError.isInstance(error)) return { code: exitCodes.usage, line: message };
   if (RequestCancelledError.isInstance(error) && io.signal?.aborted) return { code: exitCodes.cancelled, line: 'cancelled' };
-  const code = (error as { code?: unknown }).code;
-  const path = (error as { path?: unknown }).path;
-  if (code === 'ENOENT' && typeof path === 'string') return { code: exitCodes.usage, line: `no such file: ${path}` };
+  // A file named on the command line that is not there is bad usage; loadHistory keeps the file-system error as the cause.
+  const fileError = (HistoryFormatError.isInstance(error) ? error.cause : error) as { code?: unknown; path?: unknown } | undefined;
+  if (fileError?.code === 'ENOENT' && typeof fileError.path === 'string') return { code: exitCodes.usage, line: `no such file: ${fileError.path}` };
   if (HistoryFormatError.isInstance(error)) return { code: exitCodes.failed, line: `not a plannav history: ${message}` };
   return { code: exitCodes.failed, line: message };
 }
