@@ -11,7 +11,8 @@ import { checkRunConfig, type RunConfig } from '../front/index';
 import { PlannavError } from '../index';
 import { createLLM } from '../models/index';
 import { loadStdioSdk } from './sdk';
-import { createMcpServer } from './server';
+// Through the entry (src/mcp/index.ts): the built command (dist/mcp-command.js) then imports `plannav/mcp`, not a copy of the server.
+import { createMcpServer } from './index';
 
 /** What a command reads and writes: the process's streams and environment, or a test's. */
 export interface CommandIo {
