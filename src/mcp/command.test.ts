@@ -24,7 +24,8 @@ describe('plannav mcp', () => {
   });
 
   it.each([
-    [['--bogus'], /bogus/],
+    [['--bogus'], /^plannav: unknown flag --bogus \(see plannav mcp --help\)$/],
+    [['--demo', '--port'], /flag --port needs a value/],
     [['--demo', 'extra'], /takes no arguments/],
     [['--demo', '--port', '80'], /--http only/],
     [['--demo', '--http', '--port', 'eighty'], /--port must be a whole number/],

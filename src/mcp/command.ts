@@ -88,6 +88,24 @@ function integer(value: string | undefined, flag: string, min: number, max: numb
   return number;
 }
 
+/** `--allow a --allow b,c` as `[a, b, c]`. */
+function hostList(values: readonly string[]): string[] {
+  return values
+    .flatMap((value) => value.split(','))
+    .map((value) => value.trim())
+    .filter(Boolean);
+}
+
+/** A parseArgs error as the CLI words it: `unknown flag --x`, `flag --port needs a value`. */
+function parseProblem(error: unknown): string {
+  const message = (error instanceof Error ? error.message : String(error)).split('\n')[0] ?? '';
+  const code = (error as { code?: unknown }).code;
+  const flag = /'(-[^' ]+)/.exec(message)?.[1];
+  if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && flag) return `unknown flag ${flag} (see plannav mcp --help)`;
+  if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' && flag) return `flag ${flag} needs a value (see plannav mcp --help)`;
+  return message;
+}
+
 /** The run set-up from the flags. */
 function runConfig(values: Values, env: Record<string, string | undefined>): RunConfig {
   const scope = values.scope;
@@ -101,8 +119,8 @@ function runConfig(values: Values, env: Record<string, string | undefined>): Run
     ...(values.headed ? { headed: true } : {}),
     ...(values['cdp-url'] !== undefined ? { cdpUrl: values['cdp-url'] } : {}),
     ...(values['ws-endpoint'] !== undefined ? { wsEndpoint: values['ws-endpoint'] } : {}),
-    ...(values.allow ? { allow: values.allow } : {}),
-    ...(values.deny ? { deny: values.deny } : {}),
+    ...(values.allow ? { allow: hostList(values.allow) } : {}),
+    ...(values.deny ? { deny: hostList(values.deny) } : {}),
     ...(scope !== undefined ? { scope } : {}),
     ...(values['secrets-file'] !== undefined ? { secretsFile: values['secrets-file'] } : {}),
     ...(maxSteps !== undefined ? { maxSteps } : {}),
@@ -172,7 +190,7 @@ export async function mcpCommand(args: string[], io: CommandIo): Promise<number>
     if (parsed.positionals.length > 0)
       throw new UsageError(`plannav mcp takes no arguments; got ${JSON.stringify(parsed.positionals[0])}. See plannav mcp --help.`);
   } catch (error) {
-    io.stderr.write(`plannav: ${error instanceof Error ? error.message : String(error)}\n`);
+    io.stderr.write(`plannav: ${error instanceof UsageError ? error.message : parseProblem(error)}\n`);
     return 2;
   }
   if (values.help) {
