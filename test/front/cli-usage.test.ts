@@ -22,7 +22,7 @@ function expectUsageError(result: CliResult, mentions: RegExp): void {
 }
 
 describe('plannav --help and --version', () => {
-  it('prints the usage of every command on stdout and exits 0', async () => {
+  it('prints the usage of every command on stdout and exits 0', { timeout: 90_000 }, async () => {
     const results = await Promise.all([
       runCli(['--help'], { timeoutMs: 30_000 }),
       ...COMMANDS.map((command) => runCli([command, '--help'], { timeoutMs: 30_000 })),
@@ -44,7 +44,7 @@ describe('plannav --help and --version', () => {
     for (const flag of ['--http', '--port', '--host', '--token']) expect(mcp.stdout, `mcp --help names ${flag}`).toContain(flag);
   });
 
-  it('-h is --help', async () => {
+  it('-h is --help', { timeout: 60_000 }, async () => {
     const [short, long] = await Promise.all([runCli(['run', '-h'], { timeoutMs: 30_000 }), runCli(['run', '--help'], { timeoutMs: 30_000 })]);
     expect(short.code).toBe(0);
     expect(short.stdout).toBe(long.stdout);
@@ -67,7 +67,7 @@ describe('bad usage: exit 2 and one line on stderr', () => {
     expectUsageError(await runCli(['run', '--demo', '--no-such-flag'], { timeoutMs: 30_000 }), /--no-such-flag/);
   });
 
-  it('a flag value of the wrong kind', async () => {
+  it('a flag value of the wrong kind', { timeout: 60_000 }, async () => {
     expectUsageError(await runCli(['run', 'Find a thing', '--demo', '--max-steps', 'many'], { timeoutMs: 30_000 }), /max-steps/);
     expectUsageError(await runCli(['run', 'Find a thing', '--demo', '--scope', 'everything'], { timeoutMs: 30_000 }), /scope/);
   });
@@ -76,7 +76,7 @@ describe('bad usage: exit 2 and one line on stderr', () => {
     expectUsageError(await runCli(['run', '--model', 'openai:gpt-4.1'], { env: cleanEnv({ OPENAI_API_KEY: 'sk-test-not-used' }), timeoutMs: 30_000 }), /task/i);
   });
 
-  it('replay, export and report without a history file', async () => {
+  it('replay, export and report without a history file', { timeout: 90_000 }, async () => {
     for (const command of ['replay', 'export', 'report']) {
       expectUsageError(await runCli(command === 'export' ? [command, '--playwright'] : [command], { timeoutMs: 30_000 }), /history/i);
     }

@@ -127,7 +127,7 @@ describe('plannav run --demo --json', () => {
 });
 
 describe('plannav replay, export and report on a saved history', () => {
-  it('replay --demo replays the saved history to the end without a model (no key in the environment)', async () => {
+  it('replay --demo replays the saved history to the end without a model (no key in the environment)', { timeout: 90_000 }, async () => {
     const historyFile = join(humanOut, 'history.json');
     const replay = await runCli(['replay', historyFile, '--demo', '--json'], { env: cleanEnv(), timeoutMs: 60_000 });
     expect(replay.timedOut, replay.stderr).toBe(false);
@@ -141,7 +141,7 @@ describe('plannav replay, export and report on a saved history', () => {
     expect(summary.modelCalls ?? 0).toBe(0);
   });
 
-  it('export --playwright prints a Playwright test on stdout, or writes it with --out', async () => {
+  it('export --playwright prints a Playwright test on stdout, or writes it with --out', { timeout: 90_000 }, async () => {
     const historyFile = join(humanOut, 'history.json');
     const printed = await runCli(['export', historyFile, '--playwright'], { timeoutMs: 30_000 });
     expect(printed.code, printed.stderr).toBe(0);
@@ -154,7 +154,7 @@ describe('plannav replay, export and report on a saved history', () => {
     expect(await readFile(specFile, 'utf8')).toContain('test(');
   });
 
-  it('report writes run.gif and report.html for a saved history', async () => {
+  it('report writes run.gif and report.html for a saved history', { timeout: 90_000 }, async () => {
     const reportOut = join(work, 'report');
     const report = await runCli(['report', join(jsonOut, 'history.json'), '--out', reportOut], { timeoutMs: 60_000 });
     expect(report.code, report.stderr).toBe(0);

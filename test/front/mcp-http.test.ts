@@ -110,7 +110,7 @@ describe('plannav mcp --http', () => {
     }
   });
 
-  it('refuses to start on 0.0.0.0 without a token: exit 2 and one line on stderr', async () => {
+  it('refuses to start on 0.0.0.0 without a token: exit 2 and one line on stderr', { timeout: 60_000 }, async () => {
     const port = await freePort();
     const result = await runCli(['mcp', '--http', '--host', '0.0.0.0', '--port', String(port), '--demo'], { timeoutMs: 30_000 });
     expect(result.timedOut, result.stderr).toBe(false);
