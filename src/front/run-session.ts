@@ -50,10 +50,13 @@ export interface RunSession extends AsyncDisposable {
   /** The secrets' names (never their values), for people. */
   readonly secretNames: readonly string[];
   /**
-   * Opens `url` (default: the `startUrl` option) in the browser, before a task starts there.
-   * @throws `ConfigError` when the session's URL policy does not allow it.
+   * The words of a task for this session: `task`, or the demo task when it is empty in demo mode;
+   * with a start URL the task does not name, a sentence asking to start there. The agent opens the
+   * page itself, so the run's history holds that step and replays on its own. `startUrl` replaces
+   * the session's for this task (MCP's `start_url`).
+   * @throws `ConfigError` when `task` is empty outside demo mode, or the start URL is not one the URL policy allows.
    */
-  goToStart(url?: string, signal?: AbortSignal): Promise<void>;
+  taskFor(task?: string, startUrl?: string): string;
   /** The Executor's options for `task`: models, browser, URL policy, secrets, step limit, vision, output schema, screenshots kept; `extra` on top. */
   executorOptions(task: string, extra?: ExtraExecutorOptions): ExecutorOptions;
   /** Writes the executor's history, a GIF and an HTML report into `outDir`. */
@@ -136,8 +139,8 @@ export async function openRunSession(config: RunConfig, signal?: AbortSignal): P
     allow.length > 0 || config.deny?.length || config.scope
       ? { ...(allow.length > 0 ? { allow } : {}), ...(config.deny?.length ? { deny: [...config.deny] } : {}), ...(config.scope ? { scope: config.scope } : {}) }
       : undefined;
-  const policy = new UrlPolicy(urlPolicy);
   const startUrl = config.startUrl ?? demoShop?.url;
+  const policy = new UrlPolicy(urlPolicy);
   const maxSteps = config.maxSteps ?? (demoShop ? demoMaxSteps : undefined);
 
   let closing: Promise<void> | undefined;
@@ -155,11 +158,14 @@ export async function openRunSession(config: RunConfig, signal?: AbortSignal): P
     demoShop,
     urlPolicy,
     secretNames: Object.keys(secrets ?? {}),
-    goToStart: async (url = startUrl, signal) => {
-      if (!url) return;
-      const decision = policy.check(url);
-      if (!decision.allowed) throw new ConfigError(`The start URL ${url} is not allowed by the URL policy: ${decision.reason}.`, { field: 'startUrl' });
-      await browser.goto(url, { signal });
+    taskFor: (task, taskStartUrl = startUrl) => {
+      const words = task?.trim() || (demoShop ? demoTask(demoShop.url) : '');
+      if (!words) throw new ConfigError('The task is empty: say in words what the agent should do.', { field: 'task' });
+      if (!taskStartUrl || words.includes(taskStartUrl)) return words;
+      const decision = policy.check(taskStartUrl);
+      if (!decision.allowed)
+        throw new ConfigError(`The start URL ${taskStartUrl} is not allowed by the URL policy: ${decision.reason}.`, { field: 'startUrl' });
+      return `${words}\nStart at ${taskStartUrl}`;
     },
     executorOptions: (task, extra = {}) => ({
       task,
