@@ -38,6 +38,7 @@ function session(): McpRunSession {
     extractionLLM: undefined,
     startUrl: undefined,
     demoTask: undefined,
+    taskFor: (task = '', startUrl) => (startUrl && !task.includes(startUrl) ? `${task}\nStart at ${startUrl}` : task),
     executorOptions: (task) => ({ task, llm, browser, sensitiveActions: false, urlPolicy: { allow: ['shop.test'] } }),
     saveRun: async (executor, outDir) => {
       const historyFile = join(outDir, 'history.json');

@@ -29,7 +29,10 @@ function raceAbort<T>(promise: Promise<T>, signal: AbortSignal | undefined): Pro
 }
 
 /** The run set-up the server uses: what the front doors' `openRunSession` returns, as far as the MCP server needs it. */
-export type McpRunSession = Pick<RunSession, 'browser' | 'llm' | 'extractionLLM' | 'startUrl' | 'demoTask' | 'executorOptions' | 'saveRun' | 'close'>;
+export type McpRunSession = Pick<
+  RunSession,
+  'browser' | 'llm' | 'extractionLLM' | 'startUrl' | 'demoTask' | 'taskFor' | 'executorOptions' | 'saveRun' | 'close'
+>;
 
 /** Opens the run session (browser, models, the demo shop in demo mode). */
 export type OpenSession = (signal?: AbortSignal) => Promise<McpRunSession>;

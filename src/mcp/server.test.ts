@@ -42,6 +42,7 @@ function session(llm: LLMClient, opened: Harness['opened'], extra: Partial<Execu
     extractionLLM: undefined,
     startUrl: undefined,
     demoTask: undefined,
+    taskFor: (task = '', startUrl) => (startUrl && !task.includes(startUrl) ? `${task}\nStart at ${startUrl}` : task),
     executorOptions: (task) => ({
       task,
       llm,

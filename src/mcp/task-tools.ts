@@ -105,22 +105,23 @@ export function taskTools(runtime: McpRuntime): ToolSpec[] {
     run: async (args, call) =>
       runtime.exclusive(call.signal, async () => {
         const session = await runtime.session(call.signal);
-        // The start page (start_url, else the demo shop when the task does not name it) is part of
-        // the task, so the agent's own first navigation is in the history a replay or export starts from.
-        const startUrl = args.start_url ?? (session.startUrl !== undefined && !args.task.includes(session.startUrl) ? session.startUrl : undefined);
-        const task = startUrl !== undefined && !args.task.includes(startUrl) ? `${args.task} (Start at ${startUrl})` : args.task;
-        const base = session.executorOptions(task);
+        // The start page (start_url, else the session's: the demo shop) goes in the task's words, as
+        // for `plannav run`, so the agent's own first navigation is in the history a replay or export starts from.
+        const startUrl = args.start_url ?? session.startUrl;
+        const base = session.executorOptions(args.task);
         let urlPolicy;
         let secrets;
         let outputSchema;
+        let task: string;
         try {
           urlPolicy = narrowUrlPolicy(base.urlPolicy, args.allowed_hosts);
           secrets = narrowSecrets(base.secrets, args.secrets);
           outputSchema = args.output_schema === undefined ? base.outputSchema : outputSchemaOf(args.output_schema);
+          task = session.taskFor(args.task, startUrl);
         } catch (error) {
           return errorResult(error);
         }
-        if (startUrl !== undefined) {
+        if (startUrl !== undefined && !args.task.includes(startUrl)) {
           const decision = new UrlPolicy({ allow: urlPolicy?.allow, deny: urlPolicy?.deny }).check(startUrl);
           if (!decision.allowed) return toolError(`start_url ${startUrl} is not allowed: ${decision.reason}.`);
         }
