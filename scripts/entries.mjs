@@ -75,6 +75,13 @@ export const entries = [
     src: 'src/bullmq/index.ts',
     summary: 'A collection on many machines as BullMQ jobs on Redis (Node only): a coordinator and workers; needs the optional peers `bullmq` and `ioredis`.',
   },
+  {
+    name: 'mcp',
+    subpath: './mcp',
+    src: 'src/mcp/index.ts',
+    summary:
+      "The Model Context Protocol both ways (Node only): plannav as an MCP server (a whole task as one tool, and browser tools) and MCP servers' tools as actions; needs the optional peer `@modelcontextprotocol/server` (v2 of the official SDK).",
+  },
 ];
 
 /**
