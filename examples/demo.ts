@@ -1,7 +1,7 @@
 // The quick-start demo: a whole task in headless Chromium against a small web shop that this
 // script serves on 127.0.0.1. Run it with `npm run demo`; it needs no network and no API key.
 //
-// The model is a ScriptedLLM (demo-shop/scripted-shopper.ts) that reads the page state it is sent,
+// The model is a ScriptedLLM (src/demo/scripted-shopper.ts) that reads the page state it is sent,
 // as a model would, and picks the cheapest blue item from the prices on the page. With
 // OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY or PLANNAV_MODEL (such as
 // `anthropic:claude-sonnet-4-5`, any spec createLLM takes) set, that real model does the task.
@@ -15,10 +15,11 @@ import { Executor, type ExecutionResult, type LLMClient } from 'plannav';
 import { createLLM, providerEnvironment } from 'plannav/models';
 import { createRunGif, createRunReport, saveHistory } from 'plannav/node';
 import { PlaywrightDriver } from 'plannav/playwright';
-import type { Product } from './demo-shop/catalogue';
-import type { CartLine } from './demo-shop/pages';
-import { scriptedShopper } from './demo-shop/scripted-shopper';
-import { startDemoShop } from './demo-shop/server';
+import type { Product } from '../src/demo/catalogue';
+import { demoTask } from '../src/demo/demo-task';
+import type { CartLine } from '../src/demo/pages';
+import { scriptedShopper } from '../src/demo/scripted-shopper';
+import { startDemoShop } from '../src/demo/server';
 
 type Environment = Readonly<Record<string, string | undefined>>;
 
@@ -64,7 +65,7 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoRun> {
     throw error;
   });
   try {
-    const task = `Find the cheapest blue item under $${maxPrice} in the Kitchen section of the shop at ${shop.url} and add it to the cart.`;
+    const task = demoTask(shop.url, maxPrice);
     // The URL policy keeps the agent (a real model too) on the shop: other sites are refused.
     // recordScreenshots keeps a screenshot of each step in the history, for the GIF and the report.
     const executor = new Executor({ task, llm, browser, maxSteps: 20, recordScreenshots: true, urlPolicy: { allow: [new URL(shop.url).hostname] } });

@@ -1,9 +1,9 @@
-// The demo shop's variants (examples/demo-shop/variants.ts), read over plain HTTP: each listed
+// The demo shop's variants (src/demo/variants.ts), read over plain HTTP: each listed
 // change is in the pages, nothing else moved (products, prices, URLs), and the cart still takes a POST.
 import { afterEach, describe, expect, it } from 'vitest';
-import { catalogue } from '../../examples/demo-shop/catalogue';
-import { startDemoShop, type DemoShop } from '../../examples/demo-shop/server';
-import { changedIds, originalIds, shopVariants, type ShopVariant } from '../../examples/demo-shop/variants';
+import { catalogue } from '../../src/demo/catalogue';
+import { startDemoShop, type DemoShop } from '../../src/demo/server';
+import { changedIds, originalIds, shopVariants, type ShopVariant } from '../../src/demo/variants';
 
 const shops: DemoShop[] = [];
 afterEach(async () => {

@@ -8,7 +8,7 @@ import { dirname } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadHistory } from '../../src/node/index';
 import { runDemo as runDemoOnce, type DemoOptions, type DemoRun } from '../../examples/demo';
-import { catalogue, type Product } from '../../examples/demo-shop/catalogue';
+import { catalogue, type Product } from '../../src/demo/catalogue';
 
 const runFolders: string[] = [];
 afterAll(() => Promise.all(runFolders.map((folder) => rm(folder, { recursive: true, force: true }))));

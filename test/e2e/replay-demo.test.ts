@@ -3,8 +3,8 @@
 // reordered, a button reworded, a new banner), and on a broken shop where one recorded step
 // cannot be done the recorded way: it fails with a reason, and `ask-model` recovers it.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { scriptedShopper } from '../../examples/demo-shop/scripted-shopper';
-import { startDemoShop, type DemoShopOptions } from '../../examples/demo-shop/server';
+import { scriptedShopper } from '../../src/demo/scripted-shopper';
+import { startDemoShop, type DemoShopOptions } from '../../src/demo/server';
 import { Executor, type ReplayStepReport, type RunHistory } from '../../src/index';
 import { replayHistory } from '../../src/replay/replay';
 import { PlaywrightDriver } from '../../src/playwright/index';

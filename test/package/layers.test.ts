@@ -50,13 +50,18 @@ const LAYERS: Record<string, string[]> = {
   puppeteer: ['browser', 'dom', 'chromium', ...BASE],
   node: ['collect', 'history', 'llm', 'browser', ...BASE], // plannav/node: history files, journals, GIF and report (Node only)
   bullmq: ['collect', 'session', 'agents', ...MIDDLE, ...BOTTOM, ...BASE], // plannav/bullmq: a collection as BullMQ jobs on Redis (Node only)
+  // The front doors (Node only) use the package through its entry points (src/index.ts, src/<entry>/index.ts) only,
+  // so the bundled command imports them as `plannav`, `plannav/playwright`, … instead of a second copy.
+  demo: ['index', 'testing'], // the demo shop and its scripted shopper, served by `plannav run --demo`, `plannav mcp --demo`, `plannav ui --demo`
+  front: ['index', 'models', 'playwright', 'node', 'demo'], // the run set-up the command, the MCP server and the run page share
+  cli: ['front', 'index', 'models', 'playwright', 'node', 'demo', 'ui', 'mcp'], // the `plannav` command
 };
 
 /** Folders of src/ that are not core: not checked here, and no core file may import them. */
 const NOT_CORE = ['testing'];
 
 /** Layers that may import Node builtins: the Playwright and Puppeteer drivers, and the code they share, run in Node only. */
-const NODE_ONLY = ['chromium', 'playwright', 'puppeteer', 'node', 'bullmq'];
+const NODE_ONLY = ['chromium', 'playwright', 'puppeteer', 'node', 'bullmq', 'demo', 'front', 'cli'];
 
 /** The page runtime (src/dom/page/) is bundled into the script pages run: it may import only itself, the DOM types and these packages. */
 const PAGE_RUNTIME = join('src', 'dom', 'page');

@@ -3,6 +3,7 @@
 
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { ConfigError } from '../index';
 import { catalogue, categories, colours, type Product } from './catalogue';
 import { cartPage, homePage, listingPage, notFoundPage, productPage, type CartLine, type PageFrame } from './pages';
 import { shopLook, shopVariants, type ShopVariant } from './variants';
@@ -61,7 +62,8 @@ function filtered(products: readonly Product[], query: URLSearchParams): { produ
 /** Starts the shop on 127.0.0.1 and a free port. */
 export async function startDemoShop(options: DemoShopOptions = {}): Promise<DemoShop> {
   const variant = options.variant ?? 'original';
-  if (!shopVariants.includes(variant)) throw new Error(`Option \`variant\` must be one of ${shopVariants.join(', ')}, got ${JSON.stringify(variant)}.`);
+  if (!shopVariants.includes(variant))
+    throw new ConfigError(`Option \`variant\` must be one of ${shopVariants.join(', ')}, got ${JSON.stringify(variant)}.`, { field: 'variant' });
   const look = shopLook(variant);
   const products = look.reversedListings ? catalogue(options.seed).reverse() : catalogue(options.seed);
   const cart = new Map<string, number>();

@@ -1,12 +1,30 @@
 // The demo's stand-in for a model: a ScriptedLLM that reads the task and the page state it is
 // sent, as a model would, and decides from labels and prices, never from fixed indices.
 
-import { ScriptedLLM, scriptedActions, scriptedPlan, type ScriptedRequest } from 'plannav/testing';
+import { ScriptedLLM, scriptedActions, scriptedPlan, type ScriptedRequest } from '../testing/index';
 
-/** The scripted stand-in for a model: the Planner's and the Navigator's calls are told apart by the output they ask for. */
-export function scriptedShopper(): ScriptedLLM {
+/** Options of {@link scriptedShopper}. */
+export interface ScriptedShopperOptions {
+  /**
+   * Milliseconds each model call waits before it answers (the abort signal of the call ends the
+   * wait), so that a person or a test can see a call in flight, pause or stop. @defaultValue 0
+   */
+  readonly callDelayMs?: number | undefined;
+}
+
+/** The question the Navigator asks once, first, when the task says "ask me". */
+export const shopperQuestion = 'Before I start: is there anything I should know about this order?';
+
+/**
+ * The scripted stand-in for a model: the Planner's and the Navigator's calls are told apart by
+ * the output they ask for. A task with the words "ask me" makes the Navigator ask the user one
+ * question (`ask_human`) before anything else.
+ */
+export function scriptedShopper(options: ScriptedShopperOptions = {}): ScriptedLLM {
   return new ScriptedLLM({
     confirmations: 'script',
+    // ScriptedLLM's own wait: the call's abort signal (a cancel) ends it at once.
+    latencyMs: options.callDelayMs ?? 0,
     respond: (request) => {
       if (request.output?.name === 'planner_confirmation') return confirm(request);
       return request.agent === 'planner' ? plan(request) : navigate(request);
@@ -95,8 +113,18 @@ function act(nextGoal: string, ...actions: Record<string, unknown>[]): string {
   return scriptedActions(actions, { nextGoal });
 }
 
+/** Whether the task asks to be asked ("ask me"), and the Navigator has not asked yet. */
+function mustAskFirst(request: ScriptedRequest): boolean {
+  const task = [...userText(request).matchAll(/<user_request>([\s\S]*?)<\/user_request>/g)].at(-1)?.[1] ?? '';
+  // The ask_human action's result names the question, answered or not.
+  return (
+    /\bask me\b/i.test(task) && !userText(request).includes(`question "${shopperQuestion}"`) && !userText(request).includes(`answered "${shopperQuestion}"`)
+  );
+}
+
 /** The Navigator: one decision per page, from what the page shows. */
 function navigate(request: ScriptedRequest): string {
+  if (mustAskFirst(request)) return act('Ask the user before starting', { ask_human: { question: shopperQuestion } });
   const goal = readTask(request);
   const state = request.lastUserText;
   const page = readPage(state);

@@ -1,0 +1,65 @@
+// A demo run session end to end in headless Chromium: the shop served on 127.0.0.1, the scripted
+// shopper (asking its one question when the task says "ask me"), the run's files written.
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Executor } from '../index';
+import { loadHistory } from '../node/index';
+import { shopperQuestion } from '../demo/scripted-shopper';
+import { openRunSession, type RunSession } from './run-session';
+
+let session: RunSession;
+let folder: string;
+
+beforeAll(async () => {
+  folder = await mkdtemp(join(tmpdir(), 'plannav-session-'));
+  session = await openRunSession({ demo: true, env: {} });
+}, 60_000);
+
+afterAll(async () => {
+  await session?.close();
+  await rm(folder, { recursive: true, force: true });
+});
+
+describe('openRunSession in demo mode', () => {
+  it('serves the shop, keeps the agent on it and gives the demo task', () => {
+    const host = new URL(session.startUrl ?? '').host;
+    expect(session.startUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);
+    expect(session.demoTask).toContain(session.startUrl);
+    expect(session.urlPolicy).toEqual({ allow: ['127.0.0.1'] });
+    const options = session.executorOptions('a task', { maxFailures: 2 });
+    expect(options).toMatchObject({ task: 'a task', maxSteps: 20, recordScreenshots: true, maxFailures: 2, urlPolicy: { allow: ['127.0.0.1'] } });
+    expect(options.browser).toBe(session.browser);
+    expect(host).not.toBe('');
+  });
+
+  it('runs the demo task with the question "ask me" asks first, buys the item and saves history, GIF and report', { timeout: 90_000 }, async () => {
+    const questions: string[] = [];
+    const humanInput = (question: { question: string }): Promise<string> => {
+      questions.push(question.question);
+      return Promise.resolve('Nothing special.');
+    };
+    const executor = new Executor(session.executorOptions(`${session.demoTask ?? ''} Ask me first.`, { humanInput }));
+    const result = await executor.execute();
+    expect(result.status).toBe('ok');
+    expect(questions).toEqual([shopperQuestion]);
+    expect(session.demoShop?.cart().map(({ product }) => product.id)).toEqual(['blue-bowl']);
+    const firstAction = result.history.steps.flatMap((step) => step.actions)[0];
+    expect(firstAction?.name).toBe('ask_human');
+
+    const files = await session.saveRun(executor, join(folder, 'run'));
+    expect(files.historyFile).toBe(join(folder, 'run', 'history.json'));
+    expect((await loadHistory(files.historyFile)).steps.length).toBe(result.history.steps.length);
+    for (const file of [files.gifFile, files.reportFile]) expect(file && existsSync(file), file).toBe(true);
+    expect((await readFile(files.gifFile ?? '')).subarray(0, 6).toString('latin1')).toBe('GIF89a');
+    expect(files.warnings).toEqual([]);
+  });
+
+  it('closes the browser and the shop once, however often it is called', async () => {
+    const url = session.startUrl ?? '';
+    await Promise.all([session.close(), session.close()]);
+    await expect(fetch(url)).rejects.toThrow();
+  });
+});

@@ -1,0 +1,149 @@
+// The shared run set-up of the front doors: from a RunConfig to the models, the browser and the
+// Executor's options (URL policy, secrets, limits, output schema), and the run's files at the end.
+// It opens and closes what it owns; it prints nothing and never holds a secret's value in a message.
+
+import { ConfigError, RequestCancelledError, type BrowserDriver, type Executor, type ExecutorOptions, type ExecutorUrlPolicy, type LLMClient } from '../index';
+import { createLLM, providerEnvironment, type LLMProviderName } from '../models/index';
+import { PlaywrightDriver } from '../playwright/index';
+import { demoTask } from '../demo/demo-task';
+import { scriptedShopper } from '../demo/scripted-shopper';
+import { startDemoShop, type DemoShop } from '../demo/server';
+import { checkRunConfig, MissingApiKeyError, type RunConfig } from './run-config';
+import { outputSchemaFromJson } from './output-schema';
+import { saveRunFiles, type RunFiles } from './run-files';
+import { readSecretsFile } from './secrets-file';
+
+/** The most steps a demo task takes unless `maxSteps` says otherwise (the scripted shopper needs about 8). */
+const demoMaxSteps = 20;
+
+/** Options a caller adds to the session's for one Executor; the session's browser, models and policy stay. */
+export type ExtraExecutorOptions = Partial<Omit<ExecutorOptions, 'task' | 'llm' | 'browser'>>;
+
+/** A run set up and ready: models, a browser, and the options every Executor of this run gets. */
+export interface RunSession extends AsyncDisposable {
+  /** The browser the run drives; the session owns it and closes it in `close()`. */
+  readonly browser: BrowserDriver;
+  /** The Navigator's model (the demo's scripted one in demo mode without `model`). */
+  readonly llm: LLMClient;
+  /** The Planner's model, when `plannerModel` was given. */
+  readonly plannerLLM: LLMClient | undefined;
+  /** The extraction model, when `extractorModel` was given. */
+  readonly extractionLLM: LLMClient | undefined;
+  /** Where a task starts: the demo shop's home page in demo mode. */
+  readonly startUrl: string | undefined;
+  /** The demo task (the cheapest blue kitchen item under $25, into the cart), in demo mode. */
+  readonly demoTask: string | undefined;
+  /** The demo shop, in demo mode: its URL and the cart its server holds. */
+  readonly demoShop: DemoShop | undefined;
+  /** The URL policy every Executor of the session gets, if any. */
+  readonly urlPolicy: ExecutorUrlPolicy | undefined;
+  /** The secrets' names (never their values), for people. */
+  readonly secretNames: readonly string[];
+  /** The Executor's options for `task`: models, browser, URL policy, secrets, step limit, vision, output schema, screenshots kept; `extra` on top. */
+  executorOptions(task: string, extra?: ExtraExecutorOptions): ExecutorOptions;
+  /** Writes the executor's history, a GIF and an HTML report into `outDir`. */
+  saveRun(executor: Executor, outDir: string): Promise<RunFiles>;
+  /** Closes the browser and the demo shop; calling it again does nothing. */
+  close(): Promise<void>;
+}
+
+type Environment = Readonly<Record<string, string | undefined>>;
+
+/** A model client for `spec`, with a missing key as a {@link MissingApiKeyError} that names the variables. */
+function modelFor(spec: string, field: string, env: Environment): LLMClient {
+  try {
+    return createLLM(spec, { env });
+  } catch (error) {
+    if (ConfigError.isInstance(error) && error.field === 'apiKey') {
+      const provider = spec.slice(0, spec.indexOf(':')).trim().toLowerCase() as LLMProviderName;
+      throw new MissingApiKeyError(spec, providerEnvironment[provider]?.apiKey ?? [], { field, cause: error });
+    }
+    if (ConfigError.isInstance(error)) throw new ConfigError(error.message, { field, cause: error });
+    throw error;
+  }
+}
+
+function checkNotAborted(signal: AbortSignal | undefined): void {
+  if (signal?.aborted) throw new RequestCancelledError('Setting up the run was cancelled.');
+}
+
+/** Launches a browser, or connects to the one `cdpUrl` or `wsEndpoint` names. */
+async function openBrowser(config: RunConfig): Promise<BrowserDriver> {
+  if (config.cdpUrl || config.wsEndpoint) return PlaywrightDriver.connect({ cdpUrl: config.cdpUrl, wsEndpoint: config.wsEndpoint });
+  return PlaywrightDriver.launch({ headless: !config.headed });
+}
+
+/**
+ * Sets up a run from command-line-like options: checks them, builds the models through
+ * `createLLM`, reads the secrets file, converts the output schema, serves the demo shop in demo
+ * mode, and launches (or connects to) the browser. `signal` cancels the set-up; what was opened is closed.
+ * @throws `ConfigError` for a bad option (`MissingApiKeyError` when a model's key is missing),
+ * before anything is opened; `BrowserError` when no browser could be started or reached;
+ * `RequestCancelledError` when `signal` aborts.
+ */
+export async function openRunSession(config: RunConfig, signal?: AbortSignal): Promise<RunSession> {
+  checkRunConfig(config);
+  const env: Environment = config.env ?? process.env;
+  const llm = config.model ? modelFor(config.model, 'model', env) : scriptedShopper({ callDelayMs: config.demoStepDelayMs });
+  const plannerLLM = config.plannerModel ? modelFor(config.plannerModel, 'plannerModel', env) : undefined;
+  const extractionLLM = config.extractorModel ? modelFor(config.extractorModel, 'extractorModel', env) : undefined;
+  const outputSchema = config.outputSchema ? outputSchemaFromJson(config.outputSchema) : undefined;
+  const secrets = config.secretsFile ? await readSecretsFile(config.secretsFile) : undefined;
+  checkNotAborted(signal);
+
+  const demoShop = config.demo ? await startDemoShop() : undefined;
+  let browser: BrowserDriver;
+  try {
+    checkNotAborted(signal);
+    browser = await openBrowser(config);
+  } catch (error) {
+    await demoShop?.close();
+    throw error;
+  }
+  if (signal?.aborted) {
+    await Promise.allSettled([browser.close(), demoShop?.close()]);
+    checkNotAborted(signal);
+  }
+
+  const allow = [...(demoShop ? [new URL(demoShop.url).hostname] : []), ...(config.allow ?? [])];
+  const urlPolicy: ExecutorUrlPolicy | undefined =
+    allow.length > 0 || config.deny?.length || config.scope
+      ? { ...(allow.length > 0 ? { allow } : {}), ...(config.deny?.length ? { deny: [...config.deny] } : {}), ...(config.scope ? { scope: config.scope } : {}) }
+      : undefined;
+  const maxSteps = config.maxSteps ?? (demoShop ? demoMaxSteps : undefined);
+
+  let closing: Promise<void> | undefined;
+  const close = (): Promise<void> => {
+    closing ??= Promise.allSettled([browser.close(), demoShop?.close()]).then(() => undefined);
+    return closing;
+  };
+  return {
+    browser,
+    llm,
+    plannerLLM,
+    extractionLLM,
+    startUrl: demoShop?.url,
+    demoTask: demoShop ? demoTask(demoShop.url) : undefined,
+    demoShop,
+    urlPolicy,
+    secretNames: Object.keys(secrets ?? {}),
+    executorOptions: (task, extra = {}) => ({
+      task,
+      llm,
+      browser,
+      ...(plannerLLM ? { plannerLLM } : {}),
+      ...(extractionLLM ? { extractionLLM } : {}),
+      ...(maxSteps !== undefined ? { maxSteps } : {}),
+      ...(config.vision ? { useVision: true } : {}),
+      ...(urlPolicy ? { urlPolicy } : {}),
+      ...(secrets ? { secrets } : {}),
+      ...(outputSchema ? { outputSchema } : {}),
+      // The run's GIF and report show each step's page.
+      recordScreenshots: true,
+      ...extra,
+    }),
+    saveRun: (executor, outDir) => saveRunFiles(executor.history, outDir),
+    close,
+    [Symbol.asyncDispose]: close,
+  };
+}
