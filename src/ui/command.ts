@@ -3,7 +3,7 @@
 
 import type { Readable, Writable } from 'node:stream';
 import { parseArgs } from 'node:util';
-import type { RunConfig } from '../front/run-config';
+import type { RunConfig } from '../front/index';
 import { openInBrowser } from './open-browser';
 import { startRunPage } from './server';
 
@@ -62,7 +62,8 @@ class UsageError extends Error {}
 function integer(flag: string, text: string | undefined, min: number, max: number): number | undefined {
   if (text === undefined) return undefined;
   const value = Number(text);
-  if (!/^\d+$/.test(text.trim()) || value < min || value > max) throw new UsageError(`--${flag} must be an integer from ${min} to ${max}, got ${JSON.stringify(text)}`);
+  if (!/^\d+$/.test(text.trim()) || value < min || value > max)
+    throw new UsageError(`--${flag} must be an integer from ${min} to ${max}, got ${JSON.stringify(text)}`);
   return value;
 }
 

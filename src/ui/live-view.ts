@@ -1,7 +1,7 @@
 // The live view: screenshots of the browser's page pushed to the run page when a step or an action
 // ends, at most one in flight and one per interval, the last request always honoured. Never polls.
 
-import type { BrowserDriver } from '../browser/types';
+import type { BrowserDriver } from '../index';
 
 /** Options of {@link LiveView}. */
 export interface LiveViewOptions {

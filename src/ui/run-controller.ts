@@ -2,21 +2,11 @@
 // replay, relays its events as cards, and answers the page's commands. No HTTP here (server.ts).
 
 import { join } from 'node:path';
-import { RequestCancelledError } from '../errors';
-import { Executor, type ExecutionResult } from '../executor/executor';
-import type { ExecutorOptions } from '../executor/options';
-import { openRunSession, type RunSession } from '../front/run-session';
-import type { RunConfig } from '../front/run-config';
-import { parseHistory } from '../history/schema';
-import type { RunHistory } from '../history/types';
-import type { LLMClient } from '../llm/types';
-import type { TokenUsage } from '../llm/usage';
-import { HistoryReplay, type ReplayResult } from '../replay/replay';
-import { sleep } from '../util/abort';
+import { openRunSession, saveRunFiles, type RunConfig, type RunFiles, type RunSession } from '../front/index';
+import { Executor, HistoryReplay, parseHistory, RequestCancelledError, type ExecutionResult, type ReplayResult, type RunHistory } from '../index';
 import type { EventHub } from './event-stream';
 import { LiveView } from './live-view';
 import type { HelloEvent, OpenedHistory, PageEventMap, PageSettings, RunKind, RunStatus, SummaryEvent } from './messages';
-import { saveRunFiles, type RunFiles } from './run-files';
 import { StepCards } from './step-cards';
 
 /** A command the page sent that cannot be done now or as given: `status` is the HTTP status to answer. */
@@ -37,25 +27,11 @@ export interface RunControllerOptions {
   /** Where each run's files go, one folder per run. */
   readonly workFolder: string;
   readonly hub: EventHub;
-  /** Milliseconds each model call waits first, in demo mode (for tests: pause and stop can be seen). @defaultValue 0 */
-  readonly demoStepDelayMs?: number | undefined;
   /** Opens a session; the default is src/front's. Tests pass their own. */
   readonly openSession?: ((config: RunConfig, signal?: AbortSignal) => Promise<RunSession>) | undefined;
 }
 
-/** A model client whose calls each wait `delayMs` first (cancelled with the call). */
-function slowedModel(llm: LLMClient, delayMs: number): LLMClient {
-  return {
-    specificationVersion: llm.specificationVersion,
-    provider: llm.provider,
-    model: llm.model,
-    supportsImages: llm.supportsImages,
-    generate: async (request) => {
-      await sleep(delayMs, request.signal);
-      return llm.generate(request);
-    },
-  };
-}
+type TokenUsage = ExecutionResult['usage'];
 
 const statusOfTask = (status: ExecutionResult['status']): RunStatus => (status === 'ok' ? 'done' : status === 'cancelled' ? 'cancelled' : 'failed');
 const statusOfReplay = (status: ReplayResult['status']): RunStatus => (status === 'ok' ? 'done' : status === 'cancelled' ? 'cancelled' : 'failed');
@@ -89,6 +65,8 @@ export class RunController {
   private replay: HistoryReplay | undefined;
   private opening: AbortController | undefined;
   private live: LiveView | undefined;
+  /** The live view of the browser that runs now: the session's, or a replay's own. */
+  private activeLive: LiveView | undefined;
   private runId = 0;
   private opened: { history: RunHistory; info: OpenedHistory } | undefined;
   private files: RunFiles | undefined;
@@ -112,7 +90,7 @@ export class RunController {
     };
     this.cards = new StepCards({
       publish: (type, data) => this.publish(type, data),
-      pageChanged: () => this.live?.request(),
+      pageChanged: () => this.activeLive?.request(),
       paused: (paused) => this.setStatus(paused ? 'paused' : 'running'),
     });
   }
@@ -139,7 +117,8 @@ export class RunController {
 
   /** The files of the last run, by kind, once it has ended. */
   download(kind: 'history' | 'gif' | 'report'): string | undefined {
-    return this.files?.[kind];
+    const files = this.files;
+    return kind === 'history' ? files?.historyFile : kind === 'gif' ? files?.gifFile : files?.reportFile;
   }
 
   private get canFollowUp(): boolean {
@@ -221,7 +200,7 @@ export class RunController {
       if (!text) throw new PageCommandError(400, 'Type a task first.');
       await this.executor?.close().catch(() => undefined);
       this.executor = undefined;
-      const executor = new Executor(this.executorOptions(session, text));
+      const executor = new Executor(session.executorOptions(text));
       this.executor = executor;
       this.options.hub.clear();
       this.publish('hello', this.hello());
@@ -231,17 +210,6 @@ export class RunController {
       this.setStatus('idle');
       throw error;
     }
-  }
-
-  private executorOptions(session: RunSession, task: string): ExecutorOptions {
-    const options = session.executorOptions(task);
-    const delay = this.options.config.demo ? (this.options.demoStepDelayMs ?? 0) : 0;
-    return {
-      ...options,
-      recordScreenshots: true,
-      llm: delay > 0 ? slowedModel(options.llm, delay) : options.llm,
-      plannerLLM: delay > 0 && options.plannerLLM ? slowedModel(options.plannerLLM, delay) : options.plannerLLM,
-    };
   }
 
   /** Runs `task` in the same session, browser and conversation as the last task. */
@@ -265,6 +233,7 @@ export class RunController {
   private start(kind: RunKind, task: string, executor: Executor, taskIndex: number): { runId: number } {
     const runId = ++this.runId;
     this.cards.attach(executor);
+    this.activeLive = this.live;
     this.publish('run-start', { runId, kind, task, fresh: kind === 'task' });
     this.setStatus('running');
     this.live?.request();
@@ -309,12 +278,18 @@ export class RunController {
     });
   }
 
+  /** Writes the run's history, GIF and report; a file that cannot be written is a notice, never the end of the page. */
   private async saveFiles(runId: number, history: RunHistory): Promise<RunFiles | undefined> {
-    if (history.steps.length === 0 && history.tasks.length === 0) return undefined;
-    const files = await saveRunFiles(history, join(this.options.workFolder, `run-${runId}`));
-    for (const problem of files.problems) this.publish('notice', { level: 'warning', message: problem });
-    this.files = files;
-    return files;
+    try {
+      const files = await saveRunFiles(history, join(this.options.workFolder, `run-${runId}`));
+      for (const warning of files.warnings) this.publish('notice', { level: 'warning', message: warning });
+      this.files = files;
+      return files;
+    } catch (error) {
+      this.publish('notice', { level: 'error', message: `The run's history could not be saved: ${describe(error)}` });
+      this.files = undefined;
+      return undefined;
+    }
   }
 
   private summary(run: {
@@ -347,7 +322,7 @@ export class RunController {
       totalTokens: usage?.totalTokens ?? 0,
       costUsd: usage ? usage.costUsd : 0,
       errors: run.errors,
-      downloads: { history: files?.history !== undefined, gif: files?.gif !== undefined, report: files?.report !== undefined },
+      downloads: { history: files !== undefined, gif: files?.gifFile !== undefined, report: files?.reportFile !== undefined },
       replay: run.replay,
     });
     this.setStatus(run.status);
@@ -398,60 +373,77 @@ export class RunController {
     return info;
   }
 
-  /** Replays the opened history in the session's browser, without a model. */
+  /**
+   * Replays the opened history without a model, in a browser of its own (and, in demo mode, a shop
+   * of its own, where the recorded shop's URLs are moved): the recording started from a new
+   * browser, and the session's browser and conversation stay as they were for a follow-up.
+   */
   async replayOpened(): Promise<{ runId: number }> {
     const opened = this.opened;
     if (!opened) throw new PageCommandError(409, 'Open a saved history first.');
     this.claim();
+    let session: RunSession | undefined;
     try {
       this.setStatus('starting');
-      // A fresh browser (and, in demo mode, a fresh shop): the recording started from a new
-      // browser, and a page this session already changed (a cookie accepted) would not match it.
-      await this.closeSession();
-      const session = await this.sessionFor(this.settings);
-      const { urlPolicy, secrets } = session.executorOptions(opened.info.tasks[0] ?? 'replay');
-      // The demo shop of a recorded demo run was on another port: its URLs move to this shop.
-      const replay = new HistoryReplay(opened.history, { browser: session.browser, urlPolicy, secrets, baseURL: this.options.config.demo ? session.startUrl : undefined });
-      this.replay = replay;
-      const runId = ++this.runId;
-      this.options.hub.clear();
-      this.publish('hello', this.hello());
-      this.cards.attach(replay);
-      this.publish('run-start', { runId, kind: 'replay', task: opened.info.tasks.join(' / '), fresh: true });
-      this.setStatus('running');
-      this.running = replay.run().then(
-        async (result) => {
-          const files = await this.saveFiles(runId, result.history);
-          const count = (status: string): number => result.steps.filter((step) => step.status === status).length;
-          this.summary({
-            runId,
-            kind: 'replay',
-            status: statusOfReplay(result.status),
-            success: result.status === 'ok',
-            result: result.finalAnswer ?? result.error?.message ?? `Replayed ${result.steps.length} recorded actions.`,
-            durationMs: result.durationMs,
-            steps: result.history.steps.length,
-            usage: result.usage,
-            errors: [
-              ...result.steps.filter((step) => step.status === 'failed').map((step) => `step ${step.step} ${step.action}: ${step.reason ?? 'failed'}`),
-              ...runErrors(result.history, 0, result.error?.message),
-            ].slice(0, 10),
-            files,
-            replay: { exact: count('exact'), healed: count('healed'), failed: count('failed'), skipped: count('skipped') },
-          });
-          this.replay = undefined;
-        },
-        (error: unknown) => {
-          this.replay = undefined;
-          return this.finishBroken(runId, 'replay', error);
-        },
-      );
-      return { runId };
+      this.opening = new AbortController();
+      session = await this.openSession(this.configFor(this.settings), this.opening.signal).finally(() => (this.opening = undefined));
     } catch (error) {
       this.busy = false;
       this.setStatus('idle');
-      throw error instanceof PageCommandError ? error : new PageCommandError(400, describe(error));
+      throw error;
     }
+    const replaySession = session;
+    const live = new LiveView(replaySession.browser, (frame) => this.options.hub.publishTransient({ type: 'live', data: frame }));
+    const { urlPolicy, secrets } = replaySession.executorOptions(opened.info.tasks[0] ?? 'replay');
+    const replay = new HistoryReplay(opened.history, {
+      browser: replaySession.browser,
+      urlPolicy,
+      secrets,
+      baseURL: this.options.config.demo ? replaySession.startUrl : undefined,
+    });
+    this.replay = replay;
+    const runId = ++this.runId;
+    this.options.hub.clear();
+    this.publish('hello', this.hello());
+    this.cards.attach(replay);
+    this.activeLive = live;
+    this.publish('run-start', { runId, kind: 'replay', task: opened.info.tasks.join(' / '), fresh: true });
+    this.setStatus('running');
+    live.request();
+    const cleanUp = async (): Promise<void> => {
+      this.replay = undefined;
+      this.cards.detach();
+      live.stop();
+      await replaySession.close().catch(() => undefined);
+    };
+    this.running = replay.run().then(
+      async (result) => {
+        await cleanUp();
+        const files = await this.saveFiles(runId, result.history);
+        const count = (status: string): number => result.steps.filter((step) => step.status === status).length;
+        this.summary({
+          runId,
+          kind: 'replay',
+          status: statusOfReplay(result.status),
+          success: result.status === 'ok',
+          result: result.finalAnswer ?? result.error?.message ?? `Replayed ${result.steps.length} recorded actions.`,
+          durationMs: result.durationMs,
+          steps: result.history.steps.length,
+          usage: result.usage,
+          errors: [
+            ...result.steps.filter((step) => step.status === 'failed').map((step) => `step ${step.step} ${step.action}: ${step.reason ?? 'failed'}`),
+            ...runErrors(result.history, 0, result.error?.message),
+          ].slice(0, 10),
+          files,
+          replay: { exact: count('exact'), healed: count('healed'), failed: count('failed'), skipped: count('skipped') },
+        });
+      },
+      async (error: unknown) => {
+        await cleanUp();
+        return this.finishBroken(runId, 'replay', error);
+      },
+    );
+    return { runId };
   }
 
   /** Closes the browser session; the next task opens a new one. */

@@ -9,9 +9,8 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { ConfigError, PlannavError } from '../errors';
-import type { RunConfig } from '../front/run-config';
-import type { RunSession } from '../front/run-session';
+import type { RunConfig, RunSession } from '../front/index';
+import { ConfigError, PlannavError } from '../index';
 import { EventHub } from './event-stream';
 import { openInBrowser } from './open-browser';
 import { runPageHtml, runPageScriptHash, runPageStyleHash } from './page/generated/run-page';
@@ -61,15 +60,29 @@ export const runPagePolicy =
   `default-src 'none'; script-src '${runPageScriptHash}'; style-src '${runPageStyleHash}'; img-src data:; connect-src 'self'; ` +
   `base-uri 'none'; form-action 'none'; frame-ancestors 'none'`;
 
-/** Headers of every response. No `Access-Control-*` header is ever sent: no other site may read anything here. */
-const securityHeaders: Readonly<Record<string, string>> = {
-  'content-security-policy': runPagePolicy,
-  'x-content-type-options': 'nosniff',
+/**
+ * Headers of every response. No `Access-Control-*` header is ever sent: no other site may read
+ * anything here. What is not the page (JSON, the event stream, files, errors) may run and load nothing.
+ */
+const baseHeaders: Readonly<Record<string, string>> = {
+  'content-security-policy': "default-src 'none'",
   'referrer-policy': 'no-referrer',
+  'cache-control': 'no-store',
+};
+
+/**
+ * Headers of a response with content (the page, the events, a command's answer, a file): its type
+ * is what it says, and no other site may even embed it.
+ */
+const contentHeaders: Readonly<Record<string, string>> = { ...baseHeaders, 'x-content-type-options': 'nosniff', 'cross-origin-resource-policy': 'same-origin' };
+
+/** Headers of the page: its policy, and no framing by any site (no clickjacking of its buttons). */
+const pageHeaders: Readonly<Record<string, string>> = {
+  ...contentHeaders,
+  'content-security-policy': runPagePolicy,
   'x-frame-options': 'DENY',
   'cross-origin-opener-policy': 'same-origin',
-  'cross-origin-resource-policy': 'same-origin',
-  'cache-control': 'no-store',
+  'content-type': 'text/html; charset=utf-8',
 };
 
 const settingsSchema = z
@@ -118,8 +131,17 @@ class HttpError extends Error {
   }
 }
 
-function sendJson(response: ServerResponse, status: number, body: unknown): void {
-  response.writeHead(status, { ...securityHeaders, 'content-type': 'application/json; charset=utf-8' }).end(JSON.stringify(body));
+function sendJson(response: ServerResponse, body: unknown): void {
+  response.writeHead(200, { ...contentHeaders, 'content-type': 'application/json; charset=utf-8' }).end(JSON.stringify(body));
+}
+
+/**
+ * A refusal or an error: one line of plain text for people, and nothing else. It holds no data of
+ * the page, so it goes without the content headers, and a refused cross-site request (a form, an
+ * image) still shows its status in the browser's network log.
+ */
+function sendError(response: ServerResponse, status: number, message: string): void {
+  response.writeHead(status, { ...baseHeaders, 'content-type': 'text/plain; charset=utf-8' }).end(`${message}\n`);
 }
 
 /** Reads a JSON body of at most `limit` bytes. */
@@ -191,10 +213,10 @@ function failure(error: unknown): { status: number; message: string } {
 
 async function sendDownload(response: ServerResponse, path: string | undefined, kind: keyof typeof downloads): Promise<void> {
   const info = path ? await stat(path).catch(() => undefined) : undefined;
-  if (!path || !info?.isFile()) return sendJson(response, 404, { error: `The last run has no ${kind} file to download.` });
+  if (!path || !info?.isFile()) return sendError(response, 404, `The last run has no ${kind} file to download.`);
   const { type, name } = downloads[kind];
   response.writeHead(200, {
-    ...securityHeaders,
+    ...contentHeaders,
     'content-type': type,
     'content-length': String(info.size),
     // An attachment: the report is never rendered in this page's origin.
@@ -225,46 +247,54 @@ export async function startRunPage(options: RunPageOptions = {}): Promise<RunPag
   }
   const token = randomBytes(32).toString('base64url');
   const outDir = options.outDir ?? (await mkdtemp(join(tmpdir(), 'plannav-ui-')));
-  const config: RunConfig = { ...options.config, demo: options.demo ?? options.config?.demo };
+  const config: RunConfig = {
+    ...options.config,
+    demo: options.demo ?? options.config?.demo,
+    demoStepDelayMs: options.demoStepDelayMs ?? options.config?.demoStepDelayMs,
+  };
   const hub = new EventHub();
-  const controller = new RunController({ config, workFolder: outDir, hub, demoStepDelayMs: options.demoStepDelayMs, openSession: options.openSession });
+  const controller = new RunController({ config, workFolder: outDir, hub, openSession: options.openSession });
   let listening = 0;
 
   const handle = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
     const method = request.method ?? 'GET';
     const decision = checkRequest({ method, url: request.url ?? '/', headers: request.headers }, { port: listening, token });
-    if (!decision.allowed) return sendJson(response, decision.status, { error: decision.reason });
+    if (!decision.allowed) return sendError(response, decision.status, decision.reason);
     const { pathname } = new URL(request.url ?? '/', 'http://127.0.0.1');
     if (method === 'GET' && (pathname === '/' || pathname === '/index.html')) {
-      response.writeHead(200, { ...securityHeaders, 'content-type': 'text/html; charset=utf-8' }).end(runPageHtml);
+      response.writeHead(200, pageHeaders).end(runPageHtml);
       return;
     }
     if (method === 'GET' && pathname === '/events') {
-      hub.attach(response, securityHeaders, [{ type: 'hello', data: controller.hello() }]);
+      hub.attach(response, contentHeaders, [{ type: 'hello', data: controller.hello() }]);
       return;
     }
     const download = /^\/download\/(history|gif|report)$/.exec(pathname)?.[1] as keyof typeof downloads | undefined;
     if (method === 'GET' && download) return sendDownload(response, controller.download(download), download);
     const verb = /^\/api\/([a-z-]+)$/.exec(pathname)?.[1];
     if (verb !== undefined) {
-      if (method !== 'POST') return sendJson(response, 405, { error: 'Commands are POST requests.' });
-      if (!isVerb(verb)) return sendJson(response, 404, { error: `There is no command ${JSON.stringify(verb)}.` });
+      if (method !== 'POST') return sendError(response, 405, 'Commands are POST requests.');
+      if (!isVerb(verb)) return sendError(response, 404, `There is no command ${JSON.stringify(verb)}.`);
       const body = await readJson(request, maxBodyBytes(verb));
-      return sendJson(response, 200, await runCommand(controller, verb, body));
+      return sendJson(response, await runCommand(controller, verb, body));
     }
-    sendJson(response, method === 'GET' ? 404 : 405, { error: 'Not found.' });
+    sendError(response, method === 'GET' ? 404 : 405, 'Not found.');
   };
 
   const server = createServer((request, response) => {
     handle(request, response).catch((error: unknown) => {
       const { status, message } = failure(error);
-      if (!response.headersSent) sendJson(response, status, { error: message });
+      if (!response.headersSent) sendError(response, status, message);
       else response.end();
     });
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', (error: NodeJS.ErrnoException) =>
-      reject(error.code === 'EADDRINUSE' ? new ConfigError(`Port ${port} on ${host} is taken: choose another with --port, or 0 for a free one.`, { field: 'port', cause: error }) : error),
+      reject(
+        error.code === 'EADDRINUSE'
+          ? new ConfigError(`Port ${port} on ${host} is taken: choose another with --port, or 0 for a free one.`, { field: 'port', cause: error })
+          : error,
+      ),
     );
     server.listen(port, host, resolve);
   });

@@ -1,8 +1,7 @@
 // Turns a run's typed events (an Executor's or a HistoryReplay's) into the run page's events: one
 // card per step with its plan or thoughts, its actions and results, and its screenshot.
 
-import type { ExecutorEventName, ExecutorListener } from '../events';
-import type { RunHistory } from '../history/types';
+import type { ExecutorEventName, ExecutorListener, RunHistory } from '../index';
 import type { PageEventMap } from './messages';
 
 /** What the cards listen to: an Executor or a HistoryReplay. */

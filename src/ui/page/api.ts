@@ -21,16 +21,13 @@ export async function command<K extends keyof PageCommandMap>(verb: K, body: Pag
     cache: 'no-store',
     credentials: 'omit',
   });
-  const answer = (await response.json().catch(() => ({}))) as { error?: string };
-  if (!response.ok) throw new Error(answer.error ?? `The server answered ${response.status}.`);
-  return answer;
+  // An answer is JSON; a refusal or an error is one line of text for people.
+  if (!response.ok) throw new Error((await response.text().catch(() => '')).trim() || `The server answered ${response.status}.`);
+  return (await response.json()) as unknown;
 }
 
 /** Opens the event stream and calls `on` for each event, typed by name; `onConnection` says when it is up or down. */
-export function listen(
-  on: { [K in keyof PageEventMap]: (data: PageEventMap[K]) => void },
-  onConnection: (connected: boolean) => void,
-): EventSource {
+export function listen(on: { [K in keyof PageEventMap]: (data: PageEventMap[K]) => void }, onConnection: (connected: boolean) => void): EventSource {
   const source = new EventSource(withToken('/events'));
   source.addEventListener('open', () => onConnection(true));
   // EventSource reconnects by itself; the server then sends everything again, starting with `hello`.

@@ -48,7 +48,13 @@ export class CardList {
     const card = element(
       'article',
       { class: `card ${event.actor}`, 'data-testid': 'step-card', 'data-actor': event.actor, 'data-step': String(event.step) },
-      element('header', {}, element('strong', {}, actors[event.actor]), element('span', {}, `step ${event.step}`), element('span', { class: 'meta' }, 'working…')),
+      element(
+        'header',
+        {},
+        element('strong', {}, actors[event.actor]),
+        element('span', {}, `step ${event.step}`),
+        element('span', { class: 'meta' }, 'working…'),
+      ),
     );
     this.cards.set(event.cardId, card);
     this.container.append(card);
@@ -114,9 +120,12 @@ export class CardList {
       card.classList.add('failed');
       card.append(element('p', { class: 'error' }, event.error));
     }
-    if (event.url) card.append(element('p', { class: 'page-line' }, `${event.title || '(no title)'} — ${event.url}`));
+    // The history keeps the page as the step's agent saw it, before its actions.
+    if (event.url) card.append(element('p', { class: 'page-line' }, `Seen: ${event.title || '(no title)'} — ${event.url}`));
     if (event.screenshot) {
-      card.append(element('img', { class: 'step-screenshot', 'data-testid': 'step-screenshot', src: event.screenshot, alt: `The page after this step` }));
+      card.append(
+        element('img', { class: 'step-screenshot', 'data-testid': 'step-screenshot', src: event.screenshot, alt: 'The page as the agent saw it in this step' }),
+      );
     }
   }
 }
