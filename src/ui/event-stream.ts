@@ -63,7 +63,7 @@ export class EventHub {
    * Takes over a response as an event stream: headers, then `first` (what the page resets its view
    * to), every kept message, and the latest transient ones.
    */
-  attach(response: ServerResponse, headers: Readonly<Record<string, string>>, first: readonly PageMessage[] = []): void {
+  attach(response: ServerResponse, headers: Readonly<Record<string, string>> = {}, first: readonly PageMessage[] = []): void {
     response.writeHead(200, { ...headers, 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', 'x-accel-buffering': 'no' });
     // The page asks once; a dropped connection is re-opened by EventSource, which then gets everything again.
     response.write('retry: 1000\n\n');

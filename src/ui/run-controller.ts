@@ -4,7 +4,7 @@
 import { join } from 'node:path';
 import { openRunSession, saveRunFiles, type RunConfig, type RunFiles, type RunSession } from '../front/index';
 import { Executor, HistoryReplay, parseHistory, RequestCancelledError, type ExecutionResult, type ReplayResult, type RunHistory } from '../index';
-import type { EventHub } from './event-stream';
+import type { PageMessage } from './event-stream';
 import { LiveView } from './live-view';
 import type { HelloEvent, OpenedHistory, PageEventMap, PageSettings, RunKind, RunStatus, SummaryEvent } from './messages';
 import { StepCards } from './step-cards';
@@ -20,13 +20,23 @@ export class PageCommandError extends Error {
   }
 }
 
+/** Where the controller's events go: the server's EventHub, or a test's recorder. */
+export interface PageEventSink {
+  /** Keeps the message for pages that connect later, and sends it to the open ones. */
+  publish(message: PageMessage): void;
+  /** Sends without keeping (a live frame). */
+  publishTransient(message: PageMessage): void;
+  /** Forgets the kept messages: a new run starts. */
+  clear(): void;
+}
+
 /** Options of {@link RunController}. */
 export interface RunControllerOptions {
   /** The run set-up the page starts from; the page's settings override its model and browser fields. */
   readonly config: RunConfig;
   /** Where each run's files go, one folder per run. */
   readonly workFolder: string;
-  readonly hub: EventHub;
+  readonly hub: PageEventSink;
   /** Opens a session; the default is src/front's. Tests pass their own. */
   readonly openSession?: ((config: RunConfig, signal?: AbortSignal) => Promise<RunSession>) | undefined;
 }
@@ -200,7 +210,7 @@ export class RunController {
       if (!text) throw new PageCommandError(400, 'Type a task first.');
       await this.executor?.close().catch(() => undefined);
       this.executor = undefined;
-      const executor = new Executor(session.executorOptions(text));
+      const executor = new Executor(session.executorOptions(text, { recordScreenshots: true }));
       this.executor = executor;
       this.options.hub.clear();
       this.publish('hello', this.hello());
