@@ -9,3 +9,4 @@ export { outputSchemaFromJson } from './output-schema';
 export { demoTask } from '../demo/demo-task';
 export { scriptedShopper, shopperQuestion, type ScriptedShopperOptions } from '../demo/scripted-shopper';
 export { startDemoShop, type DemoShop, type DemoShopOptions } from '../demo/server';
+export { openReplaySession, type ReplayConfig, type ReplaySession } from './replay-session';

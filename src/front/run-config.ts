@@ -15,6 +15,8 @@ export interface RunConfig {
   readonly plannerModel?: string | undefined;
   /** The model `extract_content` uses, as `provider:model`. @defaultValue `model` */
   readonly extractorModel?: string | undefined;
+  /** The page the browser opens before the task starts (it must be one the URL policy allows). */
+  readonly startUrl?: string | undefined;
   /** Show the browser window. @defaultValue false (headless) */
   readonly headed?: boolean | undefined;
   /** Drive a running Chromium through its CDP endpoint (`http://127.0.0.1:9222`) instead of launching one. */
@@ -83,7 +85,7 @@ function hostList(value: unknown, field: string): readonly string[] | undefined 
  */
 export function checkRunConfig(config: RunConfig): RunConfig {
   if (typeof config !== 'object' || config === null) throw new ConfigError('The run options must be an object.');
-  for (const field of ['model', 'plannerModel', 'extractorModel', 'cdpUrl', 'wsEndpoint', 'secretsFile'] as const) {
+  for (const field of ['model', 'plannerModel', 'extractorModel', 'startUrl', 'cdpUrl', 'wsEndpoint', 'secretsFile'] as const) {
     const value = config[field];
     if (value !== undefined && (typeof value !== 'string' || !value.trim())) {
       throw new ConfigError(`Option \`${field}\` must be a non-empty string; got ${JSON.stringify(value)}.`, { field });
@@ -103,7 +105,7 @@ export function checkRunConfig(config: RunConfig): RunConfig {
   if (config.cdpUrl && config.wsEndpoint) {
     throw new ConfigError('Give one of `cdpUrl` (a Chromium CDP endpoint) and `wsEndpoint` (a Playwright server), not both.', { field: 'cdpUrl' });
   }
-  for (const field of ['cdpUrl', 'wsEndpoint'] as const) {
+  for (const field of ['startUrl', 'cdpUrl', 'wsEndpoint'] as const) {
     const value = config[field];
     if (value !== undefined && !URL.canParse(value)) throw new ConfigError(`Option \`${field}\` must be a URL; got ${JSON.stringify(value)}.`, { field });
   }

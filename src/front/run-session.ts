@@ -2,8 +2,18 @@
 // Executor's options (URL policy, secrets, limits, output schema), and the run's files at the end.
 // It opens and closes what it owns; it prints nothing and never holds a secret's value in a message.
 
-import { ConfigError, RequestCancelledError, type BrowserDriver, type Executor, type ExecutorOptions, type ExecutorUrlPolicy, type LLMClient } from '../index';
+import {
+  ConfigError,
+  RequestCancelledError,
+  UrlPolicy,
+  type BrowserDriver,
+  type Executor,
+  type ExecutorOptions,
+  type ExecutorUrlPolicy,
+  type LLMClient,
+} from '../index';
 import { createLLM, providerEnvironment, type LLMProviderName } from '../models/index';
+import type { BrowserContextOptions } from 'playwright-core';
 import { PlaywrightDriver } from '../playwright/index';
 import { demoTask } from '../demo/demo-task';
 import { scriptedShopper } from '../demo/scripted-shopper';
@@ -29,7 +39,7 @@ export interface RunSession extends AsyncDisposable {
   readonly plannerLLM: LLMClient | undefined;
   /** The extraction model, when `extractorModel` was given. */
   readonly extractionLLM: LLMClient | undefined;
-  /** Where a task starts: the demo shop's home page in demo mode. */
+  /** Where a task starts: `startUrl`, else the demo shop's home page in demo mode. */
   readonly startUrl: string | undefined;
   /** The demo task (the cheapest blue kitchen item under $25, into the cart), in demo mode. */
   readonly demoTask: string | undefined;
@@ -39,6 +49,11 @@ export interface RunSession extends AsyncDisposable {
   readonly urlPolicy: ExecutorUrlPolicy | undefined;
   /** The secrets' names (never their values), for people. */
   readonly secretNames: readonly string[];
+  /**
+   * Opens `url` (default: the `startUrl` option) in the browser, before a task starts there.
+   * @throws `ConfigError` when the session's URL policy does not allow it.
+   */
+  goToStart(url?: string, signal?: AbortSignal): Promise<void>;
   /** The Executor's options for `task`: models, browser, URL policy, secrets, step limit, vision, output schema, screenshots kept; `extra` on top. */
   executorOptions(task: string, extra?: ExtraExecutorOptions): ExecutorOptions;
   /** Writes the executor's history, a GIF and an HTML report into `outDir`. */
@@ -50,7 +65,7 @@ export interface RunSession extends AsyncDisposable {
 type Environment = Readonly<Record<string, string | undefined>>;
 
 /** A model client for `spec`, with a missing key as a {@link MissingApiKeyError} that names the variables. */
-function modelFor(spec: string, field: string, env: Environment): LLMClient {
+export function modelFor(spec: string, field: string, env: Environment): LLMClient {
   try {
     return createLLM(spec, { env });
   } catch (error) {
@@ -68,9 +83,13 @@ function checkNotAborted(signal: AbortSignal | undefined): void {
 }
 
 /** Launches a browser, or connects to the one `cdpUrl` or `wsEndpoint` names. */
-async function openBrowser(config: RunConfig): Promise<BrowserDriver> {
+export async function openBrowser(config: Pick<RunConfig, 'cdpUrl' | 'wsEndpoint' | 'headed'>): Promise<BrowserDriver> {
   if (config.cdpUrl || config.wsEndpoint) return PlaywrightDriver.connect({ cdpUrl: config.cdpUrl, wsEndpoint: config.wsEndpoint });
-  return PlaywrightDriver.launch({ headless: !config.headed });
+  // Playwright's own Ctrl-C handler would close the browser and exit the process (code 130) before
+  // the front door could cancel the task and save its history; the door handles SIGINT itself.
+  // (PlaywrightDriver.launch passes contextOptions on to launchPersistentContext, which takes it.)
+  const launchOnly = { handleSIGINT: false } as BrowserContextOptions;
+  return PlaywrightDriver.launch({ headless: !config.headed, contextOptions: launchOnly });
 }
 
 /**
@@ -89,6 +108,13 @@ export async function openRunSession(config: RunConfig, signal?: AbortSignal): P
   const extractionLLM = config.extractorModel ? modelFor(config.extractorModel, 'extractorModel', env) : undefined;
   const outputSchema = config.outputSchema ? outputSchemaFromJson(config.outputSchema) : undefined;
   const secrets = config.secretsFile ? await readSecretsFile(config.secretsFile) : undefined;
+  // The lists are checked before anything opens; the demo shop's host is added once it runs.
+  const policyCheck = new UrlPolicy({ allow: config.allow, deny: config.deny });
+  if (config.startUrl && !policyCheck.check(config.startUrl).allowed) {
+    throw new ConfigError(`The start URL ${config.startUrl} is not allowed by the URL policy: ${policyCheck.check(config.startUrl).reason}.`, {
+      field: 'startUrl',
+    });
+  }
   checkNotAborted(signal);
 
   const demoShop = config.demo ? await startDemoShop() : undefined;
@@ -110,6 +136,8 @@ export async function openRunSession(config: RunConfig, signal?: AbortSignal): P
     allow.length > 0 || config.deny?.length || config.scope
       ? { ...(allow.length > 0 ? { allow } : {}), ...(config.deny?.length ? { deny: [...config.deny] } : {}), ...(config.scope ? { scope: config.scope } : {}) }
       : undefined;
+  const policy = new UrlPolicy(urlPolicy);
+  const startUrl = config.startUrl ?? demoShop?.url;
   const maxSteps = config.maxSteps ?? (demoShop ? demoMaxSteps : undefined);
 
   let closing: Promise<void> | undefined;
@@ -122,11 +150,17 @@ export async function openRunSession(config: RunConfig, signal?: AbortSignal): P
     llm,
     plannerLLM,
     extractionLLM,
-    startUrl: demoShop?.url,
+    startUrl,
     demoTask: demoShop ? demoTask(demoShop.url) : undefined,
     demoShop,
     urlPolicy,
     secretNames: Object.keys(secrets ?? {}),
+    goToStart: async (url = startUrl, signal) => {
+      if (!url) return;
+      const decision = policy.check(url);
+      if (!decision.allowed) throw new ConfigError(`The start URL ${url} is not allowed by the URL policy: ${decision.reason}.`, { field: 'startUrl' });
+      await browser.goto(url, { signal });
+    },
     executorOptions: (task, extra = {}) => ({
       task,
       llm,
