@@ -10,11 +10,12 @@ import type { RunHistory } from '../../src/history/types';
 import {
   currentState,
   launchChromium,
-  liveViewPicture,
+  liveViewsSeen,
   recordStatuses,
   startRunPage,
   statesSeen,
   testId,
+  watchLiveView,
   type RunPage,
   type RunState,
 } from '../helpers/ui-run-page';
@@ -137,6 +138,7 @@ describe('plannav ui in Chromium: one session, start to finish', () => {
 
   it('runs the demo task: step cards appear, each with a screenshot that loaded', { timeout: 30_000 }, async () => {
     const mark = await submitTask(demoTask);
+    await watchLiveView(page);
     await expect.poll(() => statesSince(mark)).toContain('running');
     await expect
       .poll(
@@ -153,10 +155,13 @@ describe('plannav ui in Chromium: one session, start to finish', () => {
   it('pauses: no step runs while paused; resume continues the steps', { timeout: 30_000 }, async () => {
     await element('pause').click();
     await expect.poll(() => currentState(page)).toBe('paused');
-    const cardsWhenPaused = await stepCards().count();
     // The one fixed wait of the file, and why: this checks that nothing happens, which no event can
-    // announce. Unpaused, the demo starts a step at least every 2 x demoStepDelayMs (two model calls and
-    // the actions), so six delays would show new step cards if the pause did not hold.
+    // announce. The model call in flight when Pause was pressed may still answer (the executor lets it
+    // finish, and its step's card may then show the answer): after that, no step may start. Unpaused,
+    // the demo starts a step at least every 2 x demoStepDelayMs (its model calls, then its actions), so
+    // six more delays would show new step cards if the pause did not hold.
+    await page.waitForTimeout(2 * demoStepDelayMs);
+    const cardsWhenPaused = await stepCards().count();
     await page.waitForTimeout(6 * demoStepDelayMs);
     expect(await stepCards().count()).toBe(cardsWhenPaused);
     expect(await currentState(page)).toBe('paused');
@@ -165,24 +170,15 @@ describe('plannav ui in Chromium: one session, start to finish', () => {
     await element('resume').click();
     await expect.poll(() => statesSince(mark)).toContain('running');
     await expect.poll(() => stepCards().count(), { timeout: 20_000 }).toBeGreaterThan(cardsWhenPaused);
-  });
-
-  it('shows the live view of the headless page as it changes', { timeout: 30_000 }, async () => {
-    const pictures = new Set<string>();
-    await expect
-      .poll(
-        async () => {
-          const picture = await liveViewPicture(page);
-          if (picture) pictures.add(picture);
-          return pictures.size;
-        },
-        { timeout: 20_000, interval: 100 },
-      )
-      .toBeGreaterThanOrEqual(2);
 
     // For the README (docs/images/run-page.png): the page mid-run, written only when asked for.
     const screenshotPath = process.env.PLANNAV_UI_SCREENSHOT;
     if (screenshotPath) await page.screenshot({ path: screenshotPath });
+  });
+
+  it('showed the live view of the headless page as it changed', { timeout: 30_000 }, async () => {
+    // Watched from the moment the task was submitted: at least two different pictures.
+    await expect.poll(() => liveViewsSeen(page), { timeout: 20_000 }).toBeGreaterThanOrEqual(2);
   });
 
   it('ends done, with the steps shown in their cards and a summary card', { timeout: 30_000 }, async () => {
@@ -190,7 +186,7 @@ describe('plannav ui in Chromium: one session, start to finish', () => {
     expect(await statesSeen(page)).toEqual(['running', 'paused', 'running', 'done']);
 
     // The scripted shopper's own words: its plan, its goals, its last evaluation and the item it put in the cart.
-    expect((await cardTexts('plan')).join('\n')).toMatch(/Kitchen/);
+    expect((await cardTexts('plan')).join('\n')).toMatch(/Kitchen|colour/i);
     expect((await cardTexts('next-goal')).join('\n')).toMatch(/Kitchen/);
     expect((await cardTexts('evaluation')).join('\n')).toMatch(/Success/);
     expect((await cardTexts('action')).join('\n')).toMatch(/Blue bowl/);
@@ -238,7 +234,7 @@ describe('plannav ui in Chromium: one session, start to finish', () => {
     const mark = await submitTask(`${demoTask} If anything is unclear, ask me.`);
     await latest('question').waitFor({ state: 'visible' });
     expect((await latest('question').innerText()).trim()).not.toBe('');
-    expect(await currentState(page)).toBe('running');
+    expect(['done', 'failed', 'cancelled']).not.toContain(await currentState(page));
 
     await element('answer-input').fill('Any shade of blue will do (answer 7f3c)');
     await element('answer-submit').click();

@@ -87,24 +87,42 @@ export async function currentState(page: Page): Promise<RunState | undefined> {
   return runStateOf(await page.locator(testId('run-status')).textContent());
 }
 
+interface LiveViewWindow {
+  __plannavLiveViews?: Set<string>;
+}
+
 /**
- * A small picture of what the live view shows now, as a data URL, or undefined while it shows no
- * decoded image. Reads the pixels, so it sees a change whether the page swaps the image's `src` or
- * streams frames into one URL.
+ * Starts watching the live view from inside the page: every 100 ms a small copy of what it shows is kept
+ * when it differs from those seen (at most 10 are kept, then the watch ends). Reads the pixels, so it
+ * sees a change whether the page swaps the image's `src`, streams frames into one URL or draws on a canvas.
  */
-export function liveViewPicture(page: Page): Promise<string | undefined> {
-  return page.evaluate(() => {
-    const element = document.querySelector('[data-testid="live-view"]');
-    const source = element?.matches('img, canvas') ? element : element?.querySelector('img, canvas');
-    if (source instanceof HTMLImageElement) {
-      if (!source.complete || source.naturalWidth === 0) return undefined;
-    } else if (!(source instanceof HTMLCanvasElement) || source.width === 0) {
-      return undefined;
-    }
-    const canvas = document.createElement('canvas');
-    canvas.width = 160;
-    canvas.height = 120;
-    canvas.getContext('2d')?.drawImage(source, 0, 0, canvas.width, canvas.height);
-    return canvas.toDataURL('image/png');
+export async function watchLiveView(page: Page): Promise<void> {
+  await page.evaluate(() => {
+    const seen = new Set<string>();
+    (window as LiveViewWindow).__plannavLiveViews = seen;
+    const picture = (): string | undefined => {
+      const element = document.querySelector('[data-testid="live-view"]');
+      const source = element?.matches('img, canvas') ? element : element?.querySelector('img, canvas');
+      if (source instanceof HTMLImageElement) {
+        if (!source.complete || source.naturalWidth === 0) return undefined;
+      } else if (!(source instanceof HTMLCanvasElement) || source.width === 0) {
+        return undefined;
+      }
+      const canvas = document.createElement('canvas');
+      canvas.width = 160;
+      canvas.height = 120;
+      canvas.getContext('2d')?.drawImage(source, 0, 0, canvas.width, canvas.height);
+      return canvas.toDataURL('image/png');
+    };
+    const timer = setInterval(() => {
+      const shown = picture();
+      if (shown) seen.add(shown);
+      if (seen.size >= 10) clearInterval(timer);
+    }, 100);
   });
+}
+
+/** How many different pictures the live view showed since {@link watchLiveView}. */
+export function liveViewsSeen(page: Page): Promise<number> {
+  return page.evaluate(() => (window as LiveViewWindow).__plannavLiveViews?.size ?? 0);
 }
