@@ -24,9 +24,9 @@ let events = '';
 let eventStream: ClientRequest | undefined;
 
 beforeAll(async () => {
-  // Two names that resolve to loopback, as a DNS-rebinding attacker's names do (no DNS is asked).
   const [started, launched] = await Promise.allSettled([
     startRunPage({ demo: true, open: false, demoStepDelayMs: 200 }),
+    // Two names that resolve to loopback, as a DNS-rebinding attacker's names do (no DNS is asked).
     launchChromium(['--host-resolver-rules=MAP evil.example 127.0.0.1, MAP rebound.example 127.0.0.1']),
   ]);
   if (started.status === 'fulfilled') runPage = started.value;
@@ -43,19 +43,21 @@ beforeAll(async () => {
   await ownPage.goto(started.value.url);
   await ownPage.locator(testId('task-input')).waitFor({ state: 'visible' });
 
-  eventStream = await new Promise<ClientRequest>((resolve, reject) => {
+  // An authorised reader of the events, from before anything else happens.
+  const opened = await new Promise<{ request: ClientRequest; status: number | undefined; type: string | undefined }>((resolve, reject) => {
     const outgoing = httpRequest({ host: '127.0.0.1', port: started.value.port, path: `/events?token=${started.value.token}`, agent: false });
     outgoing.on('error', reject);
     outgoing.on('response', (incoming) => {
-      expect(incoming.statusCode).toBe(200);
-      expect(incoming.headers['content-type']).toMatch(/^text\/event-stream/);
       incoming.setEncoding('utf8');
       incoming.on('data', (text: string) => (events += text));
       incoming.on('error', () => undefined); // destroyed at the end
-      resolve(outgoing);
+      resolve({ request: outgoing, status: incoming.statusCode, type: incoming.headers['content-type'] });
     });
     outgoing.end();
   });
+  eventStream = opened.request;
+  expect(opened.status).toBe(200);
+  expect(opened.type).toMatch(/^text\/event-stream/);
 }, 60_000);
 
 afterAll(async () => {
