@@ -108,7 +108,8 @@ describe('RunController', () => {
     const summary = await recorder.next('summary');
     expect(summary).toMatchObject({ kind: 'task', status: 'done', success: true, result: 'Size L it is.', errors: [] });
     expect(summary.downloads.history).toBe(true);
-    expect(controller.download('history')).toBe(join(folder, 'run-1', 'history.json'));
+    expect(await controller.download('history')).toBe(join(folder, 'run-1', 'history.json'));
+    expect(await controller.download('report')).toBe(join(folder, 'run-1', 'report.html'));
 
     const cards = recorder.of('card-start');
     expect(cards.map((card) => card.actor)).toContain('navigator');

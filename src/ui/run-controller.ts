@@ -2,12 +2,25 @@
 // replay, relays its events as cards, and answers the page's commands. No HTTP here (server.ts).
 
 import { join } from 'node:path';
-import { openRunSession, saveRunFiles, type RunConfig, type RunFiles, type RunSession } from '../front/index';
-import { Executor, HistoryReplay, parseHistory, RequestCancelledError, type ExecutionResult, type ReplayResult, type RunHistory } from '../index';
+import { openReplaySession, openRunSession, readSecretsFile, type ReplaySession, type RunConfig, type RunSession } from '../front/index';
+import { Executor, parseHistory, RequestCancelledError, type ExecutionResult, type HistoryReplay, type ReplayResult, type RunHistory } from '../index';
+import { createRunGif, createRunReport, saveHistory } from '../node/index';
 import type { PageMessage } from './event-stream';
 import { LiveView } from './live-view';
 import type { HelloEvent, OpenedHistory, PageEventMap, PageSettings, RunKind, RunStatus, SummaryEvent } from './messages';
 import { StepCards } from './step-cards';
+
+/**
+ * The files of the last run. The GIF is made when it is first asked for: it takes seconds of CPU
+ * that most runs would spend for nothing, between the end of a run and its summary.
+ */
+interface RunFiles {
+  readonly folder: string;
+  readonly history: RunHistory;
+  readonly historyFile: string;
+  readonly reportFile: string | undefined;
+  gif?: Promise<string>;
+}
 
 /** A command the page sent that cannot be done now or as given: `status` is the HTTP status to answer. */
 export class PageCommandError extends Error {
@@ -125,10 +138,21 @@ export class RunController {
     if (this.options.config.demo) await this.sessionFor(this.settings);
   }
 
-  /** The files of the last run, by kind, once it has ended. */
-  download(kind: 'history' | 'gif' | 'report'): string | undefined {
+  /**
+   * The file of the last run of this kind, once it has ended; the GIF is made on the first ask.
+   * @throws what making the GIF throws (its optional peer dependencies missing).
+   */
+  async download(kind: 'history' | 'gif' | 'report'): Promise<string | undefined> {
     const files = this.files;
-    return kind === 'history' ? files?.historyFile : kind === 'gif' ? files?.gifFile : files?.reportFile;
+    if (!files) return undefined;
+    if (kind === 'history') return files.historyFile;
+    if (kind === 'report') return files.reportFile;
+    files.gif ??= createRunGif(files.history, join(files.folder, 'run.gif')).then((gif) => gif.path);
+    // A failed GIF is asked again next time (a peer installed meanwhile).
+    return files.gif.catch((error: unknown) => {
+      files.gif = undefined;
+      throw error;
+    });
   }
 
   private get canFollowUp(): boolean {
@@ -288,18 +312,26 @@ export class RunController {
     });
   }
 
-  /** Writes the run's history, GIF and report; a file that cannot be written is a notice, never the end of the page. */
+  /** Writes the run's history and report; a file that cannot be written is a notice, never the end of the page. */
   private async saveFiles(runId: number, history: RunHistory): Promise<RunFiles | undefined> {
+    const folder = join(this.options.workFolder, `run-${runId}`);
+    const historyFile = join(folder, 'history.json');
     try {
-      const files = await saveRunFiles(history, join(this.options.workFolder, `run-${runId}`));
-      for (const warning of files.warnings) this.publish('notice', { level: 'warning', message: warning });
-      this.files = files;
-      return files;
+      await saveHistory(historyFile, history);
     } catch (error) {
       this.publish('notice', { level: 'error', message: `The run's history could not be saved: ${describe(error)}` });
       this.files = undefined;
       return undefined;
     }
+    const reportFile = await createRunReport(history, join(folder, 'report.html')).then(
+      (report) => report.path,
+      (error: unknown) => {
+        this.publish('notice', { level: 'warning', message: `No report: ${describe(error)}` });
+        return undefined;
+      },
+    );
+    this.files = { folder, history, historyFile, reportFile };
+    return this.files;
   }
 
   private summary(run: {
@@ -332,7 +364,7 @@ export class RunController {
       totalTokens: usage?.totalTokens ?? 0,
       costUsd: usage ? usage.costUsd : 0,
       errors: run.errors,
-      downloads: { history: files !== undefined, gif: files?.gifFile !== undefined, report: files?.reportFile !== undefined },
+      downloads: { history: files !== undefined, gif: files !== undefined, report: files?.reportFile !== undefined },
       replay: run.replay,
     });
     this.setStatus(run.status);
@@ -392,25 +424,28 @@ export class RunController {
     const opened = this.opened;
     if (!opened) throw new PageCommandError(409, 'Open a saved history first.');
     this.claim();
-    let session: RunSession | undefined;
+    const config = this.configFor(this.settings);
+    let replaySession: ReplaySession;
+    let secrets: Awaited<ReturnType<typeof readSecretsFile>> | undefined;
     try {
       this.setStatus('starting');
       this.opening = new AbortController();
-      session = await this.openSession(this.configFor(this.settings), this.opening.signal).finally(() => (this.opening = undefined));
+      // The recording's secrets go back in where its actions named them, as in a task.
+      secrets = config.secretsFile ? await readSecretsFile(config.secretsFile) : undefined;
+      replaySession = await openReplaySession(
+        { demo: config.demo, headed: config.headed, cdpUrl: config.cdpUrl, wsEndpoint: config.wsEndpoint, env: config.env },
+        this.opening.signal,
+      ).finally(() => (this.opening = undefined));
     } catch (error) {
       this.busy = false;
       this.setStatus('idle');
       throw error;
     }
-    const replaySession = session;
     const live = new LiveView(replaySession.browser, (frame) => this.options.hub.publishTransient({ type: 'live', data: frame }));
-    const { urlPolicy, secrets } = replaySession.executorOptions(opened.info.tasks[0] ?? 'replay');
-    const replay = new HistoryReplay(opened.history, {
-      browser: replaySession.browser,
-      urlPolicy,
-      secrets,
-      baseURL: this.options.config.demo ? replaySession.startUrl : undefined,
-    });
+    // In demo mode the replay session keeps the replay on its own shop; elsewhere the tasks' URL policy applies.
+    const urlPolicy =
+      config.demo || (!config.allow?.length && !config.deny?.length) ? undefined : { allow: config.allow, deny: config.deny, scope: config.scope };
+    const replay = replaySession.replay(opened.history, { ...(urlPolicy ? { urlPolicy } : {}), ...(secrets ? { secrets } : {}) });
     this.replay = replay;
     const runId = ++this.runId;
     this.options.hub.clear();

@@ -270,7 +270,7 @@ export async function startRunPage(options: RunPageOptions = {}): Promise<RunPag
       return;
     }
     const download = /^\/download\/(history|gif|report)$/.exec(pathname)?.[1] as keyof typeof downloads | undefined;
-    if (method === 'GET' && download) return sendDownload(response, controller.download(download), download);
+    if (method === 'GET' && download) return sendDownload(response, await controller.download(download), download);
     const verb = /^\/api\/([a-z-]+)$/.exec(pathname)?.[1];
     if (verb !== undefined) {
       if (method !== 'POST') return sendError(response, 405, 'Commands are POST requests.');

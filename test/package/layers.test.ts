@@ -55,7 +55,7 @@ const LAYERS: Record<string, string[]> = {
   demo: ['index', 'testing'], // the demo shop and its scripted shopper, served by `plannav run --demo`, `plannav mcp --demo`, `plannav ui --demo`
   front: ['index', 'models', 'playwright', 'node', 'demo'], // the run set-up the command, the MCP server and the run page share
   cli: ['front', 'index', 'models', 'playwright', 'node', 'demo', 'ui', 'mcp'], // the `plannav` command
-  ui: ['front', 'index'], // `plannav ui`: the run page's server and the page's own script (src/ui/page/, bundled)
+  ui: ['front', 'index', 'node'], // `plannav ui`: the run page's server and the page's own script (src/ui/page/, bundled)
 };
 
 /** Folders of src/ that are not core: not checked here, and no core file may import them. */
