@@ -67,7 +67,10 @@ function integer(flag: string, text: string | undefined, min: number, max: numbe
   return value;
 }
 
-/** Waits for Ctrl-C (or the CLI's signal): resolves `graceful` the first time, `now` the second. */
+/**
+ * Waits for the end: the CLI's signal (it aborts on the first Ctrl-C and exits on the second
+ * itself), or, when none is given, Ctrl-C; SIGTERM either way. `first` resolves on the first, `second` on the next.
+ */
 function interruptions(signal: AbortSignal | undefined): { first: Promise<void>; second: Promise<void>; dispose(): void } {
   let count = 0;
   let resolveFirst = (): void => undefined;
@@ -79,16 +82,16 @@ function interruptions(signal: AbortSignal | undefined): { first: Promise<void>;
     if (count === 1) resolveFirst();
     else resolveSecond();
   };
-  process.on('SIGINT', onInterrupt);
-  process.on('SIGTERM', onInterrupt);
+  // With the CLI's signal, its own SIGINT handler counts the Ctrl-Cs: listening too would count each twice.
+  const signals: NodeJS.Signals[] = signal ? ['SIGTERM'] : ['SIGINT', 'SIGTERM'];
+  for (const name of signals) process.on(name, onInterrupt);
   signal?.addEventListener('abort', onInterrupt, { once: true });
   if (signal?.aborted) onInterrupt();
   return {
     first,
     second,
     dispose: () => {
-      process.off('SIGINT', onInterrupt);
-      process.off('SIGTERM', onInterrupt);
+      for (const name of signals) process.off(name, onInterrupt);
       signal?.removeEventListener('abort', onInterrupt);
     },
   };

@@ -3,7 +3,7 @@
 
 import { randomBytes } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { mkdtemp, stat } from 'node:fs/promises';
+import { mkdtemp, rmdir, stat } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -31,7 +31,7 @@ export interface RunPageOptions {
   readonly config?: RunConfig | undefined;
   /** In demo mode, milliseconds each model call waits first, so pause and stop can be seen (tests). @defaultValue 0 */
   readonly demoStepDelayMs?: number | undefined;
-  /** Where each run's files (history, GIF, report) are kept, one folder per run. @defaultValue a new folder under the OS temp folder */
+  /** Where each run's files (history, GIF, report) are kept, one folder per run; kept after close(). @defaultValue a new folder under the OS temp folder (removed at close() if no run used it) */
   readonly outDir?: string | undefined;
   /** Opens a browser session from a config; for tests. @defaultValue src/front's openRunSession */
   readonly openSession?: ((config: RunConfig, signal?: AbortSignal) => Promise<RunSession>) | undefined;
@@ -310,6 +310,8 @@ export async function startRunPage(options: RunPageOptions = {}): Promise<RunPag
         server.closeAllConnections();
         server.close(() => resolve());
       });
+      // The runs' files are the user's to keep; a folder of our own that no run used goes.
+      if (options.outDir === undefined) await rmdir(outDir).catch(() => undefined);
     })();
     return closing;
   };
