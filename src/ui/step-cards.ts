@@ -19,11 +19,12 @@ export interface CardSink {
   paused(paused: boolean): void;
 }
 
-/** Parameters as the page shows them: indented JSON, never more than a screenful. */
+/** Parameters as the page shows them: JSON on one line when short, else indented; never more than a screenful. */
 export function formatParams(params: unknown): string {
   let text: string;
   try {
-    text = JSON.stringify(params, null, 2) ?? '';
+    const line = JSON.stringify(params) ?? '';
+    text = line.length <= 100 ? line : (JSON.stringify(params, null, 2) ?? '');
   } catch {
     text = String(params);
   }

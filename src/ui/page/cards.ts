@@ -57,7 +57,7 @@ export class CardList {
       ),
     );
     this.cards.set(event.cardId, card);
-    this.container.append(card);
+    following(() => this.container.append(card));
   }
 
   plan(event: PlanEvent): void {
@@ -107,8 +107,7 @@ export class CardList {
       event.detail ? element('p', { class: 'detail' }, event.detail) : undefined,
     );
     const existing = list.querySelector(`li[data-index="${event.actionIndex}"]`);
-    if (existing) existing.replaceWith(item);
-    else list.append(item);
+    following(() => (existing ? existing.replaceWith(item) : list.append(item)));
   }
 
   end(event: CardEndEvent): void {
@@ -122,12 +121,25 @@ export class CardList {
     }
     // The history keeps the page as the step's agent saw it, before its actions.
     if (event.url) card.append(element('p', { class: 'page-line' }, `Seen: ${event.title || '(no title)'} — ${event.url}`));
-    if (event.screenshot) {
+    // A blank page's picture says nothing (the first step, before any page opened).
+    if (event.screenshot && event.url !== 'about:blank') {
       card.append(
         element('img', { class: 'step-screenshot', 'data-testid': 'step-screenshot', src: event.screenshot, alt: 'The page as the agent saw it in this step' }),
       );
     }
   }
+}
+
+/** Whether the window shows the end of the page: then new cards keep it there, as a log that follows. */
+function atBottom(): boolean {
+  return window.innerHeight + window.scrollY >= document.documentElement.scrollHeight - 80;
+}
+
+/** Runs `change`, then scrolls to the end if the page was at its end before. */
+function following(change: () => void): void {
+  const follow = atBottom();
+  change();
+  if (follow) window.scrollTo({ top: document.documentElement.scrollHeight });
 }
 
 const downloadKinds = ['history', 'gif', 'report'] as const;
