@@ -89,7 +89,7 @@ async function submitTask(task: string): Promise<number> {
   return mark;
 }
 
-/** Clicks a download link and reads the file the browser saved. */
+/** Clicks a download link, waits for the browser's download and saves it in the test's folder; returns its path. */
 async function download(id: string, name: string): Promise<string> {
   const [saved] = await Promise.all([page.waitForEvent('download'), latest(id).click()]);
   const file = join(folder, name);
@@ -208,10 +208,12 @@ describe('plannav ui in Chromium: one session, start to finish', () => {
     const gif = await fetchLink('download-gif');
     expect(gif.status).toBe(200);
     expect(gif.head.startsWith('GIF89a')).toBe(true);
+    expect(gif.size).toBeGreaterThan(1000); // frames of the run's screenshots, not an empty picture
     const report = await fetchLink('download-report');
     expect(report.status).toBe(200);
     expect(report.type).toMatch(/text\/html/);
     expect(report.head).toMatch(/<!doctype html|<html/i);
+    expect(report.size).toBeGreaterThan(1000);
   });
 
   it('opens the saved history and replays it to the end', { timeout: 30_000 }, async () => {
