@@ -30,6 +30,10 @@ let page: Page;
 let folder: string;
 /** Every URL the page (and anything it started) requested. */
 const requests: string[] = [];
+/** The page's requests that are not a GET, with the headers they carried: the commands it sent. */
+const commands: { url: string; method: string; headers: Record<string, string> }[] = [];
+/** Responses the page got that carried a CORS header. */
+const corsResponses: string[] = [];
 /** Uncaught errors in the page and Content-Security-Policy violations it reported. */
 const pageProblems: string[] = [];
 /** The demo task, as the page offers it in demo mode. */
@@ -45,7 +49,13 @@ beforeAll(async () => {
   context = await launched.value.newContext({ viewport: { width: 1280, height: 900 }, acceptDownloads: true });
   context.setDefaultTimeout(15_000);
   await recordStatuses(context);
-  context.on('request', (request) => requests.push(request.url()));
+  context.on('request', (request) => {
+    requests.push(request.url());
+    if (request.method() !== 'GET') commands.push({ url: request.url(), method: request.method(), headers: request.headers() });
+  });
+  context.on('response', (response) => {
+    if (Object.keys(response.headers()).some((name) => name.startsWith('access-control-'))) corsResponses.push(response.url());
+  });
   page = await context.newPage();
   page.on('pageerror', (error) => pageProblems.push(`uncaught: ${error.message}`));
   page.on('console', (message) => {
@@ -89,7 +99,7 @@ async function submitTask(task: string): Promise<number> {
   return mark;
 }
 
-/** Clicks a download link and reads the file the browser saved. */
+/** Clicks a download link, waits for the browser's download and saves it in the test's folder; returns its path. */
 async function download(id: string, name: string): Promise<string> {
   const [saved] = await Promise.all([page.waitForEvent('download'), latest(id).click()]);
   const file = join(folder, name);
@@ -208,10 +218,12 @@ describe('plannav ui in Chromium: one session, start to finish', () => {
     const gif = await fetchLink('download-gif');
     expect(gif.status).toBe(200);
     expect(gif.head.startsWith('GIF89a')).toBe(true);
+    expect(gif.size).toBeGreaterThan(1000); // frames of the run's screenshots, not an empty picture
     const report = await fetchLink('download-report');
     expect(report.status).toBe(200);
     expect(report.type).toMatch(/text\/html/);
     expect(report.head).toMatch(/<!doctype html|<html/i);
+    expect(report.size).toBeGreaterThan(1000);
   });
 
   it('opens the saved history and replays it to the end', { timeout: 30_000 }, async () => {
@@ -258,5 +270,17 @@ describe('plannav ui in Chromium: one session, start to finish', () => {
     expect(requests.length).toBeGreaterThan(0);
     expect(requests.filter((url) => !url.startsWith(`${origin}/`) && !/^(?:data|blob):/.test(url))).toEqual([]);
     expect(pageProblems).toEqual([]);
+    expect(corsResponses).toEqual([]);
+  });
+
+  it('sent the token with every command', () => {
+    const token = started().token;
+    // At least: four tasks submitted, a pause, a resume, a replay, an answer and a stop.
+    expect(commands.length).toBeGreaterThanOrEqual(9);
+    const carries = (command: (typeof commands)[number]): boolean =>
+      command.headers['x-plannav-token'] === token ||
+      command.headers.authorization === `Bearer ${token}` ||
+      new URL(command.url).searchParams.get('token') === token;
+    expect(commands.filter((command) => !carries(command)).map(({ method, url }) => `${method} ${url}`)).toEqual([]);
   });
 });
