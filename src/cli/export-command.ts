@@ -3,8 +3,6 @@
 
 import { writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { exportPlaywrightScript } from '../index';
-import { loadHistory } from '../node/index';
 import { booleanFlag, parseFlags, stringFlag } from './args';
 import { helpText } from './help';
 import { exitCodes, UsageError, writeLine, type CliIo } from './io';
@@ -20,6 +18,7 @@ export async function exportCommand(args: string[], io: CliIo): Promise<number> 
   if (!historyFile) throw new UsageError('export needs a history file: plannav export <history.json> --playwright');
   if (rest.length > 0) throw new UsageError(`export takes one history file, got ${positionals.length} arguments`);
   if (!booleanFlag(values, 'playwright')) throw new UsageError('export needs a format: --playwright (a Playwright test script)');
+  const [{ exportPlaywrightScript }, { loadHistory }] = await Promise.all([import('../index'), import('../node/index')]);
   const script = exportPlaywrightScript(await loadHistory(historyFile));
   const out = stringFlag(values, 'out');
   if (out) {

@@ -5,14 +5,8 @@
 import { readFileSync, realpathSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ConfigError, HistoryFormatError, RequestCancelledError } from '../index';
-import { dispatchCommand } from './dispatch';
-import { exportCommand } from './export-command';
 import { helpText } from './help';
 import { exitCodes, UsageError, writeLine, type CliIo } from './io';
-import { replayCommand } from './replay-command';
-import { reportCommand } from './report-command';
-import { runCommand } from './run-command';
 
 /** The version in plannav's package.json, looked for from this file upwards (src/cli/ or dist/). */
 export function packageVersion(): string {
@@ -32,12 +26,15 @@ export function packageVersion(): string {
 /** The exit code and the one line for an error a command threw. */
 export function describeFailure(error: unknown, io: Pick<CliIo, 'signal'>): { code: number; line: string } {
   const message = (error instanceof Error ? error.message : String(error)).split('\n')[0] ?? '';
-  if (error instanceof UsageError || ConfigError.isInstance(error)) return { code: exitCodes.usage, line: message };
-  if (RequestCancelledError.isInstance(error) && io.signal?.aborted) return { code: exitCodes.cancelled, line: 'cancelled' };
-  const code = (error as { code?: unknown }).code;
-  const path = (error as { path?: unknown }).path;
-  if (code === 'ENOENT' && typeof path === 'string') return { code: exitCodes.usage, line: `no such file: ${path}` };
-  if (HistoryFormatError.isInstance(error)) return { code: exitCodes.failed, line: `not a plannav history: ${message}` };
+  // Told apart by their stable codes (PlannavErrorCode), so this module need not load the library for --help.
+  const code = (error as { code?: unknown } | undefined)?.code;
+  if (error instanceof UsageError || code === 'CONFIG_ERROR') return { code: exitCodes.usage, line: message };
+  if ((code === 'REQUEST_CANCELLED' || code === 'TIMEOUT') && io.signal?.aborted) return { code: exitCodes.cancelled, line: 'cancelled' };
+  const historyError = code === 'HISTORY_INVALID' || code === 'HISTORY_VERSION';
+  // A file named on the command line that is not there is bad usage; loadHistory keeps the file-system error as the cause.
+  const fileError = (historyError ? (error as Error).cause : error) as { code?: unknown; path?: unknown } | undefined;
+  if (fileError?.code === 'ENOENT' && typeof fileError.path === 'string') return { code: exitCodes.usage, line: `no such file: ${fileError.path}` };
+  if (historyError) return { code: exitCodes.failed, line: `not a plannav history: ${message}` };
   return { code: exitCodes.failed, line: message };
 }
 
@@ -58,23 +55,23 @@ export async function main(args: readonly string[], io: CliIo): Promise<number> 
       case '-v':
         writeLine(io.stdout, packageVersion());
         return exitCodes.ok;
+      // Each command's module (and the library it needs) is loaded only when it runs.
       case 'run':
-        return await runCommand(rest, io);
       case 'demo':
-        return await runCommand(rest, io, true);
+        return await (await import('./run-command')).runCommand(rest, io, command === 'demo');
       case 'replay':
-        return await replayCommand(rest, io);
+        return await (await import('./replay-command')).replayCommand(rest, io);
       case 'export':
-        return await exportCommand(rest, io);
+        return await (await import('./export-command')).exportCommand(rest, io);
       case 'report':
-        return await reportCommand(rest, io);
+        return await (await import('./report-command')).reportCommand(rest, io);
       case 'ui':
       case 'mcp':
         if (rest.includes('--help') || rest.includes('-h')) {
           writeLine(io.stdout, helpText[command]);
           return exitCodes.ok;
         }
-        return await dispatchCommand(command, rest, io);
+        return await (await import('./dispatch')).dispatchCommand(command, rest, io);
       default:
         throw new UsageError(`unknown command ${JSON.stringify(command)} (commands: run, replay, export, report, demo, ui, mcp; see plannav --help)`);
     }

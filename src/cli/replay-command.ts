@@ -2,8 +2,6 @@
 // --on-failure ask-model); with --demo, on a demo shop served anew, its recorded origin mapped.
 
 import type { ReplayResult } from '../index';
-import { loadHistory } from '../node/index';
-import { openReplaySession } from '../front/index';
 import { booleanFlag, choiceFlag, parseFlags, stringFlag, variablesFlag, type FlagSpec } from './args';
 import { followEvents, ndjsonLine } from './events';
 import { helpText } from './help';
@@ -54,6 +52,7 @@ export async function replayCommand(args: string[], io: CliIo): Promise<number> 
   const json = booleanFlag(values, 'json');
   const demo = booleanFlag(values, 'demo');
 
+  const [{ loadHistory }, { openReplaySession }] = await Promise.all([import('../node/index'), import('../front/index')]);
   const history = await loadHistory(historyFile);
   const session = await openReplaySession({ demo, model, headed: booleanFlag(values, 'headed') || undefined, env: io.env }, io.signal);
   const paint = painter(!json && fancyOutput(io.stdout, io.env));

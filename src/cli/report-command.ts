@@ -2,8 +2,6 @@
 // or in --out. The history file itself is left as it is.
 
 import { dirname, resolve } from 'node:path';
-import { loadHistory } from '../node/index';
-import { saveRunFiles } from '../front/index';
 import { parseFlags, stringFlag } from './args';
 import { helpText } from './help';
 import { exitCodes, UsageError, writeLine, type CliIo } from './io';
@@ -18,6 +16,7 @@ export async function reportCommand(args: string[], io: CliIo): Promise<number> 
   const [historyFile, ...rest] = positionals;
   if (!historyFile) throw new UsageError('report needs a history file: plannav report <history.json>');
   if (rest.length > 0) throw new UsageError(`report takes one history file, got ${positionals.length} arguments`);
+  const [{ loadHistory }, { saveRunFiles }] = await Promise.all([import('../node/index'), import('../front/index')]);
   const history = await loadHistory(historyFile);
   const outDir = resolve(stringFlag(values, 'out') ?? dirname(resolve(historyFile)));
   const files = await saveRunFiles(history, outDir, { history: false });

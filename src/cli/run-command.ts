@@ -4,8 +4,8 @@
 import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { Executor, type ExecutionResult } from '../index';
-import { openRunSession, type RunConfig, type RunFiles } from '../front/index';
+import type { ExecutionResult, Executor } from '../index';
+import type { RunConfig, RunFiles } from '../front/index';
 import { booleanFlag, choiceFlag, integerFlag, listFlag, parseFlags, stringFlag, type FlagSpec } from './args';
 import { followEvents, ndjsonLine } from './events';
 import { helpText } from './help';
@@ -114,6 +114,8 @@ export async function runCommand(args: string[], io: CliIo, demo = false): Promi
   const json = booleanFlag(values, 'json');
   const outFlag = stringFlag(values, 'out');
 
+  // The library is loaded once the command line is known to be good: usage errors and --help stay quick.
+  const [{ Executor }, { openRunSession }] = await Promise.all([import('../index'), import('../front/index')]);
   const session = await openRunSession(config, io.signal);
   const colour = !json && fancyOutput(io.stdout, io.env);
   const paint = painter(colour);
@@ -122,7 +124,7 @@ export async function runCommand(args: string[], io: CliIo, demo = false): Promi
   const spinner = new Spinner(io.stderr, fancyOutput(io.stderr, io.env) && !json);
   const reader = new LineReader(io.stdin);
   let executor: Executor | undefined;
-  const keys = new KeyControls(io.stdin, isTerminal(io.stdin) && fancyOutput(io.stderr, io.env) && !json, {
+  const keys = new KeyControls(io.stdin, isTerminal(io.stdin) && isTerminal(io.stderr) && !json, {
     pause: () => executor?.pause(),
     resume: () => executor?.resume(),
   });
@@ -133,8 +135,8 @@ export async function runCommand(args: string[], io: CliIo, demo = false): Promi
   };
   io.signal?.addEventListener('abort', onInterrupt, { once: true });
   try {
-    const taskText = task || session.demoTask || '';
-    if (config.startUrl) await session.goToStart(config.startUrl, io.signal);
+    // The demo task when none is given; the start URL (--start-url, the demo shop) in the words, so the agent opens it as a recorded step.
+    const taskText = session.taskFor(task);
     executor = new Executor(session.executorOptions(taskText, { humanInput: terminalHumanInput(reader, io.stderr, keys, (write) => spinner.around(write)) }));
     followEvents(executor, (event) => {
       if (json) io.stdout.write(ndjsonLine(event));

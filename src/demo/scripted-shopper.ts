@@ -21,13 +21,18 @@ export const shopperQuestion = 'Before I start: is there anything I should know 
  * question (`ask_human`) before anything else.
  */
 export function scriptedShopper(options: ScriptedShopperOptions = {}): ScriptedLLM {
+  // What the Navigator's calls showed: whether `done` must carry structured data (an output schema).
+  // The Planner then leaves the end to the Navigator's `done`, which carries it.
+  let doneNeedsData = false;
   return new ScriptedLLM({
     confirmations: 'script',
     // ScriptedLLM's own wait: the call's abort signal (a cancel) ends it at once.
     latencyMs: options.callDelayMs ?? 0,
     respond: (request) => {
       if (request.output?.name === 'planner_confirmation') return confirm(request);
-      return request.agent === 'planner' ? plan(request) : navigate(request);
+      if (request.agent === 'planner') return plan(request, doneNeedsData);
+      doneNeedsData = doneDataSchema(request) !== undefined;
+      return navigate(request);
     },
   });
 }
@@ -108,6 +113,67 @@ function cartLines(state: string): { name: string; colour: string; price: number
   }));
 }
 
+type JsonSchemaNode = { readonly [key: string]: unknown };
+
+const isNode = (value: unknown): value is JsonSchemaNode => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** The schema `node` stands for, its `$ref` (`#/$defs/…`, `#/definitions/…`) followed within `root`. */
+function resolved(node: unknown, root: JsonSchemaNode): JsonSchemaNode | undefined {
+  if (!isNode(node)) return undefined;
+  if (typeof node.$ref !== 'string' || !node.$ref.startsWith('#/')) return node;
+  let target: unknown = root;
+  for (const part of node.$ref.slice(2).split('/')) target = isNode(target) ? target[part] : undefined;
+  return isNode(target) ? target : undefined;
+}
+
+/** The schema of the `done` action's `data`, when the Navigator's output schema asks for structured data (an `outputSchema`). */
+function doneDataSchema(request: ScriptedRequest): JsonSchemaNode | undefined {
+  const root = request.output?.schema as unknown;
+  if (!isNode(root)) return undefined;
+  const seen = new Set<unknown>();
+  const search = (node: unknown): JsonSchemaNode | undefined => {
+    const schema = resolved(node, root);
+    if (!schema || seen.has(schema)) return undefined;
+    seen.add(schema);
+    const done = isNode(schema.properties) ? resolved(schema.properties.done, root) : undefined;
+    const data = done && isNode(done.properties) ? resolved(done.properties.data, root) : undefined;
+    if (data && isNode(data.properties)) return data;
+    for (const child of Object.values(schema)) {
+      const found = Array.isArray(child) ? child.map(search).find(Boolean) : search(child);
+      if (found) return found;
+    }
+    return undefined;
+  };
+  return search(root);
+}
+
+/**
+ * The `data` of `done` for an output schema, filled as a model would: each property from what its
+ * name and description ask for (the item's name, its price, colour, the page's URL), else the answer
+ * in words for a string, the price for a number, true for a boolean. Undefined without a schema.
+ */
+function structuredData(
+  request: ScriptedRequest,
+  item: { name: string; colour: string; price: number; url: string; text: string },
+): Record<string, unknown> | undefined {
+  const schema = doneDataSchema(request);
+  if (!schema || !isNode(schema.properties)) return undefined;
+  const data: Record<string, unknown> = {};
+  for (const [key, property] of Object.entries(schema.properties)) {
+    const node = isNode(property) ? property : {};
+    const type = typeof node.type === 'string' ? node.type : 'string';
+    const words = `${key} ${typeof node.description === 'string' ? node.description : ''}`.toLowerCase();
+    if (type === 'number' || type === 'integer') data[key] = type === 'integer' ? Math.round(item.price) : item.price;
+    else if (type === 'boolean') data[key] = true;
+    else if (/price|cost|amount/.test(words)) data[key] = `$${item.price.toFixed(2)}`;
+    else if (/colou?r/.test(words)) data[key] = item.colour;
+    else if (/url|link|page/.test(words)) data[key] = item.url;
+    else if (/name|item|product|title/.test(words)) data[key] = item.name;
+    else data[key] = item.text;
+  }
+  return data;
+}
+
 /** A Navigator reply: the goal of this step and its actions. */
 function act(nextGoal: string, ...actions: Record<string, unknown>[]): string {
   return scriptedActions(actions, { nextGoal });
@@ -131,14 +197,21 @@ function navigate(request: ScriptedRequest): string {
   const find = (test: (element: ElementLine) => boolean): ElementLine | undefined => page.elements.find(test);
   const button = (label: RegExp): ElementLine | undefined => find((element) => element.tag === 'button' && label.test(element.text));
 
-  if (!page.url.startsWith(goal.shopUrl)) return act('Open the shop', { go_to_url: { url: goal.shopUrl } });
+  // A task that names no shop is done on the shop the browser shows (a front door opens it first).
+  const shopUrl = goal.shopUrl || (/^https?:/.test(page.url) ? `${new URL(page.url).origin}/` : '');
+  if (!shopUrl) return scriptedActions([{ done: { text: 'The task names no shop to go to.', success: false } }], { nextGoal: 'Say there is no shop' });
+  if (!page.url.startsWith(shopUrl)) return act('Open the shop', { go_to_url: { url: shopUrl } });
   const accept = button(/accept/i);
   if (accept) return act('Accept the cookie banner that covers the page', { click_element: { index: accept.index } });
 
   const added = cartLines(state).find((line) => sameWords(line.colour, goal.colour) && line.price < goal.maxPrice);
   if (/cart/i.test(page.title) && added) {
     const text = `The cart holds ${added.name} at $${added.price.toFixed(2)}.`;
-    return scriptedActions([{ done: { text, success: true } }], { evaluation: 'Success - the item is in the cart', nextGoal: 'Report the cart' });
+    const data = structuredData(request, { ...added, url: page.url, text });
+    return scriptedActions([{ done: { text, success: true, ...(data === undefined ? {} : { data }) } }], {
+      evaluation: 'Success - the item is in the cart',
+      nextGoal: 'Report the cart',
+    });
   }
 
   // A product page: add it only if it is what the task asks for ("Buy now" is how the shop's broken variant says it).
@@ -185,7 +258,7 @@ function navigate(request: ScriptedRequest): string {
 
   const sectionLink = find((element) => element.tag === 'a' && sameWords(element.text, goal.section));
   if (sectionLink) return act(`Open the ${goal.section} section`, { click_element: { index: sectionLink.index } });
-  return act('Start again from the home page', { go_to_url: { url: goal.shopUrl } });
+  return act('Start again from the home page', { go_to_url: { url: shopUrl } });
 }
 
 /** The `done` the Navigator proposed in its latest reply, if it did. */
@@ -201,13 +274,19 @@ function proposedDone(request: ScriptedRequest): { text?: string; success?: bool
   }
 }
 
-/** The Planner: it sets the plan, and declares the task done once the cart page shows the item or the Navigator found none. */
-function plan(request: ScriptedRequest): string {
+/**
+ * The Planner: it sets the plan, and declares the task done once the cart page shows the item (and,
+ * when `done` must carry data, the Navigator proposed it with the data) or the Navigator found none.
+ */
+function plan(request: ScriptedRequest, doneNeedsData: boolean): string {
   const goal = readTask(request);
   const page = readPage(request.lastUserText);
   const proposal = proposedDone(request);
   if (proposal?.success === false) return scriptedPlan({ done: true, observation: 'No item matches.', finalAnswer: proposal.text ?? '' });
   const added = cartLines(request.lastUserText).find((line) => sameWords(line.colour, goal.colour) && line.price < goal.maxPrice);
+  if (/cart/i.test(page.title) && added && doneNeedsData && !proposal) {
+    return scriptedPlan({ observation: 'The cart page shows the item.', nextSteps: 'Report the item in the cart, with the structured data asked for.' });
+  }
   if (/cart/i.test(page.title) && added) {
     // "The cheapest" only when the Navigator's own note named this item.
     const noted = cachedFinding(request)?.includes(`: ${added.name} at $`);

@@ -50,10 +50,12 @@ export interface RunSession extends AsyncDisposable {
   /** The secrets' names (never their values), for people. */
   readonly secretNames: readonly string[];
   /**
-   * Opens `url` (default: the `startUrl` option) in the browser, before a task starts there.
-   * @throws `ConfigError` when the session's URL policy does not allow it.
+   * The words of a task for this session: `task`, or the demo task when it is empty in demo mode;
+   * with a start URL the task does not name, a sentence asking to start there. The agent opens the
+   * page itself, so the run's history holds that step and replays on its own.
+   * @throws `ConfigError` when `task` is empty outside demo mode.
    */
-  goToStart(url?: string, signal?: AbortSignal): Promise<void>;
+  taskFor(task?: string): string;
   /** The Executor's options for `task`: models, browser, URL policy, secrets, step limit, vision, output schema, screenshots kept; `extra` on top. */
   executorOptions(task: string, extra?: ExtraExecutorOptions): ExecutorOptions;
   /** Writes the executor's history, a GIF and an HTML report into `outDir`. */
@@ -136,7 +138,6 @@ export async function openRunSession(config: RunConfig, signal?: AbortSignal): P
     allow.length > 0 || config.deny?.length || config.scope
       ? { ...(allow.length > 0 ? { allow } : {}), ...(config.deny?.length ? { deny: [...config.deny] } : {}), ...(config.scope ? { scope: config.scope } : {}) }
       : undefined;
-  const policy = new UrlPolicy(urlPolicy);
   const startUrl = config.startUrl ?? demoShop?.url;
   const maxSteps = config.maxSteps ?? (demoShop ? demoMaxSteps : undefined);
 
@@ -155,11 +156,10 @@ export async function openRunSession(config: RunConfig, signal?: AbortSignal): P
     demoShop,
     urlPolicy,
     secretNames: Object.keys(secrets ?? {}),
-    goToStart: async (url = startUrl, signal) => {
-      if (!url) return;
-      const decision = policy.check(url);
-      if (!decision.allowed) throw new ConfigError(`The start URL ${url} is not allowed by the URL policy: ${decision.reason}.`, { field: 'startUrl' });
-      await browser.goto(url, { signal });
+    taskFor: (task) => {
+      const words = task?.trim() || (demoShop ? demoTask(demoShop.url) : '');
+      if (!words) throw new ConfigError('The task is empty: say in words what the agent should do.', { field: 'task' });
+      return startUrl && !words.includes(startUrl) ? `${words}\nStart at ${startUrl}` : words;
     },
     executorOptions: (task, extra = {}) => ({
       task,
