@@ -29,6 +29,7 @@ Options:
   --model <p:m>           the model, such as openai:gpt-4.1-mini (the page can change it)
   --planner-model <p:m>   a model for the Planner
   --extractor-model <p:m> a model for extract_content
+  --start-url <url>       open this page before each new task
   --headed                show the browser window
   --cdp-url <url>         attach to a running Chrome
   --allow <host>          a host the agent may visit (repeatable)
@@ -47,6 +48,7 @@ const options = {
   model: { type: 'string' },
   'planner-model': { type: 'string' },
   'extractor-model': { type: 'string' },
+  'start-url': { type: 'string' },
   headed: { type: 'boolean' },
   'cdp-url': { type: 'string' },
   allow: { type: 'string', multiple: true },
@@ -123,6 +125,7 @@ export async function uiCommand(args: string[], io: CommandIo): Promise<number> 
     model: values.model,
     plannerModel: values['planner-model'],
     extractorModel: values['extractor-model'],
+    startUrl: values['start-url'],
     headed: values.headed,
     cdpUrl: values['cdp-url'],
     allow: values.allow,

@@ -49,6 +49,7 @@ function fakeSession(llm: ScriptedLLM, closed: string[]): RunSession {
     llm,
     startUrl: undefined,
     demoTask: undefined,
+    taskFor: (task?: string): string => task ?? '',
     executorOptions: (task: string, extra: Partial<ExecutorOptions> = {}): ExecutorOptions => ({ task, llm, browser, sensitiveActions: false, ...extra }),
     close: async () => {
       closed.push('session');

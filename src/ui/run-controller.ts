@@ -230,8 +230,9 @@ export class RunController {
       this.setStatus('starting');
       const session = await this.sessionFor(wanted);
       this.settings = wanted;
-      const text = task.trim() || session.demoTask;
-      if (!text) throw new PageCommandError(400, 'Type a task first.');
+      if (!task.trim() && !session.demoTask) throw new PageCommandError(400, 'Type a task first.');
+      // The demo task when the box is empty in demo mode; with a start URL the task does not name, a sentence to start there.
+      const text = session.taskFor(task.trim() || undefined);
       await this.executor?.close().catch(() => undefined);
       this.executor = undefined;
       const executor = new Executor(session.executorOptions(text, { recordScreenshots: true }));
