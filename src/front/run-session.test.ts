@@ -35,6 +35,15 @@ describe('openRunSession in demo mode', () => {
     expect(host).not.toBe('');
   });
 
+  it('puts the start URL in the words of a task that does not name it, and gives the demo task for none', () => {
+    expect(session.taskFor()).toBe(session.demoTask);
+    expect(session.taskFor('Buy the red mug')).toBe(`Buy the red mug\nStart at ${session.startUrl ?? ''}`);
+    expect(session.taskFor(`Buy the red mug at ${session.startUrl ?? ''}`)).toBe(`Buy the red mug at ${session.startUrl ?? ''}`);
+    // A start URL of its own, for one task: only where the URL policy allows.
+    expect(session.taskFor('Buy the red mug', `${session.startUrl ?? ''}category/kitchen`)).toMatch(/\nStart at http:\/\/127\.0\.0\.1:\d+\/category\/kitchen$/);
+    expect(() => session.taskFor('Buy the red mug', 'https://elsewhere.example/')).toThrow(/not allowed by the URL policy/);
+  });
+
   it('runs the demo task with the question "ask me" asks first, buys the item and saves history, GIF and report', { timeout: 90_000 }, async () => {
     const questions: string[] = [];
     const humanInput = (question: { question: string }): Promise<string> => {

@@ -52,10 +52,11 @@ export interface RunSession extends AsyncDisposable {
   /**
    * The words of a task for this session: `task`, or the demo task when it is empty in demo mode;
    * with a start URL the task does not name, a sentence asking to start there. The agent opens the
-   * page itself, so the run's history holds that step and replays on its own.
-   * @throws `ConfigError` when `task` is empty outside demo mode.
+   * page itself, so the run's history holds that step and replays on its own. `startUrl` replaces
+   * the session's for this task (MCP's `start_url`).
+   * @throws `ConfigError` when `task` is empty outside demo mode, or the start URL is not one the URL policy allows.
    */
-  taskFor(task?: string): string;
+  taskFor(task?: string, startUrl?: string): string;
   /** The Executor's options for `task`: models, browser, URL policy, secrets, step limit, vision, output schema, screenshots kept; `extra` on top. */
   executorOptions(task: string, extra?: ExtraExecutorOptions): ExecutorOptions;
   /** Writes the executor's history, a GIF and an HTML report into `outDir`. */
@@ -139,6 +140,7 @@ export async function openRunSession(config: RunConfig, signal?: AbortSignal): P
       ? { ...(allow.length > 0 ? { allow } : {}), ...(config.deny?.length ? { deny: [...config.deny] } : {}), ...(config.scope ? { scope: config.scope } : {}) }
       : undefined;
   const startUrl = config.startUrl ?? demoShop?.url;
+  const policy = new UrlPolicy(urlPolicy);
   const maxSteps = config.maxSteps ?? (demoShop ? demoMaxSteps : undefined);
 
   let closing: Promise<void> | undefined;
@@ -156,10 +158,14 @@ export async function openRunSession(config: RunConfig, signal?: AbortSignal): P
     demoShop,
     urlPolicy,
     secretNames: Object.keys(secrets ?? {}),
-    taskFor: (task) => {
+    taskFor: (task, taskStartUrl = startUrl) => {
       const words = task?.trim() || (demoShop ? demoTask(demoShop.url) : '');
       if (!words) throw new ConfigError('The task is empty: say in words what the agent should do.', { field: 'task' });
-      return startUrl && !words.includes(startUrl) ? `${words}\nStart at ${startUrl}` : words;
+      if (!taskStartUrl || words.includes(taskStartUrl)) return words;
+      const decision = policy.check(taskStartUrl);
+      if (!decision.allowed)
+        throw new ConfigError(`The start URL ${taskStartUrl} is not allowed by the URL policy: ${decision.reason}.`, { field: 'startUrl' });
+      return `${words}\nStart at ${taskStartUrl}`;
     },
     executorOptions: (task, extra = {}) => ({
       task,
