@@ -182,6 +182,8 @@ export function showSummary(summary: SummaryEvent): void {
     // The run id makes each run's link new, so a browser never offers an earlier run's file.
     link.href = withToken(`/download/${kind}`, { run: String(summary.runId) });
   }
+  // The outcome is what one came back for: it sits above the cards, which may have scrolled it away.
+  card.scrollIntoView({ block: 'start' });
 }
 
 /** Hides the summary (a run starts). */
