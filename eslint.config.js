@@ -6,7 +6,7 @@ import tseslint from 'typescript-eslint';
 
 export default defineConfig(
   // Generated or not ours: build output, coverage, the bundled page runtime, the generated API docs.
-  { ignores: ['dist/', 'coverage/', 'temp/', '.tmp/', 'docs/', 'src/dom/page/generated/'] },
+  { ignores: ['dist/', 'coverage/', 'temp/', '.tmp/', 'docs/', 'src/dom/page/generated/', 'src/ui/page/generated/'] },
   js.configs.recommended,
   tseslint.configs.strictTypeChecked,
   {

@@ -55,3 +55,5 @@ if (previous !== moduleText) {
 if (process.argv.includes('--check') || process.env.PLANNAV_RUNTIME_VERBOSE) {
   console.log(`page runtime: ${installSource.length} bytes, key ${key}`);
 }
+// The run page of `plannav ui` is bundled the same way, by its own script.
+await import('./build-run-page.mjs');

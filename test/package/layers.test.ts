@@ -55,13 +55,14 @@ const LAYERS: Record<string, string[]> = {
   demo: ['index', 'testing'], // the demo shop and its scripted shopper, served by `plannav run --demo`, `plannav mcp --demo`, `plannav ui --demo`
   front: ['index', 'models', 'playwright', 'node', 'demo'], // the run set-up the command, the MCP server and the run page share
   cli: ['front', 'index', 'models', 'playwright', 'node', 'demo', 'ui', 'mcp'], // the `plannav` command
+  ui: ['front', 'index', 'node'], // `plannav ui`: the run page's server and the page's own script (src/ui/page/, bundled)
 };
 
 /** Folders of src/ that are not core: not checked here, and no core file may import them. */
 const NOT_CORE = ['testing'];
 
 /** Layers that may import Node builtins: the Playwright and Puppeteer drivers, and the code they share, run in Node only. */
-const NODE_ONLY = ['chromium', 'playwright', 'puppeteer', 'node', 'bullmq', 'demo', 'front', 'cli'];
+const NODE_ONLY = ['chromium', 'playwright', 'puppeteer', 'node', 'bullmq', 'demo', 'front', 'cli', 'ui'];
 
 /** The page runtime (src/dom/page/) is bundled into the script pages run: it may import only itself, the DOM types and these packages. */
 const PAGE_RUNTIME = join('src', 'dom', 'page');
