@@ -55,6 +55,7 @@ const LAYERS: Record<string, string[]> = {
   demo: ['index', 'testing'], // the demo shop and its scripted shopper, served by `plannav run --demo`, `plannav mcp --demo`, `plannav ui --demo`
   front: ['index', 'models', 'playwright', 'node', 'demo'], // the run set-up the command, the MCP server and the run page share
   cli: ['front', 'index', 'models', 'playwright', 'node', 'demo', 'ui', 'mcp'], // the `plannav` command
+  mcp: ['front', 'index', 'models', 'node', 'security', ...BASE], // plannav/mcp: the agent as an MCP server, MCP tools as actions
   ui: ['front', 'index', 'node'], // `plannav ui`: the run page's server and the page's own script (src/ui/page/, bundled)
 };
 
@@ -62,7 +63,7 @@ const LAYERS: Record<string, string[]> = {
 const NOT_CORE = ['testing'];
 
 /** Layers that may import Node builtins: the Playwright and Puppeteer drivers, and the code they share, run in Node only. */
-const NODE_ONLY = ['chromium', 'playwright', 'puppeteer', 'node', 'bullmq', 'demo', 'front', 'cli', 'ui'];
+const NODE_ONLY = ['chromium', 'playwright', 'puppeteer', 'node', 'bullmq', 'demo', 'front', 'cli', 'ui', 'mcp'];
 
 /** The page runtime (src/dom/page/) is bundled into the script pages run: it may import only itself, the DOM types and these packages. */
 const PAGE_RUNTIME = join('src', 'dom', 'page');
