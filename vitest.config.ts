@@ -1,7 +1,8 @@
-// Vitest config: four projects. `unit`: the unit tests next to the code, in shared workers. `node`: the e2e tests under test/. `browser`:
+// Vitest config: five projects. `unit`: the unit tests next to the code, and `node`: the e2e tests under test/, both in
+// workers that keep their module cache between files; `isolated`: the few files that need a process of their own. `browser`:
 // src/**/*.browser.test.ts, the page runtime, in headless Chromium. `package`: what ships, tested from dist/ and the packed
-// tarball (test/package/, test/bundle/), so it needs a build first; scripts/test.mjs starts the other three at once and this
-// one when the build is done. One v8 coverage report over every src file covers `unit`, `node` and `browser`. The type tests (test/types/*.test-d.ts) are no project here: `npm run typecheck` (tsc over
+// tarball (test/package/, test/bundle/), so it needs a build first; scripts/test.mjs starts the other four at once and this
+// one when the build is done. One v8 coverage report over every src file covers `unit`, `node`, `isolated` and `browser`. The type tests (test/types/*.test-d.ts) are no project here: `npm run typecheck` (tsc over
 // tsconfig.json, which includes test/) compiles them, and a type that changes fails it; a vitest typecheck project
 // would run tsc over the same program a second time.
 import { availableParallelism } from 'node:os';
@@ -12,8 +13,11 @@ import { findChromium } from './src/chromium/find-chromium.js';
 
 const BROWSER_TESTS = 'src/**/*.browser.test.ts';
 const PACKAGE_TESTS = ['test/package/**/*.test.ts', 'test/bundle/**/*.test.ts'];
-/** Unit tests that replace a module (`vi.mock`), which needs a module cache of their own. */
-const MOCKING_UNIT_TESTS = ['src/node/run-gif.test.ts'];
+/**
+ * Test files that need a process of their own: they replace a module (`vi.mock`), or change the process itself (the
+ * docs' blocks run in it, with its working folder and exit code).
+ */
+const ISOLATED_TESTS = ['src/node/run-gif.test.ts', 'test/providers/ai-sdk-v5.test.ts', 'test/providers/ai-sdk-v6.test.ts', 'test/docs/docs.test.ts'];
 
 export default defineConfig({
   // `plannav` and `plannav/<entry>` in examples resolve to src/ (tsconfig.json paths), as under tsx,
@@ -35,12 +39,12 @@ export default defineConfig({
       {
         extends: true,
         test: {
-          // The unit tests beside the code share their worker's module cache (`isolate: false`): importing the sources
+          // The unit tests beside the code share their worker's module cache (\`isolate: false\`): importing the sources
           // again for each of about a hundred files cost half of their CPU time. They restore what they change (timers,
-          // environment variables); one that replaces a module runs in the `node` project instead.
+          // environment variables); the few that cannot share a process run in \`isolated\`.
           name: 'unit',
           include: ['src/**/*.test.ts'],
-          exclude: [...configDefaults.exclude, BROWSER_TESTS, ...MOCKING_UNIT_TESTS],
+          exclude: [...configDefaults.exclude, BROWSER_TESTS, ...ISOLATED_TESTS],
           environment: 'node',
           pool: 'forks',
           isolate: false,
@@ -48,13 +52,19 @@ export default defineConfig({
       },
       {
         extends: true,
+        // The e2e tests under test/, sharing their worker's module cache too (about a fifth of their CPU time).
         test: {
           name: 'node',
-          include: ['test/**/*.test.ts', ...MOCKING_UNIT_TESTS],
-          exclude: [...configDefaults.exclude, ...PACKAGE_TESTS],
+          include: ['test/**/*.test.ts'],
+          exclude: [...configDefaults.exclude, ...PACKAGE_TESTS, ...ISOLATED_TESTS],
           environment: 'node',
           pool: 'forks',
+          isolate: false,
         },
+      },
+      {
+        extends: true,
+        test: { name: 'isolated', include: ISOLATED_TESTS, environment: 'node', pool: 'forks' },
       },
       {
         extends: true,

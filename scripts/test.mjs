@@ -1,5 +1,5 @@
 // What `npm test` runs (after ensure-deps): typecheck, lint, build, API report and docs check, vitest with coverage
-// (unit, node and browser projects), and vitest on what ships (the package project). Ends with the durations, then exactly
+// (unit, node, isolated and browser projects), and vitest on what ships (the package project). Ends with the durations, then exactly
 // one line `Tests: N passed, M failed`; exits non-zero when anything failed.
 //
 // The stages run side by side where they do not depend on each other: typecheck, lint, build and the sources' tests at
@@ -169,10 +169,16 @@ async function tests(/** @type {string} */ title, /** @type {string[]} */ args, 
   return files;
 }
 
-/** The sources' tests (unit, node and browser projects) with coverage, then the coverage threshold. */
+/** The sources' tests (unit, node, isolated and browser projects) with coverage, then the coverage threshold. */
 async function sourceTests() {
   rmSync(COVERAGE_SUMMARY, { force: true });
-  const files = await tests('tests (vitest --coverage: unit, node, browser)', ['--coverage', '--project=unit', '--project=node', '--project=browser']);
+  const files = await tests('tests (vitest --coverage: unit, node, isolated, browser)', [
+    '--coverage',
+    '--project=unit',
+    '--project=node',
+    '--project=isolated',
+    '--project=browser',
+  ]);
   if (files) {
     const ok = coverage();
     console.log(`--- coverage threshold: ${ok ? 'ok' : 'FAILED'}`);

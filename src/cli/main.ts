@@ -94,7 +94,11 @@ function isProgram(): boolean {
   }
 }
 
-if (isProgram()) {
+/**
+ * Runs the command line of this process: `process.argv`, the standard streams, Ctrl-C (once cancels the task, twice
+ * exits at once), and exits with the command's code. The `plannav` bin (bin/plannav.js) calls it.
+ */
+export async function runProgram(): Promise<void> {
   const interrupt = new AbortController();
   let interrupts = 0;
   process.on('SIGINT', () => {
@@ -113,3 +117,5 @@ if (isProgram()) {
   // What the command opened is closed; a handle left behind (a socket being torn down) must not keep the command alive.
   setTimeout(() => process.exit(code), 3000).unref();
 }
+
+if (isProgram()) await runProgram();

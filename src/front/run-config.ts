@@ -5,7 +5,7 @@ import { ConfigError } from '../index';
 
 /**
  * How a run is set up, in the words of the command line: what `plannav run`, `plannav mcp` and
- * `plannav ui` accept, and what {@link openRunSession} turns into a model, a browser and the
+ * `plannav ui` accept, and what `openRunSession` (internal) turns into a model, a browser and the
  * Executor's options.
  */
 export interface RunConfig {

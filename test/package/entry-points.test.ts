@@ -172,6 +172,23 @@ async function main() {
     out.bullmq = { code: error.code, message: error.message };
   }
 
+  // plannav/mcp: the server on streamable HTTP, on a free loopback port, listed by the SDK's client; and its tools back
+  // as plannav actions through mcpActions. No task runs, so no model is needed.
+  const { createMcpServer, mcpActions } = await load('plannav/mcp');
+  const { Client, StreamableHTTPClientTransport } = await load('@modelcontextprotocol/client');
+  const mcp = createMcpServer({});
+  const client = new Client({ name: 'entry-points', version: '1.0.0' });
+  try {
+    const listener = await mcp.listen({ port: 0 });
+    await client.connect(new StreamableHTTPClientTransport(new URL(listener.url)));
+    const { tools } = await client.listTools();
+    const actions = await mcpActions(client, { include: ['browser_state'], prefix: 'remote_' });
+    out.mcp = { tools: tools.map((tool) => tool.name).sort(), actions: actions.map((action) => action.name) };
+  } finally {
+    await client.close();
+    await mcp.close();
+  }
+
   console.log(JSON.stringify(out));
 }
 main().then(() => process.exit(0), (error) => { console.error(error); process.exit(1); });
@@ -214,6 +231,7 @@ describe(`every entry point of the packed package, used, under Node ${nodeVersio
       'plannav/playwright',
       'plannav/node',
       'plannav/bullmq',
+      'plannav/mcp',
     ];
     expect([...used].sort()).toEqual(entries.map(specifierOf).sort());
 
@@ -245,5 +263,7 @@ describe(`every entry point of the packed package, used, under Node ${nodeVersio
     expect(gif.numFrames(), 'frames decoded from the GIF file').toBe(4);
     expect(out.report, 'createRunReport').toMatchObject({ steps: out.history.steps, mentions: 3 });
     expect(out.bullmq).toMatchObject({ code: 'CONFIG_ERROR', message: expect.stringContaining('entry-points') });
+    expect(out.mcp.tools, 'plannav/mcp tools listed by the SDK client').toEqual(expect.arrayContaining(['run_task', 'browser_state', 'export_playwright']));
+    expect(out.mcp.actions, 'mcpActions').toEqual(['remote_browser_state']);
   });
 });

@@ -44,6 +44,8 @@ const BESIDE_PLANNAV = [
   'gifenc',
   '@expo-google-fonts/noto-sans',
   '@expo-google-fonts/noto-sans-sc',
+  '@modelcontextprotocol/server',
+  '@modelcontextprotocol/client',
   'typescript',
   '@types/node',
   '@types/json-schema',
