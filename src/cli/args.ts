@@ -37,48 +37,7 @@ function usageMessage(error: unknown): string {
   return message.replace(/\.$/, '');
 }
 
-/** A string flag's value (the last one when repeated). */
-export function stringFlag(values: ParsedArgs['values'], name: string): string | undefined {
-  const value = values[name];
-  if (Array.isArray(value)) return value.at(-1);
-  return typeof value === 'string' ? value : undefined;
-}
-
-/** A repeatable string flag's values, each also split on commas (`--allow a.example,b.example`). */
-export function listFlag(values: ParsedArgs['values'], name: string): string[] | undefined {
-  const value = values[name];
-  const list = Array.isArray(value) ? value : typeof value === 'string' ? [value] : undefined;
-  return list
-    ?.flatMap((entry) => entry.split(','))
-    .map((entry) => entry.trim())
-    .filter(Boolean);
-}
-
-/** A boolean flag. */
-export function booleanFlag(values: ParsedArgs['values'], name: string): boolean {
-  return values[name] === true;
-}
-
-/** A flag whose value must be a positive integer (`--max-steps 20`). */
-export function integerFlag(values: ParsedArgs['values'], name: string, command: string, minimum = 1): number | undefined {
-  const text = stringFlag(values, name);
-  if (text === undefined) return undefined;
-  const value = Number(text);
-  if (!/^\d+$/.test(text.trim()) || !Number.isSafeInteger(value) || value < minimum) {
-    throw new UsageError(`--${name} must be an integer of ${minimum} or more, got ${JSON.stringify(text)} (see plannav ${command} --help)`);
-  }
-  return value;
-}
-
-/** A flag whose value must be one of `choices`. */
-export function choiceFlag<T extends string>(values: ParsedArgs['values'], name: string, choices: readonly T[], command: string): T | undefined {
-  const text = stringFlag(values, name);
-  if (text === undefined) return undefined;
-  if (!(choices as readonly string[]).includes(text)) {
-    throw new UsageError(`--${name} must be ${choices.join(' or ')}, got ${JSON.stringify(text)} (see plannav ${command} --help)`);
-  }
-  return text as T;
-}
+export { booleanFlag, choiceFlag, integerFlag, listFlag, stringFlag } from '../front/flags';
 
 /** `--var k=v` pairs as an object. */
 export function variablesFlag(values: ParsedArgs['values'], name: string, command: string): Record<string, string> | undefined {

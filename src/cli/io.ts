@@ -29,9 +29,7 @@ export const exitCodes = {
 } as const;
 
 /** Bad usage of the command line: printed as one `plannav: …` line, exit code 2. */
-export class UsageError extends Error {
-  override readonly name = 'UsageError';
-}
+export { UsageError } from '../front/flags';
 
 /** Whether a stream is a terminal (a TTY). */
 export function isTerminal(stream: Readable | Writable): boolean {

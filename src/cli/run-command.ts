@@ -1,12 +1,13 @@
 // `plannav run` (and `plannav demo`): options to a run session, the task through the Executor with
 // a person's view of it (or NDJSON), Ctrl-C as cancel, and the run's files and summary at the end.
 
-import { mkdtemp, readFile } from 'node:fs/promises';
+import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { ExecutionResult, Executor } from '../index';
-import type { RunConfig, RunFiles } from '../front/index';
-import { booleanFlag, choiceFlag, integerFlag, listFlag, parseFlags, stringFlag, type FlagSpec } from './args';
+import type { RunFiles } from '../front/index';
+import { runConfigFromFlags, runFlagOptions } from '../front/flags';
+import { booleanFlag, parseFlags, stringFlag, type FlagSpec } from './args';
 import { followEvents, ndjsonLine } from './events';
 import { helpText } from './help';
 import { exitCodes, fancyOutput, isTerminal, UsageError, writeLine, type CliIo } from './io';
@@ -14,69 +15,14 @@ import { describeEvent, painter, Spinner } from './progress';
 import { formatSummary, summaryRecord, type RunSummary } from './summary';
 import { KeyControls, LineReader, terminalHumanInput } from './terminal';
 
-/** The flags of `plannav run`. */
+/** The flags of `plannav run`: the run flags every command shares, and its own. */
 export const runFlags: FlagSpec = {
-  model: { type: 'string' },
-  'planner-model': { type: 'string' },
-  'extractor-model': { type: 'string' },
+  ...runFlagOptions,
   'start-url': { type: 'string' },
-  headed: { type: 'boolean' },
-  'cdp-url': { type: 'string' },
-  'ws-endpoint': { type: 'string' },
-  allow: { type: 'string', multiple: true },
-  deny: { type: 'string', multiple: true },
-  scope: { type: 'string' },
-  'secrets-file': { type: 'string' },
-  'max-steps': { type: 'string' },
-  vision: { type: 'boolean' },
   'output-schema': { type: 'string' },
   out: { type: 'string' },
   json: { type: 'boolean' },
-  demo: { type: 'boolean' },
 };
-
-/** Reads `--output-schema`: a JSON file holding a JSON Schema object. */
-async function readOutputSchema(path: string): Promise<object> {
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (error) {
-    const code = (error as { code?: unknown }).code;
-    throw new UsageError(`--output-schema ${path} could not be read${code === 'ENOENT' ? ': no such file' : ''}`);
-  }
-  let schema: unknown;
-  try {
-    schema = JSON.parse(text);
-  } catch (error) {
-    throw new UsageError(`--output-schema ${path} is not JSON: ${(error as Error).message}`);
-  }
-  if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) throw new UsageError(`--output-schema ${path} must hold a JSON Schema object`);
-  return schema;
-}
-
-/** The run options of the flags, as `plannav run` and `plannav mcp` read them. */
-export async function runConfigFromFlags(values: Record<string, unknown>, command: string, env: CliIo['env'], demo: boolean): Promise<RunConfig> {
-  const flags = values as Parameters<typeof stringFlag>[0];
-  const schemaFile = stringFlag(flags, 'output-schema');
-  return {
-    model: stringFlag(flags, 'model'),
-    plannerModel: stringFlag(flags, 'planner-model'),
-    extractorModel: stringFlag(flags, 'extractor-model'),
-    startUrl: stringFlag(flags, 'start-url'),
-    headed: booleanFlag(flags, 'headed') || undefined,
-    cdpUrl: stringFlag(flags, 'cdp-url'),
-    wsEndpoint: stringFlag(flags, 'ws-endpoint'),
-    allow: listFlag(flags, 'allow'),
-    deny: listFlag(flags, 'deny'),
-    scope: choiceFlag(flags, 'scope', ['navigation', 'all-requests'] as const, command),
-    secretsFile: stringFlag(flags, 'secrets-file'),
-    maxSteps: integerFlag(flags, 'max-steps', command),
-    vision: booleanFlag(flags, 'vision') || undefined,
-    outputSchema: schemaFile ? await readOutputSchema(schemaFile) : undefined,
-    demo: demo || booleanFlag(flags, 'demo') || undefined,
-    env,
-  };
-}
 
 /** The exit code of a task's result. */
 export function exitCodeOf(status: string, success: boolean): number {

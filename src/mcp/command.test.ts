@@ -28,7 +28,7 @@ describe('plannav mcp', () => {
     [['--demo', '--port'], /flag --port needs a value/],
     [['--demo', 'extra'], /takes no arguments/],
     [['--demo', '--port', '80'], /--http only/],
-    [['--demo', '--http', '--port', 'eighty'], /--port must be a whole number/],
+    [['--demo', '--http', '--port', 'eighty'], /--port must be an integer from 0 to 65535/],
     [['--demo', '--scope', 'everything'], /--scope/],
     [[], /--model provider:model is required/],
     [['--model', 'openai:gpt-4.1-mini'], /OPENAI_API_KEY/],

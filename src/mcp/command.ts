@@ -7,7 +7,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Readable, Writable } from 'node:stream';
 import { parseArgs } from 'node:util';
-import { checkRunConfig, type RunConfig } from '../front/index';
+import { checkRunConfig, integerFlag, runConfigFromFlags, runFlagOptions, UsageError, type RunConfig } from '../front/index';
 import { PlannavError } from '../index';
 import { createLLM } from '../models/index';
 import { loadStdioSdk } from './sdk';
@@ -23,9 +23,6 @@ export interface CommandIo {
   /** Ends the command (the server closes, the exit code is 0). */
   readonly signal?: AbortSignal | undefined;
 }
-
-/** Bad usage: one `plannav: …` line and exit code 2. */
-class UsageError extends Error {}
 
 export const mcpUsage = `Usage: plannav mcp [options]
 
@@ -57,44 +54,16 @@ Runs:
 `;
 
 const options = {
+  ...runFlagOptions,
   http: { type: 'boolean' },
   host: { type: 'string' },
   port: { type: 'string' },
   token: { type: 'string' },
-  demo: { type: 'boolean' },
-  model: { type: 'string' },
-  'planner-model': { type: 'string' },
-  'extractor-model': { type: 'string' },
-  allow: { type: 'string', multiple: true },
-  deny: { type: 'string', multiple: true },
-  scope: { type: 'string' },
-  'secrets-file': { type: 'string' },
-  'max-steps': { type: 'string' },
-  vision: { type: 'boolean' },
-  headed: { type: 'boolean' },
-  'cdp-url': { type: 'string' },
-  'ws-endpoint': { type: 'string' },
   out: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
 type Values = ReturnType<typeof parseArgs<{ options: typeof options; allowPositionals: true }>>['values'];
-
-function integer(value: string | undefined, flag: string, min: number, max: number): number | undefined {
-  if (value === undefined) return undefined;
-  const number = Number(value);
-  if (!/^\d+$/.test(value.trim()) || number < min || number > max)
-    throw new UsageError(`${flag} must be a whole number from ${min} to ${max}; got ${JSON.stringify(value)}.`);
-  return number;
-}
-
-/** `--allow a --allow b,c` as `[a, b, c]`. */
-function hostList(values: readonly string[]): string[] {
-  return values
-    .flatMap((value) => value.split(','))
-    .map((value) => value.trim())
-    .filter(Boolean);
-}
 
 /** A parseArgs error as the CLI words it: `unknown flag --x`, `flag --port needs a value`. */
 function parseProblem(error: unknown): string {
@@ -104,30 +73,6 @@ function parseProblem(error: unknown): string {
   if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && flag) return `unknown flag ${flag} (see plannav mcp --help)`;
   if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' && flag) return `flag ${flag} needs a value (see plannav mcp --help)`;
   return message;
-}
-
-/** The run set-up from the flags. */
-function runConfig(values: Values, env: Record<string, string | undefined>): RunConfig {
-  const scope = values.scope;
-  if (scope !== undefined && scope !== 'navigation' && scope !== 'all-requests')
-    throw new UsageError(`--scope must be navigation or all-requests; got ${JSON.stringify(scope)}.`);
-  const maxSteps = integer(values['max-steps'], '--max-steps', 1, 10_000);
-  return {
-    ...(values.model !== undefined ? { model: values.model } : {}),
-    ...(values['planner-model'] !== undefined ? { plannerModel: values['planner-model'] } : {}),
-    ...(values['extractor-model'] !== undefined ? { extractorModel: values['extractor-model'] } : {}),
-    ...(values.headed ? { headed: true } : {}),
-    ...(values['cdp-url'] !== undefined ? { cdpUrl: values['cdp-url'] } : {}),
-    ...(values['ws-endpoint'] !== undefined ? { wsEndpoint: values['ws-endpoint'] } : {}),
-    ...(values.allow ? { allow: hostList(values.allow) } : {}),
-    ...(values.deny ? { deny: hostList(values.deny) } : {}),
-    ...(scope !== undefined ? { scope } : {}),
-    ...(values['secrets-file'] !== undefined ? { secretsFile: values['secrets-file'] } : {}),
-    ...(maxSteps !== undefined ? { maxSteps } : {}),
-    ...(values.vision ? { vision: true } : {}),
-    ...(values.demo ? { demo: true } : {}),
-    env,
-  };
 }
 
 /** Checks what can be checked before a client connects: a model (or --demo), its key, the secrets file. */
@@ -200,11 +145,11 @@ export async function mcpCommand(args: string[], io: CommandIo): Promise<number>
   let config: RunConfig;
   let port: number | undefined;
   try {
-    config = runConfig(values, io.env);
+    config = await runConfigFromFlags(values, 'mcp', io.env);
     if (!values.http && (values.port !== undefined || values.host !== undefined || values.token !== undefined)) {
       throw new UsageError('--port, --host and --token apply to --http only.');
     }
-    port = integer(values.port, '--port', 0, 65535);
+    port = integerFlag(values, 'port', 'mcp', 0, 65_535);
     await checkConfig(config, io.env);
   } catch (error) {
     if (error instanceof UsageError || PlannavError.isInstance(error)) {

@@ -3,7 +3,7 @@
 
 import type { Readable, Writable } from 'node:stream';
 import { parseArgs } from 'node:util';
-import type { RunConfig } from '../front/index';
+import { integerFlag, runConfigFromFlags, runFlagOptions, UsageError, type RunConfig } from '../front/index';
 import { openInBrowser } from './open-browser';
 import { startRunPage } from './server';
 
@@ -32,42 +32,25 @@ Options:
   --start-url <url>       open this page before each new task
   --headed                show the browser window
   --cdp-url <url>         attach to a running Chrome
+  --ws-endpoint <url>     connect to a remote Playwright browser
   --allow <host>          a host the agent may visit (repeatable)
   --deny <host>           a host the agent may not visit (repeatable)
+  --scope <s>             navigation (default) or all-requests
   --secrets-file <file>   a dotenv file of secrets (never shown)
   --max-steps <n>         the step cap of a task
+  --vision                send screenshots to the model
   -h, --help              show this help
 
 Stop it with Ctrl-C.
 `;
 
 const options = {
+  ...runFlagOptions,
+  'start-url': { type: 'string' },
   port: { type: 'string' },
   'no-open': { type: 'boolean' },
-  demo: { type: 'boolean' },
-  model: { type: 'string' },
-  'planner-model': { type: 'string' },
-  'extractor-model': { type: 'string' },
-  'start-url': { type: 'string' },
-  headed: { type: 'boolean' },
-  'cdp-url': { type: 'string' },
-  allow: { type: 'string', multiple: true },
-  deny: { type: 'string', multiple: true },
-  'secrets-file': { type: 'string' },
-  'max-steps': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
-
-/** Bad usage: one line on stderr, exit 2. */
-class UsageError extends Error {}
-
-function integer(flag: string, text: string | undefined, min: number, max: number): number | undefined {
-  if (text === undefined) return undefined;
-  const value = Number(text);
-  if (!/^\d+$/.test(text.trim()) || value < min || value > max)
-    throw new UsageError(`--${flag} must be an integer from ${min} to ${max}, got ${JSON.stringify(text)}`);
-  return value;
-}
 
 /**
  * Waits for the end: the CLI's signal (it aborts on the first Ctrl-C and exits on the second
@@ -106,12 +89,12 @@ function interruptions(signal: AbortSignal | undefined): { first: Promise<void>;
 export async function uiCommand(args: string[], io: CommandIo): Promise<number> {
   let parsed: ReturnType<typeof parseArgs<{ args: string[]; options: typeof options; strict: true; allowPositionals: true }>>;
   let port: number | undefined;
-  let maxSteps: number | undefined;
+  let config: RunConfig;
   try {
     parsed = parseArgs({ args, options, strict: true, allowPositionals: true });
     if (parsed.positionals.length > 0) throw new UsageError(`ui takes no arguments, got ${JSON.stringify(parsed.positionals[0])} (see plannav ui --help)`);
-    port = integer('port', parsed.values.port, 0, 65_535);
-    maxSteps = integer('max-steps', parsed.values['max-steps'], 1, 10_000);
+    port = integerFlag(parsed.values, 'port', 'ui', 0, 65_535);
+    config = await runConfigFromFlags(parsed.values, 'ui', io.env);
   } catch (error) {
     io.stderr.write(`plannav: ${error instanceof Error ? error.message : String(error)}\n`);
     return 2;
@@ -121,20 +104,6 @@ export async function uiCommand(args: string[], io: CommandIo): Promise<number> 
     io.stdout.write(uiUsage);
     return 0;
   }
-  const config: RunConfig = {
-    model: values.model,
-    plannerModel: values['planner-model'],
-    extractorModel: values['extractor-model'],
-    startUrl: values['start-url'],
-    headed: values.headed,
-    cdpUrl: values['cdp-url'],
-    allow: values.allow,
-    deny: values.deny,
-    secretsFile: values['secrets-file'],
-    maxSteps,
-    demo: values.demo,
-    env: io.env,
-  };
   const stopping = interruptions(io.signal);
   try {
     const page = await startRunPage({ port, config, demo: values.demo, open: false }).catch((error: unknown) => {
