@@ -11,16 +11,23 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const cli = join(root, 'dist', 'cli.js');
 
 if (!existsSync(cli) && existsSync(join(root, 'scripts', 'ensure-deps.mjs'))) {
-  const step = (/** @type {string} */ command, /** @type {string[]} */ args) => {
-    const result = spawnSync(command, args, { cwd: root, stdio: ['ignore', 'inherit', 'inherit'], shell: process.platform === 'win32' });
+  /** Runs a set-up command; its output is shown live, or, when `quiet`, only if it fails. */
+  const step = (/** @type {string} */ command, /** @type {string[]} */ args, quiet = false) => {
+    const result = spawnSync(command, args, {
+      cwd: root,
+      stdio: ['ignore', quiet ? 'pipe' : 'inherit', quiet ? 'pipe' : 'inherit'],
+      shell: process.platform === 'win32',
+      encoding: 'utf8',
+    });
     if (result.status !== 0) {
+      if (quiet) process.stderr.write(`${result.stdout}${result.stderr}`);
       console.error(`plannav: the set-up of this clone failed (${[command, ...args].join(' ')}); see above.`);
       process.exit(1);
     }
   };
   console.error('plannav: a clone without a build: installing what is missing and building first (once).');
   step(process.execPath, [join(root, 'scripts', 'ensure-deps.mjs')]);
-  step('npm', ['run', '--silent', 'build']);
+  step('npm', ['run', '--silent', 'build'], true);
 }
 if (!existsSync(cli)) {
   console.error(`plannav: ${cli} is missing: reinstall plannav (npm install plannav).`);
