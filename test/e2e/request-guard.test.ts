@@ -203,8 +203,12 @@ describe.each(drivers)('$name', ({ launch, socketUrls }) => {
     const guard = hostGuard('all-requests');
     await driver.setNavigationGuard?.(guard);
     await firePage(driver, guard);
-    // The service worker's second socket opens when the page messages it: give it the time.
-    await sleep(500);
+    // The service worker's second socket opens when the page messages it: wait (bounded) until every socket was reported.
+    const expected = socketUrls
+      ? documentSocketPaths.map((path) => `${deniedOrigin.replace(/^http/, 'ws')}${path}`)
+      : [`${deniedOrigin.replace(/^http:/, 'https:')}/`];
+    const allReported = (): boolean => expected.every((url) => guard.reports.some((report) => report.url === url));
+    for (const end = Date.now() + 10_000; Date.now() < end && !allReported();) await sleep(50);
     expect(recording.upgrades).toEqual([]);
     const reported = guard.reports.map((report) => report.url);
     if (socketUrls) for (const path of documentSocketPaths) expect(reported).toContain(`${deniedOrigin.replace(/^http/, 'ws')}${path}`);
@@ -240,7 +244,7 @@ describe.each(drivers)('$name', ({ launch, socketUrls }) => {
     const workers = socketUrls ? ' of shared and service workers' : '';
     expect(status.unenforced).toEqual([expect.stringContaining(`WebSocket handshakes${workers} to loopback and link-local hosts`)]);
     await driver.goto(`${siteOrigin}/request-guard/retry.html?path=/loopback&to=${encodeURIComponent(deniedOrigin.replace(deniedHost, '127.0.0.2'))}`);
-    for (const end = Date.now() + 3000; Date.now() < end && !recording.upgrades.includes('/loopback');) await sleep(50);
+    for (const end = Date.now() + 10_000; Date.now() < end && !recording.upgrades.includes('/loopback');) await sleep(50);
     // Puppeteer's wrapper stops the page's WebSocket to 127.0.0.2; with Playwright (no wrapper) it goes direct: the gap the status names.
     if (socketUrls) expect(recording.upgrades).not.toContain('/loopback');
     else expect(recording.upgrades).toContain('/loopback');
@@ -250,12 +254,14 @@ describe.each(drivers)('$name', ({ launch, socketUrls }) => {
     const guard = hostGuard('all-requests');
     await driver.setNavigationGuard?.(guard);
     await driver.goto(`${siteOrigin}/request-guard/retry.html?to=${encodeURIComponent(deniedOrigin)}`);
-    await sleep(500);
+    // Waits (bounded) for the guard to report the page's first try, rather than a fixed time a loaded machine can overrun.
+    const reported = (): boolean => guard.reports.some((report) => report.url.endsWith(socketUrls ? '/retry' : `${deniedOrigin.replace(/^http:/, 'https:')}/`));
+    for (const end = Date.now() + 10_000; Date.now() < end && !reported();) await sleep(50);
+    expect(reported()).toBe(true);
     expect(recording.upgrades).not.toContain('/retry');
-    expect(guard.reports.some((report) => report.url.endsWith(socketUrls ? '/retry' : `${deniedOrigin.replace(/^http:/, 'https:')}/`))).toBe(true);
     await driver.setNavigationGuard?.(hostGuard('navigation'));
     // The document loaded under the guard keeps its wrapper, switched off.
-    for (const end = Date.now() + 3000; Date.now() < end && !recording.upgrades.includes('/retry');) await sleep(50);
+    for (const end = Date.now() + 10_000; Date.now() < end && !recording.upgrades.includes('/retry');) await sleep(50);
     expect(recording.upgrades).toContain('/retry');
   });
 
