@@ -1,6 +1,6 @@
 // `plannav mcp` as MCP hosts start it: the stdio parameters for an SDK client, a free port and a
 // readiness wait for the HTTP mode, raw HTTP requests (for headers fetch will not send, such as a
-// foreign Host), and the names the contract fixes (docs: /work/notes/contract23.md).
+// foreign Host), and the tool names of `plannav mcp` (docs/guides/mcp.md).
 import { request } from 'node:http';
 import { createServer } from 'node:net';
 import { cleanEnv, cliNodeArgs, repoRoot } from './front-cli';
