@@ -2,7 +2,8 @@
 // (unit, node, isolated and browser projects), and vitest on what ships (the package project). Ends with the durations, then exactly
 // one line `Tests: N passed, M failed`; exits non-zero when anything failed.
 //
-// The stages run side by side where they do not depend on each other: typecheck, lint, build and the sources' tests at
+// The stages run side by side where they do not depend on each other: typecheck-and-lint (one TypeScript program for
+// both: scripts/lint.mjs --typecheck), build and the sources' tests at
 // once; the API report and the package's tests as soon as the build is done (they read dist/ and the packed tarball).
 // Each side stage's output is held and printed whole when it ends, so the logs do not interleave; the sources' vitest
 // run streams as it runs.
@@ -16,7 +17,7 @@ const COVERAGE_SUMMARY = 'coverage/coverage-summary.json';
 /** How many of the slowest test files the summary lists. */
 const SLOWEST_FILES = 10;
 
-// Counting: every vitest test counts once; each tooling stage (typecheck, lint, build, api report,
+// Counting: every vitest test counts once; each tooling stage (typecheck and lint, build, api report,
 // coverage threshold) also counts as one test, so a failed or skipped stage shows up in `M failed`.
 let passed = 0;
 let failed = 0;
@@ -210,9 +211,8 @@ const buildAndAfter = stage('build (tsup)', 'build').then(async (built) => {
   ]);
   return files ?? [];
 });
-const [, , sourceFiles, packageFiles] = await Promise.all([
-  stage('typecheck (tsc --noEmit)', 'typecheck'),
-  stage('lint (eslint + prettier)', 'lint'),
+const [, sourceFiles, packageFiles] = await Promise.all([
+  stage('typecheck and lint (tsc, eslint on the same program, prettier)', 'check'),
   sourceTests(),
   buildAndAfter,
 ]);
