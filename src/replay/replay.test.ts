@@ -94,6 +94,9 @@ async function record(): Promise<RunHistory> {
   return result.history;
 }
 
+/** For the replays that meet a missing element on purpose: each would wait the default 5 s for it to appear. */
+const GIVE_UP_SOON = { elementTimeoutMs: 300 } as const;
+
 describe('replayHistory', () => {
   it('replays a recording exactly on the page it was recorded on, without a model', async () => {
     const history = await record();
@@ -143,7 +146,7 @@ describe('replayHistory', () => {
     expect(stopped.steps.at(-1)?.status).toBe('skipped');
 
     const { browser, cart } = shop('moved');
-    const skipping = await replayHistory(history, { browser, onStepFailure: 'skip' });
+    const skipping = await replayHistory(history, { browser, onStepFailure: 'skip', ...GIVE_UP_SOON });
     expect(skipping.status).toBe('failed');
     // Nothing is skipped: the steps after the failed one are tried, but the browser is off the
     // recorded path (the cups page has the same buttons): an element there is not taken for the
@@ -166,7 +169,7 @@ describe('replayHistory', () => {
       tasks: [...history.tasks, followUp],
       steps: [...history.steps, ...history.steps.map((step) => ({ ...step, taskId: 'follow-up', taskIndex: 1 }))],
     };
-    const replay = await replayHistory(twice, { browser: shop('broken').browser });
+    const replay = await replayHistory(twice, { browser: shop('broken').browser, ...GIVE_UP_SOON });
     const second = replay.steps.filter((step) => step.taskId === 'follow-up');
     expect(second.length).toBeGreaterThan(0);
     expect(second.every((step) => step.status === 'skipped' && step.reason?.startsWith('the replay stopped at step'))).toBe(true);
@@ -242,7 +245,7 @@ describe('replayHistory', () => {
   it('fails a step it cannot do with the reason, stops, and skips the rest', async () => {
     const history = await record();
     const { browser, cart } = shop('broken');
-    const replay = await replayHistory(history, { browser });
+    const replay = await replayHistory(history, { browser, ...GIVE_UP_SOON });
     expect(replay.status).toBe('failed');
     const failed = replay.steps.find((step) => step.status === 'failed');
     expect(failed?.action).toBe('click_element');
@@ -256,7 +259,7 @@ describe('replayHistory', () => {
     const { browser: again, cart } = shop('broken');
     // The Navigator finds the other way to buy on the page it is shown.
     const llm = new ScriptedLLM({ respond: (request) => scriptedActions([{ click_element: { index: indexOf(request.lastUserText, 'Order now') } }]) });
-    const replay = await replayHistory(history, { browser: again, onStepFailure: 'ask-model', llm });
+    const replay = await replayHistory(history, { browser: again, onStepFailure: 'ask-model', llm, ...GIVE_UP_SOON });
     const healed = replay.steps.find((step) => step.healedBy === 'model');
     expect(healed).toMatchObject({ action: 'click_element', status: 'healed' });
     expect(healed?.reason).toMatch(/not found/);
