@@ -167,7 +167,7 @@ describe('act() with an instruction and an ActionCache', () => {
       expect(added).toEqual(['Blue mug']);
     });
 
-    it('when the recorded button lost its identifying id to another, it is left to the model, which picks the right one', async () => {
+    it('when another product\u2019s button takes the recorded id (the same structure), it is left to the model, which picks the right one', async () => {
       const { browser, added } = setUp([
         { ...blue, button: { id: 'add-blue' } },
         { ...red, button: { id: 'add-red' } },
