@@ -33,7 +33,11 @@ describe('urlSignature', () => {
 });
 
 describe('structureOf', () => {
-  const base = [print('/html/body/main/section[1]/form/button'), print('/html/body/main/section[2]/form/button'), print('/html/body/nav/a', { tagName: 'a', role: 'link', attributes: {} })];
+  const base = [
+    print('/html/body/main/section[1]/form/button'),
+    print('/html/body/main/section[2]/form/button'),
+    print('/html/body/nav/a', { tagName: 'a', role: 'link', attributes: {} }),
+  ];
 
   it('does not change with text, prices, boxes, query values or the length of a list', () => {
     const other = [

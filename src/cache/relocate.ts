@@ -83,6 +83,7 @@ function changedIdentity(recorded: ElementFingerprint, now: ElementFingerprint):
   const name = now.name || now.text;
   // A field found by its `name` may be relabelled; any other element is known by its name.
   const field = recorded.attributes.name !== undefined && ['input', 'select', 'textarea'].includes(recorded.tagName);
-  if (!field && recordedName !== name && similarity(recordedName, name) < sameWords) return `its name is ${JSON.stringify(name)}, not ${JSON.stringify(recordedName)}`;
+  if (!field && recordedName !== name && similarity(recordedName, name) < sameWords)
+    return `its name is ${JSON.stringify(name)}, not ${JSON.stringify(recordedName)}`;
   return undefined;
 }

@@ -12,7 +12,7 @@ const keyPattern = /^[a-z0-9]{16,128}$/;
 
 function checkKey(key: string): void {
   if (typeof key !== 'string' || !keyPattern.test(key)) {
-    throw new ConfigError(`fileActionCacheStore: the key ${JSON.stringify(String(key)).slice(0, 80)} is not a cache key (16 to 128 lower-case letters and digits).`, {
+    throw new ConfigError(`fileActionCacheStore: the key ${JSON.stringify(key).slice(0, 80)} is not a cache key (16 to 128 lower-case letters and digits).`, {
       field: 'key',
     });
   }

@@ -101,7 +101,16 @@ describe('act() with an instruction and an ActionCache', () => {
     const llm = picker('Blue mug');
     await act(browser, { instruction }, { llm, cache });
 
-    browser.setPage(shopUrl, shopPage([{ ...blue, price: 9 }, { ...red, price: 7 }], added));
+    browser.setPage(
+      shopUrl,
+      shopPage(
+        [
+          { ...blue, price: 9 },
+          { ...red, price: 7 },
+        ],
+        added,
+      ),
+    );
     await browser.goto(shopUrl);
     const again = await act(browser, { instruction }, { llm, cache });
     expect(again.cache).toBe('hit');
@@ -351,7 +360,9 @@ describe('act() with an instruction and an ActionCache', () => {
     }
 
     it('an ActionCache with bad options', () => {
-      expect(() => new ActionCache({ store: { get: () => undefined } as never })).toThrow('Option `store` of ActionCache must have get(), set() and delete(); it lacks set, delete.');
+      expect(() => new ActionCache({ store: { get: () => undefined } as never })).toThrow(
+        'Option `store` of ActionCache must have get(), set() and delete(); it lacks set, delete.',
+      );
       expect(() => new ActionCache({ stores: {} } as never)).toThrow('Unknown option `stores` of ActionCache. Check its spelling.');
       expect(() => new ActionCache({ onEvent: 'log' as never })).toThrow('Option `onEvent` of ActionCache must be a function.');
     });

@@ -105,7 +105,7 @@ function replayable(
   if (entry.signature !== page.structure) return { reason: 'the structure of the page changed since the entry was written' };
   const known = registry.availableAt(state.url).some((item) => item.name === action.name);
   if (!known) return { reason: `the action ${action.name} is not available on this page` };
-  const candidates = [...page.prints].map(([index, fingerprint]) => ({ index, fingerprint: fingerprint as ElementFingerprint }));
+  const candidates = [...page.prints].map(([index, fingerprint]) => ({ index, fingerprint }));
   const found = relocate(action, state, candidates, entry.pageHash !== page.pageHash);
   if (!found.found) return { reason: found.reason };
   return { params: { ...action.params, ...found.indexes } };

@@ -55,8 +55,6 @@ function actionList(value: unknown): unknown {
 export const actAnswerSchema = z.object({
   action: z.preprocess(
     actionList,
-    z
-      .array(z.record(z.string(), z.unknown()), { error: 'action must be a list of one {"action_name": {parameters}} object' })
-      .min(1, 'write one action'),
+    z.array(z.record(z.string(), z.unknown()), { error: 'action must be a list of one {"action_name": {parameters}} object' }).min(1, 'write one action'),
   ),
 });

@@ -191,8 +191,16 @@ const optionsSchema = z
 
 const requestSchema = z
   .object({
-    action: z.string({ error: 'must be the name of an action, such as "click_element"' }).min(1, 'must be the name of an action, such as "click_element"').optional(),
-    instruction: z.string({ error: 'must be a string' }).trim().min(1, 'must say what to do, such as "open the cart"').max(2000, 'must be at most 2000 characters').optional(),
+    action: z
+      .string({ error: 'must be the name of an action, such as "click_element"' })
+      .min(1, 'must be the name of an action, such as "click_element"')
+      .optional(),
+    instruction: z
+      .string({ error: 'must be a string' })
+      .trim()
+      .min(1, 'must say what to do, such as "open the cart"')
+      .max(2000, 'must be at most 2000 characters')
+      .optional(),
     params: z.record(z.string(), z.unknown(), { error: 'must be an object of the action\u2019s parameters' }).optional(),
     state: z
       .custom<PageState>((value) => typeof value === 'object' && value !== null && (value as PageState).elements instanceof Map, {
@@ -306,7 +314,12 @@ function redactingModel(llm: LLMClient, secrets: SecretStore): LLMClient {
 }
 
 /** The address of the page an action acts on, for the secrets it may use: the URL it loads, its element's frame, or the page. */
-async function pageOf(driver: ResolvedBrowserDriver, params: Readonly<Record<string, unknown>>, state: PageState | undefined, signal: AbortSignal): Promise<string> {
+async function pageOf(
+  driver: ResolvedBrowserDriver,
+  params: Readonly<Record<string, unknown>>,
+  state: PageState | undefined,
+  signal: AbortSignal,
+): Promise<string> {
   if (typeof params.url === 'string') return params.url;
   const ref = typeof params.index === 'number' ? state?.elements.get(params.index) : undefined;
   if (ref) {
@@ -380,9 +393,12 @@ export async function act(browser: BrowserDriver, request: ActRequest, options: 
   if (instruction !== undefined) {
     const extra = (['params', 'state'] as const).find((field) => checkedRequest[field] !== undefined);
     if (extra) {
-      throw new ConfigError(`Field \`${extra}\` of the request of act() goes with \`action\`: with an \`instruction\`, act() reads the page and the model picks the parameters.`, {
-        field: extra,
-      });
+      throw new ConfigError(
+        `Field \`${extra}\` of the request of act() goes with \`action\`: with an \`instruction\`, act() reads the page and the model picks the parameters.`,
+        {
+          field: extra,
+        },
+      );
     }
     if (!checked.llm) throw new ConfigError('act() with an `instruction` needs a model to carry it out: pass `llm` in its options.', { field: 'llm' });
   }
@@ -459,7 +475,7 @@ export async function act(browser: BrowserDriver, request: ActRequest, options: 
           outcome = await actOnInstruction({
             instruction,
             llm: model.client,
-            usage: model.usage,
+            usage: () => model.usage(),
             cache: checked.cache,
             secrets,
             registry,
@@ -481,7 +497,14 @@ export async function act(browser: BrowserDriver, request: ActRequest, options: 
             `act(): the URL policy stopped ${outcome.action} from loading ${stopped.url} (${stopped.kind}): ${stopped.reason}.`,
           );
         }
-        return { ...outcome.result, action: outcome.action, params: outcome.params, cache: outcome.cache, usage: model?.usage() ?? emptyUsage, blockedNavigations: blocked };
+        return {
+          ...outcome.result,
+          action: outcome.action,
+          params: outcome.params,
+          cache: outcome.cache,
+          usage: model?.usage() ?? emptyUsage,
+          blockedNavigations: blocked,
+        };
       } finally {
         await removeGuard();
       }

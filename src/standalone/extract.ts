@@ -225,7 +225,15 @@ export async function extract<S extends z.ZodType = z.ZodString>(
         })
       : undefined;
     if (lookup?.hit) {
-      lookup.store.report({ type: 'cache-hit', call: 'extract', instruction: lookup.instruction, url: lookup.url, key: lookup.key, usage: model.usage(), storeError: lookup.storeError });
+      lookup.store.report({
+        type: 'cache-hit',
+        call: 'extract',
+        instruction: lookup.instruction,
+        url: lookup.url,
+        key: lookup.key,
+        usage: model.usage(),
+        storeError: lookup.storeError,
+      });
       return lookup.hit.data as z.output<S>;
     }
     const read = () =>
