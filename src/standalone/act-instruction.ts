@@ -211,7 +211,7 @@ export async function actOnInstruction(call: InstructionCall): Promise<Instructi
   let result: ActionResult;
   if (chosen.name === 'done') {
     const said = typeof chosen.params.text === 'string' && chosen.params.text.trim() ? chosen.params.text.trim() : 'it gave no reason';
-    result = { error: `The model did not act on the instruction: ${said}`, includeInMemory: true };
+    result = { error: secrets.redact(`The model did not act on the instruction: ${said}`), includeInMemory: true };
   } else {
     result = await call.run(chosen.name, chosen.params, state);
   }
@@ -229,5 +229,5 @@ export async function actOnInstruction(call: InstructionCall): Promise<Instructi
       storeError,
     });
   }
-  return { result, action: chosen.name, params: chosen.params, cache: status };
+  return { result, action: chosen.name, params: secrets.redactDeep(chosen.params), cache: status };
 }
