@@ -51,6 +51,8 @@ export { act } from './standalone/act';
 export type { ActOptions, ActResult } from './standalone/act';
 export { extract } from './standalone/extract';
 export type { ExtractOptions } from './standalone/extract';
+// Issue 24, the action cache of act()'s instruction form and extract() (its types and file store: plannav/node).
+export { ActionCache } from './cache/action-cache';
 
 // The errors an app catches (the model errors' subclasses, which model clients throw: plannav/provider).
 export {

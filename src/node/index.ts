@@ -6,3 +6,7 @@ export { recordRun, type RecordableRun, type RunRecording } from './journal';
 export { createRunGif, type RunGifOptions, type RunGifResult } from './run-gif';
 export { createRunReport, type RunReportOptions, type RunReportResult } from './run-report';
 export { fileCollectionStore } from './collect-store';
+// Issue 24, the action cache: its store on disk, and the types of ActionCache (the class is in the core).
+export { fileActionCacheStore } from './action-cache-store';
+export type { ActionCacheEntry, ActionCacheStore, CachedAction } from '../cache/cache-entry';
+export type { ActionCacheEvent, ActionCacheOptions, ActionCacheStats, ActionCacheStatus } from '../cache/action-cache';

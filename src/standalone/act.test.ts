@@ -47,10 +47,14 @@ describe('act', () => {
 
     expect(result).toEqual({
       action: 'click_element',
+      params: { index: 1 },
       extractedContent: 'Clicked element 1 (<a> "Mugs"). The page navigated to https://shop.example/mugs.',
       includeInMemory: true,
       stopSequence: true,
       blockedNavigations: [],
+      // A named action resolves nothing: no cache, no model call.
+      cache: 'off',
+      usage: { inputTokens: 0, outputTokens: 0, cachedInputTokens: 0, reasoningTokens: 0, totalTokens: 0, calls: 0, costUsd: 0 },
     });
     expect(browser.calls.find((call) => call.method === 'click')?.args).toEqual([1, state.elements.get(1)?.elementId]);
     expect(await browser.currentUrl()).toBe('https://shop.example/mugs');

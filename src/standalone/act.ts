@@ -1,5 +1,6 @@
-// act(): runs one action by name on any BrowserDriver, without the loop: the built-in actions or
-// the caller's own, parameters checked by the action's schema, under the URL policy.
+// act(): runs one action on any BrowserDriver, without the loop: by name (a built-in action or the
+// caller's own, parameters checked by the action's schema), or by instruction (the model picks the
+// action and its element; an ActionCache replays what it picked before). Always under the URL policy.
 
 import { z } from 'zod';
 import { createActionContext } from '../actions/action-context';
@@ -8,23 +9,37 @@ import { ActionRegistry } from '../actions/registry';
 import type { Action, ActionResult } from '../actions/types';
 import type { PageState } from '../browser/page-state';
 import type { BlockedNavigation, BrowserDriver, CallOptions, ResolvedBrowserDriver } from '../browser/types';
-import { ConfigError, URLNotAllowedError } from '../errors';
+import { ActionCache, type ActionCacheStatus } from '../cache/action-cache';
+import { ActionError, ConfigError, URLNotAllowedError } from '../errors';
+import type { ModelRetryOptions } from '../llm/generate-object';
 import type { LLMClient } from '../llm/types';
+import { emptyUsage, type TokenUsage } from '../llm/usage';
+import { SecretStore, type SecretsOption } from '../security/secrets';
 import { UrlPolicy, type UrlPolicyOptions } from '../security/url-policy';
 import { boundedCall } from '../util/bounded-call';
 import { BrowserSession, unanswered, type UrlGuard } from '../session/index';
+import { actOnInstruction } from './act-instruction';
 import { callOptionsShape, checkArgument, checkBrowser, describeValue } from './options';
+import { countingClient } from './usage-counter';
 
 /**
- * Which action {@link act} runs, with what, on which page state.
+ * What {@link act} does: one action by name, with its parameters and the page state an index refers
+ * to; or an `instruction` in words, for the model to carry out with one action it picks.
  * @public
  */
 export interface ActRequest {
   /**
    * The action's name: a built-in one (`click_element`, `input_text`, `go_to_url`, …, see the
-   * README's table) or one of the `actions` option.
+   * README's table) or one of the `actions` option. Give either `action` or `instruction`.
    */
-  readonly action: string;
+  readonly action?: string | undefined;
+  /**
+   * What to do, in words, as one action: the model reads the page and picks the action and its
+   * element (`llm` is required). With the `cache` option, the next call with this instruction on
+   * the same kind of page runs from the cache, with no model call. Give either `action` or `instruction`.
+   * @example `'add the blue mug to the cart'`
+   */
+  readonly instruction?: string | undefined;
   /**
    * The action's parameters, checked against its zod schema (defaults filled in).
    * @defaultValue `{}`
@@ -68,10 +83,36 @@ export interface ActOptions extends CallOptions {
    */
   readonly urlPolicy?: UrlPolicyOptions | undefined;
   /**
-   * The model of `extract_content` (and of your actions that use `context.extractionLLM`).
-   * @defaultValue none: such actions report that a model is needed
+   * The model: with an `instruction`, the one that picks the action (required); and the model of
+   * `extract_content` (and of your actions that use `context.extractionLLM`).
+   * @defaultValue none: an instruction is refused, and such actions report that a model is needed
    */
   readonly llm?: LLMClient | undefined;
+  /**
+   * With an `instruction`: where resolved instructions are kept (see {@link ActionCache}). A hit re-finds
+   * the recorded element with the replay matcher and acts without a model call; a page that changed
+   * is resolved by the model again and the entry replaced. Ignored with a named `action` (`cache: 'off'`).
+   * @defaultValue no cache: the model resolves every instruction
+   * @example `const cache = new ActionCache(); await act(browser, { instruction: 'open the cart' }, { llm, cache });`
+   */
+  readonly cache?: ActionCache | undefined;
+  /**
+   * Secrets the model never sees, as the Executor's `secrets` option: names to values, or URL
+   * patterns to such objects. The model writes `<secret>name</secret>` in an action's text and the
+   * value is put in when the action runs (a named action's parameters may hold placeholders too);
+   * results are redacted, and the cache stores the placeholder, never the value.
+   * @defaultValue none
+   * @example `{ 'https://shop.example': { password: process.env.SHOP_PASSWORD ?? '' } }`
+   */
+  readonly secrets?: SecretsOption | undefined;
+  /**
+   * With an `instruction`: pixels beyond the viewport whose elements the model is shown; `-1` shows
+   * the whole page (more tokens), as `observe()`'s option.
+   * @defaultValue 0
+   */
+  readonly viewportExpansion?: number | undefined;
+  /** With an `instruction`: how transient model failures (429, 5xx, timeouts) are retried. @defaultValue 3 retries with backoff */
+  readonly retry?: ModelRetryOptions | undefined;
   /**
    * Absolute paths of the files and folders `upload_file` may send; a folder allows every file below it.
    * @defaultValue none: `upload_file` refuses every path
@@ -84,8 +125,19 @@ export interface ActOptions extends CallOptions {
  * @public
  */
 export interface ActResult extends ActionResult {
-  /** The action's name. */
+  /** The action's name: the one given, or the one the model (or the cache) picked for the instruction. */
   readonly action: string;
+  /** The parameters the action ran with; `<secret>name</secret>` placeholders stay as written. */
+  readonly params: Readonly<Record<string, unknown>>;
+  /**
+   * How the action cache served the call: `hit` (no model call), `miss` (no entry: the model
+   * resolved the instruction and the entry was written), `healed` (the entry no longer fitted the
+   * page: the model resolved it again and the entry was replaced), `off` (no cache, or a named action).
+   * An entry is written only for an action that ran without error.
+   */
+  readonly cache: ActionCacheStatus;
+  /** The model calls the call made (none on a cache hit, nor for an action that calls no model). */
+  readonly usage: TokenUsage;
   /**
    * Loads the URL policy stopped during the action that did not fail it: frames and prefetches
    * (a stopped load of the page itself rejects with `URLNotAllowedError` instead).
@@ -121,12 +173,34 @@ const optionsSchema = z
         error: 'must be a list of strings',
       })
       .default([]),
+    cache: z.custom<ActionCache>((value) => value instanceof ActionCache, { error: 'must be an ActionCache made with `new ActionCache()`' }).optional(),
+    // Checked by SecretStore, which names the entry at fault.
+    secrets: z.custom<SecretsOption>(() => true).optional(),
+    viewportExpansion: z.number({ error: 'must be a number' }).int('must be an integer').min(-1, 'must be -1 (whole page) or 0 or more').default(0),
+    retry: z
+      .object({
+        retries: z.number().int().nonnegative().optional(),
+        minTimeout: z.number().int().nonnegative().optional(),
+        maxTimeout: z.number().int().nonnegative().optional(),
+        maxRetryTime: z.number().int().nonnegative().optional(),
+      })
+      .strict()
+      .optional(),
   })
   .strict();
 
 const requestSchema = z
   .object({
-    action: z.string({ error: 'must be the name of an action, such as "click_element"' }).min(1, 'must be the name of an action, such as "click_element"'),
+    action: z
+      .string({ error: 'must be the name of an action, such as "click_element"' })
+      .min(1, 'must be the name of an action, such as "click_element"')
+      .optional(),
+    instruction: z
+      .string({ error: 'must be a string' })
+      .trim()
+      .min(1, 'must say what to do, such as "open the cart"')
+      .max(2000, 'must be at most 2000 characters')
+      .optional(),
     params: z.record(z.string(), z.unknown(), { error: 'must be an object of the action\u2019s parameters' }).optional(),
     state: z
       .custom<PageState>((value) => typeof value === 'object' && value !== null && (value as PageState).elements instanceof Map, {
@@ -219,23 +293,70 @@ async function leaveDeniedPage(
 const isPageLoad = (navigation: BlockedNavigation): boolean =>
   navigation.kind === 'navigation' || navigation.kind === 'redirect' || navigation.kind === 'popup';
 
+/** `llm` with every known secret value in its requests replaced by its placeholder; `llm` itself when there is no secret. */
+function redactingModel(llm: LLMClient, secrets: SecretStore): LLMClient {
+  if (secrets.isEmpty) return llm;
+  return {
+    specificationVersion: llm.specificationVersion,
+    provider: llm.provider,
+    model: llm.model,
+    supportsImages: llm.supportsImages,
+    generate: (request) =>
+      llm.generate({
+        ...request,
+        messages: request.messages.map((message) =>
+          typeof message.content === 'string'
+            ? { ...message, content: secrets.redact(message.content) }
+            : { role: 'user', content: message.content.map((part) => (part.type === 'text' ? { ...part, text: secrets.redact(part.text) } : part)) },
+        ),
+      }),
+  };
+}
+
+/** The address of the page an action acts on, for the secrets it may use: the URL it loads, its element's frame, or the page. */
+async function pageOf(
+  driver: ResolvedBrowserDriver,
+  params: Readonly<Record<string, unknown>>,
+  state: PageState | undefined,
+  signal: AbortSignal,
+): Promise<string> {
+  if (typeof params.url === 'string') return params.url;
+  const ref = typeof params.index === 'number' ? state?.elements.get(params.index) : undefined;
+  if (ref) {
+    const frame = (await driver.frames({ signal })).find((item) => item.id === ref.frameId);
+    if (frame) return frame.url;
+  }
+  return state?.url ?? driver.currentUrl({ signal });
+}
+
 /**
- * Runs one action by name, on any {@link BrowserDriver}, without the loop: a built-in action or
- * one of `options.actions`, its parameters checked by the action's schema, under the URL policy.
+ * Runs one action on any {@link BrowserDriver}, without the loop: by name (a built-in action or
+ * one of `options.actions`, its parameters checked by the action's schema), or by `instruction`
+ * (the model picks the action and its element on the page; with `options.cache`, the next call on the
+ * same kind of page runs from the cache with no model call). Always under the URL policy.
  *
  * @remarks
  * An `index` parameter refers to an element of `request.state`, the state {@link observe}
  * returned; act() reads no page of its own for it (when the state is stale, the action reports
- * that the element is gone). A misused call rejects; what the page does is reported:
+ * that the element is gone). An `instruction` reads the page itself (settled, as the Navigator
+ * reads it) and asks `options.llm` for one action; when the page lacks what it needs, the model
+ * answers that it cannot and the result's `error` says why. A misused call rejects; what the page
+ * does is reported:
  *
  * - an unknown action, parameters its schema refuses, an index without a state or not in it,
- *   a bad option, a driver in use: `ConfigError` naming the field (`action`, `params.index`,
- *   `state`, `browser`, …), before the browser is touched;
+ *   both or neither of `action` and `instruction`, an instruction without `llm`, a bad option, a
+ *   driver in use: `ConfigError` naming the field (`action`, `params.index`, `state`, `llm`,
+ *   `browser`, …), before the browser is touched;
  * - a URL the policy denies, asked for by the action or loaded by the browser during it (a
  *   link, a redirect, a popup): `URLNotAllowedError` (a denied page is not left loaded);
  * - a failure the page explains (the element is gone, nothing to go back to): the result's
  *   `error`, the recoverable message the Navigator would read;
+ * - the model failing (after retries) or answering unusably: the `ChatModelError` (no action runs);
  * - `signal`: `RequestCancelledError`, at once; `timeout`: `TimeoutError`.
+ *
+ * A cache hit never acts on an element the replay matcher did not find again plainly: when the
+ * recorded element is gone, ambiguous, changed or only similar (another product's button in its
+ * place), the model is asked instead, and `result.cache` is `healed`.
  *
  * A driver runs one task at a time: act() on a driver that an Executor task or another act()
  * is using rejects with a `ConfigError` (field `browser`), since each installs its own URL policy
@@ -249,6 +370,10 @@ const isPageLoad = (navigation: BlockedNavigation): boolean =>
  * const result = await act(browser, { action: 'input_text', params: { index: 2, text: 'ada@example.com' }, state });
  * if (result.error) console.warn(result.error);
  * await act(browser, { action: 'go_to_url', params: { url: 'https://shop.example/cart' } }, { urlPolicy: { allow: ['shop.example'] } });
+ *
+ * const cache = new ActionCache();
+ * const added = await act(browser, { instruction: 'add the blue mug to the cart' }, { llm, cache });
+ * console.log(added.action, added.cache, added.usage.totalTokens); // click_element miss 220
  * ```
  * @public
  */
@@ -256,6 +381,28 @@ export async function act(browser: BrowserDriver, request: ActRequest, options: 
   checkBrowser(browser, 'act()');
   const checkedRequest = checkArgument(requestSchema, request, 'the request of act()', 'Field');
   const checked = checkArgument(optionsSchema, options, 'act()');
+  const instruction = checkedRequest.instruction;
+  if ((instruction === undefined) === (checkedRequest.action === undefined)) {
+    throw new ConfigError(
+      instruction === undefined
+        ? 'act() needs either `action` (an action by name, such as "click_element") or `instruction` (what to do, in words).'
+        : 'act() takes either `action` or `instruction`, not both: an instruction lets the model pick the action.',
+      { field: 'action' },
+    );
+  }
+  if (instruction !== undefined) {
+    const extra = (['params', 'state'] as const).find((field) => checkedRequest[field] !== undefined);
+    if (extra) {
+      throw new ConfigError(
+        `Field \`${extra}\` of the request of act() goes with \`action\`: with an \`instruction\`, act() reads the page and the model picks the parameters.`,
+        {
+          field: extra,
+        },
+      );
+    }
+    if (!checked.llm) throw new ConfigError('act() with an `instruction` needs a model to carry it out: pass `llm` in its options.', { field: 'llm' });
+  }
+  const secrets = new SecretStore(checked.secrets);
   const policy = new UrlPolicy(checked.urlPolicy);
   const names = checked.actions.map((item) => item.name);
   const repeated = [...new Set(names.filter((name, index) => names.indexOf(name) !== index))];
@@ -266,17 +413,21 @@ export async function act(browser: BrowserDriver, request: ActRequest, options: 
     );
   }
   const registry = registryWith(checked.actions);
-  const action = registry.get(checkedRequest.action);
-  if (!action) {
+  const action = checkedRequest.action === undefined ? undefined : registry.get(checkedRequest.action);
+  if (checkedRequest.action !== undefined && !action) {
     const names = registry.list().map((item) => item.name);
     throw new ConfigError(`Unknown action "${checkedRequest.action}". Available actions: ${names.join(', ')}. Add your own with the \`actions\` option.`, {
       field: 'action',
     });
   }
   const params = checkedRequest.params ?? {};
-  checkParams(action, params, checkedRequest.state);
+  if (action) checkParams(action, params, checkedRequest.state);
+  const model = checked.llm ? countingClient(redactingModel(checked.llm, secrets)) : undefined;
   // The reader is observe()'s: a state it reads for an action limited to some pages numbers the elements as observe() does.
-  const session = new BrowserSession(browser, { sharedReader: true });
+  const session = new BrowserSession(browser, {
+    sharedReader: true,
+    reader: instruction === undefined ? undefined : { viewportExpansion: checked.viewportExpansion },
+  });
   const { driver } = session;
   // One task or act() at a time per driver: each installs its own URL policy in it.
   const release = session.lease({ what: 'act()' });
@@ -290,15 +441,14 @@ export async function act(browser: BrowserDriver, request: ActRequest, options: 
       guard = session.urlGuard(policy, { check: (url) => policy.check(url), blocked: (navigation) => blocked.push(navigation) }, signal, 'lift');
       // A driver whose install fails is treated as one without a guard, as the Executor does: the page is checked after the action.
       const { guarded } = await guard.install();
-      try {
-        // An action limited to some pages is judged on the state it gets: without one, read the page.
-        const state = checkedRequest.state ?? (action.urlPatterns ? await session.reader.capture({ screenshot: false, signal }) : undefined);
+      /** Runs one action on `state` with its secrets put in; a denied page it ended on is left. */
+      const run = async (name: string, actionParams: Readonly<Record<string, unknown>>, state: PageState | undefined): Promise<ActionResult> => {
         const before = !guarded && policy.restrictive ? await driver.activeTab({ signal }) : undefined;
         const context = createActionContext({
           driver,
           state,
           signal,
-          extractionLLM: checked.llm ?? missingModel,
+          extractionLLM: model?.client ?? missingModel,
           taskId: 'act',
           step: 1,
           uploadPaths: checked.uploadPaths,
@@ -306,16 +456,55 @@ export async function act(browser: BrowserDriver, request: ActRequest, options: 
           askHuman: unanswered,
           onUrlBlocked: (url, reason) => blocked.push({ url, reason, kind: 'navigation' }),
         });
-        const result = await registry.run(action.name, params, context);
+        let actual: unknown = actionParams;
+        if (SecretStore.holdsPlaceholder(actionParams)) {
+          try {
+            actual = (await secrets.substitute(actionParams, await pageOf(driver, actionParams, state, signal), name)).value;
+          } catch (error) {
+            if (!ActionError.isInstance(error)) throw error;
+            return { error: error.message, includeInMemory: true };
+          }
+        }
+        const result = secrets.redactDeep(await registry.run(name, actual, context));
         if (before) await leaveDeniedPage(driver, policy, before, blocked, signal);
+        return result;
+      };
+      try {
+        let outcome: { result: ActionResult; action: string; params: Readonly<Record<string, unknown>>; cache: ActionCacheStatus };
+        if (instruction !== undefined && model) {
+          outcome = await actOnInstruction({
+            instruction,
+            llm: model.client,
+            usage: () => model.usage(),
+            cache: checked.cache,
+            secrets,
+            registry,
+            session,
+            signal,
+            retry: checked.retry,
+            run,
+          });
+        } else {
+          const named = action as Action;
+          // An action limited to some pages is judged on the state it gets: without one, read the page.
+          const state = checkedRequest.state ?? (named.urlPatterns ? await session.reader.capture({ screenshot: false, signal }) : undefined);
+          outcome = { result: await run(named.name, params, state), action: named.name, params, cache: 'off' };
+        }
         const stopped = blocked.find(isPageLoad);
         if (stopped) {
           throw new URLNotAllowedError(
             stopped.url,
-            `act(): the URL policy stopped ${action.name} from loading ${stopped.url} (${stopped.kind}): ${stopped.reason}.`,
+            `act(): the URL policy stopped ${outcome.action} from loading ${stopped.url} (${stopped.kind}): ${stopped.reason}.`,
           );
         }
-        return { ...result, action: action.name, blockedNavigations: blocked };
+        return {
+          ...outcome.result,
+          action: outcome.action,
+          params: outcome.params,
+          cache: outcome.cache,
+          usage: model?.usage() ?? emptyUsage,
+          blockedNavigations: blocked,
+        };
       } finally {
         await removeGuard();
       }

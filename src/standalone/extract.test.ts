@@ -6,6 +6,8 @@ import { ActionError, ChatModelError, ChatModelOutputError, ConfigError, Request
 import type { LLMClient } from '../llm/types';
 import { FakeBrowserDriver, type FakeBrowserDriverOptions } from '../testing/fake-browser-driver';
 import { ScriptedLLM } from '../testing/scripted-llm';
+import { ActionCache, type ActionCacheEvent } from '../cache/action-cache';
+import type { ActionCacheEntry, ActionCacheStore } from '../cache/cache-entry';
 import { extract } from './extract';
 
 const mugs = 'https://shop.example/mugs';
@@ -167,5 +169,70 @@ describe('extract', () => {
       expect(llm.requests[0]?.signal?.aborted).toBe(true);
       expect(vi.getTimerCount()).toBe(0);
     });
+  });
+});
+
+describe('extract with an ActionCache', () => {
+  /** A model that reads the prices from the page text it is sent, so its answer shows what it read. */
+  const priceReader = (): ScriptedLLM =>
+    new ScriptedLLM({
+      respond: ({ lastUserText }) => ({
+        object: { products: [...lastUserText.matchAll(/(\w+ mug): \$(\d+)/g)].map(([, name, price]) => ({ name, price: Number(price) })) },
+      }),
+    });
+
+  it('answers from the cache, with no model call, while the page text is the same; other text or another instruction is a miss', async () => {
+    const browser = new FakeBrowserDriver(options);
+    const events: ActionCacheEvent[] = [];
+    const cache = new ActionCache({ onEvent: (event) => events.push(event) });
+    const llm = priceReader();
+    const request = { llm, instruction: 'every mug with its price', schema: products };
+
+    const first = await extract(browser, request, { cache });
+    expect(first.products).toEqual([
+      { name: 'Blue mug', price: 4 },
+      { name: 'Red mug', price: 6 },
+    ]);
+    expect(llm.callCount).toBe(1);
+    await browser.goto(mugs);
+    expect(await extract(browser, { ...request, instruction: 'Every  mug with its price' }, { cache })).toEqual(first);
+    expect(llm.callCount).toBe(1);
+
+    browser.updateContent(['Blue mug: $9', 'Red mug: $6']);
+    expect((await extract(browser, request, { cache })).products[0]).toEqual({ name: 'Blue mug', price: 9 });
+    expect(llm.callCount).toBe(2);
+    await extract(browser, { ...request, instruction: 'the cheapest mug' }, { cache });
+    expect(llm.callCount).toBe(3);
+    // The same instruction with another schema is another entry.
+    const namer = new ScriptedLLM({ respond: () => ({ object: { names: ['Blue mug', 'Red mug'] } }) });
+    await extract(browser, { ...request, llm: namer, schema: z.object({ names: z.array(z.string()) }) }, { cache });
+    expect(namer.callCount).toBe(1);
+
+    expect(cache.stats()).toEqual({ hits: 1, misses: 4, heals: 0 });
+    expect(events.slice(0, 2).map((event) => [event.type, event.call, event.usage.calls])).toEqual([
+      ['cache-miss', 'extract', 1],
+      ['cache-hit', 'extract', 0],
+    ]);
+  });
+
+  it('extracts again when the schema no longer accepts the cached answer', async () => {
+    const browser = new FakeBrowserDriver(options);
+    const entries = new Map<string, ActionCacheEntry>();
+    const store: ActionCacheStore = { get: (key) => entries.get(key), set: (key, entry) => void entries.set(key, entry), delete: () => undefined };
+    const cache = new ActionCache({ store });
+    const llm = priceReader();
+    await extract(browser, { llm, instruction: 'every mug with its price', schema: products }, { cache });
+    for (const [key, entry] of entries) entries.set(key, { ...entry, data: { products: 'not a list' } });
+    const again = await extract(browser, { llm, instruction: 'every mug with its price', schema: products }, { cache });
+    expect(again.products).toHaveLength(2);
+    expect(llm.callCount).toBe(2);
+    expect(cache.stats()).toEqual({ hits: 0, misses: 2, heals: 0 });
+  });
+
+  it('refuses a cache that is not an ActionCache', async () => {
+    const error = await rejectionOf<ConfigError>(
+      extract(new FakeBrowserDriver(options), { llm: priceReader(), instruction: 'x' }, { cache: new Map() as never }),
+    );
+    expect(error.field).toBe('cache');
   });
 });

@@ -1,17 +1,25 @@
 // extract(): structured data from the current page with a zod schema, without the loop, through
-// the extract_content action's reading (every frame as markdown, long pages in parts). Never navigates.
+// the extract_content action's reading (every frame as markdown, long pages in parts), or from the
+// action cache when the same page text was read for the same instruction and schema. Never navigates.
 
 import { z } from 'zod';
 import { createActionContext } from '../actions/action-context';
-import { extractContentAction } from '../actions/builtin/extract-content';
+import { extractContentAction, readPage } from '../actions/builtin/extract-content';
+import type { ActionContext } from '../actions/types';
 import type { BrowserDriver, CallOptions } from '../browser/types';
+import { ActionCache, cacheAccess, type ActionCacheAccess } from '../cache/action-cache';
+import type { ActionCacheEntry } from '../cache/cache-entry';
+import { hashText, urlSignature } from '../cache/page-signature';
 import { ActionError, ChatModelOutputError, PlannavError } from '../errors';
 import type { ModelRetryOptions } from '../llm/generate-object';
+import { toModelJsonSchema } from '../llm/json-schema';
 import type { LLMClient } from '../llm/types';
+import type { TokenUsage } from '../llm/usage';
 import { UrlPolicy } from '../security/url-policy';
 import { BrowserSession } from '../session/index';
 import { boundedCall } from '../util/bounded-call';
 import { callOptionsShape, checkArgument, checkBrowser } from './options';
+import { countingClient } from './usage-counter';
 
 /**
  * What {@link extract} reads from the page, and with which model.
@@ -68,6 +76,16 @@ export interface ExtractOptions extends CallOptions {
   readonly maxChunks?: number | undefined;
   /** How transient model failures (429, 5xx, timeouts) are retried. @defaultValue 3 retries with backoff */
   readonly retry?: ModelRetryOptions | undefined;
+  /**
+   * Where answers are kept (see {@link ActionCache}), by instruction, schema, `includeLinks` and the
+   * page's address without query values: a call on a page whose text is the same as when the answer
+   * was extracted returns it with no model call; any change of the text is a miss, and the answer
+   * is extracted again and replaces the entry. The cache's `stats()` and `onEvent` say which it was.
+   * An answer the schema no longer accepts is extracted again.
+   * @defaultValue no cache
+   * @example `await extract(browser, { llm, instruction: 'the order total', schema }, { cache })`
+   */
+  readonly cache?: ActionCache | undefined;
 }
 
 const requestSchema = z
@@ -105,6 +123,7 @@ const optionsSchema = z
       })
       .strict()
       .optional(),
+    cache: z.custom<ActionCache>((value) => value instanceof ActionCache, { error: 'must be an ActionCache made with `new ActionCache()`' }).optional(),
   })
   .strict();
 
@@ -180,12 +199,15 @@ export async function extract<S extends z.ZodType = z.ZodString>(
   const { driver } = session;
   const llm = checkedRequest.llm;
 
+  const model = countingClient(llm);
+  const schema = checkedRequest.schema ?? textAnswer;
+
   return boundedCall('extract()', checked, async (signal) => {
     const context = createActionContext({
       driver,
       state: undefined,
       signal,
-      extractionLLM: llm,
+      extractionLLM: model.client,
       taskId: 'extract',
       step: 1,
       uploadPaths: [],
@@ -194,6 +216,26 @@ export async function extract<S extends z.ZodType = z.ZodString>(
     });
     // A page another framework has just loaded may still be loading or about to redirect: read it once it has settled.
     await session.settle(signal);
+    const lookup = checked.cache
+      ? await lookUp(cacheAccess(checked.cache), context, {
+          instruction: checkedRequest.instruction,
+          schema,
+          includeLinks: checkedRequest.includeLinks,
+          url: await driver.currentUrl({ signal }),
+        })
+      : undefined;
+    if (lookup?.hit) {
+      lookup.store.report({
+        type: 'cache-hit',
+        call: 'extract',
+        instruction: lookup.instruction,
+        url: lookup.url,
+        key: lookup.key,
+        usage: model.usage(),
+        storeError: lookup.storeError,
+      });
+      return lookup.hit.data as z.output<S>;
+    }
     const read = () =>
       action.handler(params, context).catch((error: unknown) => {
         throw callerError(error, llm);
@@ -215,6 +257,73 @@ export async function extract<S extends z.ZodType = z.ZodString>(
       const said = typeof result === 'string' ? result : (result.extractedContent ?? 'The page has no readable text.');
       throw new ActionError('extract', `extract() found nothing to read: ${said} Load a page with content first.`);
     }
+    if (lookup) await remember(lookup, context, checkedRequest.includeLinks, result.data, model.usage());
     return result.data as z.output<S>;
   });
+}
+
+/** A cache lookup of extract(): the entry's key and the page's text hash, and the answer when it is a hit. */
+interface ExtractLookup {
+  readonly store: ActionCacheAccess;
+  readonly key: string;
+  readonly url: string;
+  readonly instruction: string;
+  /** The hash of the page's text when it was looked up. */
+  readonly content: string;
+  /** The hash of the page's whole address. */
+  readonly pageHash: string;
+  readonly previous: ActionCacheEntry | undefined;
+  readonly storeError: string | undefined;
+  /** The cached answer, checked by the schema: a hit. */
+  readonly hit?: { readonly data: unknown } | undefined;
+}
+
+/** The hash of the page's text as extract_content reads it (every frame, as markdown). */
+async function contentHash(context: ActionContext, includeLinks: boolean): Promise<string> {
+  const page = await readPage(context, includeLinks);
+  return hashText(page.markdown);
+}
+
+/** Looks the call up: a hit when an entry holds an answer read from the same text, which the schema still accepts. */
+async function lookUp(
+  store: ActionCacheAccess,
+  context: ActionContext,
+  request: { readonly instruction: string; readonly schema: z.ZodType; readonly includeLinks: boolean; readonly url: string },
+): Promise<ExtractLookup> {
+  const url = urlSignature(request.url);
+  const instruction = request.instruction.replace(/\s+/g, ' ').trim();
+  const shape = JSON.stringify(toModelJsonSchema(request.schema));
+  const key = await hashText(JSON.stringify(['extract', 1, instruction.toLowerCase(), shape, request.includeLinks, url]));
+  const content = await contentHash(context, request.includeLinks);
+  const read = await store.read(key, 'extract');
+  const pageHash = await hashText(request.url.replace(/#.*$/s, ''));
+  const base = { store, key, url, instruction, content, pageHash, previous: read.entry, storeError: read.error };
+  if (!read.entry || read.entry.signature !== content) return base;
+  const parsed = request.schema.safeParse(read.entry.data);
+  return parsed.success ? { ...base, hit: { data: parsed.data } } : base;
+}
+
+/**
+ * Writes the answer under the lookup's key, when the page's text is still what was looked up (a
+ * page that changed during the extraction would pair its old text with a new answer), and reports the miss.
+ */
+async function remember(lookup: ExtractLookup, context: ActionContext, includeLinks: boolean, data: unknown, usage: TokenUsage): Promise<void> {
+  let storeError = lookup.storeError;
+  if (data !== undefined && (await contentHash(context, includeLinks)) === lookup.content) {
+    const now = Date.now();
+    const entry: ActionCacheEntry = {
+      version: 1,
+      kind: 'extract',
+      instruction: lookup.instruction,
+      url: lookup.url,
+      pageHash: lookup.pageHash,
+      signature: lookup.content,
+      createdAt: lookup.previous?.createdAt ?? now,
+      updatedAt: now,
+      data,
+    };
+    storeError = (await lookup.store.write(lookup.key, entry)) ?? storeError;
+  }
+  // Another text than the entry's is another page: a miss, as is no entry.
+  lookup.store.report({ type: 'cache-miss', call: 'extract', instruction: lookup.instruction, url: lookup.url, key: lookup.key, usage, storeError });
 }

@@ -16,14 +16,15 @@ const BASE = ['errors', 'events', 'util']; // usable by every layer
 const BOTTOM = ['llm', 'browser', 'dom', 'history', 'security'];
 const MIDDLE = ['messages', 'prompts', 'actions'];
 const LAYERS: Record<string, string[]> = {
-  index: ['executor', 'agents', 'standalone', 'replay', 'collect', ...MIDDLE, ...BOTTOM, ...BASE], // src/index.ts, the public face
+  index: ['executor', 'agents', 'standalone', 'replay', 'collect', 'cache', ...MIDDLE, ...BOTTOM, ...BASE], // src/index.ts, the public face
   driver: ['browser', 'dom', 'security', 'collect', ...BASE], // src/driver.ts, plannav/driver: the face for driver authors (collect: the BrowserPool type)
   provider: ['llm', ...BASE], // src/provider.ts, plannav/provider: the face for model-client authors
   executor: ['session', 'agents', ...MIDDLE, ...BOTTOM, ...BASE], // nothing imports executor but index.ts
   // The one browser session every entry point uses: driver defaults, lease, reader, settle-then-read, URL guard, deadlines, agent context, events.
   session: ['agents', ...MIDDLE, ...BOTTOM, ...BASE],
   agents: [...MIDDLE, ...BOTTOM, ...BASE],
-  standalone: ['session', ...MIDDLE, ...BOTTOM, ...BASE], // observe, act, extract: the Navigator's pieces without the loop
+  standalone: ['session', 'cache', ...MIDDLE, ...BOTTOM, ...BASE], // observe, act, extract: the Navigator's pieces without the loop
+  cache: ['replay', ...MIDDLE, ...BOTTOM, ...BASE], // issue 24: the action cache of act() and extract(); the replay matcher re-checks a hit
   collect: ['session', 'agents', ...MIDDLE, ...BOTTOM, ...BASE], // the Collector: the loop as a crawler; index.ts imports it, driver.ts its BrowserPool type
   replay: ['session', 'agents', ...MIDDLE, ...BOTTOM, ...BASE], // a recorded run again without a model; the Navigator only to heal a step
   messages: [...MIDDLE, ...BOTTOM, ...BASE],
@@ -48,7 +49,7 @@ const LAYERS: Record<string, string[]> = {
   chromium: ['browser', 'dom', ...BASE], // Node-only code the Playwright and Puppeteer drivers share
   playwright: ['browser', 'dom', 'chromium', ...BASE],
   puppeteer: ['browser', 'dom', 'chromium', ...BASE],
-  node: ['collect', 'history', 'llm', 'browser', ...BASE], // plannav/node: history files, journals, GIF and report (Node only)
+  node: ['collect', 'history', 'llm', 'browser', 'cache', ...BASE], // plannav/node: history files, journals, GIF and report (Node only)
   bullmq: ['collect', 'session', 'agents', ...MIDDLE, ...BOTTOM, ...BASE], // plannav/bullmq: a collection as BullMQ jobs on Redis (Node only)
   // The front doors (Node only) use the package through its entry points (src/index.ts, src/<entry>/index.ts) only,
   // so the bundled command imports them as `plannav`, `plannav/playwright`, … instead of a second copy.
