@@ -6,3 +6,4 @@ export { recordRun, type RecordableRun, type RunRecording } from './journal';
 export { createRunGif, type RunGifOptions, type RunGifResult } from './run-gif';
 export { createRunReport, type RunReportOptions, type RunReportResult } from './run-report';
 export { fileCollectionStore } from './collect-store';
+export type { SaveHistoryOptions } from './history-files'; // issue 24: a run's Playwright trace beside its history

@@ -34,7 +34,7 @@ export interface PlaywrightLaunchOptions extends ChromiumLaunchOptions {
   /** Other Playwright context options (locale, user agent, `javaScriptEnabled`, …), passed as they are. */
   readonly contextOptions?: BrowserContextOptions | undefined;
   // Playwright trace and video (issue 24).
-  /** Record a Playwright trace of the run, written as `trace.zip` in `trace.dir` when the driver closes (or at `saveTrace()`). */
+  /** Record a Playwright trace of the run, written as `trace.zip` in `trace.dir` when the driver closes (and at `saveTrace()`). */
   readonly trace?: PlaywrightTraceOptions | undefined;
   /** Record a video of each tab, as `.webm` files in `video.dir`, complete once the driver has closed. */
   readonly video?: PlaywrightVideoOptions | undefined;

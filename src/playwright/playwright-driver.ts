@@ -202,7 +202,7 @@ export class PlaywrightDriver extends ChromiumDriverCore<Page, Frame, ElementHan
     return this.active();
   }
 
-  // Playwright trace and video (issue 24): launch({ trace, video }) records them; the trace is written once, by saveTrace() or close().
+  // Playwright trace and video (issue 24): launch({ trace, video }) records them; saveTrace() and close() write the trace.
   private traceRecording: TraceRecording | undefined;
   private closingWithTrace: Promise<void> | undefined;
 
@@ -211,17 +211,17 @@ export class PlaywrightDriver extends ChromiumDriverCore<Page, Frame, ElementHan
   }
 
   /**
-   * Stops the trace that `launch({ trace })` records and writes it now, to `options.path` or else
-   * `trace.zip` in the trace's folder, rather than when the driver closes (the driver goes on
-   * working, untraced). Later calls, and `close()`, write nothing more and give the same path.
-   * @returns The trace file's absolute path; undefined when the driver records no trace, or its
-   * browser was gone before the trace could be written.
+   * Writes the trace that `launch({ trace })` records, now: what was recorded since the launch or
+   * the last `saveTrace()`, to `options.path` (default: `trace.zip` in the trace's folder). The
+   * recording goes on, and `close()` writes what follows to `trace.zip` in the trace's folder
+   * (replacing one there): with a `path` per task, each task gets a trace of its own.
+   * @returns The trace file's absolute path; undefined when the driver records no trace, or is closed.
    * @throws `BrowserError` when the trace could not be written.
    * @example
    * ```ts
-   * const driver = await PlaywrightDriver.launch({ trace: { dir: 'runs/checkout' } });
+   * const driver = await PlaywrightDriver.launch({ trace: { dir: 'runs/traces' } });
    * await new Executor({ task, llm, browser: driver }).execute();
-   * console.log(await driver.saveTrace()); // …/runs/checkout/trace.zip
+   * await driver.saveTrace({ path: 'runs/checkout/trace.zip' });
    * ```
    */
   async saveTrace(options: { readonly path?: string | undefined } = {}): Promise<string | undefined> {
@@ -230,13 +230,14 @@ export class PlaywrightDriver extends ChromiumDriverCore<Page, Frame, ElementHan
 
   /**
    * Closes what the driver created (browser, context, profile folder); only detaches from what it
-   * attached to. With `launch({ trace })`, writes the trace first (see {@link PlaywrightDriver.saveTrace});
+   * attached to. With `launch({ trace })`, first writes the trace (what followed the last
+   * {@link PlaywrightDriver.saveTrace}) to `trace.zip` in the trace's folder;
    * with `launch({ video })`, the videos are complete once this resolves. Idempotent.
    * @throws `BrowserError` when the trace could not be written (the driver is closed all the same).
    */
   override close(): Promise<void> {
     this.closingWithTrace ??= (async () => {
-      const failure = await this.saveTrace().then(
+      const failure = await (this.traceRecording?.finish() ?? Promise.resolve()).then(
         () => undefined,
         (error: unknown) => error,
       );

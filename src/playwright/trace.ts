@@ -129,9 +129,14 @@ export function explainRecordingFailure(recording: { readonly video?: Playwright
   };
 }
 
-/** A Playwright trace being recorded in one context; written once, by `save()`. */
+/**
+ * A Playwright trace being recorded in one context, in chunks: `save()` writes what was recorded
+ * since the start or the last save and records on; `finish()` writes the rest and stops.
+ */
 export class TraceRecording {
-  private saving: Promise<string | undefined> | undefined;
+  /** The last write, so writes happen one after the other. */
+  private writing: Promise<unknown> = Promise.resolve();
+  private finishing: Promise<string | undefined> | undefined;
   private contextClosed = false;
 
   private constructor(
@@ -144,32 +149,57 @@ export class TraceRecording {
   /** Starts tracing `context`. @throws `BrowserError` when Playwright cannot. */
   static async start(context: BrowserContext, options: PlaywrightTraceOptions): Promise<TraceRecording> {
     try {
-      await context.tracing.start({ screenshots: options.screenshots ?? true, snapshots: options.snapshots ?? true, title: 'plannav' });
+      await context.tracing.start({ screenshots: options.screenshots ?? true, snapshots: options.snapshots ?? true });
+      await context.tracing.startChunk({ title: 'plannav' });
     } catch (error) {
       throw new BrowserError(`Could not start the Playwright trace: ${firstLine(error)}`, { cause: error });
     }
     return new TraceRecording(context, options);
   }
 
+  /** Where a trace goes: `path` made absolute, or `trace.zip` in the trace's folder. */
+  private target(path: string | undefined): string {
+    return path === undefined ? join(this.options.dir, traceFileName) : isAbsolute(path) ? path : resolve(path);
+  }
+
   /**
-   * Stops tracing and writes the trace to `path` (default: `trace.zip` in the trace's folder);
-   * later calls give the same answer. Undefined when the browser was gone before it could be written.
+   * Writes what was recorded since the start or the last save to `path` (default: `trace.zip` in
+   * the trace's folder) and records on. Undefined once the recording has finished or the browser is gone.
    * @throws `BrowserError` when the trace could not be written.
    */
   save(path?: string): Promise<string | undefined> {
-    this.saving ??= this.write(path === undefined ? join(this.options.dir, traceFileName) : isAbsolute(path) ? path : resolve(path));
-    return this.saving;
+    const target = this.target(path);
+    return this.queue(async () => {
+      if (this.finishing || this.contextClosed) return undefined;
+      await this.context.tracing.stopChunk({ path: target });
+      await this.context.tracing.startChunk({ title: 'plannav' });
+      return target;
+    }, target);
   }
 
-  private async write(path: string): Promise<string | undefined> {
-    if (this.contextClosed) return undefined;
-    try {
-      await this.context.tracing.stop({ path });
-      return path;
-    } catch (error) {
-      // The browser ended while the trace was written (or before): what it held is lost with it.
+  /**
+   * Writes what was recorded since the start or the last save to `trace.zip` in the trace's
+   * folder, and stops. Later calls give the same answer; undefined when the browser was gone first.
+   * @throws `BrowserError` when the trace could not be written.
+   */
+  finish(): Promise<string | undefined> {
+    const target = this.target(undefined);
+    this.finishing ??= this.queue(async () => {
       if (this.contextClosed) return undefined;
-      throw new BrowserError(`Could not write the Playwright trace to ${path}: ${firstLine(error)}`, { cause: error });
-    }
+      await this.context.tracing.stopChunk({ path: target });
+      await this.context.tracing.stop();
+      return target;
+    }, target);
+    return this.finishing;
+  }
+
+  private queue(write: () => Promise<string | undefined>, target: string): Promise<string | undefined> {
+    const result = this.writing.then(write).catch((error: unknown) => {
+      // The browser ended while the trace was written: what it held is lost with it.
+      if (this.contextClosed) return undefined;
+      throw new BrowserError(`Could not write the Playwright trace to ${target}: ${firstLine(error)}`, { cause: error });
+    });
+    this.writing = result.catch(() => undefined);
+    return result;
   }
 }
