@@ -74,10 +74,14 @@ const spanEvents: { readonly [K in ExecutorEventName]?: (event: ExecutorEventMap
   }),
 };
 
-/** Who made a model call: the extraction model when an action is running (`extract_content`), else the event's agent. */
+/**
+ * Who made a model call: the extraction model when the Navigator's action is running
+ * (`extract_content` reports its calls as the Navigator's), else the event's agent (a Planner
+ * confirming a sensitive action during an action is the Planner).
+ */
 function roleOf(event: ExecutorEventMap['model-call-start'], spans: OpenSpans): ModelCallRole {
-  if (spans.action) return 'extractor';
-  return event.actor === 'planner' || event.actor === 'validator' ? event.actor : 'navigator';
+  if (event.actor === 'planner' || event.actor === 'validator') return event.actor;
+  return spans.action ? 'extractor' : 'navigator';
 }
 
 /** Span events of the task's own span, whatever is running inside it. */
