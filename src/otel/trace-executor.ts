@@ -25,7 +25,7 @@ export interface TraceExecutorOptions {
 }
 
 /** What {@link traceExecutor} listens to: an `Executor` or a `HistoryReplay` (both send the same events). @public */
-export type TracedRun = Executor<unknown> | HistoryReplay;
+export type TracedRun = Executor | HistoryReplay;
 
 /** The spans open for one task, innermost last. */
 interface OpenSpans {

@@ -237,12 +237,13 @@ export class PlaywrightDriver extends ChromiumDriverCore<Page, Frame, ElementHan
    */
   override close(): Promise<void> {
     this.closingWithTrace ??= (async () => {
+      // The trace is written before the context closes; the driver closes whether or not it could be.
       const failure = await (this.traceRecording?.finish() ?? Promise.resolve()).then(
         () => undefined,
-        (error: unknown) => error,
+        (error: unknown) => (error instanceof Error ? error : new BrowserError(String(error))),
       );
       await super.close();
-      if (failure !== undefined) throw failure;
+      if (failure) throw failure;
     })();
     return this.closingWithTrace;
   }
