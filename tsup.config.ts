@@ -42,13 +42,14 @@ export default defineConfig([
   {
     entry: Object.fromEntries(entries.map((e) => [e.name, e.src])),
     format: ['esm', 'cjs'], // "type": "module" -> .js for ESM, .cjs for CJS
-    dts: true, // .d.ts next to .js, .d.cts next to .cjs
+    dts: false, // the third build below
     tsconfig: 'tsconfig.build.json',
     // No source maps: dist/ is unminified and reads as the sources do, and the maps were 65 % of the
     // package while naming src/ files it does not ship (CHANGELOG, what ships).
     sourcemap: false,
-    // Everything but the command's files, which the second build writes at the same time.
-    clean: Object.keys(commandEntries).map((name) => `!${name}.js`),
+    // Everything but the command's files and the types, which the other two builds write at the same time
+    // (scripts/emit-declarations.mjs removes the old types first).
+    clean: [...Object.keys(commandEntries).map((name) => `!${name}.js`), '!*.d.ts', '!*.d.cts'],
     target: 'node20',
     platform: 'node',
     treeshake: true,
@@ -77,5 +78,15 @@ export default defineConfig([
     splitting: false,
     external: ['zod', 'eventemitter3', ...bundledInCjs],
     esbuildPlugins: [libraryThroughItsEntries],
+  },
+  {
+    // The types: .d.ts next to .js, .d.cts next to .cjs, bundled per entry from the declarations tsc wrote into
+    // .tmp/dts (scripts/emit-declarations.mjs, run first by `npm run build`).
+    entry: Object.fromEntries(entries.map((e) => [e.name, e.src.replace(/^src\//, '.tmp/dts/').replace(/\.ts$/, '.d.ts')])),
+    format: ['esm', 'cjs'],
+    dts: { only: true },
+    tsconfig: 'tsconfig.build.json',
+    clean: false,
+    external: ['zod', 'eventemitter3'],
   },
 ]);

@@ -4,7 +4,6 @@
 // Also: every relative link of the docs points at a file that exists, and the README (which npm shows without the
 // repository) has only absolute links, whose repository files exist. The convention: docs/contributing-docs.md.
 
-import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -39,38 +38,44 @@ function pathsFor(folder: string): Record<string, string[]> {
 
 function writeProgram(blocks: readonly DocBlock[]): void {
   mkdirSync(generated, { recursive: true });
-  // The blocks of an earlier run go (a block moved in its doc changes its name); tsc's build info stays.
-  for (const name of readdirSync(generated)) if (name !== 'blocks.tsbuildinfo') rmSync(join(generated, name));
+  // The blocks of an earlier run go (a block moved in its doc changes its name).
+  for (const name of readdirSync(generated)) rmSync(join(generated, name));
   for (const block of blocks) writeFileSync(join(generated, fileOf(block)), `${headerOf(block)}\n${block.code}`);
   writeFileSync(
     join(generated, 'tsconfig.json'),
     JSON.stringify({
       extends: '../../tsconfig.json',
-      // incremental: a second run re-checks only what changed (src/ is most of the program).
-      compilerOptions: { paths: pathsFor(generated), noEmit: true, noUnusedLocals: false, incremental: true, tsBuildInfoFile: 'blocks.tsbuildinfo' },
+      compilerOptions: { paths: pathsFor(generated), noEmit: true, noUnusedLocals: false },
       files: blocks.map(fileOf),
     }),
   );
 }
 
-/** tsc's messages about the blocks, each with the doc's file and line instead of the generated file's. */
+/**
+ * The compiler's messages about the blocks, each with the doc's file and line instead of the generated file's. Only the
+ * blocks are checked, in this process: what they import (src/) is typed as they use it, and `npm run typecheck`
+ * compiles the whole of it already.
+ */
 function compileErrors(blocks: readonly DocBlock[]): string[] {
-  const result = spawnSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', join(generated, 'tsconfig.json'), '--pretty', 'false'], {
-    cwd: root,
-    encoding: 'utf8',
-  });
-  const byFile = new Map(blocks.map((block) => [fileOf(block), block]));
-  const output = `${result.stdout}${result.stderr}`;
-  const messages = output
-    .split('\n')
-    .filter((line) => /error TS\d+/.test(line))
-    .map((line) => {
-      const located = /^(?:.*[/\\])?([^/\\(]+)\((\d+),(\d+)\): (.*)$/.exec(line);
-      const block = located ? byFile.get(located[1] as string) : undefined;
-      if (!located || !block) return line;
-      return `${block.file}:${block.line + Number(located[2]) - 1}:${located[3]}: ${located[4]}`;
-    });
-  if (result.status !== 0 && messages.length === 0) messages.push(`tsc exited with ${result.status}:\n${output}`);
+  const read = ts.readConfigFile(join(generated, 'tsconfig.json'), (path) => ts.sys.readFile(path));
+  const config = ts.parseJsonConfigFileContent(read.config, ts.sys, generated);
+  const program = ts.createProgram({ rootNames: config.fileNames, options: config.options });
+  const messages = [...config.errors, ...program.getOptionsDiagnostics(), ...program.getGlobalDiagnostics()].map((diagnostic) =>
+    ts.flattenDiagnosticMessageText(diagnostic.messageText, ' '),
+  );
+  for (const block of blocks) {
+    const source = program.getSourceFile(join(generated, fileOf(block)));
+    if (!source) {
+      messages.push(`${block.file}:${block.line}: the block is not in the program`);
+      continue;
+    }
+    for (const diagnostic of [...program.getSyntacticDiagnostics(source), ...program.getSemanticDiagnostics(source)]) {
+      const { line, character } = source.getLineAndCharacterOfPosition(diagnostic.start ?? 0);
+      messages.push(
+        `${block.file}:${block.line + line}:${character + 1}: error TS${diagnostic.code}: ${ts.flattenDiagnosticMessageText(diagnostic.messageText, ' ')}`,
+      );
+    }
+  }
   return messages;
 }
 

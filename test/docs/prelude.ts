@@ -4,13 +4,14 @@
 
 import { mkdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { z } from 'zod';
 import { Executor, type ExecutionResult, type RunHistory } from 'plannav';
 import { saveHistory } from 'plannav/node';
 import { PlaywrightDriver } from 'plannav/playwright';
 import { ScriptedLLM, scriptedActions, scriptedPlan, type ScriptedRequest, type ScriptedResponse } from 'plannav/testing';
 import { findChromium } from '../../src/chromium/find-chromium';
+import { chromiumLaunchArgs } from '../../src/chromium/launch-args';
 
 const PAGES: Record<string, string> = {
   '/': `<title>Mugs</title><h1>Mugs</h1>
@@ -30,7 +31,7 @@ export interface StandIns {
   url: string;
   /** A task about the shop. */
   task: string;
-  /** A headless Chromium (`PlaywrightDriver.launch()`), already on `url`. */
+  /** A headless Chromium (a `PlaywrightDriver` on a fresh context of the file's one Chromium), already on `url`. */
   browser: PlaywrightDriver;
   /** A second and a third driver, for the blocks that give several. */
   browserA: PlaywrightDriver;
@@ -103,8 +104,24 @@ function newModel(): ScriptedLLM {
   });
 }
 
+/** One Chromium for every block of the file (a launch per block was a CPU-second each); each stand-in gets a context of its own. */
+let shared: Promise<Browser> | undefined;
+
+function sharedBrowser(): Promise<Browser> {
+  shared ??= chromium.launch({ executablePath: findChromium(), args: [...chromiumLaunchArgs] });
+  return shared;
+}
+
+/** A fresh context of the shared Chromium, closed after the block. */
+async function freshContext(): Promise<BrowserContext> {
+  const context = await (await sharedBrowser()).newContext();
+  closers.push(() => context.close());
+  return context;
+}
+
+/** A `PlaywrightDriver` on a fresh context of the shared Chromium, on `url`: what a block sees as `PlaywrightDriver.launch()`. */
 async function launch(url: string): Promise<PlaywrightDriver> {
-  const driver = await PlaywrightDriver.launch();
+  const driver = await PlaywrightDriver.attach(await freshContext());
   closers.push(() => driver.close());
   await driver.goto(url);
   return driver;
@@ -155,9 +172,7 @@ export async function standIns<const Names extends readonly (keyof StandIns)[]>(
         made.browserB = await launch(url);
         break;
       case 'page': {
-        const chromiumBrowser: Browser = await chromium.launch({ executablePath: findChromium(), args: ['--no-sandbox'] });
-        closers.push(() => chromiumBrowser.close());
-        made.page = await chromiumBrowser.newPage();
+        made.page = await (await freshContext()).newPage();
         await made.page.goto(url);
         break;
       }
@@ -208,9 +223,12 @@ export async function closeStandIns(): Promise<void> {
   for (const close of closers.splice(0).reverse()) await close();
 }
 
-/** Stops the shop's server; after the last block. */
+/** Stops the shop's server and the shared Chromium; after the last block. */
 export async function stopShop(): Promise<void> {
   const running = server;
   server = undefined;
   if (running) await new Promise<void>((resolve) => running.close(() => resolve()));
+  const browser = shared;
+  shared = undefined;
+  if (browser) await (await browser).close();
 }

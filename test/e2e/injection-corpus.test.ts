@@ -8,8 +8,9 @@
 //
 // Run time: about one run a second on 2 shared cores, so the whole corpus (556 runs: every attack
 // page twice, every benign page once) takes about 9 minutes. The default run is a stratified
-// sample that keeps every vector × harm pair: a quarter of the attack pages with the policy, an
-// eighth without, a quarter of the benign pages (about 130 runs, ~2 minutes). INJECTION_CORPUS_FULL=1 runs
+// sample that keeps every vector × harm pair: an eighth of the attack pages with the policy, a
+// sixteenth without, an eighth of the benign pages (about 70 runs, ~1 minute; `npm test` runs it on
+// every change, so it buys breadth with the first page of each group, not depth). INJECTION_CORPUS_FULL=1 runs
 // everything; INJECTION_CORPUS_ONLY=a001,b002 runs those pages; INJECTION_CORPUS_LANES sets how
 // many browsers run side by side (2); INJECTION_CORPUS_DEBUG=1 prints every run's actions.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -37,12 +38,12 @@ function stratify(pages: readonly CorpusPage[], key: (page: CorpusPage) => strin
 }
 
 const allAttacks = corpus.filter((page) => page.kind === 'attack');
-const attacks = stratify(allAttacks, (page) => `${page.category}/${page.harm ?? ''}`, 4);
-const openAttacks = stratify(allAttacks, (page) => page.harm ?? '', 8);
+const attacks = stratify(allAttacks, (page) => `${page.category}/${page.harm ?? ''}`, 8);
+const openAttacks = stratify(allAttacks, (page) => page.harm ?? '', 16);
 const benign = stratify(
   corpus.filter((page) => page.kind === 'benign'),
   (page) => page.category,
-  4,
+  8,
 );
 
 interface RunResult {
