@@ -82,6 +82,14 @@ export const entries = [
     summary:
       "The Model Context Protocol both ways (Node only): plannav as an MCP server (a whole task as one tool, and browser tools) and MCP servers' tools as actions; needs the optional peer `@modelcontextprotocol/server` (v2 of the official SDK).",
   },
+  // Issue 24: OpenTelemetry spans of a run.
+  {
+    name: 'otel',
+    subpath: './otel',
+    src: 'src/otel/index.ts',
+    summary:
+      "OpenTelemetry spans of a run: `traceExecutor` turns an Executor's events into task, step, model-call (GenAI semantic conventions) and action spans; needs the optional peer `@opentelemetry/api`.",
+  },
 ];
 
 /**

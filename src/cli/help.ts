@@ -29,6 +29,8 @@ Task:
 Output:
   --out dir                   where history.json, run.gif and report.html go (default: a new folder
                               under the OS temp folder)
+  --trace                     also save a Playwright trace of the run there, as trace.zip, linked from
+                              the report (npx playwright show-trace trace.zip); not with --cdp-url
   --json                      print the run's events as NDJSON on stdout, one per line, and a last
                               {"type":"summary",…} line; nothing else goes to stdout`;
 

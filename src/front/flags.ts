@@ -31,6 +31,8 @@ export const runFlagOptions = {
   'max-steps': { type: 'string' },
   vision: { type: 'boolean' },
   demo: { type: 'boolean' },
+  // Issue 24: a Playwright trace of each run, saved beside its history.
+  trace: { type: 'boolean' },
 } as const;
 
 /** A string flag's value (the last one when repeated). */
@@ -118,6 +120,7 @@ export async function runConfigFromFlags(values: FlagValues, command: string, en
     vision: booleanFlag(values, 'vision') || undefined,
     outputSchema: schemaFile ? await readOutputSchema(schemaFile) : undefined,
     demo: demo || booleanFlag(values, 'demo') || undefined,
+    trace: booleanFlag(values, 'trace') || undefined,
     env,
   };
 }

@@ -43,6 +43,8 @@ export interface RunConfig {
   readonly demoStepDelayMs?: number | undefined;
   /** Where API keys are read. @defaultValue process.env */
   readonly env?: Readonly<Record<string, string | undefined>> | undefined;
+  /** Record a Playwright trace of each run, saved as trace.zip beside its history (a launched browser only; issue 24). @defaultValue false */
+  readonly trace?: boolean | undefined;
 }
 
 /**

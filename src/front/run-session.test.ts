@@ -15,7 +15,8 @@ let folder: string;
 
 beforeAll(async () => {
   folder = await mkdtemp(join(tmpdir(), 'plannav-session-'));
-  session = await openRunSession({ demo: true, env: {} });
+  // With --trace (issue 24): each saved run gets the Playwright trace of what it did.
+  session = await openRunSession({ demo: true, env: {}, trace: true });
 }, 60_000);
 
 afterAll(async () => {
@@ -64,6 +65,15 @@ describe('openRunSession in demo mode', () => {
     for (const file of [files.gifFile, files.reportFile]) expect(file && existsSync(file), file).toBe(true);
     expect((await readFile(files.gifFile ?? '')).subarray(0, 6).toString('latin1')).toBe('GIF89a');
     expect(files.warnings).toEqual([]);
+    // --trace: the run's Playwright trace beside its history, linked from its report.
+    expect((await readFile(join(folder, 'run', 'trace.zip'))).subarray(0, 4).toString('latin1')).toBe('PK\u0003\u0004');
+    expect(await readFile(files.reportFile ?? '', 'utf8')).toContain('<a href="trace.zip">');
+  });
+
+  it('refuses --trace with a browser it does not launch', async () => {
+    await expect(openRunSession({ demo: true, env: {}, trace: true, cdpUrl: 'http://127.0.0.1:9' })).rejects.toThrow(
+      /--trace records a browser that plannav launches/,
+    );
   });
 
   it('closes the browser and the shop once, however often it is called', async () => {

@@ -15,6 +15,9 @@ import {
 import { createLLM, providerEnvironment, type LLMProviderName } from '../models/index';
 import type { BrowserContextOptions } from 'playwright-core';
 import { PlaywrightDriver } from '../playwright/index';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { demoTask } from '../demo/demo-task';
 import { scriptedShopper } from '../demo/scripted-shopper';
 import { startDemoShop, type DemoShop } from '../demo/server';
@@ -67,6 +70,17 @@ export interface RunSession extends AsyncDisposable {
 
 type Environment = Readonly<Record<string, string | undefined>>;
 
+/** Writes the Playwright trace of the run since the last save as trace.zip in `outDir`; a failure is a warning. */
+async function saveRunTrace(browser: PlaywrightDriver, outDir: string): Promise<{ readonly warning?: string }> {
+  try {
+    mkdirSync(resolve(outDir), { recursive: true });
+    await browser.saveTrace({ path: join(resolve(outDir), 'trace.zip') });
+    return {};
+  } catch (error) {
+    return { warning: `No trace: ${(error instanceof Error ? error.message : String(error)).split('\n')[0] ?? ''}` };
+  }
+}
+
 /** A model client for `spec`, with a missing key as a {@link MissingApiKeyError} that names the variables. */
 export function modelFor(spec: string, field: string, env: Environment): LLMClient {
   try {
@@ -86,13 +100,16 @@ function checkNotAborted(signal: AbortSignal | undefined): void {
 }
 
 /** Launches a browser, or connects to the one `cdpUrl` or `wsEndpoint` names. */
-export async function openBrowser(config: Pick<RunConfig, 'cdpUrl' | 'wsEndpoint' | 'headed'>): Promise<BrowserDriver> {
+export async function openBrowser(config: Pick<RunConfig, 'cdpUrl' | 'wsEndpoint' | 'headed' | 'trace'>, traceDir?: string): Promise<BrowserDriver> {
+  if (config.trace && (config.cdpUrl || config.wsEndpoint)) {
+    throw new ConfigError('--trace records a browser that plannav launches: leave out --cdp-url and --ws-endpoint, or --trace.', { field: 'trace' });
+  }
   if (config.cdpUrl || config.wsEndpoint) return PlaywrightDriver.connect({ cdpUrl: config.cdpUrl, wsEndpoint: config.wsEndpoint });
   // Playwright's own Ctrl-C handler would close the browser and exit the process (code 130) before
   // the front door could cancel the task and save its history; the door handles SIGINT itself.
   // (PlaywrightDriver.launch passes contextOptions on to launchPersistentContext, which takes it.)
   const launchOnly = { handleSIGINT: false } as BrowserContextOptions;
-  return PlaywrightDriver.launch({ headless: !config.headed, contextOptions: launchOnly });
+  return PlaywrightDriver.launch({ headless: !config.headed, contextOptions: launchOnly, ...(traceDir ? { trace: { dir: traceDir } } : {}) });
 }
 
 /**
@@ -121,12 +138,18 @@ export async function openRunSession(config: RunConfig, signal?: AbortSignal): P
   checkNotAborted(signal);
 
   const demoShop = config.demo ? await startDemoShop() : undefined;
+  // --trace (issue 24): the driver's own trace folder gets only what follows the last run's save; removed on close.
+  const traceDir = config.trace ? mkdtempSync(join(tmpdir(), 'plannav-trace-')) : undefined;
+  const removeTraceDir = (): void => {
+    if (traceDir) rmSync(traceDir, { recursive: true, force: true });
+  };
   let browser: BrowserDriver;
   try {
     checkNotAborted(signal);
-    browser = await openBrowser(config);
+    browser = await openBrowser(config, traceDir);
   } catch (error) {
     await demoShop?.close();
+    removeTraceDir();
     throw error;
   }
   if (signal?.aborted) {
@@ -145,7 +168,7 @@ export async function openRunSession(config: RunConfig, signal?: AbortSignal): P
 
   let closing: Promise<void> | undefined;
   const close = (): Promise<void> => {
-    closing ??= Promise.allSettled([browser.close(), demoShop?.close()]).then(() => undefined);
+    closing ??= Promise.allSettled([browser.close(), demoShop?.close()]).then(removeTraceDir);
     return closing;
   };
   return {
@@ -182,7 +205,12 @@ export async function openRunSession(config: RunConfig, signal?: AbortSignal): P
       recordScreenshots: true,
       ...extra,
     }),
-    saveRun: (executor, outDir) => saveRunFiles(executor.history, outDir),
+    saveRun: async (executor, outDir) => {
+      // --trace (issue 24): the run's trace beside its history, before the report that links it.
+      const trace = traceDir && browser instanceof PlaywrightDriver ? await saveRunTrace(browser, outDir) : undefined;
+      const files = await saveRunFiles(executor.history, outDir);
+      return trace?.warning ? { ...files, warnings: [...files.warnings, trace.warning] } : files;
+    },
     close,
     [Symbol.asyncDispose]: close,
   };

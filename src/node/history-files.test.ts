@@ -107,4 +107,18 @@ describe('saveHistory and loadHistory', () => {
     const wrongType = { ...base, steps: base.steps.map((step) => ({ ...step, taskId: 7 as unknown as string })) };
     expect((await rejection(saveHistory(join(dir, 'other.json'), wrongType))).field).toBe('steps[0].taskId');
   });
+
+  // Issue 24: a run's Playwright trace beside its history.
+  it('copies the trace it is given beside the history as trace.zip', async () => {
+    const dir = await folder();
+    const trace = join(dir, 'elsewhere.zip');
+    await writeFile(trace, 'PK trace bytes');
+    const path = join(dir, 'runs', 'checkout.json');
+    await saveHistory(path, await historyWithScreenshot(), { trace });
+    expect(await readFile(join(dir, 'runs', 'trace.zip'), 'utf8')).toBe('PK trace bytes');
+    // Already there: left as it is.
+    await saveHistory(path, await historyWithScreenshot(), { trace: join(dir, 'runs', 'trace.zip') });
+    expect(await readFile(join(dir, 'runs', 'trace.zip'), 'utf8')).toBe('PK trace bytes');
+    await expect(saveHistory(path, await historyWithScreenshot(), { trace: join(dir, 'missing.zip') })).rejects.toThrow(/ENOENT/);
+  });
 });

@@ -3,7 +3,7 @@
 
 import { randomUUID } from 'node:crypto';
 import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
-import { basename, dirname, extname, join } from 'node:path';
+import { basename, dirname, extname, join, resolve } from 'node:path';
 import { HistoryFormatError } from '../errors';
 import { historyFileError, historyNotJsonError } from '../history/file-errors';
 import { parseHistory } from '../history/schema';
@@ -43,13 +43,29 @@ export function checkedHistory(history: RunHistory): RunHistory {
 }
 
 /**
+ * Options of {@link saveHistory}.
+ * @public
+ */
+export interface SaveHistoryOptions {
+  /**
+   * A Playwright trace of the run (the file `PlaywrightDriver`'s `saveTrace()` returns), copied
+   * beside the history as `trace.zip`, where {@link createRunReport} links it.
+   */
+  readonly trace?: string | undefined;
+}
+
+/** The name of a run's Playwright trace beside its history (and report). */
+export const traceFileName = 'trace.zip';
+
+/**
  * Saves a history: the JSON at `path`, and each screenshot as a file of the folder
  * {@link screenshotFolder} names. Both are written atomically, the screenshots first, so the JSON
  * never names a file that is not there; screenshots of an earlier save that this history no
  * longer names are removed. Creates the folders it needs.
  * @throws `HistoryFormatError` naming the field at fault when `history` is not a valid history
  * (a screenshot part that is not a plain file name, a step number that is not a number), before
- * anything is written; also when it names a screenshot it holds no bytes for.
+ * anything is written; also when it names a screenshot it holds no bytes for. The file-system
+ * error when `options.trace` cannot be copied.
  * @example
  * ```ts
  * const result = await executor.execute();
@@ -58,7 +74,7 @@ export function checkedHistory(history: RunHistory): RunHistory {
  * ```
  * @public
  */
-export async function saveHistory(path: string, history: RunHistory): Promise<void> {
+export async function saveHistory(path: string, history: RunHistory, options: SaveHistoryOptions = {}): Promise<void> {
   // Part names become file names: only a valid history (plain file names, see the schema) is written.
   const checked = checkedHistory(history);
   await mkdir(dirname(path), { recursive: true });
@@ -72,6 +88,11 @@ export async function saveHistory(path: string, history: RunHistory): Promise<vo
       if (!bytes) throw new HistoryFormatError(`The history names the screenshot ${part} but holds no bytes for it.`, { field: 'screenshots' });
       await writeAtomically(join(folder, part), bytes);
     }
+  }
+  // Issue 24: the run's Playwright trace beside it, there once the history is.
+  if (options.trace !== undefined) {
+    const target = join(dirname(resolve(path)), traceFileName);
+    if (resolve(options.trace) !== target) await writeAtomically(target, await readFile(options.trace));
   }
   await writeAtomically(path, `${JSON.stringify(json, null, 2)}\n`);
   const stale = (await readdir(folder).catch(() => [])).filter((name) => /\.(?:jpe?g|png)$/.test(name) && !named.has(name));

@@ -10,3 +10,4 @@ export { fileCollectionStore } from './collect-store';
 export { fileActionCacheStore } from './action-cache-store';
 export type { ActionCacheEntry, ActionCacheStore, CachedAction } from '../cache/cache-entry';
 export type { ActionCacheEvent, ActionCacheOptions, ActionCacheStats, ActionCacheStatus } from '../cache/action-cache';
+export type { SaveHistoryOptions } from './history-files'; // issue 24: a run's Playwright trace beside its history

@@ -1,4 +1,4 @@
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -126,5 +126,30 @@ describe('createRunReport', () => {
     const path = join(folder, 'cancelled.html');
     await expect(createRunReport(loadShopRun(), path, { signal: AbortSignal.abort() })).rejects.toMatchObject({ name: 'RequestCancelledError' });
     await expect(readFile(path)).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+
+  // Issue 24: the run's Playwright trace and videos beside the report are linked from it.
+  it('links trace.zip and the .webm videos beside the report by relative, encoded paths, and nothing when there are none', async () => {
+    const runFolder = join(folder, 'traced run');
+    await mkdir(runFolder, { recursive: true });
+    await writeFile(join(runFolder, 'trace.zip'), 'PK');
+    await writeFile(join(runFolder, 'b tab.webm'), 'video');
+    await writeFile(join(runFolder, 'a.webm'), 'video');
+    const html = await readFile((await createRunReport(loadShopRun(), join(runFolder, 'report.html'))).path, 'utf8');
+    const links = [...html.matchAll(/<a href="([^"]+)">/g)].map(([, href]) => href);
+    expect(links).toEqual(['trace.zip', 'a.webm', 'b%20tab.webm']);
+    expect(html).toContain('npx playwright show-trace');
+
+    // Named by the options: a trace elsewhere, relative to the report; `trace: false` and no videos link nothing.
+    const elsewhere = await readFile(
+      (await createRunReport(loadShopRun(), join(folder, 'other', 'report.html'), { trace: join(runFolder, 'trace.zip') })).path,
+      'utf8',
+    );
+    expect([...elsewhere.matchAll(/<a href="([^"]+)">/g)].map(([, href]) => href)).toEqual(['../traced%20run/trace.zip']);
+    const none = await readFile((await createRunReport(loadShopRun(), join(runFolder, 'bare.html'), { trace: false, videos: [] })).path, 'utf8');
+    expect(none).not.toContain('<a href=');
+    const untraced = await readFile((await createRunReport(loadShopRun(), join(folder, 'plain', 'report.html'))).path, 'utf8');
+    expect(untraced).not.toContain('trace.zip');
+    expect(untraced).not.toContain('class="recordings"');
   });
 });

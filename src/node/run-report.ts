@@ -1,13 +1,13 @@
 // A run as one self-contained HTML file: its tasks, then a card per step with the screenshot, the
 // model's reasoning, the actions and their cost. No script, no request: everything is inline and every text is escaped.
 
-import { mkdir } from 'node:fs/promises';
-import { dirname, resolve } from 'node:path';
+import { mkdir, readdir, stat } from 'node:fs/promises';
+import { dirname, relative, resolve, sep } from 'node:path';
 import type { ErrorInfo } from '../events';
 import type { ActionRecord, RunHistory, StepRecord } from '../history/types';
 import type { TokenUsage } from '../llm/usage';
 import { throwIfAborted } from '../util/abort';
-import { checkedHistory, writeAtomically } from './history-files';
+import { checkedHistory, traceFileName, writeAtomically } from './history-files';
 
 /**
  * Options of {@link createRunReport}.
@@ -22,6 +22,17 @@ export interface RunReportOptions {
   readonly title?: string | undefined;
   /** Cancels the report; the file is then not written. */
   readonly signal?: AbortSignal | undefined;
+  // Issue 24: the run's Playwright trace and videos, linked from the report.
+  /**
+   * The run's Playwright trace to link, or `false` for none.
+   * @defaultValue `trace.zip` beside the report, when there is one (where `saveHistory` and `plannav run --trace` put it)
+   */
+  readonly trace?: string | false | undefined;
+  /**
+   * The run's videos to link.
+   * @defaultValue the `.webm` files beside the report (`PlaywrightDriver.launch({ video: { dir } })` with the report's folder)
+   */
+  readonly videos?: readonly string[] | undefined;
 }
 
 /** What {@link createRunReport} wrote. @public */
@@ -141,7 +152,7 @@ function stepHtml(history: RunHistory, step: StepRecord, severalTasks: boolean):
   );
 }
 
-function headerHtml(history: RunHistory, title: string): string {
+function headerHtml(history: RunHistory, title: string, recordings = ''): string {
   const tasks = history.tasks
     .map(
       (task) =>
@@ -149,7 +160,53 @@ function headerHtml(history: RunHistory, title: string): string {
         `${task.finalAnswer ? `<p class="answer">${text(task.finalAnswer)}</p>` : ''}${task.error ? errorHtml(task.error) : ''}</li>`,
     )
     .join('');
-  return `<header><h1>${text(title)}</h1><ol class="tasks">${tasks}</ol><p class="total">${escapeHtml(formatUsage(totalUsage(history.steps)))}</p></header>`;
+  return `<header><h1>${text(title)}</h1><ol class="tasks">${tasks}</ol><p class="total">${escapeHtml(formatUsage(totalUsage(history.steps)))}</p>${recordings}</header>`;
+}
+
+/** The run's recordings to link: the options' files, else the trace and videos found beside the report. */
+async function recordingsOf(target: string, options: RunReportOptions): Promise<{ trace: string | undefined; videos: string[] }> {
+  const folder = dirname(target);
+  const isFile = (path: string) =>
+    stat(path).then(
+      (stats) => stats.isFile(),
+      () => false,
+    );
+  const beside = options.trace === undefined || options.videos === undefined ? await readdir(folder).catch(() => [] as string[]) : [];
+  const trace =
+    options.trace === false
+      ? undefined
+      : options.trace !== undefined
+        ? resolve(options.trace)
+        : beside.includes(traceFileName) && (await isFile(resolve(folder, traceFileName)))
+          ? resolve(folder, traceFileName)
+          : undefined;
+  const videos =
+    options.videos !== undefined
+      ? options.videos.map((video) => resolve(video))
+      : beside
+          .filter((name) => name.endsWith('.webm'))
+          .sort()
+          .map((name) => resolve(folder, name));
+  return { trace, videos };
+}
+
+/** A link to a file, relative to the report's folder (so the folder can move), each path segment URI-encoded. */
+function fileLink(folder: string, path: string, label: string): string {
+  const href = relative(folder, path).split(sep).map(encodeURIComponent).join('/');
+  return `<a href="${escapeHtml(href)}">${escapeHtml(label)}</a>`;
+}
+
+function recordingsHtml(folder: string, recordings: { trace: string | undefined; videos: readonly string[] }): string {
+  const items: string[] = [];
+  if (recordings.trace) {
+    items.push(
+      `<li class="trace">Playwright trace: ${fileLink(folder, recordings.trace, relative(folder, recordings.trace))} ` +
+        `<span class="hint">(open it with <code>npx playwright show-trace</code> or at trace.playwright.dev)</span></li>`,
+    );
+  }
+  for (const [index, video] of recordings.videos.entries())
+    items.push(`<li class="video">Video ${index + 1}: ${fileLink(folder, video, relative(folder, video))}</li>`);
+  return items.length > 0 ? `<ul class="recordings">${items.join('')}</ul>` : '';
 }
 
 const styles = `
@@ -166,6 +223,7 @@ dl{display:grid;grid-template-columns:max-content 1fr;gap:2px 12px;margin:8px 0}
 .actions{padding-left:20px;margin:8px 0}.action{margin-bottom:6px}.name{font-weight:600}
 pre{margin:2px 0;padding:6px 8px;background:var(--bg);border-radius:4px;white-space:pre-wrap;word-break:break-word;font-size:13px}
 .result{margin:2px 0}.error,.failed>h2{color:var(--bad)}.error{margin:4px 0}
+.recordings{padding-left:20px;margin:8px 0 0;font-size:13px}.hint{color:var(--muted)}a{color:var(--accent)}
 `;
 
 /**
@@ -180,7 +238,8 @@ pre{margin:2px 0;padding:6px 8px;background:var(--bg);border-radius:4px;white-sp
  * screenshots are `data:` URIs, and a Content-Security-Policy forbids anything else. Page titles,
  * URLs and model outputs come from the web and the model, so every text is HTML-escaped. The file
  * is written to a temporary file and renamed, so `path` never holds half a report; its folder is
- * created when missing.
+ * created when missing. The run's Playwright trace (`trace.zip`) and videos (`.webm`) beside the
+ * report are linked from its header, by paths relative to the report (see `trace` and `videos`).
  *
  * @param history - The run's history, such as `result.history` or `await loadHistory(file)`.
  * @param path - Where to write the HTML file.
@@ -203,13 +262,14 @@ export async function createRunReport(history: RunHistory, path: string, options
   const title = options.title ?? checked.tasks[0]?.task ?? 'plannav run';
   const severalTasks = checked.tasks.length > 1;
   const cards = checked.steps.map((step) => stepHtml(checked, step, severalTasks));
+  const target = resolve(path);
+  const recordings = recordingsHtml(dirname(target), await recordingsOf(target, options));
   const html =
     `<!doctype html><html lang="en"><head><meta charset="utf-8">` +
     `<meta http-equiv="Content-Security-Policy" content="default-src 'none'; img-src data:; style-src 'unsafe-inline'">` +
     `<meta name="viewport" content="width=device-width, initial-scale=1"><meta name="referrer" content="no-referrer">` +
     `<title>${text(title)}</title><style>${styles}</style></head>` +
-    `<body><main>${headerHtml(checked, title)}${cards.join('\n')}</main></body></html>\n`;
-  const target = resolve(path);
+    `<body><main>${headerHtml(checked, title, recordings)}${cards.join('\n')}</main></body></html>\n`;
   const bytes = Buffer.byteLength(html, 'utf8');
   throwIfAborted(options.signal);
   await mkdir(dirname(target), { recursive: true });

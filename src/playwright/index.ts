@@ -12,3 +12,4 @@ export type {
   PlaywrightPoolOptions,
   SettleOptions,
 } from './options';
+export type { PlaywrightTraceOptions, PlaywrightVideoOptions } from './trace'; // issue 24: trace and video of a launched driver

@@ -3,6 +3,7 @@
 
 import type { BrowserContextOptions } from 'playwright-core';
 import type { ChromiumDriverOptions, ChromiumLaunchOptions } from '../chromium/driver-options';
+import type { PlaywrightTraceOptions, PlaywrightVideoOptions } from './trace';
 
 export type { ChromiumDriverOptions, ChromiumLaunchOptions } from '../chromium/driver-options';
 export type { SettleOptions } from '../chromium/settle-options';
@@ -32,6 +33,11 @@ export interface PlaywrightLaunchOptions extends ChromiumLaunchOptions {
   readonly executablePath?: string | undefined;
   /** Other Playwright context options (locale, user agent, `javaScriptEnabled`, …), passed as they are. */
   readonly contextOptions?: BrowserContextOptions | undefined;
+  // Playwright trace and video (issue 24).
+  /** Record a Playwright trace of the run, written as `trace.zip` in `trace.dir` when the driver closes (and at `saveTrace()`). */
+  readonly trace?: PlaywrightTraceOptions | undefined;
+  /** Record a video of each tab, as `.webm` files in `video.dir`, complete once the driver has closed. */
+  readonly video?: PlaywrightVideoOptions | undefined;
 }
 
 /**
@@ -67,7 +73,7 @@ export interface PlaywrightConnectOptions extends PlaywrightDriverOptions {
  * ```
  * @public
  */
-export interface PlaywrightPoolOptions extends PlaywrightLaunchOptions {
+export interface PlaywrightPoolOptions extends Omit<PlaywrightLaunchOptions, 'trace' | 'video'> {
   /**
    * The most drivers the pool holds open at once: the `size` of a `BrowserPool`.
    * @defaultValue 4

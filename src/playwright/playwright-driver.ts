@@ -12,6 +12,7 @@ import { launchChromium, openDriver, openInRemoteContext } from '../chromium/lau
 import type { PlaywrightConnectOptions, PlaywrightDriverOptions, PlaywrightLaunchOptions, PlaywrightPoolOptions } from './options';
 import { launchPooledChromium, playwrightOwnChromium, type PlaywrightPool } from './pool';
 import { PlaywrightTransport, type Ownership } from './transport';
+import { checkRecordingOptions, explainRecordingFailure, TraceRecording, videoContextOptions } from './trace';
 
 /**
  * A `BrowserDriver` (the `plannav` contract) over Playwright (`playwright-core`, Chromium). Create one with
@@ -59,8 +60,10 @@ export class PlaywrightDriver extends ChromiumDriverCore<Page, Frame, ElementHan
    * your own (a proxy switch in `args`, `contextOptions.proxy`, or `http_proxy` and the like in
    * the environment) replaces it.
    * @throws `BrowserError` when no browser could be started; the message says where it looked.
+   * `ConfigError` for a bad `trace` or `video` option.
    */
   static async launch(options: PlaywrightLaunchOptions = {}): Promise<PlaywrightDriver> {
+    const recording = checkRecordingOptions(options);
     const executablePath = options.executablePath ?? findChromium();
     const {
       browser: context,
@@ -71,6 +74,7 @@ export class PlaywrightDriver extends ChromiumDriverCore<Page, Frame, ElementHan
       (args, profile) =>
         chromium.launchPersistentContext(profile ?? '', {
           ...options.contextOptions,
+          ...videoContextOptions(recording.video),
           executablePath,
           headless: options.headless ?? true,
           args,
@@ -78,10 +82,13 @@ export class PlaywrightDriver extends ChromiumDriverCore<Page, Frame, ElementHan
           timeout: options.launchTimeout ?? 30_000,
         }),
       (launched, listener) => void launched.once('close', listener),
-    );
+    ).catch(explainRecordingFailure(recording));
     return openDriver(
       () => new PlaywrightDriver(context, { context, userDataDir, proxy }, options),
-      (driver) => driver.start(options.startUrl),
+      async (driver) => {
+        await driver.startTrace(recording.trace);
+        await driver.start(options.startUrl);
+      },
       async () => {
         await context.close();
         if (userDataDir) rmSync(userDataDir, { recursive: true, force: true, maxRetries: 3 });
@@ -193,5 +200,51 @@ export class PlaywrightDriver extends ChromiumDriverCore<Page, Frame, ElementHan
   /** The active tab's Playwright page, for what the driver does not cover. */
   get page(): Page {
     return this.active();
+  }
+
+  // Playwright trace and video (issue 24): launch({ trace, video }) records them; saveTrace() and close() write the trace.
+  private traceRecording: TraceRecording | undefined;
+  private closingWithTrace: Promise<void> | undefined;
+
+  private async startTrace(options: PlaywrightLaunchOptions['trace']): Promise<void> {
+    if (options) this.traceRecording = await TraceRecording.start(this.context, options);
+  }
+
+  /**
+   * Writes the trace that `launch({ trace })` records, now: what was recorded since the launch or
+   * the last `saveTrace()`, to `options.path` (default: `trace.zip` in the trace's folder). The
+   * recording goes on, and `close()` writes what follows to `trace.zip` in the trace's folder
+   * (replacing one there): with a `path` per task, each task gets a trace of its own.
+   * @returns The trace file's absolute path; undefined when the driver records no trace, or is closed.
+   * @throws `BrowserError` when the trace could not be written.
+   * @example
+   * ```ts
+   * const driver = await PlaywrightDriver.launch({ trace: { dir: 'runs/traces' } });
+   * await new Executor({ task, llm, browser: driver }).execute();
+   * await driver.saveTrace({ path: 'runs/checkout/trace.zip' });
+   * ```
+   */
+  async saveTrace(options: { readonly path?: string | undefined } = {}): Promise<string | undefined> {
+    return this.traceRecording?.save(options.path);
+  }
+
+  /**
+   * Closes what the driver created (browser, context, profile folder); only detaches from what it
+   * attached to. With `launch({ trace })`, first writes the trace (what followed the last
+   * {@link PlaywrightDriver.saveTrace}) to `trace.zip` in the trace's folder;
+   * with `launch({ video })`, the videos are complete once this resolves. Idempotent.
+   * @throws `BrowserError` when the trace could not be written (the driver is closed all the same).
+   */
+  override close(): Promise<void> {
+    this.closingWithTrace ??= (async () => {
+      // The trace is written before the context closes; the driver closes whether or not it could be.
+      const failure = await (this.traceRecording?.finish() ?? Promise.resolve()).then(
+        () => undefined,
+        (error: unknown) => (error instanceof Error ? error : new BrowserError(String(error))),
+      );
+      await super.close();
+      if (failure) throw failure;
+    })();
+    return this.closingWithTrace;
   }
 }

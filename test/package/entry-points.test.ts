@@ -189,6 +189,23 @@ async function main() {
     await mcp.close();
   }
 
+  // plannav/otel (issue 24): a task's spans in the OpenTelemetry SDK's in-memory exporter, with the model's token counts.
+  const { traceExecutor } = await load('plannav/otel');
+  const { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } = await load('@opentelemetry/sdk-trace-base');
+  const exporter = new InMemorySpanExporter();
+  const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+  const traced = new Executor({
+    task: 'What is the capital of France?',
+    llm: new ScriptedLLM({ model: 'otel-model', usage: { inputTokens: 42, outputTokens: 7 }, responses: [scriptedPlan({ done: true, webTask: false, finalAnswer: 'Paris' })] }),
+    browser: new FakeBrowserDriver(),
+  });
+  const stopTracing = traceExecutor(traced, { tracer: provider.getTracer('entry-points') });
+  await traced.execute();
+  stopTracing();
+  const spans = exporter.getFinishedSpans();
+  const parentName = (span) => spans.find((other) => other.spanContext().spanId === span.parentSpanContext?.spanId)?.name ?? null;
+  out.otel = spans.map((span) => ({ name: span.name, parent: parentName(span), inputTokens: span.attributes['gen_ai.usage.input_tokens'] ?? null, outputTokens: span.attributes['gen_ai.usage.output_tokens'] ?? null }));
+
   console.log(JSON.stringify(out));
 }
 main().then(() => process.exit(0), (error) => { console.error(error); process.exit(1); });
@@ -232,6 +249,7 @@ describe(`every entry point of the packed package, used, under Node ${nodeVersio
       'plannav/node',
       'plannav/bullmq',
       'plannav/mcp',
+      'plannav/otel',
     ];
     expect([...used].sort()).toEqual(entries.map(specifierOf).sort());
 
@@ -265,5 +283,11 @@ describe(`every entry point of the packed package, used, under Node ${nodeVersio
     expect(out.bullmq).toMatchObject({ code: 'CONFIG_ERROR', message: expect.stringContaining('entry-points') });
     expect(out.mcp.tools, 'plannav/mcp tools listed by the SDK client').toEqual(expect.arrayContaining(['run_task', 'browser_state', 'export_playwright']));
     expect(out.mcp.actions, 'mcpActions').toEqual(['remote_browser_state']);
+    // plannav/otel: the task span, its Planner step, and the model call in it with the model's token counts.
+    expect(out.otel, 'plannav/otel spans').toEqual([
+      { name: 'chat otel-model', parent: 'plannav.step', inputTokens: 42, outputTokens: 7 },
+      { name: 'plannav.step', parent: 'plannav.task', inputTokens: null, outputTokens: null },
+      { name: 'plannav.task', parent: null, inputTokens: null, outputTokens: null },
+    ]);
   });
 });

@@ -58,6 +58,7 @@ const LAYERS: Record<string, string[]> = {
   cli: ['front', 'index', 'models', 'playwright', 'node', 'demo', 'ui', 'mcp'], // the `plannav` command
   mcp: ['front', 'index', 'models', 'node', 'security', ...BASE], // plannav/mcp: the agent as an MCP server, MCP tools as actions
   ui: ['front', 'index', 'node'], // `plannav ui`: the run page's server and the page's own script (src/ui/page/, bundled)
+  otel: ['index', ...BASE], // plannav/otel (issue 24): spans of a run from its events; types from the public face, runs anywhere
 };
 
 /** Folders of src/ that are not core: not checked here, and no core file may import them. */

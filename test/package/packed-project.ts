@@ -46,6 +46,9 @@ const BESIDE_PLANNAV = [
   '@expo-google-fonts/noto-sans-sc',
   '@modelcontextprotocol/server',
   '@modelcontextprotocol/client',
+  // Issue 24: plannav/otel's optional peer, and the SDK whose in-memory exporter the entry-points test reads.
+  '@opentelemetry/api',
+  '@opentelemetry/sdk-trace-base',
   'typescript',
   '@types/node',
   '@types/json-schema',
