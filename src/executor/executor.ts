@@ -25,6 +25,7 @@ import { BrowserSession, createAgentContext, TypedEventHub } from '../session/in
 import { createEventStream, subscribeToEvents } from './event-stream';
 import { TaskLoop, type TaskLoopHost } from './task-loop';
 import { ExecutorUrlGuard } from './url-guard';
+import { ExecutorDownloads } from './downloads';
 import { HumanInputBroker } from './human-input';
 import {
   resolveExecuteOptions,
@@ -124,6 +125,8 @@ export class Executor<TData = unknown> {
   private readonly unbindPageTextRedaction: (() => void) | undefined;
   /** The URL policy's guard in the driver, across tasks. */
   private readonly urlGuard: ExecutorUrlGuard;
+  /** Downloads (issue 24): the driver's reports, as events, step records and results. */
+  private readonly downloads: ExecutorDownloads;
   private readonly tasks: TaskRecord[] = [];
   private readonly steps: StepRecord[] = [];
   /** The steps' screenshots by part name, with `recordScreenshots` or `useVision`. */
@@ -191,6 +194,14 @@ export class Executor<TData = unknown> {
       isClosed: () => this.closed,
       lastTaskId: () => this.tasks[this.nextTaskIndex - 1]?.taskId ?? '',
     });
+    // Downloads (issue 24).
+    this.downloads = new ExecutorDownloads({
+      browser: this.options.browser,
+      emit: (name, actor, payload) => this.emit(name, actor, payload),
+      currentStep: () => this.current?.step,
+      lastTaskId: () => this.tasks[this.nextTaskIndex - 1]?.taskId ?? '',
+    });
+    this.hub.subscribe('url-blocked', (event) => this.downloads.noteBlocked(event.url, event.step));
     // Page text is redacted where it enters Node, before the view cuts it or an action searches it.
     if (!this.secrets.isEmpty) this.unbindPageTextRedaction = bindPageTextRedaction(this.driver, this.secrets);
     this.tasks.push({ taskId: newTaskId(), task: this.options.task, startedAt: 0, endedAt: undefined, status: undefined, finalAnswer: undefined });
@@ -272,6 +283,7 @@ export class Executor<TData = unknown> {
     }
     await this.runningTask?.catch(() => undefined);
     await this.urlGuard.remove();
+    this.downloads.close();
     this.unbindPageTextRedaction?.();
     for (const end of [...this.sessionStreams]) end();
   }
@@ -466,6 +478,7 @@ export class Executor<TData = unknown> {
       recordStep: (recorder, failure) => {
         this.steps.push(this.secrets.redactDeep(recorder.finish(failure, this.keepScreenshot(recorder.screenshot))));
       },
+      afterNavigatorStep: (recorder, context) => this.downloads.afterStep(recorder, context, this.options.browserTimeouts.action, this.control.signal),
     };
   }
 
