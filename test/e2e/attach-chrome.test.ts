@@ -1,7 +1,7 @@
 // Attaching to the user's running Chrome over CDP (issue 24, contract section B), in real headless
 // Chromium started by the test as a user would (--remote-debugging-port on a separate profile):
-// each driver acts in a tab of its own that shares the user's login, leaves the user's tab where it
-// was, and on close() leaves that tab and the browser running.
+// each driver acts in a tab of its own, leaves the user's tab where it was, and on close() leaves
+// that tab and the browser running; its tab shares the browser's login (the reason to attach).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -49,12 +49,11 @@ afterAll(async () => {
 });
 
 describe.each(libraries)('attached to a running Chrome with $name', (library) => {
-  it("acts in a tab of its own with the user's login, and leaves the user's tab and the browser running after close()", async () => {
+  it("acts in a tab of its own, and leaves the user's tab and the browser running after close()", async () => {
     const driver = await library.connect(debuggingUrl);
     let ownTabs: string[];
     try {
-      // The driver's page is not the user's tab, and it shares the browser's login (the point of attaching).
-      expect(await visitAccount(site, (url) => driver.goto(url))).toEqual({ cookie: true, localStorage: site.storageValue });
+      await driver.goto(site.url('/account'));
       expect(await driver.currentUrl?.()).toBe(site.url('/account'));
 
       const state = await observe(driver);
@@ -83,5 +82,16 @@ describe.each(libraries)('attached to a running Chrome with $name', (library) =>
       return pages.some((target) => ownTabs.includes(target.id)) ? undefined : pages;
     });
     expect(after.map((target) => [target.id, target.url])).toEqual([[userTab.id, userTab.url]]);
+  });
+
+  it("starts with the running browser's login (cookies and localStorage), the point of attaching to it", async () => {
+    const driver = await library.connect(debuggingUrl);
+    try {
+      expect(await visitAccount(site, (url) => driver.goto(url))).toEqual({ cookie: true, localStorage: site.storageValue });
+    } finally {
+      await driver.close();
+    }
+    expect(chrome.process.exitCode).toBeNull();
+    expect((await pageTargets()).map((target) => [target.id, target.url])).toContainEqual([userTab.id, userTab.url]);
   });
 });

@@ -102,7 +102,9 @@ describe.each(libraries)('a persistent profile with $name', (library) => {
     const driver = await within(library.launch({ userDataDir }), 30_000, 'a launch on a stale lock');
     try {
       expect(await visitAccount(site, (url) => driver.goto(url))).toEqual({ cookie: false, localStorage: 'none' });
-      expect(browserPidOf(userDataDir)).not.toBe(killed.pid);
+      // The browser runs on that very profile (a launch that ignored it would prove nothing).
+      const pid = await pollUntil('a browser process on the profile', () => browserPidOf(userDataDir), 5000);
+      expect(pid).not.toBe(killed.pid);
     } finally {
       await driver.close();
     }
