@@ -64,6 +64,14 @@ export interface FileSite {
   close(): Promise<void>;
 }
 
+/**
+ * A value as JavaScript inside a double-quoted HTML attribute: JSON with its quotes escaped, or they
+ * would end the attribute. (Inside an inline handler `URL` is `document.URL`: the blob uses `window.URL`.)
+ */
+function attributeJson(value: string): string {
+  return JSON.stringify(value).replace(/&/g, '&amp;').replace(/"/g, '&quot;');
+}
+
 function attachment(response: ServerResponse, file: { name: string; type: string; body: Buffer }): void {
   const ascii = file.name.replace(/[^\x20-\x7e]|"/g, '_');
   response
@@ -94,7 +102,7 @@ export async function startFileSite(): Promise<FileSite> {
       const body = `<!doctype html><title>Downloads</title><h1>Your documents</h1>
         <a href="${files.statement.path}">Statement attachment</a>
         <a href="${files.notes.path}" download="${files.notes.name}">Notes with download attribute</a>
-        <button onclick="const link = document.createElement('a'); link.href = URL.createObjectURL(new Blob([${JSON.stringify(blobFile.text)}], { type: 'text/plain' })); link.download = ${JSON.stringify(blobFile.name)}; document.body.append(link); link.click(); link.remove();">Export blob report</button>
+        <button onclick="const link = document.createElement('a'); link.href = window.URL.createObjectURL(new Blob([${attributeJson(blobFile.text)}], { type: 'text/plain' })); link.download = ${attributeJson(blobFile.name)}; document.body.append(link); link.click(); link.remove();">Export blob report</button>
         <a href="${files.tab.path}" target="_blank">Statement in a new tab</a>
         <a href="${files.traversal.path}">Evil traversal name</a>
         <a href="${files.control.path}">Evil control name</a>
