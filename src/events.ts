@@ -187,7 +187,7 @@ export interface ExecutorEventMap {
     /**
      * What started the navigation: `action` (the model's own request) or the driver's kind;
      * `request` (with `urlPolicy.scope: 'all-requests'`) is any other request, sent once per host and step;
-     * `download`, a download the driver cancelled (see the `download` event), when no other kind reported its URL in the step.
+     * `download`, a download the driver cancelled (see the `download` event) whose URL no other kind reported.
      */
     readonly kind: 'action' | 'navigation' | 'redirect' | 'popup' | 'frame' | 'prefetch' | 'request' | 'download';
     /**

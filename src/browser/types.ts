@@ -166,9 +166,10 @@ export interface BlockedNavigation {
    * window), `frame` (an iframe's document), `prefetch` (a speculative prefetch or prerender) or
    * `request` (any other request of a page, worker or service worker: `fetch`, XHR, an image, a
    * beacon, a ping, a WebSocket; only with the guard's `scope: 'all-requests'`). A WebSocket
-   * refused by its host alone is reported with its host's URL, `https://host:port/`.
+   * refused by its host alone is reported with its host's URL, `https://host:port/`. `download`:
+   * a download the driver cancelled (its URL denied) that no other kind reported.
    */
-  readonly kind: 'navigation' | 'redirect' | 'popup' | 'frame' | 'prefetch' | 'request';
+  readonly kind: 'navigation' | 'redirect' | 'popup' | 'frame' | 'prefetch' | 'request' | 'download';
   /** The tab it happened in, when the driver knows it. */
   readonly tabId?: string | undefined;
 }

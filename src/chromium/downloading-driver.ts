@@ -109,9 +109,8 @@ export class DownloadingDriverCore<P extends ChromiumPage<F>, F extends RuntimeF
   }
 
   override async setNavigationGuard(guard: NavigationGuard | undefined, options?: CallOptions): Promise<NavigationGuardStatus> {
-    const status = await super.setNavigationGuard(guard, options);
-    this.downloads?.setGuard(guard);
-    return status;
+    // The downloads see what the guard's enforcers report, so a download they stopped is not reported twice.
+    return super.setNavigationGuard(this.downloads ? this.downloads.watchGuard(guard) : guard, options);
   }
 
   override async close(): Promise<void> {

@@ -28,6 +28,9 @@ export interface DownloadsOptions {
   readonly maxBytes?: number | undefined;
 }
 
+/** How long a URL the guard was told of is not told again as a download. */
+const reportMemoryMs = 30_000;
+
 /** The default size cap: 100 MB. */
 export const defaultMaxDownloadBytes = 100 * 1024 * 1024;
 
@@ -112,6 +115,8 @@ export class ChromiumDownloads {
   private readonly listeners = new Set<(download: DownloadReport) => void>();
   private readonly running = new Map<string, Tracked>();
   private guard: NavigationGuard | undefined;
+  /** URLs the guard was told of lately (by the enforcers or here), with when: a blocked download is not told twice. */
+  private readonly reported = new Map<string, number>();
   private session: DownloadSession | undefined;
   private browserContextId: string | undefined;
   /** Whether every download of the browser is this driver's (it launched the browser for itself). */
@@ -165,9 +170,23 @@ export class ChromiumDownloads {
     }
   }
 
-  /** The guard downloads are checked against from now on (the driver's navigation guard). */
-  setGuard(guard: NavigationGuard | undefined): void {
+  /**
+   * The guard downloads are checked against from now on (the driver's navigation guard), wrapped:
+   * the driver installs the wrapper, which notes the URLs the guard's enforcers report, so a
+   * blocked download is reported to the guard (kind `download`) only when they did not stop it already.
+   */
+  watchGuard(guard: NavigationGuard | undefined): NavigationGuard | undefined {
     this.guard = guard;
+    if (!guard) return undefined;
+    return {
+      check: (url) => guard.check(url),
+      blocked: (navigation) => {
+        this.noteReported(navigation.url);
+        guard.blocked(navigation);
+      },
+      ...(guard.scope === undefined ? {} : { scope: guard.scope }),
+      ...(guard.rules === undefined ? {} : { rules: guard.rules }),
+    };
   }
 
   onDownload(listener: (download: DownloadReport) => void): () => void {
@@ -373,9 +392,28 @@ export class ChromiumDownloads {
     tracked.finish();
   }
 
+  /** Notes that the guard was told of `url` now. */
+  private noteReported(url: string): void {
+    if (this.reported.size >= 256) this.reported.delete(this.reported.keys().next().value as string);
+    this.reported.set(url, Date.now());
+  }
+
+  /** Tells the guard of a download it denied, unless it was told of that URL lately (the navigation guard stopped its request). */
+  private reportBlocked(url: string, reason: string): void {
+    const told = this.reported.get(url);
+    if (!this.guard || (told !== undefined && Date.now() - told < reportMemoryMs)) return;
+    this.noteReported(url);
+    try {
+      this.guard.blocked({ url, reason, kind: 'download' });
+    } catch {
+      // A reporting hook that throws must not keep the download from ending.
+    }
+  }
+
   private end(tracked: Tracked, outcome: Omit<DownloadReport, 'url' | 'suggestedFilename'>): void {
     tracked.ended = true;
     const report: DownloadReport = { url: tracked.event.url, suggestedFilename: tracked.event.suggestedFilename, ...outcome };
+    if (outcome.status === 'blocked') this.reportBlocked(report.url, outcome.reason ?? 'the URL policy does not allow it');
     for (const listener of [...this.listeners]) {
       try {
         listener(report);

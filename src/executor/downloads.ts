@@ -1,6 +1,6 @@
-// The downloads an Executor's driver reports (its optional `onDownload`): each a `download` event, a
-// blocked one a `url-blocked` event too, and at the end of the Navigator step they happened in, a line
-// of its history record and a result the Navigator reads next. It never touches a file itself.
+// The downloads an Executor's driver reports (its optional `onDownload`): each a `download` event, and
+// at the end of the Navigator step they happened in, a line of its history record and a result the
+// Navigator reads next. It never touches a file itself.
 
 import type { ActionResult } from '../actions/types';
 import type { EventPayload } from '../agents/agent-context';
@@ -8,36 +8,28 @@ import type { BrowserDriver, DownloadReport } from '../browser/types';
 import type { Actor, ExecutorEventName } from '../events';
 import type { StepRecorder } from '../history/step-recorder';
 
-/** What the downloads need from the Executor that owns them. */
-export interface ExecutorDownloadsHost {
-  /** The driver as the user gave it (its `onDownload` and `waitForDownloads`). */
-  readonly browser: BrowserDriver;
-  emit<K extends ExecutorEventName>(name: K, actor: Actor, payload: EventPayload<K> & { readonly taskId?: string; readonly betweenTasks?: boolean }): void;
-  /** The running task's step; undefined while no task runs. */
-  currentStep(): number | undefined;
-  /** The id of the last task that ran, or '' before any. */
-  lastTaskId(): string;
-}
+/** Sends an event as the Executor does (its task id and step filled in). */
+export type EmitEvent = <K extends ExecutorEventName>(name: K, actor: Actor, payload: EventPayload<K>) => void;
 
 /** How many downloads wait for the next step at most: a page that downloads in a loop must not fill the memory. */
 const maxPending = 50;
 
-/** One per Executor, for its whole life. */
+/**
+ * One per Executor, for its whole life. A blocked download's `url-blocked` event comes from the
+ * driver's report to the URL guard (kind `download`), unless the guard stopped its URL already.
+ */
 export class ExecutorDownloads {
   /** Downloads that ended since the last step's end. */
   private pending: DownloadReport[] = [];
-  /** URLs a `url-blocked` event named in the current step (`step url`), so a blocked download does not repeat it. */
-  private readonly blockedUrls = new Set<string>();
   private readonly stopListening: () => void;
 
-  constructor(private readonly host: ExecutorDownloadsHost) {
-    this.stopListening = host.browser.onDownload?.((download) => this.ended(download)) ?? (() => undefined);
-  }
-
-  /** A `url-blocked` event went out (the driver's guard stopped the URL as a navigation or a request). */
-  noteBlocked(url: string, step: number): void {
-    if (this.blockedUrls.size > 1000) this.blockedUrls.clear();
-    this.blockedUrls.add(`${step} ${url}`);
+  /** `browser` is the driver as the user gave it; `taskRunning` says whether a task runs now. */
+  constructor(
+    private readonly browser: BrowserDriver,
+    private readonly emit: EmitEvent,
+    private readonly taskRunning: () => boolean,
+  ) {
+    this.stopListening = browser.onDownload?.((download) => this.ended(download)) ?? (() => undefined);
   }
 
   /**
@@ -45,9 +37,7 @@ export class ExecutorDownloads {
    * puts what ended into the step's record and tells the Navigator, in a result it keeps in memory.
    */
   async afterStep(recorder: StepRecorder, results: { actionResults: ActionResult[] }, waitMs: number, signal: AbortSignal): Promise<void> {
-    if (this.host.browser.waitForDownloads) {
-      await this.host.browser.waitForDownloads({ timeout: waitMs, signal }).catch(() => undefined);
-    }
+    if (this.browser.waitForDownloads) await this.browser.waitForDownloads({ timeout: waitMs, signal }).catch(() => undefined);
     const ended = this.pending.splice(0);
     if (ended.length === 0) return;
     recorder.addDownloads(ended);
@@ -61,13 +51,8 @@ export class ExecutorDownloads {
   }
 
   private ended(download: DownloadReport): void {
-    const step = this.host.currentStep();
-    // Between tasks: the last task's id, step 0 (the Executor's own emit fills the step).
-    const between = step === undefined ? { taskId: this.host.lastTaskId(), betweenTasks: true } : {};
-    this.host.emit('download', 'system', { ...download, ...between });
-    if (download.status === 'blocked' && !this.blockedUrls.has(`${step ?? 0} ${download.url}`)) {
-      this.host.emit('url-blocked', 'system', { url: download.url, reason: download.reason ?? 'the URL policy does not allow it', kind: 'download', ...between });
-    }
+    const running = this.taskRunning();
+    this.emit('download', 'system', running ? download : { ...download, betweenTasks: true });
     if (this.pending.length < maxPending) this.pending.push(download);
   }
 }

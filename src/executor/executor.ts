@@ -1,6 +1,7 @@
 // The Executor: runs the Planner/Navigator loop for a task and its follow-ups, with pause,
 // resume, cancel, human input, typed events and a history that survives any ending. It holds the
 // task's frame; the steps are task-loop.ts's, the URL guard url-guard.ts's, the browser the session's.
+// Over 600 lines: the public face of the loop (options, events, tasks, follow-ups, history, close) in one class; its parts live beside it.
 
 import { ActionRegistry } from '../actions/registry';
 import { builtinActions } from '../actions/builtin/index';
@@ -125,7 +126,7 @@ export class Executor<TData = unknown> {
   private readonly unbindPageTextRedaction: (() => void) | undefined;
   /** The URL policy's guard in the driver, across tasks. */
   private readonly urlGuard: ExecutorUrlGuard;
-  /** Downloads (issue 24): the driver's reports, as events, step records and results. */
+  /** Downloads (issue 24): the driver's reports as events, step records and results. */
   private readonly downloads: ExecutorDownloads;
   private readonly tasks: TaskRecord[] = [];
   private readonly steps: StepRecord[] = [];
@@ -194,14 +195,7 @@ export class Executor<TData = unknown> {
       isClosed: () => this.closed,
       lastTaskId: () => this.tasks[this.nextTaskIndex - 1]?.taskId ?? '',
     });
-    // Downloads (issue 24).
-    this.downloads = new ExecutorDownloads({
-      browser: this.options.browser,
-      emit: (name, actor, payload) => this.emit(name, actor, payload),
-      currentStep: () => this.current?.step,
-      lastTaskId: () => this.tasks[this.nextTaskIndex - 1]?.taskId ?? '',
-    });
-    this.hub.subscribe('url-blocked', (event) => this.downloads.noteBlocked(event.url, event.step));
+    this.downloads = new ExecutorDownloads(this.options.browser, (name, actor, payload) => this.emit(name, actor, payload), () => this.current !== undefined);
     // Page text is redacted where it enters Node, before the view cuts it or an action searches it.
     if (!this.secrets.isEmpty) this.unbindPageTextRedaction = bindPageTextRedaction(this.driver, this.secrets);
     this.tasks.push({ taskId: newTaskId(), task: this.options.task, startedAt: 0, endedAt: undefined, status: undefined, finalAnswer: undefined });
