@@ -36,7 +36,8 @@ function fitBytes(name: string, limit: number): string {
   const dot = name.lastIndexOf('.');
   const extension = dot > 0 && name.length - dot <= 16 ? name.slice(dot) : '';
   let stem = name.slice(0, name.length - extension.length);
-  while (stem.length > 0 && byteLength(stem) + byteLength(extension) > limit) stem = [...stem].slice(0, -1).join('');
+  // By code point, so no character is split (a combined emoji may lose a part: the name stays valid).
+  while (stem.length > 0 && byteLength(stem) + byteLength(extension) > limit) stem = Array.from(stem).slice(0, -1).join('');
   return `${stem.replace(/[.\s]+$/, '') || 'download'}${extension}`;
 }
 

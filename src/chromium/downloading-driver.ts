@@ -87,7 +87,10 @@ export class DownloadingDriverCore<P extends ChromiumPage<F>, F extends RuntimeF
       } finally {
         void session.detach().catch(() => undefined);
       }
-      const title = await this.activeTab(options).then((tab) => tab.title, () => '');
+      const title = await this.activeTab(options).then(
+        (tab) => tab.title,
+        () => '',
+      );
       return downloads.writeFile(fromBase64(data), options?.filename ?? (title.trim() || 'page'), '.pdf');
     });
   }

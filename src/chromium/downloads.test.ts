@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { BlockedNavigation, DownloadReport, NavigationGuard } from '../browser/types';
 import { ConfigError } from '../errors';
-import { ChromiumDownloads, type DownloadProgress, type DownloadSession, type DownloadWillBegin } from './downloads';
+import { ChromiumDownloads, urlToCheck, type DownloadProgress, type DownloadSession, type DownloadWillBegin } from './downloads';
 
 /** A browser-level session that plays Chromium's download events; files land in the staging folder it was given. */
 class FakeSession implements DownloadSession {
@@ -81,12 +81,14 @@ afterEach(async () => {
 });
 
 async function started(options: { maxBytes?: number; exclusive?: boolean; contextId?: string; contexts?: Record<string, string> } = {}) {
-  downloads = ChromiumDownloads.create({ dir, maxBytes: options.maxBytes }, options.exclusive ?? true) as ChromiumDownloads;
+  const catcher = ChromiumDownloads.create({ dir, maxBytes: options.maxBytes }, options.exclusive ?? true);
+  if (!catcher) throw new Error('no downloads');
+  downloads = catcher;
   const session = new FakeSession(options.contexts);
-  await downloads.start(async () => ({ session, browserContextId: options.contextId }));
+  await catcher.start(async () => ({ session, browserContextId: options.contextId }));
   const reports: DownloadReport[] = [];
-  downloads.onDownload((report) => reports.push(report));
-  return { session, reports, downloads };
+  catcher.onDownload((report) => reports.push(report));
+  return { session, reports, downloads: catcher };
 }
 
 /** Lets the queued event handlers run. */
@@ -196,7 +198,11 @@ describe('ChromiumDownloads', () => {
   });
 
   it('leaves another context’s downloads alone, even one the guard denies', async () => {
-    const { session, reports, downloads: catcher } = await started({ exclusive: false, contextId: 'mine', contexts: { 'frame-mine': 'mine', 'frame-other': 'other' } });
+    const {
+      session,
+      reports,
+      downloads: catcher,
+    } = await started({ exclusive: false, contextId: 'mine', contexts: { 'frame-mine': 'mine', 'frame-other': 'other' } });
     catcher.watchGuard(denyingGuard());
     session.begin('g1', 'https://denied.example/x.csv', 'x.csv', 'frame-other');
     await drain();
@@ -269,6 +275,24 @@ describe('ChromiumDownloads', () => {
     expect(existsSync(own.dir)).toBe(true);
     await own.dispose();
     expect(existsSync(own.dir)).toBe(false);
+  });
+
+  it('checks a blob download by the origin that made it, and lets a data: download through', async () => {
+    expect(urlToCheck('blob:https://bank.example/6505bc8d')).toBe('https://bank.example/');
+    expect(urlToCheck('blob:null/6505bc8d')).toBe('blob:null/6505bc8d');
+    expect(urlToCheck('data:text/csv,a,b')).toBeUndefined();
+    expect(urlToCheck('https://bank.example/x')).toBe('https://bank.example/x');
+    const { session, reports, downloads: catcher } = await started();
+    catcher.watchGuard(denyingGuard());
+    session.begin('g1', 'blob:https://bank.example/6505bc8d', 'export.csv');
+    session.complete('g1', 'a,b');
+    session.begin('g2', 'blob:https://denied.example/77', 'evil.csv');
+    session.cancel('g2');
+    await drain();
+    expect(reports.map((report) => [report.suggestedFilename, report.status])).toEqual([
+      ['export.csv', 'saved'],
+      ['evil.csv', 'blocked'],
+    ]);
   });
 
   it('checks its option', () => {

@@ -2,7 +2,23 @@
 // driver's browser context (any tab, new tabs, blob: and data: URLs) is checked against the URL policy,
 // capped in size, and moved under a safe, unique name into the app's folder. It never writes outside it.
 
-import { closeSync, copyFileSync, existsSync, lstatSync, mkdirSync, mkdtempSync, openSync, readFileSync, readSync, realpathSync, renameSync, rmSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  copyFileSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  readSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  statSync,
+  unlinkSync,
+  writeSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { isAbsolute, join, resolve, sep } from 'node:path';
 import type { DownloadReport, NavigationGuard, SavedFile } from '../browser/types';
@@ -334,7 +350,9 @@ export class ChromiumDownloads {
   /** Stops a download the URL policy denies (once: later events only clean up). */
   private async checkUrl(tracked: Tracked): Promise<void> {
     if (tracked.stopped || !this.guard) return;
-    const decision = guardVerdict(this.guard, tracked.event.url);
+    const checked = urlToCheck(tracked.event.url);
+    if (checked === undefined) return;
+    const decision = guardVerdict(this.guard, checked);
     if (decision.allowed) return;
     tracked.stopped = { status: 'blocked', reason: decision.reason };
     await this.cancel(tracked);
@@ -423,6 +441,22 @@ export class ChromiumDownloads {
     }
     this.running.delete(tracked.event.guid);
     tracked.finish();
+  }
+}
+
+/**
+ * The URL the guard decides a download on: a `blob:` URL by the origin that made it (its data is that
+ * page's, as a URL policy denies every `blob:` URL itself); none for a `data:` URL, which fetches
+ * nothing (its bytes are in the page that started it, which the guard checked).
+ */
+export function urlToCheck(url: string): string | undefined {
+  if (/^data:/i.test(url)) return undefined;
+  if (!/^blob:/i.test(url)) return url;
+  try {
+    const origin = new URL(url.slice('blob:'.length)).origin;
+    return origin === 'null' ? url : `${origin}/`;
+  } catch {
+    return url;
   }
 }
 

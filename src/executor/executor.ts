@@ -195,7 +195,11 @@ export class Executor<TData = unknown> {
       isClosed: () => this.closed,
       lastTaskId: () => this.tasks[this.nextTaskIndex - 1]?.taskId ?? '',
     });
-    this.downloads = new ExecutorDownloads(this.options.browser, (name, actor, payload) => this.emit(name, actor, payload), () => this.current !== undefined);
+    this.downloads = new ExecutorDownloads(
+      this.options.browser,
+      (name, actor, payload) => this.emit(name, actor, payload),
+      () => this.current !== undefined,
+    );
     // Page text is redacted where it enters Node, before the view cuts it or an action searches it.
     if (!this.secrets.isEmpty) this.unbindPageTextRedaction = bindPageTextRedaction(this.driver, this.secrets);
     this.tasks.push({ taskId: newTaskId(), task: this.options.task, startedAt: 0, endedAt: undefined, status: undefined, finalAnswer: undefined });

@@ -369,6 +369,6 @@ export class PlaywrightTransport implements ChromiumTransport<Page, Frame, Eleme
 
   async pageSession(page: Page): Promise<PageCdpSession> {
     const session = await this.context.newCDPSession(page);
-    return { send: (method, params) => session.send(method as 'Page.enable', params as never), detach: () => session.detach() };
+    return { send: (method, params) => session.send(method as 'Page.enable', params), detach: () => session.detach() };
   }
 }

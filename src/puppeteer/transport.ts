@@ -314,7 +314,7 @@ export class PuppeteerTransport implements ChromiumTransport<Page, Frame, Elemen
 
   async pageSession(page: Page): Promise<PageCdpSession> {
     const session = await page.createCDPSession();
-    return { send: (method, params) => session.send(method as 'Page.enable', params as never), detach: () => session.detach() };
+    return { send: (method, params) => session.send(method as 'Page.enable', params), detach: () => session.detach() };
   }
 }
 

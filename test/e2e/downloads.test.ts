@@ -75,8 +75,7 @@ async function clickDownloads(driver: StateDriver, labels: readonly string[], op
     ...options,
   });
   const downloads: DownloadEvent[] = [];
-  // Cast: `download` is a new event name (contract section C).
-  executor.on('download' as keyof ExecutorEventMap, ((event: DownloadEvent) => downloads.push(event)) as never);
+  executor.on('download', (event: DownloadEvent) => downloads.push(event));
   const blocked: ExecutorEventMap['url-blocked'][] = [];
   executor.on('url-blocked', (event) => blocked.push(event));
   await executor.execute();

@@ -90,8 +90,7 @@ describe.each(libraries)('PDFs with $name', (library) => {
       maxSteps: 4,
       planningInterval: 10,
     });
-    // Cast: `download` is a new event name (contract section C).
-    executor.on('download' as keyof ExecutorEventMap, ((event: (typeof downloads)[number]) => downloads.push(event)) as never);
+      executor.on('download', (event: (typeof downloads)[number]) => downloads.push(event));
     const ends: ExecutorEventMap['action-end'][] = [];
     executor.on('action-end', (event) => ends.push(event));
     await executor.execute();

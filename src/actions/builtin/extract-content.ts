@@ -519,7 +519,8 @@ export function buildExtractContentAction(options: ExtractContentOptions, mergeP
       const modelSchema = 'schema' in params ? (params.schema as Record<string, unknown> | undefined) : undefined;
       const target = hostSchema ?? (modelSchema ? modelTarget(modelSchema, name) : textTarget);
 
-      const read = file !== undefined ? await readDownloadedPdf(context, name, file) : ((await readShownPdf(context)) ?? (await readPage(context, includeLinks)));
+      const read =
+        file !== undefined ? await readDownloadedPdf(context, name, file) : ((await readShownPdf(context)) ?? (await readPage(context, includeLinks)));
       const page = settings.compact ? { ...read, markdown: compactMarkdown(read.markdown) } : read;
       const total = page.markdown.length;
       if (total === 0) return { extractedContent: `The page ${page.url} has no readable text.`, includeInMemory: true };

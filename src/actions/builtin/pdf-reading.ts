@@ -33,11 +33,12 @@ function asPage(context: ActionContext, url: string, title: string, pdf: PdfText
  * @throws `ActionError` when the driver cannot read files, or the file is no readable PDF of the downloads folder.
  */
 export async function readDownloadedPdf(context: ActionContext, actionName: string, path: string): Promise<PdfPage> {
-  const read = context.driver.readPdfText;
-  if (!read) throw new ActionError(actionName, 'This browser driver cannot read downloaded files (it has no readPdfText): read the page instead.');
+  const { driver } = context;
+  if (!driver.readPdfText)
+    throw new ActionError(actionName, 'This browser driver cannot read downloaded files (it has no readPdfText): read the page instead.');
   let pdf: PdfText;
   try {
-    pdf = await read.call(context.driver, { path }, { signal: context.signal });
+    pdf = await driver.readPdfText({ path }, { signal: context.signal });
   } catch (error) {
     if (isFatalError(error) || RequestCancelledError.isInstance(error) || context.signal.aborted) throw error;
     throw new ActionError(actionName, `Could not read ${path}: ${(error as Error).message}`, { cause: error });
@@ -51,8 +52,8 @@ export async function readDownloadedPdf(context: ActionContext, actionName: stri
  * read PDFs: the page is then read as HTML, as before).
  */
 export async function readShownPdf(context: ActionContext): Promise<PdfPage | undefined> {
-  const read = context.driver.readPdfText;
-  if (!read) return undefined;
+  const { driver } = context;
+  if (!driver.readPdfText) return undefined;
   const options = { signal: context.signal };
   const top = (await context.driver.frames(options))[0];
   if (!top) return undefined;
@@ -61,7 +62,7 @@ export async function readShownPdf(context: ActionContext): Promise<PdfPage | un
     return undefined;
   });
   if (type !== 'application/pdf') return undefined;
-  const pdf = await read.call(context.driver, { tab: 'active' }, options);
+  const pdf = await driver.readPdfText({ tab: 'active' }, options);
   const name = decodeURIComponent(new URL(top.url).pathname.split('/').pop() ?? '') || top.url;
   return asPage(context, top.url, name, pdf);
 }

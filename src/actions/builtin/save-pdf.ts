@@ -14,9 +14,9 @@ export const savePdfAction = defineAction({
     filename: z.string().trim().min(1).max(200).optional().describe('The file name wanted, such as "receipt.pdf"; omit for the page title'),
   }),
   handler: async ({ filename }, context) => {
-    const save = context.driver.savePdf;
-    if (!save) throw new ActionError('save_pdf', 'This browser driver cannot save pages as PDF (it has no savePdf).');
-    const saved = await save.call(context.driver, { filename, signal: context.signal });
+    const { driver } = context;
+    if (!driver.savePdf) throw new ActionError('save_pdf', 'This browser driver cannot save pages as PDF (it has no savePdf).');
+    const saved = await driver.savePdf({ filename, signal: context.signal });
     return { extractedContent: `Saved the page as PDF: ${saved.path} (${saved.mimeType}, ${saved.bytes} bytes).`, includeInMemory: true };
   },
 });
