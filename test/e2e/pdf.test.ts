@@ -90,7 +90,7 @@ describe.each(libraries)('PDFs with $name', (library) => {
       maxSteps: 4,
       planningInterval: 10,
     });
-      executor.on('download', (event: (typeof downloads)[number]) => downloads.push(event));
+    executor.on('download', (event: (typeof downloads)[number]) => downloads.push(event));
     const ends: ExecutorEventMap['action-end'][] = [];
     executor.on('action-end', (event) => ends.push(event));
     await executor.execute();
