@@ -23,6 +23,8 @@ export type {
   UrlPolicyRule,
   UrlPolicyRules,
 } from './browser/types';
+// Downloads and PDFs (issue 24): the optional members' types.
+export type { DownloadReport, DownloadStatus, PdfSource, PdfText, SavedFile, SavePdfOptions } from './browser/types';
 export type { PageState } from './browser/page-state';
 export type { BrowserPool } from './collect/options';
 export { resolveDriver } from './dom/driver-defaults';

@@ -1,6 +1,7 @@
 // The typed events an Executor emits, as one map from event name to payload. Payloads are
 // structured data for UIs and logs, never preformatted strings; there is no bare 'error' event.
 
+import type { DownloadReport } from './browser/types';
 import type { TokenUsage } from './llm/usage';
 
 /** Who an event is about. @public */
@@ -185,9 +186,10 @@ export interface ExecutorEventMap {
     readonly reason: string;
     /**
      * What started the navigation: `action` (the model's own request) or the driver's kind;
-     * `request` (with `urlPolicy.scope: 'all-requests'`) is any other request, sent once per host and step.
+     * `request` (with `urlPolicy.scope: 'all-requests'`) is any other request, sent once per host and step;
+     * `download`, a download the driver cancelled (see the `download` event) whose URL no other kind reported.
      */
-    readonly kind: 'action' | 'navigation' | 'redirect' | 'popup' | 'frame' | 'prefetch' | 'request';
+    readonly kind: 'action' | 'navigation' | 'redirect' | 'popup' | 'frame' | 'prefetch' | 'request' | 'download';
     /**
      * True when no task was running: the Executor's guard stays on the driver between tasks (see
      * `execute()`), and what it stops then is sent at once, with the id of the task that ran last
@@ -196,6 +198,19 @@ export interface ExecutorEventMap {
      */
     readonly betweenTasks?: boolean | undefined;
   };
+  // Downloads (issue 24).
+  /**
+   * A download of any tab ended (the driver's `onDownload`): `saved` in the driver's downloads
+   * folder (`path`, `bytes`, `mimeType`), `blocked` by the URL policy (also a `url-blocked` event),
+   * `too-large` (over the driver's `downloads.maxBytes`, the partial file removed) or `failed`.
+   * It is in the step's history record, and the Navigator reads it in its next state. `step` is the
+   * step it ended in (0 when it ended between tasks).
+   */
+  download: EventBase &
+    DownloadReport & {
+      /** True when no task was running (as for `url-blocked`); absent during a task. */
+      readonly betweenTasks?: boolean | undefined;
+    };
   /**
    * Text a page wrote, or the model repeated, held an instruction-injection pattern (a fake tag of
    * our prompt, an "ignore previous instructions" phrase, a fake agent output). The text was

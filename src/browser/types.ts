@@ -166,9 +166,10 @@ export interface BlockedNavigation {
    * window), `frame` (an iframe's document), `prefetch` (a speculative prefetch or prerender) or
    * `request` (any other request of a page, worker or service worker: `fetch`, XHR, an image, a
    * beacon, a ping, a WebSocket; only with the guard's `scope: 'all-requests'`). A WebSocket
-   * refused by its host alone is reported with its host's URL, `https://host:port/`.
+   * refused by its host alone is reported with its host's URL, `https://host:port/`. `download`:
+   * a download the driver cancelled (its URL denied) that no other kind reported.
    */
-  readonly kind: 'navigation' | 'redirect' | 'popup' | 'frame' | 'prefetch' | 'request';
+  readonly kind: 'navigation' | 'redirect' | 'popup' | 'frame' | 'prefetch' | 'request' | 'download';
   /** The tab it happened in, when the driver knows it. */
   readonly tabId?: string | undefined;
 }
@@ -371,6 +372,19 @@ export interface BrowserDriver {
    */
   // eslint-disable-next-line @typescript-eslint/no-invalid-void-type -- a driver written before `scope` resolves to nothing
   setNavigationGuard?(guard: NavigationGuard | undefined, options?: CallOptions): Promise<NavigationGuardStatus | void>;
+  // Downloads and PDFs (issue 24): optional; without them downloads are not reported, and `save_pdf` and PDF reading say the driver cannot.
+  /**
+   * Calls `listener` with each download of any tab once it ended: saved (with its path in the
+   * driver's downloads folder), blocked by the URL policy, over the size cap, or failed. Returns
+   * the function that stops listening.
+   */
+  onDownload?(listener: (download: DownloadReport) => void): () => void;
+  /** Resolves once no download is in progress, or when the call's time is up (never rejects for that). */
+  waitForDownloads?(options?: CallOptions): Promise<void>;
+  /** Prints the active tab as PDF into the downloads folder (under a safe, unique name) and says where. */
+  savePdf?(options?: SavePdfOptions): Promise<SavedFile>;
+  /** The text of a PDF: the one the active tab shows, or a file of the downloads folder (no other path is read). */
+  readPdfText?(source: PdfSource, options?: CallOptions): Promise<PdfText>;
   /** Releases what the driver created. Idempotent. */
   close(): Promise<void>;
   /** Same as `close()`, for `await using`. */
@@ -385,3 +399,60 @@ export interface BrowserDriver {
  */
 export type ResolvedBrowserDriver = BrowserDriver &
   Required<Pick<BrowserDriver, 'goBack' | 'currentUrl' | 'click' | 'fill' | 'selectOption' | 'uploadFiles' | 'press' | 'scroll' | 'waitForSettled'>>;
+
+// Downloads and PDFs (issue 24).
+
+/**
+ * How a download ended: `saved` in the downloads folder; `blocked` by the URL policy (nothing
+ * kept); `too-large`, stopped at the size cap (the partial file removed); `failed` (cancelled by
+ * the page or the server, or the file could not be moved into the folder).
+ * @public
+ */
+export type DownloadStatus = 'saved' | 'blocked' | 'too-large' | 'failed';
+
+/** A download a driver caught, as `onDownload` reports it once it ended. @public */
+export interface DownloadReport {
+  /** The URL the file came from (`blob:` and `data:` URLs included). */
+  readonly url: string;
+  /** The file name the page or the server suggested, as given (untrusted: it is not the name on disk). */
+  readonly suggestedFilename: string;
+  /** Where the file is, for `saved`: an absolute path in the downloads folder, under a safe, unique name. */
+  readonly path?: string | undefined;
+  /** The file's size in bytes, for `saved` (and the bytes received when it was stopped, for `too-large`). */
+  readonly bytes?: number | undefined;
+  /** The file's media type, from its name's extension (or its first bytes), for `saved`. */
+  readonly mimeType?: string | undefined;
+  /** How it ended. */
+  readonly status: DownloadStatus;
+  /** Why it was not saved, in words the model and a log reader understand. */
+  readonly reason?: string | undefined;
+}
+
+/** Options of a driver's `savePdf`. @public */
+export interface SavePdfOptions extends CallOptions {
+  /** The file name wanted; made safe and unique, `.pdf` added when missing. @defaultValue the page's title */
+  readonly filename?: string | undefined;
+}
+
+/** A file a driver wrote into its downloads folder. @public */
+export interface SavedFile {
+  /** The absolute path of the file. */
+  readonly path: string;
+  /** Its size in bytes. */
+  readonly bytes: number;
+  /** Its media type, such as `application/pdf`. */
+  readonly mimeType: string;
+}
+
+/** Which PDF `readPdfText` reads: the one the active tab shows, or a file of the downloads folder. @public */
+export type PdfSource = { readonly tab: 'active' } | { readonly path: string };
+
+/** The text of a PDF, page by page joined with blank lines. @public */
+export interface PdfText {
+  /** The text, in reading order as the PDF stores it. */
+  readonly text: string;
+  /** How many pages the PDF has. */
+  readonly pages: number;
+  /** True when only the first pages were read (the text bound was reached). */
+  readonly truncated: boolean;
+}

@@ -3,6 +3,7 @@
 // local Chromium takes. Each driver adds its own (the binary it looks for, its library's options).
 
 import type { SettleOptions } from './settle-options';
+import type { DownloadsOptions } from './downloads';
 
 /**
  * Options every way of creating a Chromium driver (`PlaywrightDriver`, `PuppeteerDriver`) accepts.
@@ -22,6 +23,15 @@ export interface ChromiumDriverOptions {
    * @defaultValue 15000
    */
   readonly defaultTimeout?: number | undefined;
+  // Downloads (issue 24).
+  /**
+   * Where downloads of every tab are saved, and the largest kept: see {@link DownloadsOptions}.
+   * Each one ends as an `onDownload` report (the Executor's `download` event). `false` leaves
+   * downloads to the browser and the library, as without plannav.
+   * @defaultValue a fresh temporary folder of the driver's, removed on `close()`; a 100 MB cap
+   * @example `{ dir: './downloads', maxBytes: 20_000_000 }`
+   */
+  readonly downloads?: DownloadsOptions | false | undefined;
 }
 
 /**

@@ -28,6 +28,8 @@ const everyEvent: Readonly<Record<ExecutorEventName, true>> = {
   'sensitive-action': true,
   warning: true,
   'replay-step': true,
+  // Downloads (issue 24).
+  download: true,
 };
 
 /** The names of every Executor event. */

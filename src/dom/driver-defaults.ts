@@ -253,6 +253,11 @@ export function resolveDriver(driver: BrowserDriver): ResolvedBrowserDriver {
     [Symbol.asyncDispose]: driver[Symbol.asyncDispose].bind(driver),
     ...(driver.mouseClick ? { mouseClick: driver.mouseClick.bind(driver) } : {}),
     ...(driver.setNavigationGuard ? { setNavigationGuard: driver.setNavigationGuard.bind(driver) } : {}),
+    // Downloads and PDFs (issue 24): the driver's own, when it has them; no default.
+    ...(driver.onDownload ? { onDownload: driver.onDownload.bind(driver) } : {}),
+    ...(driver.waitForDownloads ? { waitForDownloads: driver.waitForDownloads.bind(driver) } : {}),
+    ...(driver.savePdf ? { savePdf: driver.savePdf.bind(driver) } : {}),
+    ...(driver.readPdfText ? { readPdfText: driver.readPdfText.bind(driver) } : {}),
     goBack: pick('goBack'),
     currentUrl: pick('currentUrl'),
     click: pick('click'),

@@ -104,4 +104,6 @@ const eventNames: Record<ExecutorEventName, true> = {
   'sensitive-action': true,
   warning: true,
   'replay-step': true,
+  // Downloads (issue 24).
+  download: true,
 };

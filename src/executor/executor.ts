@@ -1,6 +1,7 @@
 // The Executor: runs the Planner/Navigator loop for a task and its follow-ups, with pause,
 // resume, cancel, human input, typed events and a history that survives any ending. It holds the
 // task's frame; the steps are task-loop.ts's, the URL guard url-guard.ts's, the browser the session's.
+// Over 600 lines: the public face of the loop (options, events, tasks, follow-ups, history, close) in one class; its parts live beside it.
 
 import { ActionRegistry } from '../actions/registry';
 import { builtinActions } from '../actions/builtin/index';
@@ -25,6 +26,7 @@ import { BrowserSession, createAgentContext, TypedEventHub } from '../session/in
 import { createEventStream, subscribeToEvents } from './event-stream';
 import { TaskLoop, type TaskLoopHost } from './task-loop';
 import { ExecutorUrlGuard } from './url-guard';
+import { ExecutorDownloads } from './downloads';
 import { HumanInputBroker } from './human-input';
 import {
   resolveExecuteOptions,
@@ -124,6 +126,8 @@ export class Executor<TData = unknown> {
   private readonly unbindPageTextRedaction: (() => void) | undefined;
   /** The URL policy's guard in the driver, across tasks. */
   private readonly urlGuard: ExecutorUrlGuard;
+  /** Downloads (issue 24): the driver's reports as events, step records and results. */
+  private readonly downloads: ExecutorDownloads;
   private readonly tasks: TaskRecord[] = [];
   private readonly steps: StepRecord[] = [];
   /** The steps' screenshots by part name, with `recordScreenshots` or `useVision`. */
@@ -191,6 +195,11 @@ export class Executor<TData = unknown> {
       isClosed: () => this.closed,
       lastTaskId: () => this.tasks[this.nextTaskIndex - 1]?.taskId ?? '',
     });
+    this.downloads = new ExecutorDownloads(
+      this.options.browser,
+      (name, actor, payload) => this.emit(name, actor, payload),
+      () => this.current !== undefined,
+    );
     // Page text is redacted where it enters Node, before the view cuts it or an action searches it.
     if (!this.secrets.isEmpty) this.unbindPageTextRedaction = bindPageTextRedaction(this.driver, this.secrets);
     this.tasks.push({ taskId: newTaskId(), task: this.options.task, startedAt: 0, endedAt: undefined, status: undefined, finalAnswer: undefined });
@@ -272,6 +281,7 @@ export class Executor<TData = unknown> {
     }
     await this.runningTask?.catch(() => undefined);
     await this.urlGuard.remove();
+    this.downloads.close();
     this.unbindPageTextRedaction?.();
     for (const end of [...this.sessionStreams]) end();
   }
@@ -466,6 +476,7 @@ export class Executor<TData = unknown> {
       recordStep: (recorder, failure) => {
         this.steps.push(this.secrets.redactDeep(recorder.finish(failure, this.keepScreenshot(recorder.screenshot))));
       },
+      afterNavigatorStep: (recorder, context) => this.downloads.afterStep(recorder, context, this.options.browserTimeouts.action, this.control.signal),
     };
   }
 

@@ -33,6 +33,8 @@ export interface TaskLoopHost {
   startStep(recorder: StepRecorder): void;
   /** A step ended (with `failure`, or undefined): keeps its record in the history. */
   recordStep(recorder: StepRecorder, failure: unknown): void;
+  /** After a Navigator step's actions (downloads, issue 24): may add to its record and to the results the Navigator reads next. */
+  afterNavigatorStep?(recorder: StepRecorder, context: AgentContext): Promise<void>;
 }
 
 /** A partial or final answer as the `done` action gave it. */
@@ -159,6 +161,7 @@ export class TaskLoop {
         async (recorder) => {
           this.lastStepDone = undefined;
           const result = await navigator.step(recorder);
+          await this.host.afterNavigatorStep?.(recorder, this.context);
           const done = result.results.find((item) => item.isDone);
           if (done?.extractedContent !== undefined) this.lastStepDone = { text: done.extractedContent, data: done.data };
           stall = monitor?.record(this.context.currentState, result.output.action);

@@ -111,6 +111,20 @@ const stepSchema = z.object({
       mediaType: z.enum(['image/jpeg', 'image/png']),
     })
     .optional(),
+  // Downloads (issue 24).
+  downloads: z
+    .array(
+      z.object({
+        url: z.string(),
+        suggestedFilename: z.string(),
+        path: z.string().optional(),
+        bytes: count.optional(),
+        mimeType: z.string().optional(),
+        status: z.enum(['saved', 'blocked', 'too-large', 'failed']),
+        reason: z.string().optional(),
+      }),
+    )
+    .optional(),
 });
 
 const taskSchema = z.object({

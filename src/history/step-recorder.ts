@@ -2,6 +2,7 @@
 // leaves a complete record of what happened up to that point.
 
 import type { PageState } from '../browser/page-state';
+import type { DownloadReport } from '../browser/types';
 import type { PlanInfo } from '../events';
 import { addUsage, emptyUsage, type TokenUsage } from '../llm/usage';
 import { toErrorInfo } from './error-info';
@@ -17,6 +18,8 @@ export class StepRecorder {
   private usage: TokenUsage = emptyUsage;
   private readonly fallbacks: ModelFallbackRecord[] = [];
   private readonly modelCalls: ModelCallRecord[] = [];
+  /** Downloads (issue 24): those that ended during the step. */
+  private readonly downloads: DownloadReport[] = [];
   /** The base64 JPEG of the state the step read, when one was taken. */
   private screenshotData: string | undefined;
 
@@ -71,6 +74,11 @@ export class StepRecorder {
     this.actions.push(record);
   }
 
+  /** Adds the downloads that ended during the step. */
+  addDownloads(downloads: readonly DownloadReport[]): void {
+    this.downloads.push(...downloads);
+  }
+
   /** The usage recorded so far. */
   get tokenUsage(): TokenUsage {
     return this.usage;
@@ -96,6 +104,7 @@ export class StepRecorder {
       modelCalls: [...this.modelCalls],
       ...(this.fallbacks.length > 0 ? { fallbacks: [...this.fallbacks] } : {}),
       ...(screenshot ? { screenshot } : {}),
+      ...(this.downloads.length > 0 ? { downloads: [...this.downloads] } : {}),
     };
   }
 }

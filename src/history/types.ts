@@ -2,6 +2,7 @@
 // errors, browser URL, timings and token usage. Plain JSON with a version, for saving and replay;
 // screenshots ride beside it as binary parts, never inside the JSON.
 
+import type { DownloadReport } from '../browser/types';
 import type { ErrorInfo, PlanInfo, TaskStatus } from '../events';
 import type { TokenUsage } from '../llm/usage';
 
@@ -192,6 +193,9 @@ export interface StepRecord {
   readonly fallbacks?: readonly ModelFallbackRecord[] | undefined;
   /** The screenshot of the page the step read, with `recordScreenshots` or vision on. */
   readonly screenshot?: ScreenshotRef | undefined;
+  // Downloads (issue 24).
+  /** The downloads that ended during the step (as the `download` events told them); absent when none did. */
+  readonly downloads?: readonly DownloadReport[] | undefined;
 }
 
 /** The browser as a step found it. @public */

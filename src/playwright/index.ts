@@ -13,3 +13,5 @@ export type {
   SettleOptions,
 } from './options';
 export type { PlaywrightTraceOptions, PlaywrightVideoOptions } from './trace'; // issue 24: trace and video of a launched driver
+// Downloads (issue 24): the `downloads` option of every way of creating the driver.
+export type { DownloadsOptions } from '../chromium/downloads';

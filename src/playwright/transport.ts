@@ -13,6 +13,8 @@ import { installRuntime } from '../chromium/runtime-calls';
 import { resolveSettleOptions, type SettleOptions } from '../chromium/settle-options';
 import type { TabHooks } from '../chromium/tabs';
 import type { ChromiumTransport, ElementMethods, ElementPoint, GuardEnforcer, PageSession, PointerClick } from '../chromium/transport';
+import type { PageCdpSession } from '../chromium/downloading-driver';
+import type { OpenedDownloadSession } from '../chromium/downloads';
 import { pageRuntime } from '../dom/page-runtime';
 import { sleep } from '../util/abort';
 import { FrameRegistry } from './frames';
@@ -338,5 +340,35 @@ export class PlaywrightTransport implements ChromiumTransport<Page, Frame, Eleme
     } finally {
       await session.detach().catch(() => undefined);
     }
+  }
+
+  // Files (issue 24): the sessions of downloads, printing and PDF reading (src/chromium/downloading-driver.ts).
+
+  /** A browser-level session for the downloads of this context (its CDP id found through a page, unless the driver launched the browser). */
+  async openDownloadSession(): Promise<OpenedDownloadSession> {
+    const browser = this.context.browser();
+    if (!browser) throw new Error('the context has no browser to open a browser-level session on');
+    let browserContextId: string | undefined;
+    const page = this.context.pages()[0];
+    if (this.owned.userDataDir === undefined && page) {
+      const pageSession = await this.context.newCDPSession(page);
+      browserContextId = (await pageSession.send('Target.getTargetInfo')).targetInfo.browserContextId;
+      await pageSession.detach().catch(() => undefined);
+    }
+    const session = await browser.newBrowserCDPSession();
+    return {
+      session: {
+        send: (method, params) => session.send(method as 'Browser.setDownloadBehavior', params as never),
+        onWillBegin: (listener) => session.on('Browser.downloadWillBegin', listener),
+        onProgress: (listener) => session.on('Browser.downloadProgress', listener),
+        detach: () => session.detach(),
+      },
+      browserContextId,
+    };
+  }
+
+  async pageSession(page: Page): Promise<PageCdpSession> {
+    const session = await this.context.newCDPSession(page);
+    return { send: (method, params) => session.send(method as 'Page.enable', params), detach: () => session.detach() };
   }
 }

@@ -12,3 +12,5 @@ export type {
   PuppeteerPoolOptions,
   SettleOptions,
 } from './options';
+// Downloads (issue 24): the `downloads` option of every way of creating the driver.
+export type { DownloadsOptions } from '../chromium/downloads';

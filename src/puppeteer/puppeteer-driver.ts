@@ -6,7 +6,7 @@ import puppeteer, { type Browser, type BrowserContext, type ElementHandle, type 
 import type { ClickOptions } from '../browser/types';
 import { BrowserError, ConfigError } from '../errors';
 import { firstLine } from '../chromium/call';
-import { ChromiumDriverCore } from '../chromium/driver-core';
+import { DownloadingDriverCore } from '../chromium/downloading-driver';
 import { SharedBrowserPool, checkPoolSize } from '../chromium/browser-pool';
 import { openDriver, openInRemoteContext } from '../chromium/launch';
 import {
@@ -35,7 +35,7 @@ import { PuppeteerTransport, type Ownership } from './transport';
  * page. `close()` releases only what the driver created.
  * @public
  */
-export class PuppeteerDriver extends ChromiumDriverCore<Page, Frame, ElementHandle> {
+export class PuppeteerDriver extends DownloadingDriverCore<Page, Frame, ElementHandle> {
   /** The Puppeteer browser context whose pages are this driver's tabs. */
   readonly context: BrowserContext;
   private readonly puppeteer: PuppeteerTransport;

@@ -13,6 +13,8 @@ import { resolveSettleOptions, type SettleOptions } from '../chromium/settle-opt
 import type { TabHooks } from '../chromium/tabs';
 import type { ChromiumTransport, ElementMethods, ElementPoint, GuardEnforcer, PageSession, PointerClick } from '../chromium/transport';
 import type { CdpChannel } from '../chromium/websocket-targets';
+import type { PageCdpSession } from '../chromium/downloading-driver';
+import type { OpenedDownloadSession } from '../chromium/downloads';
 import { asBrowserError } from './call';
 import { FrameRegistry } from './frames';
 import { pressKeys } from './keyboard';
@@ -292,6 +294,27 @@ export class PuppeteerTransport implements ChromiumTransport<Page, Frame, Elemen
     });
     await within(committed, ms, undefined);
     if (onNavigated) page.off('framenavigated', onNavigated);
+  }
+
+  // Files (issue 24): the sessions of downloads, printing and PDF reading (src/chromium/downloading-driver.ts).
+
+  /** A browser-level session for the downloads of this context (all of the browser's when the driver launched it). */
+  async openDownloadSession(): Promise<OpenedDownloadSession> {
+    const session = await this.context.browser().target().createCDPSession();
+    return {
+      session: {
+        send: (method, params) => session.send(method as 'Browser.setDownloadBehavior', params as never),
+        onWillBegin: (listener) => void session.on('Browser.downloadWillBegin', listener),
+        onProgress: (listener) => void session.on('Browser.downloadProgress', listener),
+        detach: () => session.detach(),
+      },
+      browserContextId: this.owned.launched === true ? undefined : this.context.id,
+    };
+  }
+
+  async pageSession(page: Page): Promise<PageCdpSession> {
+    const session = await page.createCDPSession();
+    return { send: (method, params) => session.send(method as 'Page.enable', params), detach: () => session.detach() };
   }
 }
 

@@ -182,6 +182,7 @@ const agentActionNames = any(
   'select_dropdown_option',
   'get_dropdown_options',
   'extract_content',
+  'save_pdf',
   'cache_content',
   'upload_file',
   'ask_human',

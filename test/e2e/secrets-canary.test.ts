@@ -73,6 +73,7 @@ const everyEvent: Record<ExecutorEventName, true> = {
   'injection-detected': true,
   warning: true,
   'replay-step': true,
+  download: true,
 };
 
 /** What the deliberately leaky action returned, kept before plannav sees it (the positive control's synthetic sink). */

@@ -113,7 +113,7 @@ describe('events', () => {
     executor.on('step-end', (event) => expectTypeOf(event.error).toEqualTypeOf<ErrorInfo | undefined>());
     executor.on('model-retry', (event) => expectTypeOf(event.error).toEqualTypeOf<ErrorInfo>());
     executor.on('url-blocked', (event) =>
-      expectTypeOf(event.kind).toEqualTypeOf<'action' | 'navigation' | 'redirect' | 'popup' | 'frame' | 'prefetch' | 'request'>(),
+      expectTypeOf(event.kind).toEqualTypeOf<'action' | 'navigation' | 'redirect' | 'popup' | 'frame' | 'prefetch' | 'request' | 'download'>(),
     );
     // @ts-expect-error no such event
     executor.on('action-done', () => undefined);

@@ -352,8 +352,8 @@ describe('extract_content: structured results', () => {
 
   it('does not offer the Navigator a schema parameter when the host gave one', () => {
     const action = extractContentAction({ schema: z.object({ price: z.number() }) });
-    expect(Object.keys(action.schema.shape)).toEqual(['goal', 'include_links', 'start_from_char']);
-    expect(Object.keys(extractContentAction().schema.shape)).toEqual(['goal', 'include_links', 'start_from_char', 'schema']);
+    expect(Object.keys(action.schema.shape)).toEqual(['goal', 'include_links', 'start_from_char', 'file']);
+    expect(Object.keys(extractContentAction().schema.shape)).toEqual(['goal', 'include_links', 'start_from_char', 'file', 'schema']);
   });
 
   it("reports answers that never match the host's schema as a recoverable error", async () => {

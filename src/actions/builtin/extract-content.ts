@@ -16,6 +16,7 @@ import { throwIfAborted } from '../../util/abort';
 import { defineAction } from '../define-action';
 import { chunkMarkdown, compactMarkdown, cutAt, htmlToMarkdown, type MarkdownChunk } from '../markdown';
 import type { Action, ActionContext } from '../types';
+import { readDownloadedPdf, readShownPdf } from './pdf-reading';
 import { describeThrown } from '../../util/describe-thrown';
 
 /** Options of {@link extractContentAction}. @public */
@@ -58,7 +59,7 @@ const defaultName = 'extract_content';
 const defaultDescription =
   'Read the whole current page (every frame, also what is scrolled out of view) and extract what the goal asks for with a reading model. ' +
   'Use it for information in the page text that the elements do not show, and for long lists and tables; it costs a model call per page part. ' +
-  'Pass a JSON schema to get structured data.';
+  'Pass a JSON schema to get structured data. Reads a PDF the tab shows too, and a downloaded PDF given by its path (`file`).';
 
 /** Bounds of one page read: frames, HTML per frame and markdown in all. */
 const maxFrames = 20;
@@ -299,6 +300,13 @@ const parameters = {
     .nonnegative()
     .default(0)
     .describe('Start reading at this character of the page text, to go on where an earlier extraction stopped'),
+  // PDFs (issue 24): a PDF the tab shows is read as text by itself; a downloaded one by its path.
+  file: z
+    .string()
+    .trim()
+    .min(1)
+    .optional()
+    .describe('The path of a downloaded PDF to read instead of the page, as its download result gave it; omit to read the page'),
 };
 const modelSchemaParameter = z
   .record(z.string(), z.unknown())
@@ -507,11 +515,12 @@ export function buildExtractContentAction(options: ExtractContentOptions, mergeP
     description: options.description ?? defaultDescription,
     schema,
     handler: async (params, context) => {
-      const { goal, include_links: includeLinks, start_from_char: startFrom } = params;
+      const { goal, include_links: includeLinks, start_from_char: startFrom, file } = params;
       const modelSchema = 'schema' in params ? (params.schema as Record<string, unknown> | undefined) : undefined;
       const target = hostSchema ?? (modelSchema ? modelTarget(modelSchema, name) : textTarget);
 
-      const read = await readPage(context, includeLinks);
+      const read =
+        file !== undefined ? await readDownloadedPdf(context, name, file) : ((await readShownPdf(context)) ?? (await readPage(context, includeLinks)));
       const page = settings.compact ? { ...read, markdown: compactMarkdown(read.markdown) } : read;
       const total = page.markdown.length;
       if (total === 0) return { extractedContent: `The page ${page.url} has no readable text.`, includeInMemory: true };

@@ -17,6 +17,7 @@ import { sendKeysAction } from './send-keys';
 import { closeTabAction, openTabAction, switchTabAction } from './tabs';
 import { uploadFileAction } from './upload-file';
 import { waitAction } from './wait';
+import { savePdfAction } from './save-pdf';
 
 /** Every built-in action; `outputSchema` shapes the `done` action's `data`. */
 export function builtinActions(outputSchema?: z.ZodType): Action[] {
@@ -42,6 +43,7 @@ export function builtinActions(outputSchema?: z.ZodType): Action[] {
     selectDropdownOptionAction,
     uploadFileAction,
     extractContentAction(),
+    savePdfAction,
     searchPageAction,
     cacheContentAction,
     askHumanAction,
