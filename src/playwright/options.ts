@@ -2,9 +2,12 @@
 // and how it launches or connects to a browser. Types only.
 
 import type { BrowserContextOptions } from 'playwright-core';
-import type { ChromiumDriverOptions, ChromiumLaunchOptions } from '../chromium/driver-options';
+import type { ChromiumDriverOptions, ChromiumLaunchOptions, ConnectTabs } from '../chromium/driver-options';
 
 export type { ChromiumDriverOptions, ChromiumLaunchOptions } from '../chromium/driver-options';
+// Staying logged in (issue 24): the storage-state types and the tabs a connected driver drives.
+export type { ConnectTabs } from '../chromium/driver-options';
+export type { StorageState, StorageStateCookie, StorageStateOptions, StorageStateOrigin } from '../browser/storage-state';
 export type { SettleOptions } from '../chromium/settle-options';
 
 /**
@@ -54,12 +57,21 @@ export interface PlaywrightConnectOptions extends PlaywrightDriverOptions {
    * @defaultValue 30000
    */
   readonly connectTimeout?: number | undefined;
+  /**
+   * Staying logged in (issue 24): with `cdpUrl`, which tabs the driver drives: a tab of its own in
+   * the browser's default context, sharing the user's logins and leaving the user's tabs alone
+   * (`'own'`), every tab of that context (`'all'`), or a context of its own (`'isolated'`, the
+   * only choice with `wsEndpoint`). See {@link ConnectTabs}.
+   * @defaultValue `'own'` with `cdpUrl`, `'isolated'` with `wsEndpoint`
+   */
+  readonly tabs?: ConnectTabs | undefined;
 }
 
 /**
  * Options of {@link PlaywrightDriver.pool}: those of {@link PlaywrightLaunchOptions}, for the one
  * Chromium the pool launches (`executablePath`, `headless`, `args`, `launchTimeout`) and for each
- * driver's own context (`viewport`, `contextOptions`, `startUrl`, `settle`, …), and the pool's `size`.
+ * driver's own context (`viewport`, `contextOptions`, `startUrl`, `settle`, `storageState`, …), and the pool's
+ * `size`. Not `userDataDir`: one profile cannot serve many contexts.
  *
  * @example
  * ```ts
@@ -67,7 +79,7 @@ export interface PlaywrightConnectOptions extends PlaywrightDriverOptions {
  * ```
  * @public
  */
-export interface PlaywrightPoolOptions extends PlaywrightLaunchOptions {
+export interface PlaywrightPoolOptions extends Omit<PlaywrightLaunchOptions, 'userDataDir'> {
   /**
    * The most drivers the pool holds open at once: the `size` of a `BrowserPool`.
    * @defaultValue 4

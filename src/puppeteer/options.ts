@@ -2,10 +2,13 @@
 // how it launches or connects to a browser: types, their defaults and their check.
 
 import { z } from 'zod';
-import type { ChromiumDriverOptions, ChromiumLaunchOptions } from '../chromium/driver-options';
+import type { ChromiumDriverOptions, ChromiumLaunchOptions, ConnectTabs } from '../chromium/driver-options';
 import { ConfigError } from '../errors';
 
 export type { ChromiumDriverOptions, ChromiumLaunchOptions } from '../chromium/driver-options';
+// Staying logged in (issue 24): the storage-state types and the tabs a connected driver drives.
+export type { ConnectTabs } from '../chromium/driver-options';
+export type { StorageState, StorageStateCookie, StorageStateOptions, StorageStateOrigin } from '../browser/storage-state';
 export type { SettleOptions } from '../chromium/settle-options';
 
 /**
@@ -57,6 +60,13 @@ export interface PuppeteerConnectOptions extends PuppeteerDriverOptions {
    * @defaultValue 30000
    */
   readonly connectTimeout?: number | undefined;
+  /**
+   * Staying logged in (issue 24): which tabs the driver drives: a tab of its own in the browser's
+   * default context, sharing the user's logins and leaving the user's tabs alone (`'own'`), every
+   * tab of that context (`'all'`), or a browser context of its own (`'isolated'`). See {@link ConnectTabs}.
+   * @defaultValue 'own'
+   */
+  readonly tabs?: ConnectTabs | undefined;
 }
 
 const positive = z.number().positive();
@@ -82,6 +92,9 @@ const driverOptionsSchema = z.object({
   startUrl: z.string().min(1).optional(),
   launchTimeout: positive.optional(),
   connectTimeout: positive.optional(),
+  // Staying logged in (issue 24); the storage state's own check reads its file and says which field is wrong.
+  userDataDir: z.string().min(1).optional(),
+  tabs: z.enum(['own', 'all', 'isolated']).optional(),
 });
 
 /**
@@ -106,7 +119,8 @@ export const defaultViewport = { width: 1280, height: 1100 } as const;
 /**
  * Options of {@link PuppeteerDriver.pool}: those of {@link PuppeteerLaunchOptions}, for the one
  * Chromium the pool launches (`executablePath`, `headless`, `args`, `launchTimeout`, `viewport`)
- * and for each driver (`startUrl`, `settle`, …), and the pool's `size`.
+ * and for each driver (`startUrl`, `settle`, `storageState`, …), and the pool's `size`. Not
+ * `userDataDir`: one profile cannot serve many browser contexts.
  *
  * @example
  * ```ts
@@ -114,7 +128,7 @@ export const defaultViewport = { width: 1280, height: 1100 } as const;
  * ```
  * @public
  */
-export interface PuppeteerPoolOptions extends PuppeteerLaunchOptions {
+export interface PuppeteerPoolOptions extends Omit<PuppeteerLaunchOptions, 'userDataDir'> {
   /**
    * The most drivers the pool holds open at once: the `size` of a `BrowserPool`.
    * @defaultValue 4
