@@ -28,9 +28,9 @@ export interface StorageStateCookie {
 export interface StorageStateOrigin {
   /** The origin, such as `https://shop.example`. */
   readonly origin: string;
-  readonly localStorage: readonly { readonly name: string; readonly value: string }[];
+  readonly localStorage: { name: string; value: string }[];
   /** The origin's IndexedDB databases in Playwright's format; only PlaywrightDriver saves and loads them. */
-  readonly indexedDB?: readonly unknown[] | undefined;
+  readonly indexedDB?: unknown[] | undefined;
 }
 
 /**
@@ -42,11 +42,13 @@ export interface StorageStateOrigin {
  * writes files the drivers load, and Playwright's `newContext({ storageState })` loads the drivers'.
  * It holds secrets (session cookies): the drivers write it readable by its owner only (mode 0600),
  * and plannav never puts its values in a history, an event or a log.
+ * The arrays are plain (not readonly) as in Playwright's own type, so a state passes to
+ * Playwright's `newContext({ storageState })` as it is.
  * @public
  */
 export interface StorageState {
-  readonly cookies: readonly StorageStateCookie[];
-  readonly origins: readonly StorageStateOrigin[];
+  readonly cookies: StorageStateCookie[];
+  readonly origins: StorageStateOrigin[];
 }
 
 /**

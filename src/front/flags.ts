@@ -31,6 +31,9 @@ export const runFlagOptions = {
   'max-steps': { type: 'string' },
   vision: { type: 'boolean' },
   demo: { type: 'boolean' },
+  // Staying logged in (issue 24): load a storage state at launch, save it at the end of each run.
+  'storage-state': { type: 'string' },
+  'save-storage-state': { type: 'string' },
 } as const;
 
 /** A string flag's value (the last one when repeated). */
@@ -118,6 +121,8 @@ export async function runConfigFromFlags(values: FlagValues, command: string, en
     vision: booleanFlag(values, 'vision') || undefined,
     outputSchema: schemaFile ? await readOutputSchema(schemaFile) : undefined,
     demo: demo || booleanFlag(values, 'demo') || undefined,
+    storageState: stringFlag(values, 'storage-state'),
+    saveStorageState: stringFlag(values, 'save-storage-state'),
     env,
   };
 }

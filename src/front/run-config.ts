@@ -43,6 +43,11 @@ export interface RunConfig {
   readonly demoStepDelayMs?: number | undefined;
   /** Where API keys are read. @defaultValue process.env */
   readonly env?: Readonly<Record<string, string | undefined>> | undefined;
+  // Staying logged in (issue 24).
+  /** A storage-state file (Playwright's format) the launched browser starts with, logged in. Not with `cdpUrl` or `wsEndpoint`. */
+  readonly storageState?: string | undefined;
+  /** Where each saved run also writes the browser's storage state at its end (mode 0600): the login, for `storageState` next time. */
+  readonly saveStorageState?: string | undefined;
 }
 
 /**
@@ -85,7 +90,7 @@ function hostList(value: unknown, field: string): readonly string[] | undefined 
  */
 export function checkRunConfig(config: RunConfig): RunConfig {
   if (typeof config !== 'object' || config === null) throw new ConfigError('The run options must be an object.');
-  for (const field of ['model', 'plannerModel', 'extractorModel', 'startUrl', 'cdpUrl', 'wsEndpoint', 'secretsFile'] as const) {
+  for (const field of ['model', 'plannerModel', 'extractorModel', 'startUrl', 'cdpUrl', 'wsEndpoint', 'secretsFile', 'storageState', 'saveStorageState'] as const) {
     const value = config[field];
     if (value !== undefined && (typeof value !== 'string' || !value.trim())) {
       throw new ConfigError(`Option \`${field}\` must be a non-empty string; got ${JSON.stringify(value)}.`, { field });
@@ -111,6 +116,12 @@ export function checkRunConfig(config: RunConfig): RunConfig {
   }
   if (config.headed && (config.cdpUrl || config.wsEndpoint)) {
     throw new ConfigError('Option `headed` applies to a browser plannav launches, not to one it connects to (`cdpUrl`, `wsEndpoint`).', { field: 'headed' });
+  }
+  if (config.storageState && (config.cdpUrl || config.wsEndpoint)) {
+    throw new ConfigError(
+      'Option `storageState` applies to a browser plannav launches, not to one it connects to (`cdpUrl`, `wsEndpoint`): that browser keeps its own logins.',
+      { field: 'storageState' },
+    );
   }
   hostList(config.allow, 'allow');
   hostList(config.deny, 'deny');

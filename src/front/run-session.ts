@@ -20,7 +20,7 @@ import { scriptedShopper } from '../demo/scripted-shopper';
 import { startDemoShop, type DemoShop } from '../demo/server';
 import { checkRunConfig, MissingApiKeyError, type RunConfig } from './run-config';
 import { outputSchemaFromJson } from './output-schema';
-import { saveRunFiles, type RunFiles } from './run-files';
+import { saveRunFiles, withStorageState, type RunFiles } from './run-files';
 import { readSecretsFile } from './secrets-file';
 
 /** The most steps a demo task takes unless `maxSteps` says otherwise (the scripted shopper needs about 8). */
@@ -59,7 +59,7 @@ export interface RunSession extends AsyncDisposable {
   taskFor(task?: string, startUrl?: string): string;
   /** The Executor's options for `task`: models, browser, URL policy, secrets, step limit, vision, output schema, screenshots kept; `extra` on top. */
   executorOptions(task: string, extra?: ExtraExecutorOptions): ExecutorOptions;
-  /** Writes the executor's history, a GIF and an HTML report into `outDir`. */
+  /** Writes the executor's history, a GIF and an HTML report into `outDir`, and the storage state where `saveStorageState` says. */
   saveRun(executor: Executor, outDir: string): Promise<RunFiles>;
   /** Closes the browser and the demo shop; calling it again does nothing. */
   close(): Promise<void>;
@@ -85,14 +85,14 @@ function checkNotAborted(signal: AbortSignal | undefined): void {
   if (signal?.aborted) throw new RequestCancelledError('Setting up the run was cancelled.');
 }
 
-/** Launches a browser, or connects to the one `cdpUrl` or `wsEndpoint` names. */
-export async function openBrowser(config: Pick<RunConfig, 'cdpUrl' | 'wsEndpoint' | 'headed'>): Promise<BrowserDriver> {
+/** Launches a browser (with the storage state `storageState` names), or connects to the one `cdpUrl` or `wsEndpoint` names. */
+export async function openBrowser(config: Pick<RunConfig, 'cdpUrl' | 'wsEndpoint' | 'headed' | 'storageState'>): Promise<BrowserDriver> {
   if (config.cdpUrl || config.wsEndpoint) return PlaywrightDriver.connect({ cdpUrl: config.cdpUrl, wsEndpoint: config.wsEndpoint });
   // Playwright's own Ctrl-C handler would close the browser and exit the process (code 130) before
   // the front door could cancel the task and save its history; the door handles SIGINT itself.
   // (PlaywrightDriver.launch passes contextOptions on to launchPersistentContext, which takes it.)
   const launchOnly = { handleSIGINT: false } as BrowserContextOptions;
-  return PlaywrightDriver.launch({ headless: !config.headed, contextOptions: launchOnly });
+  return PlaywrightDriver.launch({ headless: !config.headed, contextOptions: launchOnly, ...(config.storageState ? { storageState: config.storageState } : {}) });
 }
 
 /**
@@ -182,7 +182,7 @@ export async function openRunSession(config: RunConfig, signal?: AbortSignal): P
       recordScreenshots: true,
       ...extra,
     }),
-    saveRun: (executor, outDir) => saveRunFiles(executor.history, outDir),
+    saveRun: async (executor, outDir) => withStorageState(await saveRunFiles(executor.history, outDir), browser, config.saveStorageState),
     close,
     [Symbol.asyncDispose]: close,
   };
