@@ -6,3 +6,5 @@ export { recordRun, type RecordableRun, type RunRecording } from './journal';
 export { createRunGif, type RunGifOptions, type RunGifResult } from './run-gif';
 export { createRunReport, type RunReportOptions, type RunReportResult } from './run-report';
 export { fileCollectionStore } from './collect-store';
+// Staying logged in (issue 24): log in once, reuse the saved storage state.
+export { reuseLogin, type LoginSession, type ReuseLoginOptions } from './login-state';
