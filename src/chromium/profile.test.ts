@@ -133,7 +133,10 @@ describe('the user\u2019s persistent profile', () => {
   it('keeps the preferences it holds, turning speculative loading off among them', () => {
     const userDataDir = join(scratch, 'old-profile');
     mkdirSync(join(userDataDir, 'Default'), { recursive: true });
-    writeFileSync(join(userDataDir, 'Default', 'Preferences'), JSON.stringify({ intl: { accept_languages: 'fr' }, net: { network_prediction_options: 0, other: 1 } }));
+    writeFileSync(
+      join(userDataDir, 'Default', 'Preferences'),
+      JSON.stringify({ intl: { accept_languages: 'fr' }, net: { network_prediction_options: 0, other: 1 } }),
+    );
     prepareUserProfile(userDataDir);
     expect(JSON.parse(readFileSync(join(userDataDir, 'Default', 'Preferences'), 'utf8'))).toEqual({
       intl: { accept_languages: 'fr' },

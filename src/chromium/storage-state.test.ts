@@ -106,9 +106,16 @@ describe('writing a storage state file', () => {
 
 describe('cookies between the format and CDP', () => {
   it('turns a CDP session cookie into expires -1, and a cookie without SameSite into Lax', () => {
-    expect(
-      cookieFromCdp({ name: 'a', value: 'b', domain: '.shop.example', path: '/', expires: -1, httpOnly: false, secure: false, session: true }),
-    ).toEqual({ name: 'a', value: 'b', domain: '.shop.example', path: '/', expires: -1, httpOnly: false, secure: false, sameSite: 'Lax' });
+    expect(cookieFromCdp({ name: 'a', value: 'b', domain: '.shop.example', path: '/', expires: -1, httpOnly: false, secure: false, session: true })).toEqual({
+      name: 'a',
+      value: 'b',
+      domain: '.shop.example',
+      path: '/',
+      expires: -1,
+      httpOnly: false,
+      secure: false,
+      sameSite: 'Lax',
+    });
   });
 
   it('gives CDP no expiry for a session cookie, and keeps the domain as written (no dot: host-only)', () => {

@@ -239,7 +239,7 @@ export async function onEachOrigin<T>(browser: CdpBrowser, origins: readonly str
         })
         .catch(() => undefined);
     };
-    page.on('Fetch.requestPaused', onPaused as (params: never) => void);
+    page.on('Fetch.requestPaused', onPaused);
     await page.send('Fetch.enable', { patterns: [{ urlPattern: '*' }] });
     await page.send('Page.enable');
     const results: T[] = [];

@@ -90,7 +90,17 @@ function hostList(value: unknown, field: string): readonly string[] | undefined 
  */
 export function checkRunConfig(config: RunConfig): RunConfig {
   if (typeof config !== 'object' || config === null) throw new ConfigError('The run options must be an object.');
-  for (const field of ['model', 'plannerModel', 'extractorModel', 'startUrl', 'cdpUrl', 'wsEndpoint', 'secretsFile', 'storageState', 'saveStorageState'] as const) {
+  for (const field of [
+    'model',
+    'plannerModel',
+    'extractorModel',
+    'startUrl',
+    'cdpUrl',
+    'wsEndpoint',
+    'secretsFile',
+    'storageState',
+    'saveStorageState',
+  ] as const) {
     const value = config[field];
     if (value !== undefined && (typeof value !== 'string' || !value.trim())) {
       throw new ConfigError(`Option \`${field}\` must be a non-empty string; got ${JSON.stringify(value)}.`, { field });

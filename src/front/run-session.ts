@@ -92,7 +92,11 @@ export async function openBrowser(config: Pick<RunConfig, 'cdpUrl' | 'wsEndpoint
   // the front door could cancel the task and save its history; the door handles SIGINT itself.
   // (PlaywrightDriver.launch passes contextOptions on to launchPersistentContext, which takes it.)
   const launchOnly = { handleSIGINT: false } as BrowserContextOptions;
-  return PlaywrightDriver.launch({ headless: !config.headed, contextOptions: launchOnly, ...(config.storageState ? { storageState: config.storageState } : {}) });
+  return PlaywrightDriver.launch({
+    headless: !config.headed,
+    contextOptions: launchOnly,
+    ...(config.storageState ? { storageState: config.storageState } : {}),
+  });
 }
 
 /**

@@ -37,7 +37,9 @@ function site(options: { loginWorks?: boolean; canSave?: boolean } = {}) {
         : {
             storageState: async (saveOptions) => {
               const state: StorageState = {
-                cookies: [{ name: 'sid', value: browser.session ?? '', domain: 'shop.example', path: '/', expires: -1, httpOnly: true, secure: true, sameSite: 'Lax' }],
+                cookies: [
+                  { name: 'sid', value: browser.session ?? '', domain: 'shop.example', path: '/', expires: -1, httpOnly: true, secure: true, sameSite: 'Lax' },
+                ],
                 origins: [],
               };
               if (saveOptions?.path) writeFileSync(saveOptions.path, JSON.stringify(state));

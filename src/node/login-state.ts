@@ -110,7 +110,9 @@ export async function reuseLogin<D extends BrowserDriver>(options: ReuseLoginOpt
   const logIn = async (): Promise<void> => {
     await options.login(browser);
     if (!(await options.isLoggedIn(browser))) {
-      throw new BrowserError(`The login ran, and the browser is still not logged in (isLoggedIn says so): check the login's steps and secrets. ${file} was left as it was.`);
+      throw new BrowserError(
+        `The login ran, and the browser is still not logged in (isLoggedIn says so): check the login's steps and secrets. ${file} was left as it was.`,
+      );
     }
     await mkdir(dirname(file), { recursive: true });
     await browser.storageState?.({ path: file });

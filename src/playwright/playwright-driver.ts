@@ -96,7 +96,7 @@ export class PlaywrightDriver extends ChromiumDriverCore<Page, Frame, ElementHan
     return openDriver(
       () => new PlaywrightDriver(context, { context, userDataDir, proxy, keepProfile }, options),
       async (driver) => {
-        if (storageState) await context.setStorageState(storageState as Parameters<BrowserContext['setStorageState']>[0]);
+        if (storageState) await context.setStorageState(storageState);
         await driver.start(options.startUrl);
       },
       async () => {
@@ -266,9 +266,12 @@ function checkConnectTabs(options: PlaywrightConnectOptions): 'own' | 'all' | 'i
     throw new ConfigError(`Option \`tabs\` must be "own", "all" or "isolated"; got ${JSON.stringify(tabs)}.`, { field: 'tabs' });
   }
   if (options.wsEndpoint && tabs !== 'isolated') {
-    throw new ConfigError('Option `tabs` must be "isolated" with `wsEndpoint`: a Playwright server has no user tabs to share. Use `cdpUrl` to share a running Chrome.', {
-      field: 'tabs',
-    });
+    throw new ConfigError(
+      'Option `tabs` must be "isolated" with `wsEndpoint`: a Playwright server has no user tabs to share. Use `cdpUrl` to share a running Chrome.',
+      {
+        field: 'tabs',
+      },
+    );
   }
   return tabs;
 }

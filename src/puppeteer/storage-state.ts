@@ -2,9 +2,18 @@
 // CDP's Storage domain, and the localStorage of the origins its tabs have loaded, read and written in a
 // hidden page (src/chromium/storage-state.ts). Puppeteer has no IndexedDB export: that part is left out.
 
-import type { Browser, BrowserContext, CDPSession, Target } from 'puppeteer-core';
+import type { Browser, BrowserContext, Target } from 'puppeteer-core';
 import type { StorageState } from '../browser/storage-state';
-import { readCookies, readLocalStorage, storageStateOf, webOrigins, writeCookies, writeLocalStorage, type CdpBrowser, type CdpSession } from '../chromium/storage-state';
+import {
+  readCookies,
+  readLocalStorage,
+  storageStateOf,
+  webOrigins,
+  writeCookies,
+  writeLocalStorage,
+  type CdpBrowser,
+  type CdpSession,
+} from '../chromium/storage-state';
 
 /** Runs `body` with a browser-level CDP session for the context's storage, detached after. */
 async function withBrowserSession<T>(browser: Browser, context: BrowserContext | undefined, body: (cdp: CdpBrowser) => Promise<T>): Promise<T> {
@@ -18,7 +27,7 @@ async function withBrowserSession<T>(browser: Browser, context: BrowserContext |
   try {
     return await body(cdp);
   } finally {
-    await (session as CDPSession).detach().catch(() => undefined);
+    await session.detach().catch(() => undefined);
   }
 }
 
