@@ -78,16 +78,3 @@ export interface ChromiumLaunchOptions extends ChromiumDriverOptions {
    */
   readonly userDataDir?: string | undefined;
 }
-
-/**
- * Which tabs a driver connected to a running Chromium drives (`PlaywrightDriver.connect` with
- * `cdpUrl`, `PuppeteerDriver.connect`):
- * - `'own'`: a tab it opens in the browser's default context, which shares the profile's cookies
- *   and logins, and the tabs that tab and the driver open. The user's tabs are never adopted,
- *   navigated or closed; `close()` closes the driver's tabs and disconnects.
- * - `'all'`: every tab of the default context, the user's open ones included (the first one is
- *   active), and any tab opened there; `close()` closes none of them and disconnects.
- * - `'isolated'`: a browser context of its own (no cookies of the profile), closed on `close()`.
- * @public
- */
-export type ConnectTabs = 'own' | 'all' | 'isolated';

@@ -12,7 +12,6 @@ import { readSecretsFile } from './secrets-file';
 import { runConfigFromFlags } from './flags';
 import { withStorageState } from './run-files';
 import type { BrowserDriver } from '../index';
-import type { StorageState } from '../playwright/index';
 
 let folder: string;
 beforeAll(async () => {
@@ -128,7 +127,7 @@ describe('the storage-state flags (issue 24)', () => {
     const files = { historyFile: join(folder, 'history.json'), warnings: [] };
     const asked: (string | undefined)[] = [];
     const saving = {
-      storageState: async (options?: { path?: string }): Promise<StorageState> => {
+      storageState: async (options?: { path?: string }) => {
         asked.push(options?.path);
         return { cookies: [], origins: [] };
       },

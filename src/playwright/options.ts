@@ -2,12 +2,9 @@
 // and how it launches or connects to a browser. Types only.
 
 import type { BrowserContextOptions } from 'playwright-core';
-import type { ChromiumDriverOptions, ChromiumLaunchOptions, ConnectTabs } from '../chromium/driver-options';
+import type { ChromiumDriverOptions, ChromiumLaunchOptions } from '../chromium/driver-options';
 
 export type { ChromiumDriverOptions, ChromiumLaunchOptions } from '../chromium/driver-options';
-// Staying logged in (issue 24): the storage-state types and the tabs a connected driver drives.
-export type { ConnectTabs } from '../chromium/driver-options';
-export type { StorageState, StorageStateCookie, StorageStateOptions, StorageStateOrigin } from '../browser/storage-state';
 export type { SettleOptions } from '../chromium/settle-options';
 
 /**
@@ -50,7 +47,7 @@ export interface PlaywrightConnectOptions extends PlaywrightDriverOptions {
   readonly cdpUrl?: string | undefined;
   /** Headers sent with the connection request (a grid's token). */
   readonly headers?: Readonly<Record<string, string>> | undefined;
-  /** Options of the context the driver opens in the remote browser. */
+  /** Options of the context the driver opens in the remote browser (`tabs: 'isolated'`; the default context takes none). */
   readonly contextOptions?: BrowserContextOptions | undefined;
   /**
    * Milliseconds the connection may take.
@@ -58,13 +55,17 @@ export interface PlaywrightConnectOptions extends PlaywrightDriverOptions {
    */
   readonly connectTimeout?: number | undefined;
   /**
-   * Staying logged in (issue 24): with `cdpUrl`, which tabs the driver drives: a tab of its own in
-   * the browser's default context, sharing the user's logins and leaving the user's tabs alone
-   * (`'own'`), every tab of that context (`'all'`), or a context of its own (`'isolated'`, the
-   * only choice with `wsEndpoint`). See {@link ConnectTabs}.
+   * Staying logged in (issue 24): with `cdpUrl`, which tabs the driver drives.
+   * - `'own'`: a tab it opens in the browser's default context, which shares the profile's cookies
+   *   and logins, and the tabs that tab and the driver open. The user's tabs are never adopted,
+   *   navigated or closed; `close()` closes the driver's tabs and disconnects.
+   * - `'all'`: every tab of the default context, the user's open ones included (the first one is
+   *   active), and any tab opened there; `close()` closes none of them and disconnects.
+   * - `'isolated'`: a browser context of its own (no cookies of the profile), closed on `close()`.
+   * With `wsEndpoint` (a Playwright server has no user tabs) only `'isolated'`.
    * @defaultValue `'own'` with `cdpUrl`, `'isolated'` with `wsEndpoint`
    */
-  readonly tabs?: ConnectTabs | undefined;
+  readonly tabs?: 'own' | 'all' | 'isolated' | undefined;
 }
 
 /**

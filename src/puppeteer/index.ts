@@ -12,5 +12,3 @@ export type {
   PuppeteerPoolOptions,
   SettleOptions,
 } from './options';
-// Staying logged in (issue 24): the storage-state types and the tabs a connected driver drives.
-export type { ConnectTabs, StorageState, StorageStateCookie, StorageStateOptions, StorageStateOrigin } from './options';

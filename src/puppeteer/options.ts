@@ -2,13 +2,10 @@
 // how it launches or connects to a browser: types, their defaults and their check.
 
 import { z } from 'zod';
-import type { ChromiumDriverOptions, ChromiumLaunchOptions, ConnectTabs } from '../chromium/driver-options';
+import type { ChromiumDriverOptions, ChromiumLaunchOptions } from '../chromium/driver-options';
 import { ConfigError } from '../errors';
 
 export type { ChromiumDriverOptions, ChromiumLaunchOptions } from '../chromium/driver-options';
-// Staying logged in (issue 24): the storage-state types and the tabs a connected driver drives.
-export type { ConnectTabs } from '../chromium/driver-options';
-export type { StorageState, StorageStateCookie, StorageStateOptions, StorageStateOrigin } from '../browser/storage-state';
 export type { SettleOptions } from '../chromium/settle-options';
 
 /**
@@ -61,12 +58,16 @@ export interface PuppeteerConnectOptions extends PuppeteerDriverOptions {
    */
   readonly connectTimeout?: number | undefined;
   /**
-   * Staying logged in (issue 24): which tabs the driver drives: a tab of its own in the browser's
-   * default context, sharing the user's logins and leaving the user's tabs alone (`'own'`), every
-   * tab of that context (`'all'`), or a browser context of its own (`'isolated'`). See {@link ConnectTabs}.
+   * Staying logged in (issue 24): which tabs the driver drives.
+   * - `'own'`: a tab it opens in the browser's default context, which shares the profile's cookies
+   *   and logins, and the tabs that tab and the driver open. The user's tabs are never adopted,
+   *   navigated or closed; `close()` closes the driver's tabs and disconnects.
+   * - `'all'`: every tab of the default context, the user's open ones included (the first one is
+   *   active), and any tab opened there; `close()` closes none of them and disconnects.
+   * - `'isolated'`: a browser context of its own (no cookies of the profile), closed on `close()`.
    * @defaultValue 'own'
    */
-  readonly tabs?: ConnectTabs | undefined;
+  readonly tabs?: 'own' | 'all' | 'isolated' | undefined;
 }
 
 const positive = z.number().positive();
