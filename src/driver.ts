@@ -26,6 +26,8 @@ export type {
 // Downloads and PDFs (issue 24): the optional members' types.
 export type { DownloadReport, DownloadStatus, PdfSource, PdfText, SavedFile, SavePdfOptions } from './browser/types';
 export type { PageState } from './browser/page-state';
+// Staying logged in (issue 24): the storage state a driver saves and loads.
+export type { StorageState, StorageStateCookie, StorageStateOptions, StorageStateOrigin } from './browser/storage-state';
 export type { BrowserPool } from './collect/options';
 export { resolveDriver } from './dom/driver-defaults';
 export { definePageScript, elementLookupExpression, pageRuntime, pageScriptExpression, readPageScriptResult } from './dom/page-runtime';

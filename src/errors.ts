@@ -30,6 +30,8 @@ export type PlannavErrorCode =
   | 'BROWSER_ERROR'
   | 'BROWSER_DISCONNECTED'
   | 'BROWSER_TIMEOUT'
+  // A persistent profile (userDataDir) that a running browser holds (issue 24).
+  | 'PROFILE_IN_USE'
   | 'CONFIG_ERROR'
   | 'CASSETTE_ERROR'
   | 'CASSETTE_MISMATCH'

@@ -1,6 +1,8 @@
 // The contract between plannav and a browser: what a driver (Playwright, Puppeteer, a Chrome
 // extension, a remote browser) implements. Types only; no implementation lives here.
 
+import type { StorageState, StorageStateOptions } from './storage-state';
+
 /** Options every asynchronous driver call accepts. @public */
 export interface CallOptions {
   /** Aborts the call; the driver should reject promptly. */
@@ -385,6 +387,13 @@ export interface BrowserDriver {
   savePdf?(options?: SavePdfOptions): Promise<SavedFile>;
   /** The text of a PDF: the one the active tab shows, or a file of the downloads folder (no other path is read). */
   readPdfText?(source: PdfSource, options?: CallOptions): Promise<PdfText>;
+  // Staying logged in (issue 24): the browser's storage state.
+  /**
+   * The browser's storage state (cookies, localStorage of the origins the driver has seen, IndexedDB
+   * where the driver can read it) in Playwright's format; with `path`, also written to that file
+   * (mode 0600). Optional. Its values are secrets: never log them or give them to the model.
+   */
+  storageState?(options?: StorageStateOptions): Promise<StorageState>;
   /** Releases what the driver created. Idempotent. */
   close(): Promise<void>;
   /** Same as `close()`, for `await using`. */

@@ -41,6 +41,9 @@ export interface CoreOwnership {
   readonly proxy?: EgressProxy | undefined;
   /** A pool's driver: its hold on the pool's shared browser, given back on close. */
   readonly lease?: PoolLease | undefined;
+  /** Staying logged in (issue 24): `userDataDir` is the user's, kept on close(); `closeTabs`: close() closes the driver's tabs (connect's own tab). */
+  readonly keepProfile?: boolean | undefined;
+  readonly closeTabs?: boolean | undefined;
 }
 
 /** The options every driver takes. */
@@ -446,9 +449,10 @@ export class ChromiumDriverCore<P extends ChromiumPage<F>, F extends RuntimeFram
     const created = [...this.createdPages];
     this.createdPages.clear();
     await Promise.all(created.map((page) => page.close().catch(() => undefined)));
+    if (this.owned.closeTabs) await Promise.all(pages.map((page) => page.close().catch(() => undefined)));
     const problems = await this.transport.release(pages);
     await this.owned.proxy?.close();
-    if (this.owned.userDataDir) rmSync(this.owned.userDataDir, { recursive: true, force: true, maxRetries: 3 });
+    if (this.owned.userDataDir && !this.owned.keepProfile) rmSync(this.owned.userDataDir, { recursive: true, force: true, maxRetries: 3 });
     // A browser that died while it was closed (a SIGTERM reaching it and the app at once) is closed.
     const lost = gone || problems.every((problem) => readsAsGone(problem));
     this.tabTracker.activePage = undefined;

@@ -2,6 +2,7 @@
 // them under the same names): what every way of creating a driver accepts, and what launching a
 // local Chromium takes. Each driver adds its own (the binary it looks for, its library's options).
 
+import type { StorageState } from '../browser/storage-state';
 import type { SettleOptions } from './settle-options';
 import type { DownloadsOptions } from './downloads';
 
@@ -59,4 +60,31 @@ export interface ChromiumLaunchOptions extends ChromiumDriverOptions {
    * @defaultValue 30000
    */
   readonly launchTimeout?: number | undefined;
+  // Staying logged in (issue 24): a saved storage state, a persistent profile.
+  /**
+   * Starts the browser with this storage state (cookies, localStorage, and IndexedDB with
+   * PlaywrightDriver), as an object or the path of a JSON file in Playwright's format: what a
+   * driver's `storageState({ path })` or Playwright's `context.storageState({ path })` saved. It is
+   * checked before the browser starts; the values are never logged.
+   * @throws at launch: `ConfigError` (field `storageState`) when the file cannot be read, is not
+   * JSON, or is not a storage state; the message says which field is wrong.
+   * @example
+   * ```ts
+   * await using browser = await PlaywrightDriver.launch({ storageState: '.auth/shop.json' });
+   * ```
+   */
+  readonly storageState?: StorageState | string | undefined;
+  /**
+   * A persistent profile: the folder Chromium keeps its cookies, storage and cache in (created when
+   * missing), used instead of a fresh temporary one and kept after `close()`, so a login survives a
+   * restart. Speculative loading is turned off in it, as in a fresh profile. A stale lock left by a
+   * browser that was killed is cleared. Not with `storageState` (load a state into a fresh profile).
+   * @throws at launch: `BrowserError` with code `PROFILE_IN_USE`, naming the process, when a running
+   * browser holds the profile.
+   * @example
+   * ```ts
+   * await using browser = await PuppeteerDriver.launch({ userDataDir: '.profiles/shop' });
+   * ```
+   */
+  readonly userDataDir?: string | undefined;
 }

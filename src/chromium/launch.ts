@@ -1,6 +1,6 @@
 // Launching Chromium and opening a driver over it, the same for both drivers: a fresh profile (when
-// the library does not make its own), the WebSocket proxy, the switches, and no process or folder left
-// behind when a step fails. How the library launches stays the caller's.
+// the library does not make its own) or the user's persistent one, the WebSocket proxy, the switches,
+// and no process or folder of ours left behind when a step fails. How the library launches stays the caller's.
 
 import { rmSync } from 'node:fs';
 import { BrowserError } from '../errors';
@@ -8,7 +8,7 @@ import { firstLine } from './call';
 import { startLaunchProxy, type EgressProxy } from './egress-proxy';
 import { chromiumLaunchArgs } from './launch-args';
 import type { SharedBrowser } from './browser-pool';
-import { createProfile, removeProfile, removeProfileWhenGone } from './profile';
+import { createProfile, prepareUserProfile, removeProfile, removeProfileWhenGone } from './profile';
 
 /** What to launch: the browser, the user's switches, whether a proxy of the user's replaces the driver's, whether to make a profile. */
 export interface LaunchRequest {
@@ -18,6 +18,8 @@ export interface LaunchRequest {
   readonly args?: readonly string[] | undefined;
   readonly ownProxy?: boolean | undefined;
   readonly profile: boolean;
+  /** A persistent profile of the user's (issue 24): used instead of a fresh one, checked for a lock, and kept. */
+  readonly userDataDir?: string | undefined;
 }
 
 /** A launched browser with its proxy and profile folder (when one was made). */
@@ -25,12 +27,15 @@ export interface LaunchedChromium<B> {
   readonly browser: B;
   readonly proxy: EgressProxy | undefined;
   readonly userDataDir: string | undefined;
+  /** Whether `userDataDir` is the user's, to keep: never removed with the browser. */
+  readonly keepProfile?: boolean | undefined;
 }
 
 /**
  * Launches Chromium through `launch` (given the switches and the profile folder); a browser that
  * dies (killed, crashed) takes its profile folder and proxy with it, close() or not (`onGone`).
- * @throws `BrowserError` saying where it looked when the browser could not be started.
+ * @throws `BrowserError` saying where it looked when the browser could not be started; with code
+ * `PROFILE_IN_USE` when a running browser holds the user's `userDataDir`.
  */
 export async function launchChromium<B>(
   request: LaunchRequest,
@@ -40,19 +45,22 @@ export async function launchChromium<B>(
   let userDataDir: string | undefined;
   let proxy: EgressProxy | undefined;
   let browser: B;
+  // A profile in use is the user's to resolve: say so before anything starts (a launch would hand over to that browser).
+  const userProfile = request.userDataDir === undefined ? undefined : prepareUserProfile(request.userDataDir);
   try {
-    if (request.profile) userDataDir = createProfile();
+    if (userProfile) userDataDir = userProfile;
+    else if (request.profile) userDataDir = createProfile();
     proxy = await startLaunchProxy(request.args, request.ownProxy);
     browser = await launch([...chromiumLaunchArgs, ...(proxy?.launchArgs ?? []), ...(request.args ?? [])], userDataDir);
   } catch (error) {
-    if (userDataDir) rmSync(userDataDir, { recursive: true, force: true, maxRetries: 3 });
+    if (userDataDir && !userProfile) rmSync(userDataDir, { recursive: true, force: true, maxRetries: 3 });
     await proxy?.close();
     const where = request.executablePath ?? request.unnamed;
     throw new BrowserError(`Could not launch Chromium from ${where}: ${firstLine(error)}. Install Chromium or pass \`executablePath\`.`, { cause: error });
   }
-  if (userDataDir) removeProfileWhenGone(userDataDir, (listener) => onGone(browser, listener));
+  if (userDataDir && !userProfile) removeProfileWhenGone(userDataDir, (listener) => onGone(browser, listener));
   onGone(browser, () => void proxy?.close());
-  return { browser, proxy, userDataDir };
+  return { browser, proxy, userDataDir, keepProfile: userProfile !== undefined };
 }
 
 /**
@@ -106,7 +114,7 @@ export async function openInRemoteContext<C extends { close(): Promise<void> }, 
 export function sharedBrowser<B extends { close(): Promise<unknown>; once(event: 'disconnected', listener: () => void): unknown }>(
   launched: LaunchedChromium<B>,
 ): SharedBrowser<B> {
-  const { browser, proxy, userDataDir } = launched;
+  const { browser, proxy, userDataDir, keepProfile } = launched;
   return {
     browser,
     proxy,
@@ -115,7 +123,7 @@ export function sharedBrowser<B extends { close(): Promise<unknown>; once(event:
       await browser.close().catch(() => undefined);
       await proxy?.close();
       try {
-        if (userDataDir) removeProfile(userDataDir);
+        if (userDataDir && !keepProfile) removeProfile(userDataDir);
       } catch {
         // Left for the removal that runs when the browser is gone (removeProfileWhenGone).
       }

@@ -1,13 +1,15 @@
 // The launched drivers' temporary profile: made fresh, and gone with the browser however the
-// browser went (closed, or killed so that it could clean nothing up itself).
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+// browser went (closed, or killed so that it could clean nothing up itself). And the user's
+// persistent profile: kept, its preferences merged, a dead browser's lock cleared, a live one refused.
+import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type BrowserContext } from 'playwright-core';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { findChromium } from './find-chromium';
 import { chromiumLaunchArgs } from './launch-args';
-import { createProfile, removeProfile, removeProfileWhenGone } from './profile';
+import { BrowserError } from '../errors';
+import { createProfile, prepareUserProfile, readProfileLock, removeProfile, removeProfileWhenGone } from './profile';
 
 // os.tmpdir() follows TMPDIR, and this worker's environment is its own: the folder below sees only
 // what this file's browsers and profiles leave, whatever other test files run meanwhile.
@@ -97,5 +99,86 @@ describe('the launched profile', () => {
     removeProfile(userDataDir);
     expect(readdirSync(scratch)).toEqual(['someone-else']);
     expect(readdirSync(other)).toEqual(['notes.txt']);
+  });
+});
+
+/** Whether `path` exists, a dangling symbolic link included. */
+function present(path: string): boolean {
+  try {
+    lstatSync(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** A process id that no process has now: past the kernel's largest. */
+function deadPid(): number {
+  let limit = 4_194_304;
+  try {
+    limit = Number(readFileSync('/proc/sys/kernel/pid_max', 'utf8').trim());
+  } catch {
+    // not Linux: the default largest will do
+  }
+  return limit + 1;
+}
+
+describe('the user\u2019s persistent profile', () => {
+  it('is made when missing, with speculative loading off, and kept', () => {
+    const userDataDir = join(scratch, 'new-profile');
+    expect(prepareUserProfile(userDataDir)).toBe(userDataDir);
+    expect(JSON.parse(readFileSync(join(userDataDir, 'Default', 'Preferences'), 'utf8'))).toEqual({ net: { network_prediction_options: 2 } });
+  });
+
+  it('keeps the preferences it holds, turning speculative loading off among them', () => {
+    const userDataDir = join(scratch, 'old-profile');
+    mkdirSync(join(userDataDir, 'Default'), { recursive: true });
+    writeFileSync(
+      join(userDataDir, 'Default', 'Preferences'),
+      JSON.stringify({ intl: { accept_languages: 'fr' }, net: { network_prediction_options: 0, other: 1 } }),
+    );
+    prepareUserProfile(userDataDir);
+    expect(JSON.parse(readFileSync(join(userDataDir, 'Default', 'Preferences'), 'utf8'))).toEqual({
+      intl: { accept_languages: 'fr' },
+      net: { network_prediction_options: 2, other: 1 },
+    });
+  });
+
+  it('clears the lock, socket and cookie links a browser that is gone left behind', () => {
+    const userDataDir = join(scratch, 'stale');
+    mkdirSync(userDataDir);
+    const pid = deadPid();
+    symlinkSync(`${hostname()}-${pid}`, join(userDataDir, 'SingletonLock'));
+    symlinkSync(join(scratch, 'gone', 'SingletonSocket'), join(userDataDir, 'SingletonSocket'));
+    symlinkSync('123456', join(userDataDir, 'SingletonCookie'));
+    expect(readProfileLock(userDataDir)).toEqual({ host: hostname(), pid });
+    prepareUserProfile(userDataDir);
+    expect(['SingletonLock', 'SingletonSocket', 'SingletonCookie'].filter((name) => present(join(userDataDir, name)))).toEqual([]);
+  });
+
+  it('takes a lock held by a process that is not a browser (a reused pid) as stale', () => {
+    const userDataDir = join(scratch, 'reused');
+    mkdirSync(userDataDir);
+    // This test's own process: alive, and not a browser.
+    symlinkSync(`${hostname()}-${process.pid}`, join(userDataDir, 'SingletonLock'));
+    prepareUserProfile(userDataDir);
+    expect(present(join(userDataDir, 'SingletonLock'))).toBe(false);
+  });
+
+  it('refuses a profile another computer holds, naming the computer and the process, and leaves its lock', () => {
+    const userDataDir = join(scratch, 'elsewhere');
+    mkdirSync(userDataDir);
+    symlinkSync('another-host.example-4242', join(userDataDir, 'SingletonLock'));
+    let caught: unknown;
+    try {
+      prepareUserProfile(userDataDir);
+    } catch (error) {
+      caught = error;
+    }
+    expect(BrowserError.isInstance(caught)).toBe(true);
+    expect((caught as BrowserError).code).toBe('PROFILE_IN_USE');
+    expect((caught as BrowserError).message).toMatch(/in use by a running browser \(process 4242 on the computer another-host\.example\)/);
+    expect((caught as BrowserError).message).toContain(userDataDir);
+    expect(present(join(userDataDir, 'SingletonLock'))).toBe(true);
   });
 });

@@ -1,10 +1,13 @@
-// The fresh Chromium profile of a launched driver: a temporary folder, with speculative loading
-// turned off, removed with the browser. Node-only (writes files); it never touches a profile the
-// driver did not make, nor a folder that holds anything but Chromium's own singleton files.
+// The Chromium profile of a launched driver: a fresh temporary folder, with speculative loading
+// turned off, removed with the browser; or the user's own folder (userDataDir), kept, with the same
+// setting, refused while a running browser holds it and freed of a dead browser's lock. Node-only
+// (writes files); it never removes a profile the driver did not make, nor a folder that holds
+// anything but Chromium's own singleton files.
 
-import { mkdirSync, mkdtempSync, readdirSync, readlinkSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
+import { hostname, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
+import { BrowserError } from '../errors';
 
 /**
  * Makes a profile folder under the system's temporary folder. Speculative loading (speculation
@@ -15,9 +18,88 @@ import { dirname, join, resolve } from 'node:path';
 export function createProfile(): string {
   const userDataDir = mkdtempSync(join(tmpdir(), 'plannav-chromium-'));
   mkdirSync(join(userDataDir, 'Default'), { recursive: true });
-  // 2 is "never" (chrome://settings/performance, "Preload pages").
-  writeFileSync(join(userDataDir, 'Default', 'Preferences'), JSON.stringify({ net: { network_prediction_options: 2 } }));
+  writeFileSync(join(userDataDir, 'Default', 'Preferences'), JSON.stringify(noSpeculativeLoading({})));
   return userDataDir;
+}
+
+/** Preferences with speculative loading off; 2 is "never" (chrome://settings/performance, "Preload pages"). */
+function noSpeculativeLoading(preferences: Record<string, unknown>): Record<string, unknown> {
+  const net = typeof preferences.net === 'object' && preferences.net !== null ? (preferences.net as Record<string, unknown>) : {};
+  return { ...preferences, net: { ...net, network_prediction_options: 2 } };
+}
+
+/** Who holds a profile: Chromium's `SingletonLock` is a symbolic link to `<host>-<pid>`. */
+export interface ProfileLock {
+  readonly host: string;
+  readonly pid: number;
+}
+
+/** The profile's lock, when there is one that reads as `<host>-<pid>`. */
+export function readProfileLock(userDataDir: string): ProfileLock | undefined {
+  let target: string;
+  try {
+    target = readlinkSync(join(userDataDir, 'SingletonLock'));
+  } catch {
+    return undefined;
+  }
+  const match = /^(.*)-(\d+)$/.exec(target);
+  return match ? { host: match[1] ?? '', pid: Number(match[2]) } : undefined;
+}
+
+/** Whether `pid` is a running process of this machine that may be a browser (not a pid reused by something else). */
+function isRunningBrowser(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch (error) {
+    // EPERM: it runs, as another user.
+    if ((error as { code?: unknown }).code !== 'EPERM') return false;
+  }
+  let commandLine: string;
+  try {
+    commandLine = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+  } catch {
+    return true; // no /proc (macOS) or not ours to read: a live process is taken as the holder
+  }
+  // A zombie has an empty command line; a recycled pid runs something else than a browser.
+  return /chrom|chrome|msedge|brave|headless_shell/i.test(commandLine);
+}
+
+/**
+ * Makes the user's profile folder ready for a launch and keeps what it holds: creates it when
+ * missing, turns speculative loading off in its preferences (as in a fresh profile, see
+ * {@link createProfile}), and removes the singleton files a browser that died left behind, so
+ * Chromium starts rather than reporting the profile in use.
+ * @throws `BrowserError` with code `PROFILE_IN_USE`, naming the process, when a running browser
+ * holds the profile (Chromium would hand the launch to that browser and never start its own).
+ */
+export function prepareUserProfile(userDataDir: string): string {
+  const folder = resolve(userDataDir);
+  const lock = readProfileLock(folder);
+  if (lock) {
+    const here = lock.host === hostname();
+    if (!here || isRunningBrowser(lock.pid)) {
+      const holder = here ? `process ${lock.pid}` : `process ${lock.pid} on the computer ${lock.host}`;
+      throw new BrowserError(
+        `The profile ${folder} is in use by a running browser (${holder}). Close that browser (or end process ${lock.pid}), ` +
+          'or give another `userDataDir`; to drive that browser instead, start it with --remote-debugging-port and connect to it.',
+        { code: 'PROFILE_IN_USE' },
+      );
+    }
+    // Its browser is gone (killed, crashed): the lock, socket and cookie links are stale.
+    removeSocketFolder(folder);
+    for (const name of ['SingletonLock', 'SingletonSocket', 'SingletonCookie']) rmSync(join(folder, name), { force: true });
+  }
+  mkdirSync(join(folder, 'Default'), { recursive: true });
+  const preferencesFile = join(folder, 'Default', 'Preferences');
+  let preferences: Record<string, unknown> = {};
+  try {
+    const parsed: unknown = JSON.parse(readFileSync(preferencesFile, 'utf8'));
+    if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) preferences = parsed as Record<string, unknown>;
+  } catch {
+    // No preferences yet (a new profile), or a file Chromium could not read either: start from none.
+  }
+  writeFileSync(preferencesFile, JSON.stringify(noSpeculativeLoading(preferences)));
+  return folder;
 }
 
 /**

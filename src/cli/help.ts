@@ -20,6 +20,10 @@ Browser:
   --scope navigation|all-requests
                               what --allow/--deny check: page loads (default) or every request
   --vision                    send the model a screenshot with each step
+  --storage-state file.json   start the launched browser logged in, from a saved storage state
+  --save-storage-state file.json
+                              save the browser's storage state (cookies, localStorage) at the end
+                              (mode 0600; it holds session secrets)
 
 Task:
   --secrets-file file         a dotenv file (NAME=value): the model sees the names, never the values

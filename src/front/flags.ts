@@ -33,6 +33,9 @@ export const runFlagOptions = {
   demo: { type: 'boolean' },
   // Issue 24: a Playwright trace of each run, saved beside its history.
   trace: { type: 'boolean' },
+  // Staying logged in (issue 24): load a storage state at launch, save it at the end of each run.
+  'storage-state': { type: 'string' },
+  'save-storage-state': { type: 'string' },
 } as const;
 
 /** A string flag's value (the last one when repeated). */
@@ -121,6 +124,8 @@ export async function runConfigFromFlags(values: FlagValues, command: string, en
     outputSchema: schemaFile ? await readOutputSchema(schemaFile) : undefined,
     demo: demo || booleanFlag(values, 'demo') || undefined,
     trace: booleanFlag(values, 'trace') || undefined,
+    storageState: stringFlag(values, 'storage-state'),
+    saveStorageState: stringFlag(values, 'save-storage-state'),
     env,
   };
 }

@@ -9,6 +9,9 @@ import { checkRunConfig, MissingApiKeyError } from './run-config';
 import { openRunSession } from './run-session';
 import { outputSchemaFromJson } from './output-schema';
 import { readSecretsFile } from './secrets-file';
+import { runConfigFromFlags } from './flags';
+import { withStorageState } from './run-files';
+import type { BrowserDriver } from '../index';
 
 let folder: string;
 beforeAll(async () => {
@@ -38,6 +41,8 @@ describe('checkRunConfig', () => {
     [{ demo: true, headed: true, cdpUrl: 'http://127.0.0.1:9222' }, 'headed', /not to one it connects to/],
     [{ demo: true, allow: ['shop.example', ''] }, 'allow', /list of hosts/],
     [{ demo: true, outputSchema: [] }, 'outputSchema', /JSON Schema object/],
+    [{ demo: true, storageState: '' }, 'storageState', /non-empty string/],
+    [{ demo: true, storageState: 'state.json', cdpUrl: 'http://127.0.0.1:9222' }, 'storageState', /launches, not to one it connects to/],
   ])('refuses %j (field %s)', async (config, field, message) => {
     const error = await configError(() => checkRunConfig(config as never));
     expect(error.field).toBe(field);
@@ -109,5 +114,31 @@ describe('outputSchemaFromJson', () => {
 
   it('refuses what is not a schema object', async () => {
     expect((await configError(() => outputSchemaFromJson([] as never))).field).toBe('outputSchema');
+  });
+});
+
+describe('the storage-state flags (issue 24)', () => {
+  it('reads --storage-state and --save-storage-state into the run config', async () => {
+    const config = await runConfigFromFlags({ demo: true, 'storage-state': 'in.json', 'save-storage-state': 'out.json' }, 'run', {});
+    expect(config).toMatchObject({ storageState: 'in.json', saveStorageState: 'out.json' });
+  });
+
+  it('saves the storage state beside a run through the driver, and makes a warning of what cannot be saved', async () => {
+    const files = { historyFile: join(folder, 'history.json'), warnings: [] };
+    const asked: (string | undefined)[] = [];
+    const saving = {
+      storageState: async (options?: { path?: string }) => {
+        asked.push(options?.path);
+        return { cookies: [], origins: [] };
+      },
+    } as unknown as BrowserDriver;
+    expect(await withStorageState(files, saving, undefined)).toBe(files);
+    expect(asked).toEqual([]);
+    expect(await withStorageState(files, saving, join(folder, 'state.json'))).toEqual({ ...files, storageStateFile: join(folder, 'state.json') });
+    expect(asked).toEqual([join(folder, 'state.json')]);
+
+    expect((await withStorageState(files, {} as BrowserDriver, 'x.json')).warnings).toEqual(['No storage state: the browser driver cannot save one.']);
+    const failing = { storageState: () => Promise.reject(new Error('the browser is gone')) } as unknown as BrowserDriver;
+    expect((await withStorageState(files, failing, 'x.json')).warnings).toEqual(['No storage state: the browser is gone']);
   });
 });

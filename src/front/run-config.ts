@@ -45,6 +45,11 @@ export interface RunConfig {
   readonly env?: Readonly<Record<string, string | undefined>> | undefined;
   /** Record a Playwright trace of each run, saved as trace.zip beside its history (a launched browser only; issue 24). @defaultValue false */
   readonly trace?: boolean | undefined;
+  // Staying logged in (issue 24).
+  /** A storage-state file (Playwright's format) the launched browser starts with, logged in. Not with `cdpUrl` or `wsEndpoint`. */
+  readonly storageState?: string | undefined;
+  /** Where each saved run also writes the browser's storage state at its end (mode 0600): the login, for `storageState` next time. */
+  readonly saveStorageState?: string | undefined;
 }
 
 /**
@@ -87,7 +92,17 @@ function hostList(value: unknown, field: string): readonly string[] | undefined 
  */
 export function checkRunConfig(config: RunConfig): RunConfig {
   if (typeof config !== 'object' || config === null) throw new ConfigError('The run options must be an object.');
-  for (const field of ['model', 'plannerModel', 'extractorModel', 'startUrl', 'cdpUrl', 'wsEndpoint', 'secretsFile'] as const) {
+  for (const field of [
+    'model',
+    'plannerModel',
+    'extractorModel',
+    'startUrl',
+    'cdpUrl',
+    'wsEndpoint',
+    'secretsFile',
+    'storageState',
+    'saveStorageState',
+  ] as const) {
     const value = config[field];
     if (value !== undefined && (typeof value !== 'string' || !value.trim())) {
       throw new ConfigError(`Option \`${field}\` must be a non-empty string; got ${JSON.stringify(value)}.`, { field });
@@ -113,6 +128,12 @@ export function checkRunConfig(config: RunConfig): RunConfig {
   }
   if (config.headed && (config.cdpUrl || config.wsEndpoint)) {
     throw new ConfigError('Option `headed` applies to a browser plannav launches, not to one it connects to (`cdpUrl`, `wsEndpoint`).', { field: 'headed' });
+  }
+  if (config.storageState && (config.cdpUrl || config.wsEndpoint)) {
+    throw new ConfigError(
+      'Option `storageState` applies to a browser plannav launches, not to one it connects to (`cdpUrl`, `wsEndpoint`): that browser keeps its own logins.',
+      { field: 'storageState' },
+    );
   }
   hostList(config.allow, 'allow');
   hostList(config.deny, 'deny');

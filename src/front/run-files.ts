@@ -3,7 +3,7 @@
 
 import { mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import type { RunHistory } from '../index';
+import type { BrowserDriver, RunHistory } from '../index';
 import { createRunGif, createRunReport, saveHistory } from '../node/index';
 
 /** What {@link saveRunFiles} wrote. */
@@ -16,6 +16,8 @@ export interface RunFiles {
   readonly reportFile?: string | undefined;
   /** Why a GIF or report is missing, for people. */
   readonly warnings: readonly string[];
+  /** The browser's storage state (`--save-storage-state`), when it was saved. */
+  readonly storageStateFile?: string | undefined;
 }
 
 /** The first line of what was thrown. */
@@ -47,4 +49,20 @@ export async function saveRunFiles(history: RunHistory, outDir: string, options:
     warnings.push(`No report: ${reason(error)}`);
   }
   return { historyFile, gifFile, reportFile, warnings };
+}
+
+/**
+ * Staying logged in (issue 24): writes the browser's storage state to `path` (mode 0600) beside a
+ * run's files; a driver without `storageState()`, or a failure, is a warning. Values are never printed.
+ */
+export async function withStorageState(files: RunFiles, browser: BrowserDriver, path: string | undefined): Promise<RunFiles> {
+  if (!path) return files;
+  const file = resolve(path);
+  if (!browser.storageState) return { ...files, warnings: [...files.warnings, 'No storage state: the browser driver cannot save one.'] };
+  try {
+    await browser.storageState({ path: file });
+    return { ...files, storageStateFile: file };
+  } catch (error) {
+    return { ...files, warnings: [...files.warnings, `No storage state: ${reason(error)}`] };
+  }
 }

@@ -1,7 +1,8 @@
 // A demo run session end to end in headless Chromium: the shop served on 127.0.0.1, the scripted
-// shopper (asking its one question when the task says "ask me"), the run's files written.
-import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+// shopper (asking its one question when the task says "ask me"), the run's files written; the
+// browser started from a storage-state file and its state saved with the run (issue 24).
+import { existsSync, statSync } from 'node:fs';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -15,8 +16,17 @@ let folder: string;
 
 beforeAll(async () => {
   folder = await mkdtemp(join(tmpdir(), 'plannav-session-'));
-  // With --trace (issue 24): each saved run gets the Playwright trace of what it did.
-  session = await openRunSession({ demo: true, env: {}, trace: true });
+  // A login of an earlier run: a cookie of the shop's host (cookies do not depend on the port). With --trace (issue 24):
+  // each saved run gets the Playwright trace of what it did.
+  const cookie = { name: 'earlier_login', value: 'kept-7c1e', domain: '127.0.0.1', path: '/', expires: -1, httpOnly: false, secure: false, sameSite: 'Lax' };
+  await writeFile(join(folder, 'in-state.json'), JSON.stringify({ cookies: [cookie], origins: [] }));
+  session = await openRunSession({
+    demo: true,
+    env: {},
+    trace: true,
+    storageState: join(folder, 'in-state.json'),
+    saveStorageState: join(folder, 'out-state.json'),
+  });
 }, 60_000);
 
 afterAll(async () => {
@@ -65,6 +75,12 @@ describe('openRunSession in demo mode', () => {
     for (const file of [files.gifFile, files.reportFile]) expect(file && existsSync(file), file).toBe(true);
     expect((await readFile(files.gifFile ?? '')).subarray(0, 6).toString('latin1')).toBe('GIF89a');
     expect(files.warnings).toEqual([]);
+    // The browser started with the earlier login, and the run saved the state at its end, for its owner only.
+    expect(files.storageStateFile).toBe(join(folder, 'out-state.json'));
+    expect(statSync(join(folder, 'out-state.json')).mode & 0o777).toBe(0o600);
+    const saved = JSON.parse(await readFile(join(folder, 'out-state.json'), 'utf8')) as { cookies: { name: string; value: string }[] };
+    expect(saved.cookies).toContainEqual(expect.objectContaining({ name: 'earlier_login', value: 'kept-7c1e' }));
+    expect(JSON.stringify(result.history)).not.toContain('kept-7c1e');
     // --trace: the run's Playwright trace beside its history, linked from its report.
     expect((await readFile(join(folder, 'run', 'trace.zip'))).subarray(0, 4).toString('latin1')).toBe('PK\u0003\u0004');
     expect(await readFile(files.reportFile ?? '', 'utf8')).toContain('<a href="trace.zip">');

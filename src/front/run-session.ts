@@ -23,7 +23,7 @@ import { scriptedShopper } from '../demo/scripted-shopper';
 import { startDemoShop, type DemoShop } from '../demo/server';
 import { checkRunConfig, MissingApiKeyError, type RunConfig } from './run-config';
 import { outputSchemaFromJson } from './output-schema';
-import { saveRunFiles, type RunFiles } from './run-files';
+import { saveRunFiles, withStorageState, type RunFiles } from './run-files';
 import { readSecretsFile } from './secrets-file';
 
 /** The most steps a demo task takes unless `maxSteps` says otherwise (the scripted shopper needs about 8). */
@@ -62,7 +62,7 @@ export interface RunSession extends AsyncDisposable {
   taskFor(task?: string, startUrl?: string): string;
   /** The Executor's options for `task`: models, browser, URL policy, secrets, step limit, vision, output schema, screenshots kept; `extra` on top. */
   executorOptions(task: string, extra?: ExtraExecutorOptions): ExecutorOptions;
-  /** Writes the executor's history, a GIF and an HTML report into `outDir`. */
+  /** Writes the executor's history, a GIF and an HTML report into `outDir`, and the storage state where `saveStorageState` says. */
   saveRun(executor: Executor, outDir: string): Promise<RunFiles>;
   /** Closes the browser and the demo shop; calling it again does nothing. */
   close(): Promise<void>;
@@ -99,8 +99,11 @@ function checkNotAborted(signal: AbortSignal | undefined): void {
   if (signal?.aborted) throw new RequestCancelledError('Setting up the run was cancelled.');
 }
 
-/** Launches a browser, or connects to the one `cdpUrl` or `wsEndpoint` names. */
-export async function openBrowser(config: Pick<RunConfig, 'cdpUrl' | 'wsEndpoint' | 'headed' | 'trace'>, traceDir?: string): Promise<BrowserDriver> {
+/** Launches a browser (with the storage state `storageState` names), or connects to the one `cdpUrl` or `wsEndpoint` names. */
+export async function openBrowser(
+  config: Pick<RunConfig, 'cdpUrl' | 'wsEndpoint' | 'headed' | 'trace' | 'storageState'>,
+  traceDir?: string,
+): Promise<BrowserDriver> {
   if (config.trace && (config.cdpUrl || config.wsEndpoint)) {
     throw new ConfigError('--trace records a browser that plannav launches: leave out --cdp-url and --ws-endpoint, or --trace.', { field: 'trace' });
   }
@@ -109,7 +112,12 @@ export async function openBrowser(config: Pick<RunConfig, 'cdpUrl' | 'wsEndpoint
   // the front door could cancel the task and save its history; the door handles SIGINT itself.
   // (PlaywrightDriver.launch passes contextOptions on to launchPersistentContext, which takes it.)
   const launchOnly = { handleSIGINT: false } as BrowserContextOptions;
-  return PlaywrightDriver.launch({ headless: !config.headed, contextOptions: launchOnly, ...(traceDir ? { trace: { dir: traceDir } } : {}) });
+  return PlaywrightDriver.launch({
+    headless: !config.headed,
+    contextOptions: launchOnly,
+    ...(config.storageState ? { storageState: config.storageState } : {}),
+    ...(traceDir ? { trace: { dir: traceDir } } : {}),
+  });
 }
 
 /**
@@ -208,7 +216,7 @@ export async function openRunSession(config: RunConfig, signal?: AbortSignal): P
     saveRun: async (executor, outDir) => {
       // --trace (issue 24): the run's trace beside its history, before the report that links it.
       const trace = traceDir && browser instanceof PlaywrightDriver ? await saveRunTrace(browser, outDir) : undefined;
-      const files = await saveRunFiles(executor.history, outDir);
+      const files = await withStorageState(await saveRunFiles(executor.history, outDir), browser, config.saveStorageState);
       return trace?.warning ? { ...files, warnings: [...files.warnings, trace.warning] } : files;
     },
     close,

@@ -11,3 +11,5 @@ export { fileActionCacheStore } from './action-cache-store';
 export type { ActionCacheEntry, ActionCacheStore, CachedAction } from '../cache/cache-entry';
 export type { ActionCacheEvent, ActionCacheOptions, ActionCacheStats, ActionCacheStatus } from '../cache/action-cache';
 export type { SaveHistoryOptions } from './history-files'; // issue 24: a run's Playwright trace beside its history
+// Staying logged in (issue 24): log in once, reuse the saved storage state.
+export { reuseLogin, type LoginSession, type ReuseLoginOptions } from './login-state';

@@ -53,19 +53,32 @@ export interface PlaywrightConnectOptions extends PlaywrightDriverOptions {
   readonly cdpUrl?: string | undefined;
   /** Headers sent with the connection request (a grid's token). */
   readonly headers?: Readonly<Record<string, string>> | undefined;
-  /** Options of the context the driver opens in the remote browser. */
+  /** Options of the context the driver opens in the remote browser (`tabs: 'isolated'`; the default context takes none). */
   readonly contextOptions?: BrowserContextOptions | undefined;
   /**
    * Milliseconds the connection may take.
    * @defaultValue 30000
    */
   readonly connectTimeout?: number | undefined;
+  /**
+   * Staying logged in (issue 24): with `cdpUrl`, which tabs the driver drives.
+   * - `'own'`: a tab it opens in the browser's default context, which shares the profile's cookies
+   *   and logins, and the tabs that tab and the driver open. The user's tabs are never adopted,
+   *   navigated or closed; `close()` closes the driver's tabs and disconnects.
+   * - `'all'`: every tab of the default context, the user's open ones included (the first one is
+   *   active), and any tab opened there; `close()` closes none of them and disconnects.
+   * - `'isolated'`: a browser context of its own (no cookies of the profile), closed on `close()`.
+   * With `wsEndpoint` (a Playwright server has no user tabs) only `'isolated'`.
+   * @defaultValue `'own'` with `cdpUrl`, `'isolated'` with `wsEndpoint`
+   */
+  readonly tabs?: 'own' | 'all' | 'isolated' | undefined;
 }
 
 /**
  * Options of {@link PlaywrightDriver.pool}: those of {@link PlaywrightLaunchOptions}, for the one
  * Chromium the pool launches (`executablePath`, `headless`, `args`, `launchTimeout`) and for each
- * driver's own context (`viewport`, `contextOptions`, `startUrl`, `settle`, …), and the pool's `size`.
+ * driver's own context (`viewport`, `contextOptions`, `startUrl`, `settle`, `storageState`, …), and the pool's
+ * `size`. Not `userDataDir`: one profile cannot serve many contexts.
  *
  * @example
  * ```ts
@@ -73,7 +86,7 @@ export interface PlaywrightConnectOptions extends PlaywrightDriverOptions {
  * ```
  * @public
  */
-export interface PlaywrightPoolOptions extends Omit<PlaywrightLaunchOptions, 'trace' | 'video'> {
+export interface PlaywrightPoolOptions extends Omit<PlaywrightLaunchOptions, 'trace' | 'video' | 'userDataDir'> {
   /**
    * The most drivers the pool holds open at once: the `size` of a `BrowserPool`.
    * @defaultValue 4

@@ -2,13 +2,15 @@
 // to Chromium (tabs, frames, settling in their own files) and never closes what it did not create.
 
 import { rmSync } from 'node:fs';
-import { chromium, type Browser, type BrowserContext, type ElementHandle, type Frame, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type ElementHandle, type Frame, type Page } from 'playwright-core';
 import { BrowserError, ConfigError } from '../errors';
 import { firstLine } from '../chromium/call';
 import { DownloadingDriverCore } from '../chromium/downloading-driver';
 import { findChromium } from '../chromium/find-chromium';
 import { SharedBrowserPool, checkPoolSize } from '../chromium/browser-pool';
 import { launchChromium, openDriver, openInRemoteContext } from '../chromium/launch';
+import { launchStorageState, storageStateOf, writeStorageStateFile } from '../chromium/storage-state';
+import type { StorageState, StorageStateOptions } from '../browser/storage-state';
 import type { PlaywrightConnectOptions, PlaywrightDriverOptions, PlaywrightLaunchOptions, PlaywrightPoolOptions } from './options';
 import { launchPooledChromium, playwrightOwnChromium, type PlaywrightPool } from './pool';
 import { PlaywrightTransport, type Ownership } from './transport';
@@ -58,19 +60,30 @@ export class PlaywrightDriver extends DownloadingDriverCore<Page, Frame, Element
    * browser and removes the folder. Its WebSockets (only they) go through a local proxy of the
    * driver on 127.0.0.1, which lets the URL policy's `all-requests` scope stop them; a proxy of
    * your own (a proxy switch in `args`, `contextOptions.proxy`, or `http_proxy` and the like in
-   * the environment) replaces it.
-   * @throws `BrowserError` when no browser could be started; the message says where it looked.
-   * `ConfigError` for a bad `trace` or `video` option.
+   * the environment) replaces it. With `storageState` the browser starts logged in; with
+   * `userDataDir` it runs on that persistent profile, which `close()` keeps.
+   * @throws `BrowserError` when no browser could be started (the message says where it looked),
+   * with code `PROFILE_IN_USE` when a running browser holds `userDataDir`; `ConfigError` for a
+   * bad `storageState` (before anything starts), or a bad `trace` or `video` option.
    */
   static async launch(options: PlaywrightLaunchOptions = {}): Promise<PlaywrightDriver> {
     const recording = checkRecordingOptions(options);
     const executablePath = options.executablePath ?? findChromium();
+    const storageState = await launchStorageState(options);
     const {
       browser: context,
       proxy,
       userDataDir,
+      keepProfile,
     } = await launchChromium(
-      { executablePath, unnamed: playwrightOwnChromium, args: options.args, ownProxy: options.contextOptions?.proxy !== undefined, profile: true },
+      {
+        executablePath,
+        unnamed: playwrightOwnChromium,
+        args: options.args,
+        ownProxy: options.contextOptions?.proxy !== undefined,
+        profile: true,
+        userDataDir: options.userDataDir,
+      },
       (args, profile) =>
         chromium.launchPersistentContext(profile ?? '', {
           ...options.contextOptions,
@@ -84,14 +97,15 @@ export class PlaywrightDriver extends DownloadingDriverCore<Page, Frame, Element
       (launched, listener) => void launched.once('close', listener),
     ).catch(explainRecordingFailure(recording));
     return openDriver(
-      () => new PlaywrightDriver(context, { context, userDataDir, proxy }, options),
+      () => new PlaywrightDriver(context, { context, userDataDir, proxy, keepProfile }, options),
       async (driver) => {
+        if (storageState) await context.setStorageState(storageState);
         await driver.startTrace(recording.trace);
         await driver.start(options.startUrl);
       },
       async () => {
         await context.close();
-        if (userDataDir) rmSync(userDataDir, { recursive: true, force: true, maxRetries: 3 });
+        if (userDataDir && !keepProfile) rmSync(userDataDir, { recursive: true, force: true, maxRetries: 3 });
       },
     );
   }
@@ -134,9 +148,11 @@ export class PlaywrightDriver extends DownloadingDriverCore<Page, Frame, Element
       name: 'PlaywrightDriver',
       launch: () => launchPooledChromium(options),
       open: async (shared, lease) => {
+        const storageState = await launchStorageState(options);
         const context = await shared.browser.newContext({
           ...options.contextOptions,
           viewport: options.viewport ?? options.contextOptions?.viewport ?? { width: 1280, height: 1100 },
+          ...(storageState ? { storageState: storageState as BrowserContextOptions['storageState'] } : {}),
         });
         return openDriver(
           () => new PlaywrightDriver(context, { context, lease }, options),
@@ -169,10 +185,14 @@ export class PlaywrightDriver extends DownloadingDriverCore<Page, Frame, Element
   }
 
   /**
-   * Connects to a remote browser by a Playwright server's `wsEndpoint` or a Chromium `cdpUrl`
-   * and opens a context of its own there; `close()` closes that context and disconnects.
-   * @throws `ConfigError` unless exactly one of `wsEndpoint` and `cdpUrl` is given;
-   * `BrowserError` when the connection fails.
+   * Connects to a remote browser by a Playwright server's `wsEndpoint` or a Chromium `cdpUrl`. Over
+   * `cdpUrl` (a Chrome the user started with `--remote-debugging-port`), the driver opens a tab of
+   * its own in the browser's default context, so it shares the user's logins, and leaves the user's
+   * tabs alone: never adopted, navigated or closed; `close()` closes the driver's tabs and
+   * disconnects, and the browser keeps running. `tabs: 'all'` drives the user's tabs too;
+   * `tabs: 'isolated'` (always with `wsEndpoint`) opens a context of its own, closed on `close()`.
+   * @throws `ConfigError` unless exactly one of `wsEndpoint` and `cdpUrl` is given, or for `tabs`
+   * other than `'isolated'` with `wsEndpoint`; `BrowserError` when the connection fails.
    */
   static async connect(options: PlaywrightConnectOptions): Promise<PlaywrightDriver> {
     if (Boolean(options.wsEndpoint) === Boolean(options.cdpUrl)) {
@@ -180,6 +200,7 @@ export class PlaywrightDriver extends DownloadingDriverCore<Page, Frame, Element
         field: options.wsEndpoint ? 'cdpUrl' : 'wsEndpoint',
       });
     }
+    const tabs = checkConnectTabs(options);
     const timeout = options.connectTimeout ?? 30_000;
     let browser: Browser;
     try {
@@ -189,12 +210,51 @@ export class PlaywrightDriver extends DownloadingDriverCore<Page, Frame, Element
     } catch (error) {
       throw new BrowserError(`Could not connect to ${options.wsEndpoint ?? options.cdpUrl}: ${firstLine(error)}`, { cause: error });
     }
-    return openInRemoteContext(
-      () => browser.newContext({ viewport: { width: 1280, height: 1100 }, ...options.contextOptions }),
-      () => browser.close(),
-      (context) => new PlaywrightDriver(context, { browser, context }, options),
-      (driver) => driver.start(),
+    const defaultContext = browser.contexts()[0];
+    if (tabs === 'isolated' || !defaultContext) {
+      return openInRemoteContext(
+        () => browser.newContext({ viewport: { width: 1280, height: 1100 }, ...options.contextOptions }),
+        () => browser.close(),
+        (context) => new PlaywrightDriver(context, { browser, context }, options),
+        (driver) => driver.start(),
+      );
+    }
+    if (tabs === 'all') {
+      return openDriver(
+        () => new PlaywrightDriver(defaultContext, { browser }, options, 'context'),
+        (driver) => driver.start(),
+        () => browser.close(),
+      );
+    }
+    // The driver's own tab among the user's: it and the tabs it opens are the driver's, closed on close().
+    let own: Page | undefined;
+    return openDriver(
+      () => new PlaywrightDriver(defaultContext, { browser, closeTabs: true }, options, 'page'),
+      async (driver) => {
+        own = await defaultContext.newPage();
+        await driver.start(undefined, own);
+      },
+      async () => {
+        await own?.close().catch(() => undefined);
+        await browser.close();
+      },
     );
+  }
+
+  /**
+   * The browser context's storage state in Playwright's format: every cookie, and the localStorage
+   * and IndexedDB of each origin the context has loaded (Playwright's `context.storageState` with
+   * `indexedDB: true`). With `path`, also written there, readable by its owner only (mode 0600).
+   * Load it with the `storageState` launch option of either driver. Its values are secrets: keep
+   * the file out of version control.
+   */
+  async storageState(options: StorageStateOptions = {}): Promise<StorageState> {
+    return this.guarded('storageState()', options, async () => {
+      const saved = await this.context.storageState({ indexedDB: true });
+      const state = storageStateOf(saved.cookies, saved.origins);
+      if (options.path) await writeStorageStateFile(options.path, state);
+      return state;
+    });
   }
 
   /** The active tab's Playwright page, for what the driver does not cover. */
@@ -247,4 +307,21 @@ export class PlaywrightDriver extends DownloadingDriverCore<Page, Frame, Element
     })();
     return this.closingWithTrace;
   }
+}
+
+/** The `tabs` a connect asks for, with its default. @throws `ConfigError` for a bad value, or a shared tab over a Playwright server. */
+function checkConnectTabs(options: PlaywrightConnectOptions): 'own' | 'all' | 'isolated' {
+  const tabs = options.tabs ?? (options.wsEndpoint ? 'isolated' : 'own');
+  if (tabs !== 'own' && tabs !== 'all' && tabs !== 'isolated') {
+    throw new ConfigError(`Option \`tabs\` must be "own", "all" or "isolated"; got ${JSON.stringify(tabs)}.`, { field: 'tabs' });
+  }
+  if (options.wsEndpoint && tabs !== 'isolated') {
+    throw new ConfigError(
+      'Option `tabs` must be "isolated" with `wsEndpoint`: a Playwright server has no user tabs to share. Use `cdpUrl` to share a running Chrome.',
+      {
+        field: 'tabs',
+      },
+    );
+  }
+  return tabs;
 }

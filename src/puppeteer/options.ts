@@ -57,6 +57,17 @@ export interface PuppeteerConnectOptions extends PuppeteerDriverOptions {
    * @defaultValue 30000
    */
   readonly connectTimeout?: number | undefined;
+  /**
+   * Staying logged in (issue 24): which tabs the driver drives.
+   * - `'own'`: a tab it opens in the browser's default context, which shares the profile's cookies
+   *   and logins, and the tabs that tab and the driver open. The user's tabs are never adopted,
+   *   navigated or closed; `close()` closes the driver's tabs and disconnects.
+   * - `'all'`: every tab of the default context, the user's open ones included (the first one is
+   *   active), and any tab opened there; `close()` closes none of them and disconnects.
+   * - `'isolated'`: a browser context of its own (no cookies of the profile), closed on `close()`.
+   * @defaultValue 'own'
+   */
+  readonly tabs?: 'own' | 'all' | 'isolated' | undefined;
 }
 
 const positive = z.number().positive();
@@ -82,6 +93,9 @@ const driverOptionsSchema = z.object({
   startUrl: z.string().min(1).optional(),
   launchTimeout: positive.optional(),
   connectTimeout: positive.optional(),
+  // Staying logged in (issue 24); the storage state's own check reads its file and says which field is wrong.
+  userDataDir: z.string().min(1).optional(),
+  tabs: z.enum(['own', 'all', 'isolated']).optional(),
 });
 
 /**
@@ -106,7 +120,8 @@ export const defaultViewport = { width: 1280, height: 1100 } as const;
 /**
  * Options of {@link PuppeteerDriver.pool}: those of {@link PuppeteerLaunchOptions}, for the one
  * Chromium the pool launches (`executablePath`, `headless`, `args`, `launchTimeout`, `viewport`)
- * and for each driver (`startUrl`, `settle`, …), and the pool's `size`.
+ * and for each driver (`startUrl`, `settle`, `storageState`, …), and the pool's `size`. Not
+ * `userDataDir`: one profile cannot serve many browser contexts.
  *
  * @example
  * ```ts
@@ -114,7 +129,7 @@ export const defaultViewport = { width: 1280, height: 1100 } as const;
  * ```
  * @public
  */
-export interface PuppeteerPoolOptions extends PuppeteerLaunchOptions {
+export interface PuppeteerPoolOptions extends Omit<PuppeteerLaunchOptions, 'userDataDir'> {
   /**
    * The most drivers the pool holds open at once: the `size` of a `BrowserPool`.
    * @defaultValue 4

@@ -6,7 +6,7 @@ import { BrowserError } from '../errors';
 import type { SharedBrowser } from '../chromium/browser-pool';
 import { chromiumCandidates, findChromium } from '../chromium/find-chromium';
 import { launchChromium, sharedBrowser, type LaunchedChromium } from '../chromium/launch';
-import { defaultViewport, type PuppeteerPoolOptions } from './options';
+import { defaultViewport, type PuppeteerLaunchOptions, type PuppeteerPoolOptions } from './options';
 import type { PuppeteerDriver } from './puppeteer-driver';
 
 /**
@@ -35,14 +35,14 @@ export interface PuppeteerPool {
  * Launches Chromium with a fresh profile, removed with the browser however it ends (launch() and the pool).
  * @throws `BrowserError` when no browser is found (puppeteer-core downloads none) or it cannot start.
  */
-export async function launchPuppeteer(options: PuppeteerPoolOptions): Promise<LaunchedChromium<Browser>> {
+export async function launchPuppeteer(options: PuppeteerPoolOptions | PuppeteerLaunchOptions): Promise<LaunchedChromium<Browser>> {
   const executablePath = options.executablePath ?? findChromium();
   if (!executablePath) {
     const looked = chromiumCandidates(process.platform, process.env).join(', ');
     throw new BrowserError(`No Chromium or Chrome found (looked at ${looked}): install one or pass \`executablePath\`. puppeteer-core downloads no browser.`);
   }
   return launchChromium(
-    { executablePath, args: options.args, profile: true },
+    { executablePath, args: options.args, profile: true, userDataDir: 'userDataDir' in options ? options.userDataDir : undefined },
     (args, userDataDir) =>
       puppeteer.launch({
         executablePath,

@@ -4,6 +4,8 @@
 import { rmSync } from 'node:fs';
 import puppeteer, { type Browser, type BrowserContext, type ElementHandle, type Frame, type Page } from 'puppeteer-core';
 import type { ClickOptions } from '../browser/types';
+import type { StorageState, StorageStateOptions } from '../browser/storage-state';
+import { launchStorageState, writeStorageStateFile } from '../chromium/storage-state';
 import { BrowserError, ConfigError } from '../errors';
 import { firstLine } from '../chromium/call';
 import { DownloadingDriverCore } from '../chromium/downloading-driver';
@@ -18,6 +20,7 @@ import {
   type PuppeteerPoolOptions,
 } from './options';
 import { launchPooledChromium, launchPuppeteer, type PuppeteerPool } from './pool';
+import { applyStorageState, readStorageState, VisitedOrigins } from './storage-state';
 import { PuppeteerTransport, type Ownership } from './transport';
 
 /**
@@ -39,6 +42,8 @@ export class PuppeteerDriver extends DownloadingDriverCore<Page, Frame, ElementH
   /** The Puppeteer browser context whose pages are this driver's tabs. */
   readonly context: BrowserContext;
   private readonly puppeteer: PuppeteerTransport;
+  /** The origins the context's tabs loaded, whose localStorage `storageState()` reads. */
+  private readonly visitedOrigins: VisitedOrigins;
 
   private constructor(context: BrowserContext, owned: Ownership, options: PuppeteerDriverOptions, tabScope: 'context' | 'page' = 'context') {
     checkOptions(options);
@@ -46,6 +51,7 @@ export class PuppeteerDriver extends DownloadingDriverCore<Page, Frame, ElementH
     super(transport, owned, options);
     this.context = context;
     this.puppeteer = transport;
+    this.visitedOrigins = new VisitedOrigins(context);
   }
 
   /**
@@ -53,9 +59,12 @@ export class PuppeteerDriver extends DownloadingDriverCore<Page, Frame, ElementH
    * browser and removes the folder. Headless unless `headless: false`. Its WebSockets (only they)
    * go through a local proxy of the driver on 127.0.0.1, which lets the URL policy's
    * `all-requests` scope stop them; a proxy of your own (a switch in `args`, or `http_proxy` and
-   * the like in the environment) replaces it.
-   * @throws `ConfigError` for a bad option; `BrowserError` when no browser could be started (the
-   * message says where it looked).
+   * the like in the environment) replaces it. With `storageState` the browser starts logged in
+   * (cookies and localStorage; IndexedDB is left out); with `userDataDir` it runs on that
+   * persistent profile, which `close()` keeps.
+   * @throws `ConfigError` for a bad option, a bad `storageState` among them (before anything
+   * starts); `BrowserError` when no browser could be started (the message says where it looked),
+   * with code `PROFILE_IN_USE` when a running browser holds `userDataDir`.
    * @example
    * ```ts
    * import { Executor } from 'plannav';
@@ -67,13 +76,17 @@ export class PuppeteerDriver extends DownloadingDriverCore<Page, Frame, ElementH
    */
   static async launch(options: PuppeteerLaunchOptions = {}): Promise<PuppeteerDriver> {
     checkOptions(options);
-    const { browser, proxy, userDataDir } = await launchPuppeteer(options);
+    const storageState = await launchStorageState(options);
+    const { browser, proxy, userDataDir, keepProfile } = await launchPuppeteer(options);
     return openDriver(
-      () => new PuppeteerDriver(browser.defaultBrowserContext(), { browser, launched: true, userDataDir, proxy }, options),
-      (driver) => driver.start(options.startUrl),
+      () => new PuppeteerDriver(browser.defaultBrowserContext(), { browser, launched: true, userDataDir, proxy, keepProfile }, options),
+      async (driver) => {
+        if (storageState) await applyStorageState(browser, browser.defaultBrowserContext(), storageState);
+        await driver.start(options.startUrl);
+      },
       async () => {
         await browser.close();
-        if (userDataDir) rmSync(userDataDir, { recursive: true, force: true, maxRetries: 3 });
+        if (userDataDir && !keepProfile) rmSync(userDataDir, { recursive: true, force: true, maxRetries: 3 });
       },
     );
   }
@@ -118,10 +131,14 @@ export class PuppeteerDriver extends DownloadingDriverCore<Page, Frame, ElementH
       name: 'PuppeteerDriver',
       launch: () => launchPooledChromium(options),
       open: async (shared, lease) => {
+        const storageState = await launchStorageState(options);
         const context = await shared.browser.createBrowserContext();
         return openDriver(
           () => new PuppeteerDriver(context, { context, lease }, options),
-          (driver) => driver.start(options.startUrl),
+          async (driver) => {
+            if (storageState) await applyStorageState(shared.browser, context, storageState);
+            await driver.start(options.startUrl);
+          },
           () => context.close(),
         );
       },
@@ -151,9 +168,12 @@ export class PuppeteerDriver extends DownloadingDriverCore<Page, Frame, ElementH
   }
 
   /**
-   * Connects to a running Chromium by its DevTools `browserWSEndpoint` or its `browserURL` and
-   * opens a browser context of its own there; `close()` closes that context and disconnects,
-   * leaving the browser running.
+   * Connects to a running Chromium by its DevTools `browserWSEndpoint` or its `browserURL` (a Chrome
+   * the user started with `--remote-debugging-port`). The driver opens a tab of its own in the
+   * browser's default context, so it shares the user's logins, and leaves the user's tabs alone:
+   * never adopted, navigated or closed; `close()` closes the driver's tabs and disconnects, and the
+   * browser keeps running. `tabs: 'all'` drives the user's tabs too; `tabs: 'isolated'` opens a
+   * browser context of its own, closed on `close()`.
    * @throws `ConfigError` unless exactly one of `browserWSEndpoint` and `browserURL` is given;
    * `BrowserError` when the connection fails.
    */
@@ -188,12 +208,58 @@ export class PuppeteerDriver extends DownloadingDriverCore<Page, Frame, ElementH
       throw new BrowserError(`Could not connect to ${where} within ${timeout} ms.`, { retryable: true });
     }
     const browser = connected;
-    return openInRemoteContext(
-      () => browser.createBrowserContext(),
-      () => browser.disconnect(),
-      (context) => new PuppeteerDriver(context, { browser, context }, options),
-      (driver) => driver.start(),
+    const tabs = options.tabs ?? 'own';
+    if (tabs === 'isolated') {
+      return openInRemoteContext(
+        () => browser.createBrowserContext(),
+        () => browser.disconnect(),
+        (context) => new PuppeteerDriver(context, { browser, context }, options),
+        (driver) => driver.start(),
+      );
+    }
+    const context = browser.defaultBrowserContext();
+    if (tabs === 'all') {
+      return openDriver(
+        () => new PuppeteerDriver(context, { browser }, options, 'context'),
+        (driver) => driver.start(),
+        () => browser.disconnect(),
+      );
+    }
+    // The driver's own tab among the user's: it and the tabs it opens are the driver's, closed on close().
+    let own: Page | undefined;
+    return openDriver(
+      () => new PuppeteerDriver(context, { browser, closeTabs: true }, options, 'page'),
+      async (driver) => {
+        own = await context.newPage();
+        await driver.start(undefined, own);
+      },
+      async () => {
+        await own?.close().catch(() => undefined);
+        await browser.disconnect();
+      },
     );
+  }
+
+  /**
+   * The browser context's storage state in Playwright's format: every cookie (CDP's
+   * `Storage.getCookies`), and the localStorage of each origin the context's tabs loaded while the
+   * driver ran (and of those open when it started), read in a hidden page that sends no request.
+   * IndexedDB is not saved (Puppeteer has no export of it; PlaywrightDriver saves it). With `path`,
+   * also written there, readable by its owner only (mode 0600). Its values are secrets: keep the
+   * file out of version control.
+   */
+  async storageState(options: StorageStateOptions = {}): Promise<StorageState> {
+    return this.guarded('storageState()', options, async () => {
+      const state = await readStorageState(this.context.browser(), this.context, this.visitedOrigins.list());
+      if (options.path) await writeStorageStateFile(options.path, state);
+      return state;
+    });
+  }
+
+  /** Closes what the driver created and stops watching the context's origins. */
+  override async close(): Promise<void> {
+    this.visitedOrigins.stop();
+    return super.close();
   }
 
   /** The active tab's Puppeteer page, for what the driver does not cover. */
