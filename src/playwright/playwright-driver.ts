@@ -5,7 +5,7 @@ import { rmSync } from 'node:fs';
 import { chromium, type Browser, type BrowserContext, type ElementHandle, type Frame, type Page } from 'playwright-core';
 import { BrowserError, ConfigError } from '../errors';
 import { firstLine } from '../chromium/call';
-import { ChromiumDriverCore } from '../chromium/driver-core';
+import { ChromiumActionsCore } from '../chromium/driver-actions';
 import { findChromium } from '../chromium/find-chromium';
 import { SharedBrowserPool, checkPoolSize } from '../chromium/browser-pool';
 import { launchChromium, openDriver, openInRemoteContext } from '../chromium/launch';
@@ -36,7 +36,7 @@ import { PlaywrightTransport, type Ownership } from './transport';
  * ```
  * @public
  */
-export class PlaywrightDriver extends ChromiumDriverCore<Page, Frame, ElementHandle<Element>> {
+export class PlaywrightDriver extends ChromiumActionsCore<Page, Frame, ElementHandle<Element>> {
   /** The Playwright context whose pages are this driver's tabs. */
   readonly context: BrowserContext;
 

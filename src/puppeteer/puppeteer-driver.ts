@@ -6,7 +6,7 @@ import puppeteer, { type Browser, type BrowserContext, type ElementHandle, type 
 import type { ClickOptions } from '../browser/types';
 import { BrowserError, ConfigError } from '../errors';
 import { firstLine } from '../chromium/call';
-import { ChromiumDriverCore } from '../chromium/driver-core';
+import { ChromiumActionsCore } from '../chromium/driver-actions';
 import { SharedBrowserPool, checkPoolSize } from '../chromium/browser-pool';
 import { openDriver, openInRemoteContext } from '../chromium/launch';
 import {
@@ -35,7 +35,7 @@ import { PuppeteerTransport, type Ownership } from './transport';
  * page. `close()` releases only what the driver created.
  * @public
  */
-export class PuppeteerDriver extends ChromiumDriverCore<Page, Frame, ElementHandle> {
+export class PuppeteerDriver extends ChromiumActionsCore<Page, Frame, ElementHandle> {
   /** The Puppeteer browser context whose pages are this driver's tabs. */
   readonly context: BrowserContext;
   private readonly puppeteer: PuppeteerTransport;
@@ -202,7 +202,7 @@ export class PuppeteerDriver extends ChromiumDriverCore<Page, Frame, ElementHand
   }
 
   /** A real mouse click at a point of the active tab's viewport, in CSS pixels; does not wait for the page to settle. */
-  async mouseClick(x: number, y: number, options?: ClickOptions): Promise<void> {
+  override async mouseClick(x: number, y: number, options?: ClickOptions): Promise<void> {
     return this.guarded(`mouseClick(${x}, ${y})`, options, async (timeout) => {
       await this.puppeteer.mouseClickOn(this.active(), x, y, options?.button ?? 'left', options?.modifiers ? [...options.modifiers] : [], timeout);
     });
