@@ -253,6 +253,13 @@ export function resolveDriver(driver: BrowserDriver): ResolvedBrowserDriver {
     [Symbol.asyncDispose]: driver[Symbol.asyncDispose].bind(driver),
     ...(driver.mouseClick ? { mouseClick: driver.mouseClick.bind(driver) } : {}),
     ...(driver.setNavigationGuard ? { setNavigationGuard: driver.setNavigationGuard.bind(driver) } : {}),
+    // Issue 24, the missing actions: members with no default, passed on where the driver has them.
+    ...(driver.hover ? { hover: driver.hover.bind(driver) } : {}),
+    ...(driver.doubleClick ? { doubleClick: driver.doubleClick.bind(driver) } : {}),
+    ...(driver.dragAndDrop ? { dragAndDrop: driver.dragAndDrop.bind(driver) } : {}),
+    ...(driver.reload ? { reload: driver.reload.bind(driver) } : {}),
+    ...(driver.dialogs ? { dialogs: driver.dialogs.bind(driver) } : {}),
+    ...(driver.handleDialog ? { handleDialog: driver.handleDialog.bind(driver) } : {}),
     goBack: pick('goBack'),
     currentUrl: pick('currentUrl'),
     click: pick('click'),

@@ -3,7 +3,7 @@
 // task's frame; the steps are task-loop.ts's, the URL guard url-guard.ts's, the browser the session's.
 
 import { ActionRegistry } from '../actions/registry';
-import { builtinActions } from '../actions/builtin/index';
+import { builtinActions, evaluateAction } from '../actions/builtin/index';
 import type { ActionResult, HumanAnswer } from '../actions/types';
 import type { AgentContext, EventPayload } from '../agents/agent-context';
 import { ConfigError, MaxFailuresReachedError, MaxStepsReachedError, PlannavError, RequestCancelledError, TimeoutError } from '../errors';
@@ -154,7 +154,7 @@ export class Executor<TData = unknown> {
     this.urlPolicy = new UrlPolicy({ allow: this.options.urlPolicy.allow, deny: this.options.urlPolicy.deny });
     this.secrets = new SecretStore(this.options.secrets);
     const excluded = new Set(this.options.excludeActions);
-    const builtins = builtinActions(this.options.outputSchema);
+    const builtins = [...builtinActions(this.options.outputSchema), ...(this.options.allowEvaluate ? [evaluateAction] : [])];
     const unknown = this.options.excludeActions.filter((name) => !builtins.some((action) => action.name === name));
     if (unknown.length > 0) {
       throw new ConfigError(`Option \`excludeActions\` names unknown built-in actions: ${unknown.join(', ')}.`, { field: 'excludeActions' });
