@@ -115,7 +115,7 @@ describe.each(driverKinds())('$name', (kind) => {
     const { driver } = await open('dialogs.html');
     try {
       await clickOpening(driver, 'Save item');
-      expect(await openDialog(driver)).toEqual({ type: 'alert', message: 'Saved!' });
+      expect(await openDialog(driver)).toMatchObject({ type: 'alert', message: 'Saved!' });
       const result = await answer(driver, { accept: true });
       expect(result.error).toBeUndefined();
       expect(result.action).toBe('handle_dialog');
@@ -131,7 +131,7 @@ describe.each(driverKinds())('$name', (kind) => {
     const { driver } = await open('dialogs.html');
     try {
       await clickOpening(driver, 'Delete item');
-      expect(await openDialog(driver)).toEqual({ type: 'confirm', message: 'Delete item 7?' });
+      expect(await openDialog(driver)).toMatchObject({ type: 'confirm', message: 'Delete item 7?' });
       const result = await answer(driver, { accept: true });
       expect(result.error).toBeUndefined();
       expect(result.extractedContent).toContain('Delete item 7?');
@@ -186,7 +186,7 @@ describe.each(driverKinds())('$name', (kind) => {
     const { driver } = await open('dialogs.html');
     try {
       await tab.evaluate('setTimeout(() => { document.getElementById("out").textContent = "timer:" + confirm("Keep the session?"); }, 50); 0');
-      expect(await openDialog(driver)).toEqual({ type: 'confirm', message: 'Keep the session?' });
+      expect(await openDialog(driver)).toMatchObject({ type: 'confirm', message: 'Keep the session?' });
       await answer(driver, { accept: true });
       expect(await outText('timer:true')).toBe('timer:true');
     } finally {
