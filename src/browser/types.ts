@@ -398,10 +398,12 @@ export interface BrowserDriver {
    * The JavaScript dialog open in the active tab now (`open`), and the dialogs closed since the
    * last call (`closed`: answered with `handleDialog`, or answered by the driver itself, each
    * reported once). While a dialog is open the page runs no script: a driver must answer this
-   * without touching the page. Optional, with no default: a driver without it answers dialogs its
-   * own way, unseen by the model.
+   * without touching the page. A dialog nobody answers is dismissed by the driver after a while
+   * (`answerWithinMs` from its opening when given, else the driver's own time) and reported as
+   * closed. Optional, with no default: a driver without it answers dialogs its own way, unseen by
+   * the model.
    */
-  dialogs?(options?: CallOptions): Promise<DialogReport>;
+  dialogs?(options?: DialogsOptions): Promise<DialogReport>;
   /**
    * Answers the dialog open in the active tab: accept (with `text` as a `prompt()`'s answer) or
    * dismiss; resolves with what it said and what was answered, once the page has settled.
@@ -441,10 +443,19 @@ export interface ClosedDialog extends PageDialog {
   readonly text?: string | undefined;
   /**
    * Who answered: `request` (a `handleDialog` call), `timeout` (nobody answered within the driver's
-   * time, so the driver dismissed it), or `driver` (answered at once by the driver's rule: a
-   * `beforeunload` of a navigation is accepted).
+   * time, so the driver dismissed it), or `driver` (dismissed to go on with a navigation the driver
+   * was asked for: `goto`, `goBack`, `reload`).
    */
   readonly answeredBy: 'request' | 'timeout' | 'driver';
+}
+
+/** Options of {@link BrowserDriver.dialogs}. @public */
+export interface DialogsOptions extends CallOptions {
+  /**
+   * Milliseconds from its opening the dialog open now may wait for an answer before the driver
+   * dismisses it (the Executor gives its action timeout); longer or shorter than it had.
+   */
+  readonly answerWithinMs?: number | undefined;
 }
 
 /** What {@link BrowserDriver.dialogs} reports. @public */

@@ -22,6 +22,7 @@ const maxClosed = 20;
 interface OpenDialog {
   readonly dialog: PageDialog;
   answer(answer: DialogAnswer, by: ClosedDialog['answeredBy']): Promise<ClosedDialog>;
+  setWindow(windowMs: number): void;
 }
 
 /** The kind of a dialog, as the contract names them (a library may add kinds of its own: taken for alerts). */
@@ -39,11 +40,11 @@ export function dialogOpenError(dialog: PageDialog): BrowserError {
 
 /**
  * The dialogs of one driver's tabs. A transport hands each dialog to `opened`; it stays open until
- * `answer` is called or `answerWithinMs` passes (then it is dismissed). A `beforeunload` is accepted
- * at once: it comes from a navigation the driver was asked for, which would otherwise wait on it.
+ * `answer` is called or its window passes (then it is dismissed): `answerWithinMs` from its opening,
+ * or the window a reader of the state asks for (`setWindow`, the caller's action timeout).
  */
 export class DialogWatch<P> {
-  /** Milliseconds a dialog may stay unanswered before the driver dismisses it. */
+  /** Milliseconds a dialog may stay unanswered before the driver dismisses it, unless a reader sets its own window. */
   answerWithinMs = 15_000;
   private readonly openDialogs = new Map<P, OpenDialog>();
   private closed: ClosedDialog[] = [];
@@ -55,11 +56,12 @@ export class DialogWatch<P> {
     const type = dialogType(library.type());
     const defaultValue = type === 'prompt' ? library.defaultValue() : '';
     const dialog: PageDialog = { type, message: library.message().slice(0, maxMessage), ...(defaultValue ? { defaultValue } : {}) };
+    const openedAt = Date.now();
+    let timer: ReturnType<typeof setTimeout> | undefined;
     let answered: Promise<ClosedDialog> | undefined;
     const answer = (reply: DialogAnswer, by: ClosedDialog['answeredBy']): Promise<ClosedDialog> => {
       answered ??= (async () => {
-        clearTimeout(timer);
-        this.timers.delete(timer);
+        this.stopTimer(timer);
         if (this.openDialogs.get(page)?.dialog === dialog) this.openDialogs.delete(page);
         const text = reply.accept && type === 'prompt' ? (reply.text ?? defaultValue) : undefined;
         // A dialog its page took away (the tab closed, a navigation) cannot be answered: it is closed all the same.
@@ -70,14 +72,20 @@ export class DialogWatch<P> {
       })();
       return answered;
     };
-    const timer = setTimeout(() => void answer({ accept: false }, 'timeout'), type === 'beforeunload' ? 0 : this.answerWithinMs);
-    this.timers.add(timer);
-    if (type === 'beforeunload') {
-      void answer({ accept: true }, 'driver');
-      return;
-    }
-    this.openDialogs.set(page, { dialog, answer });
+    const setWindow = (windowMs: number): void => {
+      if (answered) return;
+      this.stopTimer(timer);
+      timer = setTimeout(() => void answer({ accept: false }, 'timeout'), Math.max(0, openedAt + windowMs - Date.now()));
+      this.timers.add(timer);
+    };
+    setWindow(this.answerWithinMs);
+    this.openDialogs.set(page, { dialog, answer, setWindow });
     for (const listener of this.listeners.get(page) ?? []) listener(dialog);
+  }
+
+  /** Gives the dialog open on `page` `windowMs` from its opening to be answered (longer or shorter than it had). */
+  setWindow(page: P | undefined, windowMs: number): void {
+    if (page !== undefined) this.openDialogs.get(page)?.setWindow(windowMs);
   }
 
   /** The dialog open on `page`, if any. */
@@ -131,6 +139,12 @@ export class DialogWatch<P> {
     } finally {
       stop?.();
     }
+  }
+
+  private stopTimer(timer: ReturnType<typeof setTimeout> | undefined): void {
+    if (timer === undefined) return;
+    clearTimeout(timer);
+    this.timers.delete(timer);
   }
 
   /** Stops every timer; open dialogs are left to the browser (closing it closes them). */

@@ -9,6 +9,7 @@ import type {
   ClosedDialog,
   DialogAnswer,
   DialogReport,
+  DialogsOptions,
   ElementRef,
   FrameInfo,
   NavigationResponse,
@@ -27,17 +28,14 @@ import type { ChromiumElement, ChromiumPage, ChromiumTransport } from './transpo
 
 /**
  * The Chromium driver core with the pointer gestures, reload and dialogs. A dialog the page opens
- * stays open until `handleDialog` answers it, or the driver's `defaultTimeout` passes (then it is
- * dismissed); `dialogs()` reports it meanwhile, and every dialog that closed, once. A
- * `beforeunload` is accepted at once. A call that needs the page while a dialog is open rejects
- * with a retryable `BrowserError` saying so; an action whose input opened one resolves.
+ * stays open until `handleDialog` answers it, or its window passes (the driver's `defaultTimeout`
+ * from its opening, or the `answerWithinMs` a `dialogs()` call gives), and then it is dismissed;
+ * `dialogs()` reports it meanwhile, and every dialog that closed, once. A call that needs the page
+ * while a dialog is open rejects with a retryable `BrowserError` saying so; an action whose input
+ * opened one resolves; `goto`, `goBack` and `reload` dismiss it first.
  * @public
  */
-export class ChromiumActionsCore<P extends ChromiumPage<F>, F extends RuntimeFrame & object, E extends ChromiumElement> extends ChromiumDriverCore<
-  P,
-  F,
-  E
-> {
+export class ChromiumActionsCore<P extends ChromiumPage<F>, F extends RuntimeFrame & object, E extends ChromiumElement> extends ChromiumDriverCore<P, F, E> {
   protected constructor(transport: ChromiumTransport<P, F, E>, owned: CoreOwnership, options: CoreOptions) {
     super(transport, owned, options);
     transport.dialogs.answerWithinMs = this.defaultTimeout;
@@ -96,9 +94,11 @@ export class ChromiumActionsCore<P extends ChromiumPage<F>, F extends RuntimeFra
   }
 
   /** The dialog open in the active tab, and the dialogs closed since the last call (each once); never touches the page. */
-  async dialogs(options?: CallOptions): Promise<DialogReport> {
+  async dialogs(options?: DialogsOptions): Promise<DialogReport> {
     return this.guarded('dialogs()', options, async () => {
-      const open = this.transport.dialogs.openOn(this.tabTracker.activePage);
+      const page = this.tabTracker.activePage;
+      if (options?.answerWithinMs !== undefined) this.transport.dialogs.setWindow(page, options.answerWithinMs);
+      const open = this.transport.dialogs.openOn(page);
       return { ...(open ? { open } : {}), closed: this.transport.dialogs.takeClosed() };
     });
   }
@@ -139,27 +139,47 @@ export class ChromiumActionsCore<P extends ChromiumPage<F>, F extends RuntimeFra
 
   override async click(ref: ElementRef, options?: ClickOptions): Promise<ClickResult> {
     const page = this.pageWithoutDialog();
-    return this.transport.dialogs.until(page, () => super.click(ref, options), () => ({ method: 'pointer' }));
+    return this.transport.dialogs.until(
+      page,
+      () => super.click(ref, options),
+      () => ({ method: 'pointer' }),
+    );
   }
 
   override async fill(ref: ElementRef, text: string, options?: CallOptions): Promise<void> {
     const page = this.pageWithoutDialog();
-    return this.transport.dialogs.until(page, () => super.fill(ref, text, options), () => undefined);
+    return this.transport.dialogs.until(
+      page,
+      () => super.fill(ref, text, options),
+      () => undefined,
+    );
   }
 
   override async selectOption(ref: ElementRef, label: string, options?: CallOptions): Promise<string[]> {
     const page = this.pageWithoutDialog();
-    return this.transport.dialogs.until(page, () => super.selectOption(ref, label, options), () => [label]);
+    return this.transport.dialogs.until(
+      page,
+      () => super.selectOption(ref, label, options),
+      () => [label],
+    );
   }
 
   override async press(keys: string, options?: CallOptions): Promise<void> {
     const page = this.pageWithoutDialog();
-    return this.transport.dialogs.until(page, () => super.press(keys, options), () => undefined);
+    return this.transport.dialogs.until(
+      page,
+      () => super.press(keys, options),
+      () => undefined,
+    );
   }
 
   override async scroll(options: ScrollRequest): Promise<void> {
     const page = this.pageWithoutDialog();
-    return this.transport.dialogs.until(page, () => super.scroll(options), () => undefined);
+    return this.transport.dialogs.until(
+      page,
+      () => super.scroll(options),
+      () => undefined,
+    );
   }
 
   override async screenshot(options?: ScreenshotOptions): Promise<Uint8Array> {
@@ -214,7 +234,11 @@ export class ChromiumActionsCore<P extends ChromiumPage<F>, F extends RuntimeFra
       const elements: E[] = [];
       try {
         for (const ref of refs) elements.push(await this.locate(ref));
-        await this.transport.dialogs.until(page, () => act(page, elements), () => undefined);
+        await this.transport.dialogs.until(
+          page,
+          () => act(page, elements),
+          () => undefined,
+        );
       } finally {
         for (const element of elements) void element.dispose().catch(() => undefined);
       }

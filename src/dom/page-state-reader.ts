@@ -87,6 +87,8 @@ export function noTabOpenState(): PageState {
 export interface CaptureOptions {
   readonly screenshot: boolean;
   readonly signal?: AbortSignal | undefined;
+  /** How long a dialog open in the tab may wait for an answer, from its opening (the caller's action timeout). */
+  readonly dialogAnswerMs?: number | undefined;
 }
 
 /** Reads page states from one driver, keeping element indices stable between reads. */
@@ -132,7 +134,7 @@ export class PageStateReader {
   /** The dialog open in the active tab, keeping the closed ones the driver reported until a state carries them. */
   private async openDialog(options: CaptureOptions): Promise<PageDialog | undefined> {
     if (!this.driver.dialogs) return undefined;
-    const report = await this.driver.dialogs({ signal: options.signal });
+    const report = await this.driver.dialogs({ signal: options.signal, answerWithinMs: options.dialogAnswerMs });
     this.closedDialogs.push(...report.closed);
     return report.open;
   }

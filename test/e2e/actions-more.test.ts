@@ -530,7 +530,12 @@ describe.each(driverKinds())('$name', (kind) => {
         const error = await rejectionOf<URLNotAllowedError>(act(driver, { action: 'reload_page' }, { ...bounded, urlPolicy: { allow: ['shop.example'] } }));
         expect(URLNotAllowedError.isInstance(error)).toBe(true);
         expect(error.url).toBe(server.url('reload.html'));
-        expect(await evaluate('sessionStorage.getItem("loads")')).toBe('1');
+        // act()'s guard leaves a document its policy denies for about:blank as it is installed (the
+        // navigation guard's rule), so the tab may no longer show the page; where it does, it was not
+        // reloaded. (That no reload is even asked for is checked with FakeBrowserDriver, beside the action.)
+        const href = await evaluate<string>('location.href');
+        if (href === server.url('reload.html')) expect(await evaluate('sessionStorage.getItem("loads")')).toBe('1');
+        else expect(href).toBe('about:blank');
       } finally {
         await done();
       }
