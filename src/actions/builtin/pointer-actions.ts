@@ -127,7 +127,13 @@ export const clickCoordinatesAction = defineAction({
     const mouseClick = context.driver.mouseClick?.bind(context.driver);
     if (!mouseClick) throw driverCannot('click_coordinates', 'mouseClick', 'click at coordinates');
     const [top] = await context.driver.frames({ signal: context.signal });
-    const viewport = top ? await callRuntime(context.driver, top.id, 'viewportSize', undefined, { signal: context.signal }) : undefined;
+    // A driver that cannot measure the viewport still clicks: the browser ignores a point outside it.
+    const viewport = top
+      ? await callRuntime(context.driver, top.id, 'viewportSize', undefined, { signal: context.signal }).catch((error: unknown) => {
+          if (context.signal.aborted) throw error;
+          return undefined;
+        })
+      : undefined;
     const width = typeof viewport?.width === 'number' ? viewport.width : undefined;
     const height = typeof viewport?.height === 'number' ? viewport.height : undefined;
     if (width !== undefined && height !== undefined && (x >= width || y >= height)) {
