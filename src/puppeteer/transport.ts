@@ -231,7 +231,10 @@ export class PuppeteerTransport implements ChromiumTransport<Page, Frame, Elemen
 
   async mouse(page: Page, step: MouseStep): Promise<void> {
     if (step.type === 'move') await page.mouse.move(step.x, step.y, { steps: step.steps ?? 1 });
+    // The press's click count makes a second press a double click (Puppeteer's own click with `count` sets it the same way).
+    // eslint-disable-next-line @typescript-eslint/no-deprecated
     else if (step.type === 'down') await page.mouse.down({ button: step.button, clickCount: step.clickCount });
+    // eslint-disable-next-line @typescript-eslint/no-deprecated
     else await page.mouse.up({ button: step.button, clickCount: step.clickCount });
   }
 

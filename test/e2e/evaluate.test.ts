@@ -72,7 +72,7 @@ describe.each(driverKinds())('$name', (kind) => {
         expect(ConfigError.isInstance(byDefault)).toBe(true);
         expect(byDefault.message).toContain('allowEvaluate');
         expect(byDefault.message).not.toMatch(/^Unknown action/);
-        const off = await rejectionOf<ConfigError>(run(tab, 'window.ran = 1', { ...bounded, allowEvaluate: false } as ActOptions));
+        const off = await rejectionOf<ConfigError>(run(tab, 'window.ran = 1', { ...bounded, allowEvaluate: false }));
         expect(ConfigError.isInstance(off)).toBe(true);
         expect(off.message).toContain('allowEvaluate');
         expect(await tab.evaluate('typeof window.ran')).toBe('undefined');
