@@ -24,6 +24,8 @@ export type {
   UrlPolicyRules,
 } from './browser/types';
 export type { PageState } from './browser/page-state';
+// Issue 24, the missing actions: the page's JavaScript dialogs as a driver reports them.
+export type { ClosedDialog, DialogAnswer, DialogReport, DialogsOptions, PageDialog } from './browser/types';
 export type { BrowserPool } from './collect/options';
 export { resolveDriver } from './dom/driver-defaults';
 export { definePageScript, elementLookupExpression, pageRuntime, pageScriptExpression, readPageScriptResult } from './dom/page-runtime';
