@@ -28,6 +28,8 @@ export type { DownloadReport, DownloadStatus, PdfSource, PdfText, SavedFile, Sav
 export type { PageState } from './browser/page-state';
 // Staying logged in (issue 24): the storage state a driver saves and loads.
 export type { StorageState, StorageStateCookie, StorageStateOptions, StorageStateOrigin } from './browser/storage-state';
+// Issue 24, the missing actions: the page's JavaScript dialogs as a driver reports them.
+export type { ClosedDialog, DialogAnswer, DialogReport, DialogsOptions, PageDialog } from './browser/types';
 export type { BrowserPool } from './collect/options';
 export { resolveDriver } from './dom/driver-defaults';
 export { definePageScript, elementLookupExpression, pageRuntime, pageScriptExpression, readPageScriptResult } from './dom/page-runtime';

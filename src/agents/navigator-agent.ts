@@ -363,7 +363,8 @@ export class NavigatorAgent {
     }
     const typesSecret = name === 'input_text' && SecretStore.holdsPlaceholder(params);
     let target: ActionTarget | undefined;
-    if ((name === 'click_element' || typesSecret) && typeof values.index === 'number') {
+    // A double click activates its element as a click does (a form's button sends the form).
+    if ((name === 'click_element' || name === 'double_click_element' || typesSecret) && typeof values.index === 'number') {
       const ref = context.currentState?.elements.get(values.index);
       if (ref) target = await readActionTarget(context.driver, ref, context.signal);
     }

@@ -1,7 +1,7 @@
 // The state of the active tab as the model saw it at one step. Types only: the DOM layer
 // captures it (dom/page-state-reader.ts).
 
-import type { ElementRef, TabInfo } from './types';
+import type { ClosedDialog, ElementRef, PageDialog, TabInfo } from './types';
 
 /**
  * The browser as the model saw it at one step. When no tab is open (the page closed its last tab),
@@ -30,6 +30,13 @@ export interface PageState {
   readonly pixelsBelow: number;
   /** A base64 JPEG of the viewport, when vision is on. */
   readonly screenshot?: string | undefined;
+  /**
+   * The JavaScript dialog open in the active tab now (alert, confirm, prompt, beforeunload): the
+   * page runs no script until it is answered (`handle_dialog`), so `elementsText` is empty then.
+   */
+  readonly dialog?: PageDialog | undefined;
+  /** The dialogs that closed since the previous state (answered, or dismissed because nobody did), oldest first. */
+  readonly closedDialogs?: readonly ClosedDialog[] | undefined;
   /** When the state was captured, in milliseconds since the epoch. */
   readonly capturedAt: number;
 }

@@ -394,10 +394,99 @@ export interface BrowserDriver {
    * (mode 0600). Optional. Its values are secrets: never log them or give them to the model.
    */
   storageState?(options?: StorageStateOptions): Promise<StorageState>;
+  // Issue 24, the missing actions: pointer gestures, reload and the page's JavaScript dialogs.
+  /**
+   * Moves the mouse over an element of the last snapshot (menus that open on hover) and leaves it
+   * there, then settles. Optional, with no default: `hover_element` then says the driver cannot hover.
+   */
+  hover?(ref: ElementRef, options?: CallOptions): Promise<void>;
+  /**
+   * Double-clicks an element of the last snapshot with the real mouse (two clicks, then a
+   * `dblclick` whose `detail` is 2), then settles. Optional, with no default.
+   */
+  doubleClick?(ref: ElementRef, options?: ClickOptions): Promise<void>;
+  /**
+   * Drags `source` onto `target` (elements of the last snapshot) with the real mouse: press on the
+   * source, move in steps to the target, release; pages built on HTML5 drag events and pages that
+   * follow pointer or mouse events both see a drag. Then settles. Optional, with no default.
+   */
+  dragAndDrop?(source: ElementRef, target: ElementRef, options?: CallOptions): Promise<void>;
+  /**
+   * Reloads the active tab and waits until it has settled, as `goto` does. Optional: the default
+   * loads the tab's URL again with `goto`.
+   */
+  // eslint-disable-next-line @typescript-eslint/no-invalid-void-type -- as goto: a driver may resolve with nothing
+  reload?(options?: CallOptions): Promise<NavigationResponse | void>;
+  /**
+   * The JavaScript dialog open in the active tab now (`open`), and the dialogs closed since the
+   * last call (`closed`: answered with `handleDialog`, or answered by the driver itself, each
+   * reported once). While a dialog is open the page runs no script: a driver must answer this
+   * without touching the page. A dialog nobody answers is dismissed by the driver after a while
+   * (`answerWithinMs` from its opening when given, else the driver's own time) and reported as
+   * closed. Optional, with no default: a driver without it answers dialogs its own way, unseen by
+   * the model.
+   */
+  dialogs?(options?: DialogsOptions): Promise<DialogReport>;
+  /**
+   * Answers the dialog open in the active tab: accept (with `text` as a `prompt()`'s answer) or
+   * dismiss; resolves with what it said and what was answered, once the page has settled.
+   * @throws `BrowserError` when no dialog is open.
+   */
+  handleDialog?(answer: DialogAnswer, options?: CallOptions): Promise<ClosedDialog>;
   /** Releases what the driver created. Idempotent. */
   close(): Promise<void>;
   /** Same as `close()`, for `await using`. */
   [Symbol.asyncDispose](): Promise<void>;
+}
+
+// Issue 24, the missing actions: the page's JavaScript dialogs as the driver reports them.
+/** A JavaScript dialog the page opened (`alert`, `confirm`, `prompt`, `beforeunload`). @public */
+export interface PageDialog {
+  /** The kind of dialog. */
+  readonly type: 'alert' | 'confirm' | 'prompt' | 'beforeunload';
+  /** The text the page showed in it (page text: untrusted). */
+  readonly message: string;
+  /** A `prompt()`'s default answer, when it has one. */
+  readonly defaultValue?: string | undefined;
+}
+
+/** How to answer a dialog: accept (OK) or dismiss (Cancel). @public */
+export interface DialogAnswer {
+  /** True for OK, false for Cancel. An `alert` has only OK: either closes it. */
+  readonly accept: boolean;
+  /** The answer typed into a `prompt()` when accepting it; ignored by other dialogs. */
+  readonly text?: string | undefined;
+}
+
+/** A dialog that has closed, with what it said and how it was answered. @public */
+export interface ClosedDialog extends PageDialog {
+  /** Whether it was accepted (OK) rather than dismissed. */
+  readonly accepted: boolean;
+  /** The text a `prompt()` was answered with, when accepted. */
+  readonly text?: string | undefined;
+  /**
+   * Who answered: `request` (a `handleDialog` call), `timeout` (nobody answered within the driver's
+   * time, so the driver dismissed it), or `driver` (dismissed to go on with a navigation the driver
+   * was asked for: `goto`, `goBack`, `reload`).
+   */
+  readonly answeredBy: 'request' | 'timeout' | 'driver';
+}
+
+/** Options of {@link BrowserDriver.dialogs}. @public */
+export interface DialogsOptions extends CallOptions {
+  /**
+   * Milliseconds from its opening the dialog open now may wait for an answer before the driver
+   * dismisses it (the Executor gives its action timeout); longer or shorter than it had.
+   */
+  readonly answerWithinMs?: number | undefined;
+}
+
+/** What {@link BrowserDriver.dialogs} reports. @public */
+export interface DialogReport {
+  /** The dialog open in the active tab now. */
+  readonly open?: PageDialog | undefined;
+  /** The dialogs that closed since the last report, oldest first. */
+  readonly closed: readonly ClosedDialog[];
 }
 
 /**

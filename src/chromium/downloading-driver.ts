@@ -4,7 +4,8 @@
 
 import type { CallOptions, DownloadReport, NavigationGuard, NavigationGuardStatus, PdfSource, PdfText, SavedFile, SavePdfOptions } from '../browser/types';
 import { BrowserError } from '../errors';
-import { ChromiumDriverCore, type CoreOptions, type CoreOwnership } from './driver-core';
+import { ChromiumActionsCore } from './driver-actions';
+import type { CoreOptions, CoreOwnership } from './driver-core';
 import { ChromiumDownloads, type DownloadsOptions, type OpenedDownloadSession } from './downloads';
 import { pdfText } from './pdf-text';
 import type { RuntimeFrame } from './runtime-calls';
@@ -31,10 +32,10 @@ export interface FileOptions extends CoreOptions {
 const defaultDownloadWait = 30_000;
 
 /**
- * The Chromium driver core with files: downloads, PDFs.
+ * The Chromium driver core with its actions (driver-actions.ts) and files: downloads, PDFs.
  * @public
  */
-export class DownloadingDriverCore<P extends ChromiumPage<F>, F extends RuntimeFrame & object, E extends ChromiumElement> extends ChromiumDriverCore<P, F, E> {
+export class DownloadingDriverCore<P extends ChromiumPage<F>, F extends RuntimeFrame & object, E extends ChromiumElement> extends ChromiumActionsCore<P, F, E> {
   private readonly files: FileTransport<P>;
   /** Undefined with `downloads: false`. */
   private readonly downloads: ChromiumDownloads | undefined;

@@ -62,13 +62,13 @@ export interface CoreOptions {
 export class ChromiumDriverCore<P extends ChromiumPage<F>, F extends RuntimeFrame & object, E extends ChromiumElement> implements BrowserDriver {
   /** The version of the driver contract this class implements. */
   readonly specificationVersion = 'v1' as const;
-  private readonly transport: ChromiumTransport<P, F, E>;
+  protected readonly transport: ChromiumTransport<P, F, E>;
   private readonly owned: CoreOwnership;
   private readonly highlightElements: boolean;
-  private readonly defaultTimeout: number;
+  protected readonly defaultTimeout: number;
   /** A blank page the driver opened in an attached context after its last tab closed; closed on close(). */
   private readonly createdPages = new Set<P>();
-  private readonly tabTracker: TabTracker<P>;
+  protected readonly tabTracker: TabTracker<P>;
   /** Enforces the guard given to setNavigationGuard(), while there is one. */
   private navigationGuard: GuardEnforcer<P> | undefined;
   /** Checks every request, while the guard's scope is `all-requests`. */
@@ -79,7 +79,7 @@ export class ChromiumDriverCore<P extends ChromiumPage<F>, F extends RuntimeFram
   private readonly connection = new BrowserConnection();
   private readonly stopGoneWatch: () => void;
   /** Loads the driver started so far (goto, goBack, openTab): the stop for an abandoned call must not hit a later one. */
-  private navigationsStarted = 0;
+  protected navigationsStarted = 0;
 
   protected constructor(transport: ChromiumTransport<P, F, E>, owned: CoreOwnership, options: CoreOptions) {
     this.transport = transport;
@@ -504,13 +504,13 @@ export class ChromiumDriverCore<P extends ChromiumPage<F>, F extends RuntimeFram
   }
 
   /** Stops a load that did not answer in time and returns the error the call rejects with. */
-  private async abandonLoad(page: P, url: string, timeout: number, cause: unknown): Promise<BrowserError> {
+  protected async abandonLoad(page: P, url: string, timeout: number, cause: unknown): Promise<BrowserError> {
     const stopped = await this.transport.settler.pendingNavigation(page)?.stop(() => this.stopLoading(page));
     return new BrowserError(abandonedLoadMessage(url, timeout, page.url(), stopped !== undefined), { cause, retryable: true });
   }
 
   /** The element behind a snapshot ref, or a recoverable BrowserError saying it is gone. */
-  private async locate(ref: ElementRef): Promise<E> {
+  protected async locate(ref: ElementRef): Promise<E> {
     let frame: F;
     try {
       frame = this.transport.frames.frameById(ref.frameId);
@@ -554,7 +554,7 @@ export class ChromiumDriverCore<P extends ChromiumPage<F>, F extends RuntimeFram
    * until then; one that has not come by then is stopped, and with `report` the call rejects with
    * a retryable BrowserError saying so.
    */
-  private async settle(page: P, timeout: number, signal: AbortSignal | undefined, callEnd?: number, report = true): Promise<void> {
+  protected async settle(page: P, timeout: number, signal: AbortSignal | undefined, callEnd?: number, report = true): Promise<void> {
     const settler = this.transport.settler;
     let deadline = settler.deadline(timeout);
     let current = page;

@@ -12,6 +12,7 @@
 import type { ClickOptions, ElementRef, FrameInfo, NavigationGuard, NavigationResponse, ScreenshotOptions } from '../browser/types';
 import type { elementMethods } from '../dom/page/driver/index';
 import type { PlannavError } from '../errors';
+import type { DialogWatch } from './dialogs';
 import type { PendingNavigation, NavigationRequest } from './pending-navigation';
 import type { BrowserSession, RequestGuardOptions } from './request-guard';
 import type { RuntimeFrame } from './runtime-calls';
@@ -45,6 +46,11 @@ export interface PointerClick {
   readonly timeout: number;
   readonly startedLoad: () => boolean;
 }
+
+/** One step of the real mouse: a move (in `steps` small moves) to a point, a press or a release where it is. */
+export type MouseStep =
+  | { readonly type: 'move'; readonly x: number; readonly y: number; readonly steps?: number | undefined }
+  | { readonly type: 'down' | 'up'; readonly button: NonNullable<ClickOptions['button']>; readonly clickCount: number };
 
 /** A CDP session to one page, enough for `Page.stopLoading`. */
 export interface PageSession {
@@ -111,6 +117,15 @@ export interface ChromiumTransport<P extends ChromiumPage<F>, F extends RuntimeF
   setFiles(element: E, ref: ElementRef, files: readonly string[], count: number, timeout: number): Promise<void>;
   press(page: P, keys: string): Promise<void>;
   screenshot(page: P, options: ScreenshotOptions | undefined, timeout: number): Promise<Uint8Array>;
+  // Issue 24, the missing actions: the mouse at a point of the viewport, reload, and the tabs' dialogs.
+  /** A point of an element's padding box (as the hit test gives it) in the top page's viewport; undefined when it has no box. */
+  viewportPoint(element: E, point: ElementPoint): Promise<ElementPoint | undefined>;
+  /** One step of the real mouse in the top page's viewport (the press and release at the mouse's place). */
+  mouse(page: P, step: MouseStep): Promise<void>;
+  /** Reloads the page and resolves once the new document committed. */
+  reload(page: P, budget: number): Promise<NavigationResponse | undefined>;
+  /** The dialogs of the driver's tabs: the transport's `watch` hands each one over. */
+  readonly dialogs: DialogWatch<P>;
   /** The guards' library halves. */
   installGuard(guard: NavigationGuard, tabs: TabTracker<P>): Promise<GuardEnforcer<P>>;
   openRequestGuard(): Promise<{ session: BrowserSession; options: RequestGuardOptions }>;

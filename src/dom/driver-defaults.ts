@@ -258,6 +258,13 @@ export function resolveDriver(driver: BrowserDriver): ResolvedBrowserDriver {
     ...(driver.waitForDownloads ? { waitForDownloads: driver.waitForDownloads.bind(driver) } : {}),
     ...(driver.savePdf ? { savePdf: driver.savePdf.bind(driver) } : {}),
     ...(driver.readPdfText ? { readPdfText: driver.readPdfText.bind(driver) } : {}),
+    // Issue 24, the missing actions: members with no default, passed on where the driver has them.
+    ...(driver.hover ? { hover: driver.hover.bind(driver) } : {}),
+    ...(driver.doubleClick ? { doubleClick: driver.doubleClick.bind(driver) } : {}),
+    ...(driver.dragAndDrop ? { dragAndDrop: driver.dragAndDrop.bind(driver) } : {}),
+    ...(driver.reload ? { reload: driver.reload.bind(driver) } : {}),
+    ...(driver.dialogs ? { dialogs: driver.dialogs.bind(driver) } : {}),
+    ...(driver.handleDialog ? { handleDialog: driver.handleDialog.bind(driver) } : {}),
     goBack: pick('goBack'),
     currentUrl: pick('currentUrl'),
     click: pick('click'),

@@ -3,7 +3,8 @@
 // that says so. It only reads through the driver, never opens or changes a tab.
 
 import type { PageState } from '../browser/page-state';
-import type { BrowserDriver, CallOptions, FrameInfo, TabInfo } from '../browser/types';
+import type { BrowserDriver, CallOptions, ClosedDialog, FrameInfo, PageDialog, TabInfo } from '../browser/types';
+import { dialogState, redactClosed } from './dialog-state';
 import { isFatalError } from '../errors';
 import { bytesToBase64 } from '../util/base64';
 import { readOneDocument } from './document-read';
@@ -86,11 +87,15 @@ export function noTabOpenState(): PageState {
 export interface CaptureOptions {
   readonly screenshot: boolean;
   readonly signal?: AbortSignal | undefined;
+  /** How long a dialog open in the tab may wait for an answer, from its opening (the caller's action timeout). */
+  readonly dialogAnswerMs?: number | undefined;
 }
 
 /** Reads page states from one driver, keeping element indices stable between reads. */
 export class PageStateReader {
   private readonly indexer = new ElementIndexer();
+  /** Dialogs the driver reported closed, until a state carries them. */
+  private closedDialogs: ClosedDialog[] = [];
 
   constructor(
     private readonly driver: BrowserDriver,
@@ -103,9 +108,19 @@ export class PageStateReader {
    */
   async capture(options: CaptureOptions): Promise<PageState> {
     try {
-      return await this.captureActiveTab(options);
+      // A page holding a dialog runs no script: its state is the dialog's, read without the page.
+      const open = await this.openDialog(options);
+      if (open) return await dialogState(this.driver, open, this.takeClosedDialogs(), options);
+      const state = await this.captureActiveTab(options);
+      // Dialogs that closed meanwhile (a second read) are in the report too.
+      await this.openDialog(options);
+      const closed = this.takeClosedDialogs();
+      return closed.length > 0 ? { ...state, closedDialogs: closed } : state;
     } catch (error) {
       if (options.signal?.aborted || isFatalError(error)) throw error;
+      // A dialog the page opened during the read stopped it: the state is the dialog's.
+      const open = await this.openDialog(options).catch(() => undefined);
+      if (open) return dialogState(this.driver, open, this.takeClosedDialogs(), options);
       // Drivers fail in their own words when there is no tab to read; the tab list tells.
       const tabs = await this.driver.tabs({ signal: options.signal }).catch((reason: unknown): TabInfo[] | undefined => {
         if (isFatalError(reason)) throw reason;
@@ -114,6 +129,20 @@ export class PageStateReader {
       if (tabs?.length === 0) return noTabOpenState();
       throw error;
     }
+  }
+
+  /** The dialog open in the active tab, keeping the closed ones the driver reported until a state carries them. */
+  private async openDialog(options: CaptureOptions): Promise<PageDialog | undefined> {
+    if (!this.driver.dialogs) return undefined;
+    const report = await this.driver.dialogs({ signal: options.signal, answerWithinMs: options.dialogAnswerMs });
+    this.closedDialogs.push(...report.closed);
+    return report.open;
+  }
+
+  private takeClosedDialogs(): ClosedDialog[] {
+    const closed = redactClosed(this.driver, this.closedDialogs);
+    this.closedDialogs = [];
+    return closed;
   }
 
   private async captureActiveTab(options: CaptureOptions): Promise<PageState> {

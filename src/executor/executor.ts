@@ -4,7 +4,7 @@
 // Over 600 lines: the public face of the loop (options, events, tasks, follow-ups, history, close) in one class; its parts live beside it.
 
 import { ActionRegistry } from '../actions/registry';
-import { builtinActions } from '../actions/builtin/index';
+import { builtinActions, evaluateAction } from '../actions/builtin/index';
 import type { ActionResult, HumanAnswer } from '../actions/types';
 import type { AgentContext, EventPayload } from '../agents/agent-context';
 import { ConfigError, MaxFailuresReachedError, MaxStepsReachedError, PlannavError, RequestCancelledError, TimeoutError } from '../errors';
@@ -158,7 +158,7 @@ export class Executor<TData = unknown> {
     this.urlPolicy = new UrlPolicy({ allow: this.options.urlPolicy.allow, deny: this.options.urlPolicy.deny });
     this.secrets = new SecretStore(this.options.secrets);
     const excluded = new Set(this.options.excludeActions);
-    const builtins = builtinActions(this.options.outputSchema);
+    const builtins = [...builtinActions(this.options.outputSchema), ...(this.options.allowEvaluate ? [evaluateAction] : [])];
     const unknown = this.options.excludeActions.filter((name) => !builtins.some((action) => action.name === name));
     if (unknown.length > 0) {
       throw new ConfigError(`Option \`excludeActions\` names unknown built-in actions: ${unknown.join(', ')}.`, { field: 'excludeActions' });

@@ -130,6 +130,15 @@ export interface ExecutorOptions<TData = unknown> {
   /** Names of built-in actions to withhold from the model. */
   readonly excludeActions?: readonly string[] | undefined;
   /**
+   * Offer the `evaluate` action: the Navigator may run JavaScript of its own in the page's main
+   * frame and read its value (as JSON, capped, secret-looking values masked). Powerful: a script can
+   * do anything the page's own code can (read what the page holds, send forms, call its APIs), so
+   * turn it on only for tasks and sites you trust. The URL policy still guards every navigation a
+   * script starts.
+   * @defaultValue false
+   */
+  readonly allowEvaluate?: boolean | undefined;
+  /**
    * The shape of the structured result the `done` action must return in `data`, for every task of
    * the session. The model's data is validated (and parsed: defaults and transforms apply) before
    * the step is accepted, and `ExecutionResult.data` has the schema's output type.
@@ -341,6 +350,7 @@ const optionsSchema = z
       .optional(),
     actions: z.array(actionShape).default([]),
     excludeActions: z.array(z.string()).default([]),
+    allowEvaluate: z.boolean({ error: 'must be true or false' }).default(false),
     outputSchema: z.custom<z.ZodType>((value) => value instanceof z.ZodType, { error: 'must be a zod schema' }).optional(),
     humanInput: z.custom<HumanInputHandler>((value) => typeof value === 'function', { error: 'must be a function' }).optional(),
     humanTimeoutMs: positiveInteger.default(3_600_000),

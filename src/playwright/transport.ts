@@ -2,7 +2,7 @@
 // Playwright's pages, frames, loads and input primitives, its init script, and the library halves of
 // the guards (route-based navigation guard, the WebRTC checks in pages, service workers' restart).
 
-import type { Browser, BrowserContext, ElementHandle, Frame, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Dialog, ElementHandle, Frame, Page } from 'playwright-core';
 import type { ElementRef, NavigationGuard, NavigationResponse, ScreenshotOptions } from '../browser/types';
 import { BrowserError, type PlannavError } from '../errors';
 import { asBrowserError, firstLine } from '../chromium/call';
@@ -12,9 +12,10 @@ import type { BrowserSession, RequestGuardOptions } from '../chromium/request-gu
 import { installRuntime } from '../chromium/runtime-calls';
 import { resolveSettleOptions, type SettleOptions } from '../chromium/settle-options';
 import type { TabHooks } from '../chromium/tabs';
-import type { ChromiumTransport, ElementMethods, ElementPoint, GuardEnforcer, PageSession, PointerClick } from '../chromium/transport';
+import type { ChromiumTransport, ElementMethods, ElementPoint, GuardEnforcer, MouseStep, PageSession, PointerClick } from '../chromium/transport';
 import type { PageCdpSession } from '../chromium/downloading-driver';
 import type { OpenedDownloadSession } from '../chromium/downloads';
+import { DialogWatch } from '../chromium/dialogs';
 import { pageRuntime } from '../dom/page-runtime';
 import { sleep } from '../util/abort';
 import { FrameRegistry } from './frames';
@@ -98,8 +99,9 @@ export class PlaywrightTransport implements ChromiumTransport<Page, Frame, Eleme
     await Promise.all(tabs.livePages().flatMap((page) => page.frames().map((frame) => installRuntime(frame))));
   }
 
-  watch(): () => void {
-    return () => undefined;
+  /** Playwright's watch of a new tab: its dialogs (the runtime comes with the context's init script). */
+  watch(page: Page): () => void {
+    return this.watchDialogs(page);
   }
 
   newPage(): Promise<Page> {
@@ -204,6 +206,39 @@ export class PlaywrightTransport implements ChromiumTransport<Page, Frame, Eleme
   async screenshot(page: Page, options: ScreenshotOptions | undefined, timeout: number): Promise<Uint8Array> {
     const bytes = await page.screenshot({ type: 'jpeg', quality: options?.quality ?? 70, fullPage: options?.fullPage ?? false, timeout });
     return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  }
+
+  // Issue 24, the missing actions: the mouse at a point of the viewport, reload, and the tabs' dialogs.
+  readonly dialogs = new DialogWatch<Page>();
+
+  /** The padding box's corner from Playwright's box (in the top page's viewport, frames included) and the element's borders. */
+  async viewportPoint(element: ElementHandle<Element>, point: ElementPoint): Promise<ElementPoint | undefined> {
+    const box = await element.boundingBox();
+    if (!box) return undefined;
+    const border = await element.evaluate((node) => ({ x: node.clientLeft, y: node.clientTop }));
+    return { x: box.x + border.x + point.x, y: box.y + border.y + point.y };
+  }
+
+  async mouse(page: Page, step: MouseStep): Promise<void> {
+    if (step.type === 'move') await page.mouse.move(step.x, step.y, { steps: step.steps ?? 1 });
+    else if (step.type === 'down') await page.mouse.down({ button: step.button, clickCount: step.clickCount });
+    else await page.mouse.up({ button: step.button, clickCount: step.clickCount });
+  }
+
+  async reload(page: Page, budget: number): Promise<NavigationResponse | undefined> {
+    const answer = await page.reload({ waitUntil: 'commit', timeout: budget });
+    return answer ? { status: answer.status(), headers: answer.headers() } : undefined;
+  }
+
+  /** Hands the page's dialogs to the watch, unless the user's own listener of an attached page decides them. */
+  private watchDialogs(page: Page): () => void {
+    const onDialog = (dialog: Dialog): void => {
+      // Playwright's Page is an event emitter whose listener count its types leave out.
+      if (((page as unknown as { listenerCount?: (event: string) => number }).listenerCount?.('dialog') ?? 1) > 1) return;
+      this.dialogs.opened(page, dialog);
+    };
+    page.on('dialog', onDialog);
+    return () => void page.off('dialog', onDialog);
   }
 
   async installGuard(guard: NavigationGuard, tabs: TabTracker): Promise<GuardEnforcer<Page>> {

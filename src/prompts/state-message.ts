@@ -100,6 +100,25 @@ export interface StateMessageInput {
   readonly detectInjections?: boolean | undefined;
 }
 
+/** The open dialog and the dialogs closed since the last state, as page text (the page wrote their messages). */
+function dialogLines(state: PageState): string[] {
+  const lines: string[] = [];
+  const quote = (text: string): string => JSON.stringify(neutralizeOurTags(text).slice(0, 500));
+  if (state.closedDialogs && state.closedDialogs.length > 0) {
+    lines.push('Dialogs the page showed since your last step:');
+    for (const dialog of state.closedDialogs) {
+      const answer = dialog.accepted ? `accepted${dialog.text !== undefined ? ` with ${quote(dialog.text)}` : ''}` : 'dismissed';
+      const by = dialog.answeredBy === 'timeout' ? ' because nobody answered it in time' : dialog.answeredBy === 'driver' ? ' by the browser' : '';
+      lines.push(`- ${dialog.type} ${quote(dialog.message)}: ${answer}${by}`);
+    }
+  }
+  if (state.dialog) {
+    const preset = state.dialog.defaultValue !== undefined ? ` (default answer ${quote(state.dialog.defaultValue)})` : '';
+    lines.push(`Open dialog (${state.dialog.type}): ${quote(state.dialog.message)}${preset}`);
+  }
+  return lines;
+}
+
 function formatLocalTime(date: Date): string {
   const pad = (value: number): string => String(value).padStart(2, '0');
   return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())} ${pad(date.getHours())}:${pad(date.getMinutes())}`;
@@ -129,7 +148,13 @@ export function buildStateMessage(input: StateMessageInput): string | ContentPar
   } else {
     page.push('(empty page)');
   }
+  page.push(...dialogLines(state));
   const lines = ['[Current browser state]', wrapUntrustedContent(page.join('\n'))];
+  if (state.dialog) {
+    lines.push(
+      `A ${state.dialog.type} dialog is open in the current tab (its text is above): the page is blocked until it is answered. Answer it with handle_dialog (accept: true for OK, false for Cancel; text for a prompt's answer).`,
+    );
+  }
   lines.push(`Current step: ${input.step}/${input.maxSteps}`, `Current date and time: ${formatLocalTime(input.now ?? new Date())}`);
   input.transientResults.forEach((result, position) => {
     const label = `${position + 1}/${input.transientResults.length}`;

@@ -268,7 +268,7 @@ export class PuppeteerDriver extends DownloadingDriverCore<Page, Frame, ElementH
   }
 
   /** A real mouse click at a point of the active tab's viewport, in CSS pixels; does not wait for the page to settle. */
-  async mouseClick(x: number, y: number, options?: ClickOptions): Promise<void> {
+  override async mouseClick(x: number, y: number, options?: ClickOptions): Promise<void> {
     return this.guarded(`mouseClick(${x}, ${y})`, options, async (timeout) => {
       await this.puppeteer.mouseClickOn(this.active(), x, y, options?.button ?? 'left', options?.modifiers ? [...options.modifiers] : [], timeout);
     });

@@ -11,7 +11,8 @@ import type { BrowserSession, RequestGuardOptions } from '../chromium/request-gu
 import { installRuntime } from '../chromium/runtime-calls';
 import { resolveSettleOptions, type SettleOptions } from '../chromium/settle-options';
 import type { TabHooks } from '../chromium/tabs';
-import type { ChromiumTransport, ElementMethods, ElementPoint, GuardEnforcer, PageSession, PointerClick } from '../chromium/transport';
+import type { ChromiumTransport, ElementMethods, ElementPoint, GuardEnforcer, MouseStep, PageSession, PointerClick } from '../chromium/transport';
+import { DialogWatch } from '../chromium/dialogs';
 import type { CdpChannel } from '../chromium/websocket-targets';
 import type { PageCdpSession } from '../chromium/downloading-driver';
 import type { OpenedDownloadSession } from '../chromium/downloads';
@@ -88,7 +89,7 @@ export class PuppeteerTransport implements ChromiumTransport<Page, Frame, Elemen
     const onDialog = (dialog: Dialog): void => {
       // Only when no one else listens: the user's own handler of an attached page decides then.
       if (page.listenerCount('dialog') > 1) return;
-      void (dialog.type() === 'beforeunload' ? dialog.accept() : dialog.dismiss()).catch(() => undefined);
+      this.dialogs.opened(page, dialog);
     };
     page.on('dialog', onDialog);
     const script = addRuntimeScript(page).then(
@@ -220,6 +221,29 @@ export class PuppeteerTransport implements ChromiumTransport<Page, Frame, Elemen
     const fullPage = options?.fullPage ?? false;
     // A viewport shot need not lay the page out beyond the viewport.
     return page.screenshot({ type: 'jpeg', quality: options?.quality ?? 70, fullPage, captureBeyondViewport: fullPage });
+  }
+
+  // Issue 24, the missing actions: the mouse at a point of the viewport, reload, and the tabs' dialogs.
+  readonly dialogs = new DialogWatch<Page>();
+
+  async viewportPoint(element: ElementHandle, point: ElementPoint): Promise<ElementPoint | undefined> {
+    const corner = await paddingCorner(element);
+    return corner ? { x: corner.x + point.x, y: corner.y + point.y } : undefined;
+  }
+
+  async mouse(page: Page, step: MouseStep): Promise<void> {
+    if (step.type === 'move') await page.mouse.move(step.x, step.y, { steps: step.steps ?? 1 });
+    // The press's click count makes a second press a double click (Puppeteer's own click with `count` sets it the same way).
+    // eslint-disable-next-line @typescript-eslint/no-deprecated
+    else if (step.type === 'down') await page.mouse.down({ button: step.button, clickCount: step.clickCount });
+    // eslint-disable-next-line @typescript-eslint/no-deprecated
+    else await page.mouse.up({ button: step.button, clickCount: step.clickCount });
+  }
+
+  async reload(page: Page, budget: number): Promise<NavigationResponse | undefined> {
+    // An empty list of lifecycle events: resolve once the new document has committed; the settle wait does the rest.
+    const answer = await page.reload({ waitUntil: [], timeout: budget });
+    return answer ? { status: answer.status(), headers: answer.headers() } : undefined;
   }
 
   async installGuard(guard: NavigationGuard, tabs: TabTracker): Promise<GuardEnforcer<Page>> {

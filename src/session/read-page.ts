@@ -49,6 +49,7 @@ export async function readSettledPage(
     pageState,
     signal,
     () => pageStateTimeout(pageState),
-    (bounded) => reader.capture({ screenshot: options.screenshot ?? false, signal: bounded }),
+    // A dialog open in the tab waits for the model's answer as long as an action may take.
+    (bounded) => reader.capture({ screenshot: options.screenshot ?? false, signal: bounded, dialogAnswerMs: timeouts.action() }),
   );
 }

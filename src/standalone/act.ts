@@ -4,7 +4,7 @@
 
 import { z } from 'zod';
 import { createActionContext } from '../actions/action-context';
-import { builtinActions } from '../actions/builtin/index';
+import { builtinActions, evaluateAction } from '../actions/builtin/index';
 import { ActionRegistry } from '../actions/registry';
 import type { Action, ActionResult } from '../actions/types';
 import type { PageState } from '../browser/page-state';
@@ -118,6 +118,14 @@ export interface ActOptions extends CallOptions {
    * @defaultValue none: `upload_file` refuses every path
    */
   readonly uploadPaths?: readonly string[] | undefined;
+  /**
+   * Allow the `evaluate` action (JavaScript of your own in the page's main frame, its value as
+   * JSON). Powerful: a script can do anything the page's own code can. Without it, act() with
+   * `evaluate` rejects with a `ConfigError` naming this option. The URL policy still guards every
+   * navigation a script starts.
+   * @defaultValue false
+   */
+  readonly allowEvaluate?: boolean | undefined;
 }
 
 /**
@@ -186,6 +194,7 @@ const optionsSchema = z
       })
       .strict()
       .optional(),
+    allowEvaluate: z.boolean({ error: 'must be true or false' }).default(false),
   })
   .strict();
 
@@ -213,9 +222,9 @@ const requestSchema = z
 /** The built-in actions, made once: they hold no state of their own. */
 let builtins: readonly Action[] | undefined;
 
-function registryWith(actions: readonly Action[]): ActionRegistry {
+function registryWith(actions: readonly Action[], allowEvaluate: boolean): ActionRegistry {
   builtins ??= builtinActions();
-  return new ActionRegistry([...builtins, ...actions]);
+  return new ActionRegistry([...builtins, ...(allowEvaluate ? [evaluateAction] : []), ...actions]);
 }
 
 /** `name (type): description; …` of an action's parameters, as the Navigator's prompt lists them. */
@@ -412,7 +421,13 @@ export async function act(browser: BrowserDriver, request: ActRequest, options: 
       { field: 'actions' },
     );
   }
-  const registry = registryWith(checked.actions);
+  if (checkedRequest.action === evaluateAction.name && !checked.allowEvaluate && !names.includes(evaluateAction.name)) {
+    throw new ConfigError(
+      'Action evaluate runs JavaScript of your own in the page, which is off by default: pass `allowEvaluate: true` in the options of act() to allow it.',
+      { field: 'allowEvaluate' },
+    );
+  }
+  const registry = registryWith(checked.actions, checked.allowEvaluate);
   const action = checkedRequest.action === undefined ? undefined : registry.get(checkedRequest.action);
   if (checkedRequest.action !== undefined && !action) {
     const names = registry.list().map((item) => item.name);

@@ -79,6 +79,13 @@ export const optionalMembers = [
   'scroll',
   'waitForSettled',
   'setNavigationGuard',
+  // Issue 24, the missing actions.
+  'hover',
+  'doubleClick',
+  'dragAndDrop',
+  'reload',
+  'dialogs',
+  'handleDialog',
 ] as const;
 
 const defaultCallMs = 10_000;

@@ -6,6 +6,7 @@ import { z } from 'zod';
 import type { BrowserDriver } from '../browser/types';
 import { ConfigError } from '../errors';
 import type { ConformanceCase } from './conformance';
+import { actionChecks } from './driver-conformance-actions';
 import { elementChecks } from './driver-conformance-elements';
 import { frameChecks } from './driver-conformance-frames';
 import { toDriverCase } from './driver-conformance-harness';
@@ -64,7 +65,8 @@ function resolveOptions(options: DriverConformanceOptions): z.output<typeof opti
  * parents, content-box offsets, hidden frames, stable ids), evaluate (JSON in and out, promises,
  * gone frames), the snapshot the core takes through them (a cross-origin iframe included), the
  * element methods (click, a covered click, fill, selectOption, press, scroll, refs that no longer
- * hold), the screenshot, settling on a busy page, cancellation, timeouts (a goto that times out
+ * hold), the gestures where the driver has them (hover, doubleClick, a right click,
+ * dragAndDrop, mouseClick, reload, dialogs and handleDialog), the screenshot, settling on a busy page, cancellation, timeouts (a goto that times out
  * leaves the tab readable) and close (later calls reject with `BrowserDisconnectedError`).
  *
  * @remarks
@@ -104,5 +106,7 @@ function resolveOptions(options: DriverConformanceOptions): z.output<typeof opti
 export function driverConformance(options: DriverConformanceOptions): ConformanceCase[] {
   const resolved = resolveOptions(options);
   const caseTimeout = resolved.caseTimeout ?? 30_000;
-  return [...navigationChecks, ...frameChecks, ...elementChecks, ...lifecycleChecks].map((check) => toDriverCase(check, resolved.createDriver, caseTimeout));
+  return [...navigationChecks, ...frameChecks, ...elementChecks, ...actionChecks, ...lifecycleChecks].map((check) =>
+    toDriverCase(check, resolved.createDriver, caseTimeout),
+  );
 }

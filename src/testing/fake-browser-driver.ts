@@ -6,9 +6,13 @@ import type {
   BrowserDriver,
   CallOptions,
   ClickOptions,
+  ClosedDialog,
+  DialogAnswer,
+  DialogReport,
   ElementRef,
   FrameInfo,
   NavigationGuard,
+  PageDialog,
   PageScript,
   ScrollRequest,
   ScreenshotOptions,
@@ -38,6 +42,15 @@ export interface FakeElement {
   readonly href?: string | undefined;
   /** Runs when the element is clicked; may change pages, tabs or elements through the driver. */
   readonly onClick?: ((driver: FakeBrowserDriver) => void | Promise<void>) | undefined;
+  // Issue 24, the missing actions: what the other gestures run.
+  /** Runs when the mouse moves over the element (`hover`). */
+  readonly onHover?: ((driver: FakeBrowserDriver) => void | Promise<void>) | undefined;
+  /** Runs when the element is double-clicked (`doubleClick`). */
+  readonly onDoubleClick?: ((driver: FakeBrowserDriver) => void | Promise<void>) | undefined;
+  /** Runs when the element is right-clicked (`click` with `button: 'right'`), instead of `href` and `onClick`. */
+  readonly onContextMenu?: ((driver: FakeBrowserDriver) => void | Promise<void>) | undefined;
+  /** Runs when another element is dropped onto this one (`dragAndDrop`), with the dropped element. */
+  readonly onDrop?: ((driver: FakeBrowserDriver, dropped: FakeElement) => void | Promise<void>) | undefined;
   /**
    * The option labels of a select element (a single select shows its first option until another
    * is chosen), or the suggestions (a datalist) of an input.
@@ -138,6 +151,9 @@ export class FakeBrowserDriver implements BrowserDriver {
   /** The document and element ids of the last snapshot, for the page-change probe. */
   private lastSnapshot: { document: Tab['document'] | undefined; elementIds: Set<string> } = { document: undefined, elementIds: new Set() };
   private readonly latencyMs: number;
+  /** The dialog open in the active tab (issue 24), and the dialogs closed since `dialogs()` last reported. */
+  private dialog: PageDialog | undefined;
+  private closedDialogs: ClosedDialog[] = [];
 
   /** Creates a fake browser with one tab showing `options.startUrl` (a blank page by default). */
   constructor(options: FakeBrowserDriverOptions = {}) {
@@ -250,6 +266,11 @@ export class FakeBrowserDriver implements BrowserDriver {
   async evaluate<TArg, TResult>(frameId: string, script: PageScript<TArg, TResult>, arg: TArg, options?: CallOptions): Promise<TResult> {
     await this.enter('evaluate', [frameId, script.id, arg], options);
     if (frameId !== 'main') throw new BrowserError(`There is no frame with id ${frameId}.`);
+    if (this.dialog)
+      throw new BrowserError(
+        `A ${this.dialog.type} dialog is open in the tab: the page runs no script until it is answered. Answer it with handle_dialog first.`,
+        { retryable: true },
+      );
     // Every fake document has the runtime already: the install is a no-op that says so.
     if (script.id === installScriptId) return false as TResult;
     if (script.id === changesScriptId) return this.pageChanges() as TResult;
@@ -264,10 +285,14 @@ export class FakeBrowserDriver implements BrowserDriver {
     return answer({ document: tab.document, canGoBack: tab.position > 0 }, arg as never) as TResult;
   }
 
-  /** Clicks a fake element: follows its `href`, then runs its `onClick`. */
+  /** Clicks a fake element: follows its `href`, then runs its `onClick` (a right click runs `onContextMenu` alone). */
   async click(ref: ElementRef, options?: ClickOptions): Promise<void> {
-    await this.enter('click', [ref.index, ref.elementId], options);
+    await this.enter('click', [ref.index, ref.elementId, ...(options?.button === 'right' ? ['right'] : [])], options);
     const loaded = this.find(ref);
+    if (options?.button === 'right') {
+      if (loaded.element.onContextMenu) await raceAbort(Promise.resolve(loaded.element.onContextMenu(this)), options.signal);
+      return;
+    }
     // A link to a denied URL is stopped like a real browser's guard stops it: the page stays.
     if (loaded.element.href && this.allows(loaded.element.href, 'navigation')) this.navigate(loaded.element.href);
     if (loaded.element.onClick) await raceAbort(Promise.resolve(loaded.element.onClick(this)), options?.signal);
@@ -335,6 +360,69 @@ export class FakeBrowserDriver implements BrowserDriver {
   async setNavigationGuard(guard: NavigationGuard | undefined, options?: CallOptions): Promise<void> {
     await this.enter('setNavigationGuard', [guard === undefined ? 'none' : 'guard'], options);
     this.guard = guard;
+  }
+
+  // Issue 24, the missing actions: gestures, reload and dialogs.
+
+  /** Runs the element's `onHover`. */
+  async hover(ref: ElementRef, options?: CallOptions): Promise<void> {
+    await this.enter('hover', [ref.index], options);
+    const loaded = this.find(ref);
+    if (loaded.element.onHover) await raceAbort(Promise.resolve(loaded.element.onHover(this)), options?.signal);
+  }
+
+  /** Runs the element's `onDoubleClick`. */
+  async doubleClick(ref: ElementRef, options?: ClickOptions): Promise<void> {
+    await this.enter('doubleClick', [ref.index], options);
+    const loaded = this.find(ref);
+    if (loaded.element.onDoubleClick) await raceAbort(Promise.resolve(loaded.element.onDoubleClick(this)), options?.signal);
+  }
+
+  /** Runs the target's `onDrop` with the source element. */
+  async dragAndDrop(source: ElementRef, target: ElementRef, options?: CallOptions): Promise<void> {
+    await this.enter('dragAndDrop', [source.index, target.index], options);
+    const dragged = this.find(source);
+    const onto = this.find(target);
+    if (onto.element.onDrop) await raceAbort(Promise.resolve(onto.element.onDrop(this, dragged.element)), options?.signal);
+  }
+
+  /** Records the click at a point; fake pages have no layout, so it changes nothing. */
+  async mouseClick(x: number, y: number, options?: ClickOptions): Promise<void> {
+    await this.enter('mouseClick', [x, y], options);
+  }
+
+  /** Loads the active tab's page again: a fresh document, new element ids. */
+  async reload(options?: CallOptions): Promise<void> {
+    await this.enter('reload', [], options);
+    const tab = this.active();
+    tab.document = this.load(tab.document.url);
+  }
+
+  /**
+   * Opens a JavaScript dialog in the active tab, as a page's `alert()`, `confirm()` or `prompt()`
+   * would (call it from an element's `onClick`); it stays open until `handleDialog` answers it, and
+   * `evaluate` rejects meanwhile, as a real page runs no script then.
+   */
+  openDialog(dialog: PageDialog): void {
+    this.dialog = { type: dialog.type, message: dialog.message, ...(dialog.defaultValue !== undefined ? { defaultValue: dialog.defaultValue } : {}) };
+  }
+
+  /** The open dialog, and the dialogs closed since the last call. */
+  async dialogs(options?: CallOptions): Promise<DialogReport> {
+    await this.enter('dialogs', [], options);
+    const closed = this.closedDialogs;
+    this.closedDialogs = [];
+    return { ...(this.dialog ? { open: this.dialog } : {}), closed };
+  }
+
+  /** Answers the open dialog; throws a `BrowserError` when none is open. */
+  async handleDialog(answer: DialogAnswer, options?: CallOptions): Promise<ClosedDialog> {
+    await this.enter('handleDialog', [answer.accept, ...(answer.text !== undefined ? [answer.text] : [])], options);
+    const open = this.dialog;
+    if (!open) throw new BrowserError('No dialog is open in the active tab: there is nothing to answer. Read the page again.');
+    this.dialog = undefined;
+    const text = answer.accept && open.type === 'prompt' ? (answer.text ?? open.defaultValue ?? '') : undefined;
+    return { ...open, accepted: answer.accept, ...(text !== undefined ? { text } : {}), answeredBy: 'request' };
   }
 
   /** Closes the fake browser; every later call throws a `BrowserError`. Idempotent. */

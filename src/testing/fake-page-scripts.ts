@@ -567,6 +567,11 @@ const actionAnswers: { readonly [M in RuntimeMethodName]?: Answer } = {
   canGoBack: (frame) => frame.canGoBack,
   hasFocus: unsupported('hasFocus', 'fake pages have no keyboard focus'),
   nextLinks: (frame) => ({ next: nextLinksOf(frame.document), status: frame.document.status }),
+  // click_coordinates: the fake viewport, as wide as Playwright's default.
+  viewportSize: () => ({ width: 1280, height: fakeViewportHeight }),
+  // wait_for_text: fake pages show all their text (they have no styles).
+  textShown: (frame, argument: { readonly text: string }) =>
+    collapse(pageText(frame.document, Number.MAX_SAFE_INTEGER).text).toLowerCase().includes(collapse(argument.text).toLowerCase()),
   fingerprints: (frame, argument: { readonly elements: readonly { readonly elementId: string }[] }) =>
     argument.elements.map(({ elementId }) => {
       const found = findElement(frame.document, elementId);

@@ -513,11 +513,15 @@ describe('ways in', () => {
 });
 
 describe('dialogs', () => {
-  it('dismisses a dialog nobody handles, so the page goes on', async () => {
+  // Issue 24: a dialog stays open for the model to answer (and is dismissed only when nobody does in time).
+  it('reports a dialog a click opened, without hanging, and answers it so the page goes on', async () => {
     await singleTab();
     await driver.page.setContent('<button onclick="document.title = String(confirm(\'Sure?\'))">Ask</button>');
     const state = await capture(driver, undefined);
     await driver.click(elementWith(state, 'Ask'));
+    expect((await driver.dialogs()).open).toEqual({ type: 'confirm', message: 'Sure?' });
+    const closed = await driver.handleDialog({ accept: false });
+    expect(closed).toMatchObject({ type: 'confirm', message: 'Sure?', accepted: false, answeredBy: 'request' });
     expect((await driver.activeTab()).title).toBe('false');
   });
 });

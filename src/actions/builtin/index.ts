@@ -1,5 +1,6 @@
-// The built-in actions, in the order the model reads them: finish, navigate, act on elements,
-// tabs, scroll, read the page, remember, ask.
+// The built-in actions, in the order the model reads them: finish, navigate, wait, act on elements
+// (and on dialogs), tabs, scroll, read the page, remember, ask. `evaluate` is not among them: it is
+// offered only when the host allows it (`allowEvaluate`).
 
 import type { z } from 'zod';
 import type { Action } from '../types';
@@ -16,6 +17,10 @@ import { searchPageAction } from './search-page';
 import { sendKeysAction } from './send-keys';
 import { closeTabAction, openTabAction, switchTabAction } from './tabs';
 import { uploadFileAction } from './upload-file';
+import { clickCoordinatesAction, doubleClickElementAction, dragAndDropAction, hoverElementAction, rightClickElementAction } from './pointer-actions';
+import { handleDialogAction } from './handle-dialog';
+import { reloadPageAction } from './reload-page';
+import { waitForTextAction } from './wait-for-text';
 import { waitAction } from './wait';
 import { savePdfAction } from './save-pdf';
 
@@ -26,10 +31,18 @@ export function builtinActions(outputSchema?: z.ZodType): Action[] {
     searchAction,
     goToUrlAction,
     goBackAction,
+    reloadPageAction,
     waitAction,
+    waitForTextAction,
     clickElementAction,
+    hoverElementAction,
+    doubleClickElementAction,
+    rightClickElementAction,
+    dragAndDropAction,
+    clickCoordinatesAction,
     inputTextAction,
     sendKeysAction,
+    handleDialogAction,
     switchTabAction,
     openTabAction,
     closeTabAction,
@@ -49,3 +62,5 @@ export function builtinActions(outputSchema?: z.ZodType): Action[] {
     askHumanAction,
   ] as Action[];
 }
+
+export { evaluateAction } from './evaluate';

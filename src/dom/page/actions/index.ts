@@ -14,6 +14,7 @@ import { pageText } from './page-text';
 import { awaitReaction, watchTyping } from './reaction';
 import { scrollFrameIntoView, scrollTarget } from './scroll';
 import { fileNames, findFileInput } from './upload';
+import { textShown } from './wait-text';
 
 /** The action methods of the page runtime, by name. */
 export const actionMethods = {
@@ -37,4 +38,5 @@ export const actionMethods = {
   canGoBack,
   hasFocus,
   nextLinks,
+  textShown,
 };
