@@ -96,7 +96,7 @@ describe('act', () => {
       expect(ConfigError.isInstance(error)).toBe(true);
       expect(error.field).toBe('action');
       expect(error.message).toBe(
-        'Unknown action "click". Available actions: done, search, go_to_url, go_back, reload_page, wait, wait_for_text, click_element, hover_element, double_click_element, right_click_element, drag_and_drop, click_coordinates, input_text, send_keys, handle_dialog, switch_tab, open_tab, close_tab, scroll_to_percent, scroll_to_top, scroll_to_bottom, previous_page, next_page, scroll_to_text, get_dropdown_options, select_dropdown_option, upload_file, extract_content, search_page, cache_content, ask_human. Add your own with the `actions` option.',
+        'Unknown action "click". Available actions: done, search, go_to_url, go_back, reload_page, wait, wait_for_text, click_element, hover_element, double_click_element, right_click_element, drag_and_drop, click_coordinates, input_text, send_keys, handle_dialog, switch_tab, open_tab, close_tab, scroll_to_percent, scroll_to_top, scroll_to_bottom, previous_page, next_page, scroll_to_text, get_dropdown_options, select_dropdown_option, upload_file, extract_content, save_pdf, search_page, cache_content, ask_human. Add your own with the `actions` option.',
       );
       expect(browser.calls).toEqual([]);
     });
