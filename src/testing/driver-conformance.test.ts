@@ -39,6 +39,8 @@ describe('driverConformance', () => {
       'evaluate',
       'snapshot',
       'elements',
+      'gestures',
+      'dialogs',
       'screenshot',
       'settle',
       'cancellation',
