@@ -110,6 +110,39 @@ export async function openInRemoteContext<C extends { close(): Promise<void> }, 
   );
 }
 
+/**
+ * A driver on a running browser the user started, in its default context, where the user's logins are: with `tabs:
+ * 'all'` on every tab of it; with `'own'`, on a tab of its own (`make` is told which), which it closes on `close()`
+ * with the tabs it opened, leaving the user's alone. On failure it lets go of the browser (`release`).
+ */
+export async function openInDefaultContext<P extends { close(): Promise<unknown> }, D extends { close(): Promise<void> }>(
+  tabs: 'own' | 'all',
+  newPage: () => Promise<P>,
+  release: () => Promise<void>,
+  make: (owns: 'context' | 'page') => D,
+  start: (driver: D, page?: P) => Promise<void>,
+): Promise<D> {
+  if (tabs === 'all') {
+    return openDriver(
+      () => make('context'),
+      (driver) => start(driver),
+      release,
+    );
+  }
+  let own: P | undefined;
+  return openDriver(
+    () => make('page'),
+    async (driver) => {
+      own = await newPage();
+      await start(driver, own);
+    },
+    async () => {
+      await own?.close().catch(() => undefined);
+      await release();
+    },
+  );
+}
+
 /** A launched browser as a pool's shared one: closing it closes the proxy and removes the profile folder (if it made one). */
 export function sharedBrowser<B extends { close(): Promise<unknown>; once(event: 'disconnected', listener: () => void): unknown }>(
   launched: LaunchedChromium<B>,

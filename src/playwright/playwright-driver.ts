@@ -8,7 +8,7 @@ import { firstLine } from '../chromium/call';
 import { DownloadingDriverCore } from '../chromium/downloading-driver';
 import { findChromium } from '../chromium/find-chromium';
 import { SharedBrowserPool, checkPoolSize } from '../chromium/browser-pool';
-import { launchChromium, openDriver, openInRemoteContext } from '../chromium/launch';
+import { launchChromium, openDriver, openInDefaultContext, openInRemoteContext } from '../chromium/launch';
 import { launchStorageState, storageStateOf, writeStorageStateFile } from '../chromium/storage-state';
 import type { StorageState, StorageStateOptions } from '../browser/storage-state';
 import type { PlaywrightConnectOptions, PlaywrightDriverOptions, PlaywrightLaunchOptions, PlaywrightPoolOptions } from './options';
@@ -219,25 +219,12 @@ export class PlaywrightDriver extends DownloadingDriverCore<Page, Frame, Element
         (driver) => driver.start(),
       );
     }
-    if (tabs === 'all') {
-      return openDriver(
-        () => new PlaywrightDriver(defaultContext, { browser }, options, 'context'),
-        (driver) => driver.start(),
-        () => browser.close(),
-      );
-    }
-    // The driver's own tab among the user's: it and the tabs it opens are the driver's, closed on close().
-    let own: Page | undefined;
-    return openDriver(
-      () => new PlaywrightDriver(defaultContext, { browser, closeTabs: true }, options, 'page'),
-      async (driver) => {
-        own = await defaultContext.newPage();
-        await driver.start(undefined, own);
-      },
-      async () => {
-        await own?.close().catch(() => undefined);
-        await browser.close();
-      },
+    return openInDefaultContext(
+      tabs,
+      () => defaultContext.newPage(),
+      () => browser.close(),
+      (owns) => new PlaywrightDriver(defaultContext, { browser, closeTabs: owns === 'page' }, options, owns),
+      (driver, page) => driver.start(undefined, page),
     );
   }
 

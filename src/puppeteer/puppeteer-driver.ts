@@ -10,7 +10,7 @@ import { BrowserError, ConfigError } from '../errors';
 import { firstLine } from '../chromium/call';
 import { DownloadingDriverCore } from '../chromium/downloading-driver';
 import { SharedBrowserPool, checkPoolSize } from '../chromium/browser-pool';
-import { openDriver, openInRemoteContext } from '../chromium/launch';
+import { openDriver, openInDefaultContext, openInRemoteContext } from '../chromium/launch';
 import {
   checkOptions,
   defaultViewport,
@@ -218,25 +218,12 @@ export class PuppeteerDriver extends DownloadingDriverCore<Page, Frame, ElementH
       );
     }
     const context = browser.defaultBrowserContext();
-    if (tabs === 'all') {
-      return openDriver(
-        () => new PuppeteerDriver(context, { browser }, options, 'context'),
-        (driver) => driver.start(),
-        () => browser.disconnect(),
-      );
-    }
-    // The driver's own tab among the user's: it and the tabs it opens are the driver's, closed on close().
-    let own: Page | undefined;
-    return openDriver(
-      () => new PuppeteerDriver(context, { browser, closeTabs: true }, options, 'page'),
-      async (driver) => {
-        own = await context.newPage();
-        await driver.start(undefined, own);
-      },
-      async () => {
-        await own?.close().catch(() => undefined);
-        await browser.disconnect();
-      },
+    return openInDefaultContext(
+      tabs,
+      () => context.newPage(),
+      () => browser.disconnect(),
+      (owns) => new PuppeteerDriver(context, { browser, closeTabs: owns === 'page' }, options, owns),
+      (driver, page) => driver.start(undefined, page),
     );
   }
 
