@@ -23,6 +23,7 @@ const SHARED: Record<string, string[]> = {
   SettleOptions: ['plannav/playwright', 'plannav/puppeteer'],
   ChromiumDriverOptions: ['plannav/playwright', 'plannav/puppeteer'],
   ChromiumLaunchOptions: ['plannav/playwright', 'plannav/puppeteer'],
+  DownloadsOptions: ['plannav/playwright', 'plannav/puppeteer'],
 };
 
 /** Every entry's exported names, from one program over all the built declarations. */

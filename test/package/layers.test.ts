@@ -36,7 +36,7 @@ const LAYERS: Record<string, string[]> = {
   history: ['llm', 'browser', ...BASE],
   security: ['browser', ...BASE], // type-only: UrlDecision
   util: ['errors'], // small helpers (abort, base64)
-  events: ['errors', 'llm'], // type-only: token usage in event payloads
+  events: ['errors', 'llm', 'browser'], // type-only: token usage and download reports in event payloads
   errors: ['util'], // util/describe-thrown only (it imports nothing), for the messages of causes that are not Errors
   // Adapters: separate entry points beside the core. They may use the core's lower layers; no
   // core layer lists them, so the core can never import an adapter.

@@ -48,6 +48,7 @@ describe('actionMethods', () => {
         'scrollFrameIntoView',
         'scrollTarget',
         'selectNative',
+        'textShown',
         'watchClick',
         'watchTyping',
       ].sort(),
