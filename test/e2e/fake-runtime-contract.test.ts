@@ -126,7 +126,7 @@ function same(fake: unknown, real: unknown, label = ''): void {
 }
 
 /** The runtime methods this contract compares. */
-const compared = ['snapshot', 'inspectField', 'fieldValue', 'readDropdown', 'nextLinks', 'pageText', 'textEvidence'];
+const compared = ['snapshot', 'inspectField', 'fieldValue', 'readDropdown', 'nextLinks', 'pageText', 'textEvidence', 'textShown'];
 /** Methods the fake answers that are not compared, and why. */
 const notCompared: Record<string, string> = {
   changes: 'answered by the fake driver itself from its own load counter, which tests assert on',
@@ -145,6 +145,7 @@ const notCompared: Record<string, string> = {
   fingerprints: 'depend on the layout (boxes) the fake does not have',
   scrollFrameIntoView: 'the fake refuses it with a BrowserError: fake pages have no inner frames',
   hasFocus: 'the fake refuses it with a BrowserError: fake pages have no keyboard focus',
+  viewportSize: 'the size of a window: the fake has no pixels, and answers a fixed one',
 };
 
 describe('the fake keeps to the page runtime', () => {
@@ -205,6 +206,13 @@ describe('the fake keeps to the page runtime', () => {
       timeBudgetMs: 1000,
     };
     same(await callRuntime(fake, frames.fake, 'pageText', request), await callRuntime(real, frames.real, 'pageText', request));
+  });
+
+  it('says alike whether a text is shown (textShown)', async () => {
+    const { fake, real, frames } = await open('/list');
+    for (const text of ['teapot', 'TEAPOT', '  teapot  ', 'no such words on this page']) {
+      same(await callRuntime(fake, frames.fake, 'textShown', { text }), await callRuntime(real, frames.real, 'textShown', { text }), text);
+    }
   });
 
   it('splits the text a person sees from what only a machine reads alike (textEvidence)', async () => {
