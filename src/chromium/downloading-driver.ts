@@ -39,12 +39,15 @@ export class DownloadingDriverCore<P extends ChromiumPage<F>, F extends RuntimeF
   private readonly files: FileTransport<P>;
   /** Undefined with `downloads: false`. */
   private readonly downloads: ChromiumDownloads | undefined;
+  private readonly stopGoneCleanUp: () => void;
 
   protected constructor(transport: ChromiumTransport<P, F, E> & FileTransport<P>, owned: CoreOwnership, options: FileOptions) {
     super(transport, owned, options);
     this.files = transport;
     // A driver that launched its browser for itself (not a pool's) owns every download of it.
     this.downloads = ChromiumDownloads.create(options.downloads, owned.userDataDir !== undefined && owned.lease === undefined);
+    // A browser that goes without close() (crashed, killed, closed elsewhere) leaves no folder of the driver's behind.
+    this.stopGoneCleanUp = transport.onGone(() => void this.downloads?.dispose());
   }
 
   /** The folder downloads and printed PDFs go to; undefined with `downloads: false`. */
@@ -121,6 +124,7 @@ export class DownloadingDriverCore<P extends ChromiumPage<F>, F extends RuntimeF
     try {
       await super.close();
     } finally {
+      this.stopGoneCleanUp();
       await this.downloads?.dispose();
     }
   }
