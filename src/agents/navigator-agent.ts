@@ -19,7 +19,7 @@ import { buildStateMessage, untrustedResult } from '../prompts/state-message';
 import { guardModelOutput } from '../security/injection-guard';
 import { InjectionReportFilter, setInjectionReporter, type InjectionDetection } from '../security/injection-report';
 import { SecretStore } from '../security/secrets';
-import { classifyAction, readableUrl, type ActionTarget, type SensitiveRequest } from '../security/sensitive-actions';
+import { classifyAction, classifyBlindAction, readableUrl, type ActionTarget, type SensitiveRequest } from '../security/sensitive-actions';
 import { normalizeUrl, searchUrl } from '../actions/builtin/navigation';
 import { readActionTarget } from './action-target';
 import { refusalMessage } from './sensitive-action-gate';
@@ -368,7 +368,9 @@ export class NavigatorAgent {
       const ref = context.currentState?.elements.get(values.index);
       if (ref) target = await readActionTarget(context.driver, ref, context.signal);
     }
-    const request = classifyAction({ action: name, url, target, typesSecret, pageUrl: context.currentState?.url ?? '', scope: gate.scope });
+    const request =
+      classifyBlindAction(name, values) ??
+      classifyAction({ action: name, url, target, typesSecret, pageUrl: context.currentState?.url ?? '', scope: gate.scope });
     if (!request) return undefined;
     const verdict = await gate.decide(request);
     if (verdict.allowed) return undefined;

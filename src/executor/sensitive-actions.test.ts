@@ -97,6 +97,36 @@ describe('Executor: sensitive actions', () => {
     expect(loaded(allowed.browser)).toEqual(['https://evil.test/offer?from=shop']);
   });
 
+  it('asks the gate before an action whose target cannot be read once the page was read: a click at coordinates, evaluate', async () => {
+    for (const [action, params] of [
+      ['click_coordinates', { x: 40, y: 30 }],
+      ['evaluate', { script: 'document.forms[0]?.requestSubmit()' }],
+    ] as const) {
+      let acted = false;
+      const llm = new ScriptedLLM({
+        confirmations: 'script',
+        respond: (request) => {
+          if (request.output?.name === 'planner_confirmation') return no();
+          if (request.agent === 'planner')
+            return acted ? scriptedPlan({ done: true, finalAnswer: 'The shop sells mugs.' }) : scriptedPlan({ nextSteps: 'look' });
+          if (!acted) {
+            acted = true;
+            return scriptedActions([{ [action]: params }]);
+          }
+          return scriptedActions([{ done: { text: 'The shop sells mugs.' } }]);
+        },
+      });
+      const { browser, executor, decisions } = run({ llm, allowEvaluate: true, sensitiveActions: { answer: 'allow' } });
+      await executor.execute();
+      // Refused by the Planner's model: neither the click nor the script reached the page.
+      const ran = browser.calls.filter(
+        (call) => call.method === 'mouseClick' || (call.method === 'evaluate' && !String(call.args[1]).startsWith('plannav.runtime/')),
+      );
+      expect(ran, action).toEqual([]);
+      expect(decisions, action).toEqual([expect.objectContaining({ kind: 'submit', decision: 'refused', decidedBy: 'planner' })]);
+    }
+  });
+
   it('asks a person in ask-human mode, and only a yes allows', async () => {
     for (const [answer, expected] of [
       ['no', []],

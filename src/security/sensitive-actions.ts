@@ -232,6 +232,20 @@ export function classifyAction(input: ClassifyInput): SensitiveRequest | undefin
   return undefined;
 }
 
+/**
+ * The request of an action whose target cannot be read before it runs: a click at page coordinates lands on whatever
+ * the page draws there, and `evaluate` runs the model's own JavaScript. Either may send a form, so each passes the gate
+ * as a form's submit does; undefined for any other action.
+ */
+export function classifyBlindAction(action: string, params: Readonly<Record<string, unknown>>): SensitiveRequest | undefined {
+  if (action === 'click_coordinates') {
+    const at = `(${String(params.x)}, ${String(params.y)})`;
+    return { kind: 'submit', action, description: `${action} clicks at ${at} on whatever the page shows there, which may send a form` };
+  }
+  if (action === 'evaluate') return { kind: 'submit', action, description: `${action} runs JavaScript in the page, which may send a form or data` };
+  return undefined;
+}
+
 function hasQueryData(url: string): boolean {
   try {
     const parsed = new URL(url);
