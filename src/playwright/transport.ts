@@ -2,7 +2,7 @@
 // Playwright's pages, frames, loads and input primitives, its init script, and the library halves of
 // the guards (route-based navigation guard, the WebRTC checks in pages, service workers' restart).
 
-import type { Browser, BrowserContext, Dialog, ElementHandle, Frame, Page } from 'playwright-core';
+import type { Browser, BrowserContext, CDPSession, Dialog, ElementHandle, Frame, Page } from 'playwright-core';
 import type { ElementRef, NavigationGuard, NavigationResponse, ScreenshotOptions } from '../browser/types';
 import { BrowserError, type PlannavError } from '../errors';
 import { asBrowserError, firstLine } from '../chromium/call';
@@ -286,19 +286,26 @@ export class PlaywrightTransport implements ChromiumTransport<Page, Frame, Eleme
     return problems;
   }
 
-  /** The browser-level session of the `all-requests` scope, and the context whose requests it checks. */
-  async openRequestGuard(): Promise<{ session: BrowserSession; options: RequestGuardOptions }> {
+  /**
+   * A browser-level CDP session, and the CDP id of this driver's context when the driver did not launch the browser
+   * (attached or connected: other contexts are not the driver's; found through a page, so undefined without one).
+   */
+  private async browserSession(): Promise<{ session: CDPSession; browserContextId: string | undefined }> {
     const browser = this.context.browser();
     if (!browser) throw new Error('the context has no browser to open a browser-level session on');
     let browserContextId: string | undefined;
     const page = this.context.pages()[0];
     if (this.owned.userDataDir === undefined && page) {
-      // Attached or connected: other contexts' requests must go on. (Without a page, all are checked.)
       const pageSession = await this.context.newCDPSession(page);
       browserContextId = (await pageSession.send('Target.getTargetInfo')).targetInfo.browserContextId;
       await pageSession.detach().catch(() => undefined);
     }
-    const session = await browser.newBrowserCDPSession();
+    return { session: await browser.newBrowserCDPSession(), browserContextId };
+  }
+
+  /** The browser-level session of the `all-requests` scope, and the context whose requests it checks. */
+  async openRequestGuard(): Promise<{ session: BrowserSession; options: RequestGuardOptions }> {
+    const { session, browserContextId } = await this.browserSession();
     return {
       session: {
         send: (method, params) => session.send(method as 'Fetch.enable', params),
@@ -381,16 +388,7 @@ export class PlaywrightTransport implements ChromiumTransport<Page, Frame, Eleme
 
   /** A browser-level session for the downloads of this context (its CDP id found through a page, unless the driver launched the browser). */
   async openDownloadSession(): Promise<OpenedDownloadSession> {
-    const browser = this.context.browser();
-    if (!browser) throw new Error('the context has no browser to open a browser-level session on');
-    let browserContextId: string | undefined;
-    const page = this.context.pages()[0];
-    if (this.owned.userDataDir === undefined && page) {
-      const pageSession = await this.context.newCDPSession(page);
-      browserContextId = (await pageSession.send('Target.getTargetInfo')).targetInfo.browserContextId;
-      await pageSession.detach().catch(() => undefined);
-    }
-    const session = await browser.newBrowserCDPSession();
+    const { session, browserContextId } = await this.browserSession();
     return {
       session: {
         send: (method, params) => session.send(method as 'Browser.setDownloadBehavior', params as never),
