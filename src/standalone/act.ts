@@ -19,7 +19,7 @@ import { UrlPolicy, type UrlPolicyOptions } from '../security/url-policy';
 import { boundedCall } from '../util/bounded-call';
 import { BrowserSession, unanswered, type UrlGuard } from '../session/index';
 import { actOnInstruction } from './act-instruction';
-import { callOptionsShape, checkArgument, checkBrowser, describeValue } from './options';
+import { callOptionsShape, checkArgument, checkBrowser, describeValue, modelRetrySchema } from './options';
 import { countingClient } from './usage-counter';
 
 /**
@@ -185,15 +185,7 @@ const optionsSchema = z
     // Checked by SecretStore, which names the entry at fault.
     secrets: z.custom<SecretsOption>(() => true).optional(),
     viewportExpansion: z.number({ error: 'must be a number' }).int('must be an integer').min(-1, 'must be -1 (whole page) or 0 or more').default(0),
-    retry: z
-      .object({
-        retries: z.number().int().nonnegative().optional(),
-        minTimeout: z.number().int().nonnegative().optional(),
-        maxTimeout: z.number().int().nonnegative().optional(),
-        maxRetryTime: z.number().int().nonnegative().optional(),
-      })
-      .strict()
-      .optional(),
+    retry: modelRetrySchema,
     allowEvaluate: z.boolean({ error: 'must be true or false' }).default(false),
   })
   .strict();

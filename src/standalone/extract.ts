@@ -18,7 +18,7 @@ import type { TokenUsage } from '../llm/usage';
 import { UrlPolicy } from '../security/url-policy';
 import { BrowserSession } from '../session/index';
 import { boundedCall } from '../util/bounded-call';
-import { callOptionsShape, checkArgument, checkBrowser } from './options';
+import { callOptionsShape, checkArgument, checkBrowser, modelRetrySchema } from './options';
 import { countingClient } from './usage-counter';
 
 /**
@@ -114,15 +114,7 @@ const optionsSchema = z
       .max(1_000_000, 'must be at most 1000000')
       .optional(),
     maxChunks: z.number({ error: 'must be a number' }).int('must be an integer').min(1, 'must be at least 1').max(100, 'must be at most 100').optional(),
-    retry: z
-      .object({
-        retries: z.number().int().nonnegative().optional(),
-        minTimeout: z.number().int().nonnegative().optional(),
-        maxTimeout: z.number().int().nonnegative().optional(),
-        maxRetryTime: z.number().int().nonnegative().optional(),
-      })
-      .strict()
-      .optional(),
+    retry: modelRetrySchema,
     cache: z.custom<ActionCache>((value) => value instanceof ActionCache, { error: 'must be an ActionCache made with `new ActionCache()`' }).optional(),
   })
   .strict();

@@ -53,3 +53,14 @@ export function checkBrowser(browser: unknown, call: string): asserts browser is
   const problem = browserDriverProblem(browser);
   if (problem !== undefined) throw new ConfigError(`The browser given to ${call} ${problem}.`, { field: 'browser' });
 }
+
+/** The `retry` option of act() and extract(): how the model call is retried (the model client's retry options). */
+export const modelRetrySchema = z
+  .object({
+    retries: z.number().int().nonnegative().optional(),
+    minTimeout: z.number().int().nonnegative().optional(),
+    maxTimeout: z.number().int().nonnegative().optional(),
+    maxRetryTime: z.number().int().nonnegative().optional(),
+  })
+  .strict()
+  .optional();
