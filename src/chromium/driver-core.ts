@@ -34,6 +34,9 @@ import { checkUploadable, clickElement, staleElement } from './element-actions';
 import type { ChromiumElement, ChromiumPage, ChromiumTransport, GuardEnforcer, PointerClick } from './transport';
 import type { RuntimeFrame } from './runtime-calls';
 
+/** How long the active tab's title may take to read before the last one read stands. */
+const freshTitleMs = 1000;
+
 /** What every driver may own and release on close, whatever its library; attached drivers own nothing. */
 export interface CoreOwnership {
   readonly userDataDir?: string | undefined;
@@ -111,9 +114,9 @@ export class ChromiumDriverCore<P extends ChromiumPage<F>, F extends RuntimeFram
     return this.guarded('tabs()', options, async () => Promise.all(this.tabTracker.livePages().map((page) => this.tabTracker.info(page))));
   }
 
-  /** The tab the driver acts on. */
+  /** The tab the driver acts on, with the title its document has now (a page busy past a second keeps the last one read). */
   async activeTab(options?: CallOptions): Promise<TabInfo> {
-    return this.guarded('activeTab()', options, async () => this.tabTracker.info(this.active()));
+    return this.guarded('activeTab()', options, async () => this.tabTracker.info(this.active(), freshTitleMs));
   }
 
   /** Opens a tab, makes it active, loads `url` and waits until it has settled. */
@@ -398,6 +401,7 @@ export class ChromiumDriverCore<P extends ChromiumPage<F>, F extends RuntimeFram
    * signal aborted) while the tab waits for a document stops that load, so the tab can be read again.
    */
   protected guarded<T>(what: string, options: CallOptions | undefined, body: (timeout: number, deadline: number) => Promise<T>): Promise<T> {
+    const loadsBefore = this.navigationsStarted;
     return guardedCall(
       what,
       options,
@@ -406,7 +410,7 @@ export class ChromiumDriverCore<P extends ChromiumPage<F>, F extends RuntimeFram
         this.checkUsable();
         return body(timeout, deadline);
       },
-      { toError: (failed, error) => this.connection.explain(this.transport.asBrowserError(failed, error), error), onAbandon: () => this.stopStuckLoad() },
+      { toError: (failed, error) => this.connection.explain(this.transport.asBrowserError(failed, error), error), onAbandon: () => this.stopStuckLoad(this.navigationsStarted !== loadsBefore) },
     );
   }
 
@@ -477,8 +481,11 @@ export class ChromiumDriverCore<P extends ChromiumPage<F>, F extends RuntimeFram
     return blank;
   }
 
-  /** Stops the document the active tab still waits for, if any; says what it did, for a call its caller gave up on. */
-  private async stopStuckLoad(): Promise<string | undefined> {
+  /**
+   * Stops the document the active tab still waits for, if any; says what it did, for a call its
+   * caller gave up on. `callStartedLoad`: the call started a load of its own.
+   */
+  private async stopStuckLoad(callStartedLoad: boolean): Promise<string | undefined> {
     const page = this.tabTracker.activePage;
     if (!page || page.isClosed() || this.connection.lost) return undefined;
     const tab = {
@@ -486,7 +493,7 @@ export class ChromiumDriverCore<P extends ChromiumPage<F>, F extends RuntimeFram
       url: () => page.url(),
       stopLoading: (stillWanted: () => boolean) => this.stopLoading(page, stillWanted),
     };
-    return stopStuckLoad(tab, () => this.navigationsStarted);
+    return stopStuckLoad(tab, () => this.navigationsStarted, callStartedLoad);
   }
 
   /**

@@ -65,6 +65,11 @@ export class PendingNavigation<R extends NavigationRequest> {
     return this.request?.url();
   }
 
+  /** The navigation request the page is waiting for, to tell it from one started later. */
+  get current(): NavigationRequest | undefined {
+    return this.request;
+  }
+
   /** Resolves true once the page waits for no document, or false at `deadline` (epoch milliseconds). */
   async settledBy(deadline: number): Promise<boolean> {
     if (!this.request) return true;
@@ -137,7 +142,7 @@ async function within(promise: Promise<unknown>, ms: number): Promise<void> {
 /** What {@link stopStuckLoad} needs of a driver's active tab. */
 export interface StuckLoadTab {
   /** The load the tab waits for, as the driver's settler follows it, if any. */
-  readonly pending: Pick<PendingNavigation<NavigationRequest>, 'stop'> | undefined;
+  readonly pending: Pick<PendingNavigation<NavigationRequest>, 'stop' | 'current'> | undefined;
   /** The tab's URL now. */
   url(): string;
   /** Page.stopLoading for the tab, sent only while `stillWanted()` holds when it is about to go. */
@@ -146,17 +151,22 @@ export interface StuckLoadTab {
 
 /**
  * Stops the document a tab still waits for after its caller gave up on a call, and says what it
- * did. After a cancel this runs behind the caller, who may start the next load (a new goto) at
- * once: `loadsStarted()` counts the loads the driver started, and a load begun since is not the
- * one given up on, so it is left alone.
+ * did. This runs behind the caller, who may start the next load at once, through the driver or
+ * through its own library on an attached page; the page may also go on to another document by
+ * itself. So only the load given up on is stopped: the request the tab waited for when the caller
+ * gave up, while it is still the one it waits for, and no load the driver started since
+ * (`loadsStarted()` counts them). When the call started a load itself (`callStartedLoad`) whose
+ * request the browser has not reported yet, whatever the tab loads is stopped, unless the driver
+ * started another load since.
  */
-export async function stopStuckLoad(tab: StuckLoadTab, loadsStarted: () => number): Promise<string | undefined> {
+export async function stopStuckLoad(tab: StuckLoadTab, loadsStarted: () => number, callStartedLoad: boolean): Promise<string | undefined> {
   const loads = loadsStarted();
-  const stop = (): Promise<void> => tab.stopLoading(() => loadsStarted() === loads);
-  const url = await tab.pending?.stop(stop);
-  if (url !== undefined) return stoppedLoadNote(url, tab.url());
-  // A load begun just before the caller gave up may not be reported yet: stop whatever the tab loads all the same.
-  await stop().catch(() => undefined);
+  const givenUpOn = tab.pending?.current;
+  if (givenUpOn) {
+    const url = await tab.pending?.stop(() => tab.stopLoading(() => loadsStarted() === loads && tab.pending?.current === givenUpOn));
+    return url === undefined ? undefined : stoppedLoadNote(url, tab.url());
+  }
+  if (callStartedLoad) await tab.stopLoading(() => loadsStarted() === loads).catch(() => undefined);
   return undefined;
 }
 

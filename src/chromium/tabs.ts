@@ -3,6 +3,7 @@
 
 import type { TabInfo } from '../browser/types';
 import { BrowserError } from '../errors';
+import { within } from './call';
 
 /** The page events the tracker listens to. */
 type TabEvent = 'close' | 'domcontentloaded' | 'load' | 'framenavigated';
@@ -37,6 +38,9 @@ export class TabTracker<P extends TrackedPage> {
   private readonly tabOrder: P[] = [];
   /** Titles as of the last load or action, so listing tabs costs no round trip to each page. */
   private readonly titles = new WeakMap<P, string>();
+  /** The number of the read each kept title came from: reads overlap, and a slow one must not overwrite a newer one. */
+  private readonly titleReads = new WeakMap<P, number>();
+  private titleReadCount = 0;
   /** Removes the listeners the driver added to each page it tracks (attached pages belong to the user). */
   private readonly pageListeners = new Map<P, () => void>();
   private nextTab = 1;
@@ -134,16 +138,31 @@ export class TabTracker<P extends TrackedPage> {
     return page;
   }
 
-  /** Reads the page's title again; a page that cannot answer keeps the title last read. */
+  /**
+   * Reads the page's title again; a page that cannot answer keeps the title last read. Of reads that
+   * overlap (a commit's, a load's, an action's), the one started last is kept, whatever order they end in.
+   */
   async refreshTitle(page: P): Promise<string> {
-    const title = await page.title().catch(() => this.titles.get(page) ?? '');
-    this.titles.set(page, title);
-    return title;
+    const read = ++this.titleReadCount;
+    const title = await page.title().catch(() => undefined);
+    if (title !== undefined && read > (this.titleReads.get(page) ?? 0)) {
+      this.titles.set(page, title);
+      this.titleReads.set(page, read);
+    }
+    return this.titles.get(page) ?? title ?? '';
   }
 
-  /** The tab as the driver contract describes it. */
-  async info(page: P): Promise<TabInfo> {
-    const title = this.titles.get(page) ?? (await this.refreshTitle(page));
+  /**
+   * The tab as the driver contract describes it. With `freshTitleMs`, the title is read from the page
+   * now (within that time, else the last one read stands), so that it is of the document shown now:
+   * the page state reads it alongside the snapshot. Otherwise it is the one read at the last load or action.
+   */
+  async info(page: P, freshTitleMs?: number): Promise<TabInfo> {
+    const kept = this.titles.get(page);
+    const title =
+      freshTitleMs !== undefined && kept !== undefined
+        ? await within(this.refreshTitle(page), freshTitleMs, kept)
+        : (kept ?? (await this.refreshTitle(page)));
     const openerId = this.openerIdOf(page);
     return { id: this.tabIds.get(page) ?? 'unknown', url: page.url(), title, ...(openerId ? { openerId } : {}) };
   }
