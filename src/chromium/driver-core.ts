@@ -410,7 +410,10 @@ export class ChromiumDriverCore<P extends ChromiumPage<F>, F extends RuntimeFram
         this.checkUsable();
         return body(timeout, deadline);
       },
-      { toError: (failed, error) => this.connection.explain(this.transport.asBrowserError(failed, error), error), onAbandon: () => this.stopStuckLoad(this.navigationsStarted !== loadsBefore) },
+      {
+        toError: (failed, error) => this.connection.explain(this.transport.asBrowserError(failed, error), error),
+        onAbandon: () => this.stopStuckLoad(this.navigationsStarted !== loadsBefore),
+      },
     );
   }
 

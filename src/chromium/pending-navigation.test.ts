@@ -9,7 +9,10 @@ function request(url: string): NavigationRequest {
  * A tab whose stop is sent after `beforeSend` has run (what happens while the CDP session opens),
  * and which records whether Page.stopLoading went out.
  */
-function tab(pendingAtGiveUp: NavigationRequest | undefined, beforeSend: (state: { current: NavigationRequest | undefined }) => void): StuckLoadTab & { sent: number } {
+function tab(
+  pendingAtGiveUp: NavigationRequest | undefined,
+  beforeSend: (state: { current: NavigationRequest | undefined }) => void,
+): StuckLoadTab & { sent: number } {
   const state = { current: pendingAtGiveUp };
   const result = {
     sent: 0,

@@ -160,9 +160,7 @@ export class TabTracker<P extends TrackedPage> {
   async info(page: P, freshTitleMs?: number): Promise<TabInfo> {
     const kept = this.titles.get(page);
     const title =
-      freshTitleMs !== undefined && kept !== undefined
-        ? await within(this.refreshTitle(page), freshTitleMs, kept)
-        : (kept ?? (await this.refreshTitle(page)));
+      freshTitleMs !== undefined && kept !== undefined ? await within(this.refreshTitle(page), freshTitleMs, kept) : (kept ?? (await this.refreshTitle(page)));
     const openerId = this.openerIdOf(page);
     return { id: this.tabIds.get(page) ?? 'unknown', url: page.url(), title, ...(openerId ? { openerId } : {}) };
   }
