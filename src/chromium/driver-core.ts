@@ -34,9 +34,6 @@ import { checkUploadable, clickElement, staleElement } from './element-actions';
 import type { ChromiumElement, ChromiumPage, ChromiumTransport, GuardEnforcer, PointerClick } from './transport';
 import type { RuntimeFrame } from './runtime-calls';
 
-/** How long the active tab's title may take to read before the last one read stands. */
-const freshTitleMs = 1000;
-
 /** What every driver may own and release on close, whatever its library; attached drivers own nothing. */
 export interface CoreOwnership {
   readonly userDataDir?: string | undefined;
@@ -116,7 +113,7 @@ export class ChromiumDriverCore<P extends ChromiumPage<F>, F extends RuntimeFram
 
   /** The tab the driver acts on, with the title its document has now (a page busy past a second keeps the last one read). */
   async activeTab(options?: CallOptions): Promise<TabInfo> {
-    return this.guarded('activeTab()', options, async () => this.tabTracker.info(this.active(), freshTitleMs));
+    return this.guarded('activeTab()', options, async () => this.tabTracker.info(this.active(), 'fresh'));
   }
 
   /** Opens a tab, makes it active, loads `url` and waits until it has settled. */
@@ -401,7 +398,7 @@ export class ChromiumDriverCore<P extends ChromiumPage<F>, F extends RuntimeFram
    * signal aborted) while the tab waits for a document stops that load, so the tab can be read again.
    */
   protected guarded<T>(what: string, options: CallOptions | undefined, body: (timeout: number, deadline: number) => Promise<T>): Promise<T> {
-    const loadsBefore = this.navigationsStarted;
+    const loads = this.navigationsStarted;
     return guardedCall(
       what,
       options,
@@ -410,10 +407,7 @@ export class ChromiumDriverCore<P extends ChromiumPage<F>, F extends RuntimeFram
         this.checkUsable();
         return body(timeout, deadline);
       },
-      {
-        toError: (failed, error) => this.connection.explain(this.transport.asBrowserError(failed, error), error),
-        onAbandon: () => this.stopStuckLoad(this.navigationsStarted !== loadsBefore),
-      },
+      { toError: (failed, error) => this.connection.explain(this.transport.asBrowserError(failed, error), error), onAbandon: () => this.stopStuckLoad(loads) },
     );
   }
 
@@ -484,19 +478,13 @@ export class ChromiumDriverCore<P extends ChromiumPage<F>, F extends RuntimeFram
     return blank;
   }
 
-  /**
-   * Stops the document the active tab still waits for, if any; says what it did, for a call its
-   * caller gave up on. `callStartedLoad`: the call started a load of its own.
-   */
-  private async stopStuckLoad(callStartedLoad: boolean): Promise<string | undefined> {
+  /** For a call its caller gave up on (begun when the driver had started `loadsBefore` loads): stops the load the active tab waits for, and says so. */
+  private async stopStuckLoad(loadsBefore: number): Promise<string | undefined> {
     const page = this.tabTracker.activePage;
     if (!page || page.isClosed() || this.connection.lost) return undefined;
-    const tab = {
-      pending: this.transport.settler.pendingNavigation(page),
-      url: () => page.url(),
-      stopLoading: (stillWanted: () => boolean) => this.stopLoading(page, stillWanted),
-    };
-    return stopStuckLoad(tab, () => this.navigationsStarted, callStartedLoad);
+    const stopLoading = (stillWanted: () => boolean): Promise<void> => this.stopLoading(page, stillWanted);
+    const tab = { pending: this.transport.settler.pendingNavigation(page), url: () => page.url(), stopLoading };
+    return stopStuckLoad(tab, () => this.navigationsStarted, this.navigationsStarted !== loadsBefore);
   }
 
   /**

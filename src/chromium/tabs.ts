@@ -5,6 +5,9 @@ import type { TabInfo } from '../browser/types';
 import { BrowserError } from '../errors';
 import { within } from './call';
 
+/** How long the active tab's title may take to read before the last one read stands. */
+const freshTitleMs = 1000;
+
 /** The page events the tracker listens to. */
 type TabEvent = 'close' | 'domcontentloaded' | 'load' | 'framenavigated';
 
@@ -153,14 +156,14 @@ export class TabTracker<P extends TrackedPage> {
   }
 
   /**
-   * The tab as the driver contract describes it. With `freshTitleMs`, the title is read from the page
-   * now (within that time, else the last one read stands), so that it is of the document shown now:
-   * the page state reads it alongside the snapshot. Otherwise it is the one read at the last load or action.
+   * The tab as the driver contract describes it. With `fresh`, the title is read from the page now
+   * (within a second, else the last one read stands), so that it is of the document shown now: the
+   * page state reads it alongside the snapshot. Otherwise it is the one read at the last load or action.
    */
-  async info(page: P, freshTitleMs?: number): Promise<TabInfo> {
+  async info(page: P, read?: 'fresh'): Promise<TabInfo> {
     const kept = this.titles.get(page);
     const title =
-      freshTitleMs !== undefined && kept !== undefined ? await within(this.refreshTitle(page), freshTitleMs, kept) : (kept ?? (await this.refreshTitle(page)));
+      read === 'fresh' && kept !== undefined ? await within(this.refreshTitle(page), freshTitleMs, kept) : (kept ?? (await this.refreshTitle(page)));
     const openerId = this.openerIdOf(page);
     return { id: this.tabIds.get(page) ?? 'unknown', url: page.url(), title, ...(openerId ? { openerId } : {}) };
   }
