@@ -2,7 +2,7 @@
 // API reference generates without a warning; with --docs, writes the reference to docs/api/ (built on release, not
 // committed: npm run docs:api). Reads dist/<name>.d.ts written by tsup: build first.
 import { existsSync, readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { CompilerState, Extractor, ExtractorConfig, ExtractorLogLevel } from '@microsoft/api-extractor';
 import { apiDocs, modelFileOf } from './api-docs.mjs';
 import { apiReportOf, entries, specifierOf } from './entries.mjs';
@@ -43,7 +43,7 @@ const built = entries.filter((entry) => {
 const configs = built.map((entry) => ({ entry, config: configOf(entry) }));
 
 /**
- * The names a report says its entry uses without exporting (api-extractor's ae-forgotten-export). Once every entry
+ * The names each entry uses without exporting (api-extractor's ae-forgotten-export). Once every entry
  * is extracted, each is looked up: a type of another entry is documented there (the core's `BrowserDriver` uses
  * `ElementRef` of plannav/driver); one that no entry exports can be reached, not named, and is listed.
  * @type {Map<import('./entries.mjs').Entry, string[]>}
@@ -65,16 +65,23 @@ const compilerState = configs[0]
   : undefined;
 
 for (const { entry, config } of configs) {
-  // Warnings (forgotten exports) are printed but never fail; errors (TSDoc syntax, unresolved links) and report drift do.
+  /** @type {Set<string>} */
+  const usesUnexported = new Set();
+  // Forgotten exports are listed but never fail; errors (TSDoc syntax, unresolved links) and report drift do.
   const result = Extractor.invoke(config, {
     localBuild: local,
     printApiReportDiff: !local,
     ...(compilerState ? { compilerState } : {}),
     messageCallback: (message) => {
-      // With --docs no report is written, where these go: the doc models include the names, so they are documented.
-      if (docsOnly && message.messageId === 'ae-forgotten-export') {
+      // Names the entry uses without exporting: collected here, listed below once every entry is extracted, and kept
+      // out of the report, where their locations (dist/ chunk files named by a hash of their content) would change
+      // it whenever any internal type moved. The doc models include the names, so they are documented.
+      if (message.messageId === 'ae-forgotten-export') {
+        const symbol = /The symbol "([^"]+)"/.exec(message.text)?.[1];
+        if (symbol) usesUnexported.add(symbol);
         message.logLevel = ExtractorLogLevel.None;
         message.handled = true;
+        return;
       }
       const name = message.messageId === 'ae-unresolved-link' ? /does not have an export "([^"]+)"/.exec(message.text)?.[1] : undefined;
       if (!name) return;
@@ -86,9 +93,7 @@ for (const { entry, config } of configs) {
   if (result.errorCount > 0) failed = true;
   if (result.apiReportChanged) changed.push(apiReportOf(entry));
   console.log(`api-report: ${specifierOf(entry)}: ${result.errorCount} errors, ${result.warningCount} warnings`);
-  // The report just generated (api-extractor writes it to the temp folder, checked or not; with --docs, none).
-  const report = docsOnly ? '' : config.reportConfigs.map(({ fileName }) => readFileSync(join(config.reportTempFolder, fileName), 'utf8')).join('\n');
-  forgotten.set(entry, [...new Set([...report.matchAll(/\(ae-forgotten-export\) The symbol "([^"]+)"/g)].map((match) => match[1] ?? ''))]);
+  forgotten.set(entry, [...usesUnexported]);
   /** @type {{ members: { members: { name: string }[] }[] }} */
   const model = JSON.parse(readFileSync(config.apiJsonFilePath, 'utf8'));
   exportedBy.set(entry, new Set(model.members[0]?.members.map((member) => member.name)));
