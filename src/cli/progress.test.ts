@@ -53,6 +53,21 @@ describe('describeEvent', () => {
     ]);
   });
 
+  it('gives a line per download that ended: where a saved file is, why one was not saved, and none for a blocked one', () => {
+    const download = { type: 'download' as const, ...base, url: 'http://127.0.0.1/files/statement.pdf', suggestedFilename: 'statement.pdf' };
+    expect(describeEvent({ ...download, status: 'saved', path: '/downloads/statement.pdf', bytes: 20_480, mimeType: 'application/pdf' }, plain)).toBe(
+      '          ↓ downloaded statement.pdf (20 KB, application/pdf) to /downloads/statement.pdf',
+    );
+    expect(describeEvent({ ...download, status: 'too-large', bytes: 9_000_000, reason: 'It is over the 5 MB cap.' }, plain)).toBe(
+      '          download of statement.pdf too-large: It is over the 5 MB cap.',
+    );
+    expect(describeEvent({ ...download, status: 'failed', reason: 'The server closed the connection.' }, plain)).toBe(
+      '          download of statement.pdf failed: The server closed the connection.',
+    );
+    // A blocked download has its `url-blocked` line already.
+    expect(describeEvent({ ...download, status: 'blocked', reason: 'Not allowed by the URL policy.' }, plain)).toBeUndefined();
+  });
+
   it('gives no line for model calls (the spinner shows them) nor for a cancelled step', () => {
     const usage = { inputTokens: 1, outputTokens: 1, cachedInputTokens: 0, reasoningTokens: 0, totalTokens: 2, calls: 1, costUsd: undefined };
     expect(describeEvent({ type: 'model-call-start', ...base, provider: 'p', model: 'm', attempt: 1 }, plain)).toBeUndefined();

@@ -36,6 +36,13 @@ function shortParams(params: unknown): string {
 
 const indent = ' '.repeat(10);
 
+/** A file size a person reads: `512 bytes`, `20 KB`, `3.4 MB`. */
+function size(bytes: number): string {
+  if (bytes < 1024) return `${bytes} bytes`;
+  if (bytes < 1024 * 1024) return `${Math.round(bytes / 1024)} KB`;
+  return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
+}
+
 /**
  * The line (or lines) a person reads for an event, or `undefined` for an event that gets none
  * (model calls show in the spinner; questions are asked by the terminal prompt).
@@ -62,6 +69,14 @@ export function describeEvent(event: ExecutorEvent, paint: (style: Style, text: 
       return event.error && event.error.code !== 'REQUEST_CANCELLED'
         ? `${indent}${paint('red', `step failed (${event.consecutiveFailures} in a row): ${oneLine(event.error.message)}`)}`
         : undefined;
+    case 'download': {
+      // A blocked download has its `url-blocked` line.
+      if (event.status === 'blocked') return undefined;
+      const name = oneLine(event.suggestedFilename || event.url, 100);
+      if (event.status !== 'saved') return `${indent}${paint('yellow', `download of ${name} ${event.status}: ${oneLine(event.reason ?? '', 200)}`)}`;
+      const details = [event.bytes === undefined ? '' : size(event.bytes), event.mimeType ?? ''].filter(Boolean).join(', ');
+      return `${indent}${paint('green', '↓')} downloaded ${name}${details ? ` (${details})` : ''} to ${event.path ?? '?'}`;
+    }
     case 'url-blocked':
       return `${indent}${paint('yellow', `blocked ${event.kind} ${oneLine(event.url, 100)}: ${oneLine(event.reason, 120)}`)}`;
     case 'sensitive-action':

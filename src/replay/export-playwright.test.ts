@@ -305,6 +305,40 @@ describe('exportPlaywrightScript', () => {
     expect(script).toContain('// done (failure): No luck');
   });
 
+  it('turns the pointer, wait, reload and PDF actions into their Playwright code, and says why a drag or a dialog answer is left out', () => {
+    const button = fingerprint({ tagName: 'button', role: 'button', name: 'Menu', text: 'Menu', frameUrl: shop });
+    const script = exported([
+      step(shop, [
+        action('hover_element', { index: 1 }, { fingerprint: button }),
+        action('double_click_element', { index: 1 }, { fingerprint: button }),
+        action('right_click_element', { index: 1 }, { fingerprint: button }),
+        action('click_coordinates', { x: 120.5, y: 48 }),
+        action('reload_page', {}),
+        action('wait_for_text', { text: 'Order "placed"' }),
+        action('wait_for_text', { text: 'Loading', gone: true, timeoutMs: 4000 }),
+        action('save_pdf', { filename: 'receipt.pdf' }),
+        action('save_pdf', {}),
+        action('drag_and_drop', { index: 1, targetIndex: 2 }, { fingerprint: button }),
+        action('handle_dialog', { accept: true, text: 'yes' }),
+      ]),
+    ]);
+    expect(code(script).slice(2, -1)).toEqual([
+      'await page.getByRole("button", { name: named("Menu") }).hover();',
+      'await page.getByRole("button", { name: named("Menu") }).dblclick();',
+      'await page.getByRole("button", { name: named("Menu") }).click({ button: "right" });',
+      'await page.mouse.click(120.5, 48);',
+      'await page.reload();',
+      'await expect(page.getByText("Order \\"placed\\"").first()).toBeVisible();',
+      'await expect(page.getByText("Loading")).toHaveCount(0, { timeout: 4000 });',
+      'await page.pdf({ path: "receipt.pdf" });',
+      'await page.pdf({ path: "page.pdf" });',
+    ]);
+    expect(script).toContain('// drag_and_drop {"index":1,"targetIndex":2}: the run recorded nothing to find the drop target by; not in the script.');
+    expect(script).toContain(
+      '// handle_dialog {"accept":true,"text":"yes"}: Playwright dismisses a dialog unless a handler is set before the action that opens it; to answer it, add `page.once(\'dialog\', (dialog) => dialog.accept())` above that action.',
+    );
+  });
+
   it('leaves failed actions out, with a comment that says why', () => {
     const error = { name: 'ActionError', code: 'ACTION_ERROR', message: 'Element 9 is gone', retryable: true };
     const script = exported([

@@ -280,6 +280,45 @@ function writeAction(action: ActionRecord, position: Position, context: Context)
       if (locator) writer.line(`await ${locator}.click();`);
       return;
     }
+    case 'hover_element':
+    case 'double_click_element':
+    case 'right_click_element': {
+      const locator = locatorOf(action, position, context);
+      const call = { hover_element: 'hover()', double_click_element: 'dblclick()', right_click_element: 'click({ button: "right" })' }[action.name];
+      if (locator) writer.line(`await ${locator}.${call};`);
+      return;
+    }
+    case 'click_coordinates': {
+      // The model's coordinates are the viewport's CSS pixels, as Playwright's mouse takes them.
+      const x = numberParam(params, 'x');
+      const y = numberParam(params, 'y');
+      if (x === undefined || y === undefined) return unreadable();
+      writer.line(`await page.mouse.click(${x}, ${y});`);
+      return;
+    }
+    case 'reload_page':
+      writer.line('await page.reload();');
+      return;
+    case 'wait_for_text': {
+      const text = stringParam(params, 'text');
+      if (text === undefined) return unreadable();
+      const timeout = numberParam(params, 'timeoutMs');
+      const options = timeout === undefined ? '' : `{ timeout: ${timeout} }`;
+      if (params.gone === true) writer.line(`await expect(page.getByText(${literal(text)})).toHaveCount(0${options ? `, ${options}` : ''});`);
+      else writer.line(`await expect(page.getByText(${literal(text)}).first()).toBeVisible(${options});`);
+      return;
+    }
+    case 'save_pdf':
+      writer.line(`await page.pdf({ path: ${literal(stringParam(params, 'filename') ?? 'page.pdf')} });`);
+      return;
+    case 'drag_and_drop':
+      writer.comment(`drag_and_drop ${shown(action.params)}: the run recorded nothing to find the drop target by; not in the script.`);
+      return;
+    case 'handle_dialog':
+      writer.comment(
+        `handle_dialog ${shown(action.params)}: Playwright dismisses a dialog unless a handler is set before the action that opens it; to answer it, add \`page.once('dialog', (dialog) => dialog.accept())\` above that action.`,
+      );
+      return;
     case 'input_text': {
       const text = stringParam(params, 'text');
       if (text === undefined) return unreadable();
