@@ -3,30 +3,9 @@
 // that each action is then judged on its own by the registry.
 
 import { z } from 'zod';
+import { normalizeActions } from '../actions/action-list';
 
 const text = z.preprocess((value) => (value === null || value === undefined ? '' : value), z.string());
-
-/**
- * Repairs the action list the way models get it wrong: a JSON string, a single object, null
- * entries, or several actions in one object.
- */
-function normalizeActions(value: unknown): unknown {
-  let list = value;
-  if (typeof list === 'string') {
-    try {
-      list = JSON.parse(list) as unknown;
-    } catch {
-      return list;
-    }
-  }
-  if (list !== null && typeof list === 'object' && !Array.isArray(list)) list = [list];
-  if (!Array.isArray(list)) return list;
-  return list.flatMap((item: unknown) => {
-    if (item === null || item === undefined) return [];
-    if (typeof item !== 'object' || Array.isArray(item)) return [item];
-    return Object.entries(item as Record<string, unknown>).map(([name, params]) => ({ [name]: params }));
-  });
-}
 
 /** What the Navigator's output is validated against: lenient, so actions are judged one by one. */
 export const navigatorOutputSchema = z.object({

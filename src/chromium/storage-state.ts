@@ -126,14 +126,7 @@ export function storageStateOf(cookies: readonly StorageStateCookie[], origins: 
 }
 
 /** A CDP cookie (Network.Cookie), the fields the format keeps. */
-export interface CdpCookie {
-  readonly name: string;
-  readonly value: string;
-  readonly domain: string;
-  readonly path: string;
-  readonly expires: number;
-  readonly httpOnly: boolean;
-  readonly secure: boolean;
+export interface CdpCookie extends Omit<StorageStateCookie, 'sameSite'> {
   readonly session?: boolean;
   readonly sameSite?: 'Strict' | 'Lax' | 'None';
 }

@@ -8,6 +8,7 @@ import type { BrowserDriver } from '../browser/types';
 import { ConfigError } from '../errors';
 import type { ModelRetryOptions } from '../llm/generate-object';
 import type { LLMClient } from '../llm/types';
+import { modelRetryOptionsSchema } from '../llm/retry';
 import type { PriceTable } from '../llm/usage';
 import type { SecretsOption } from '../security/secrets';
 import type { UrlPolicyOptions } from '../security/url-policy';
@@ -238,15 +239,7 @@ const optionsSchema = z
     signal: z.custom<AbortSignal>((value) => typeof value === 'object' && value !== null && 'aborted' in value, { error: 'must be an AbortSignal' }).optional(),
     timeout: positiveInteger.optional(),
     store: store.optional(),
-    modelRetry: z
-      .object({
-        retries: z.number().int().nonnegative().optional(),
-        minTimeout: z.number().int().nonnegative().optional(),
-        maxTimeout: z.number().int().nonnegative().optional(),
-        maxRetryTime: z.number().int().nonnegative().optional(),
-      })
-      .strict()
-      .default({}),
+    modelRetry: modelRetryOptionsSchema.default({}),
     prices: z.record(z.string(), z.unknown()).optional(),
     maxChunkChars: z.number().int().min(1000, 'must be at least 1000').optional(),
     retry: z

@@ -2,20 +2,36 @@
 // state is read from the driver alone (tabs, URL, the dialog) and never from the page.
 
 import type { PageState } from '../browser/page-state';
-import type { BrowserDriver, CallOptions, ClosedDialog, PageDialog } from '../browser/types';
+import type { BrowserDriver, CallOptions, ClosedDialog, PageDialog, TabInfo } from '../browser/types';
 import { pageTextRedactions } from './page-text-redaction';
 import { oneLine } from './validate-snapshot';
 
-/** The state of a tab whose page shows `dialog`: no elements, the dialog, and the dialogs closed before it. */
-export async function dialogState(driver: BrowserDriver, dialog: PageDialog, closed: readonly ClosedDialog[], call: CallOptions): Promise<PageState> {
-  const [tabs, active] = await Promise.all([driver.tabs(call), driver.activeTab(call)]);
+/**
+ * The tab fields of a page state, from the driver (never from the page's scripts), and the function
+ * that redacts page text: the URL and titles are page text too, redacted before they are cut.
+ */
+export function tabFields(
+  driver: BrowserDriver,
+  tabs: TabInfo[],
+  active: TabInfo,
+): { fields: Pick<PageState, 'url' | 'title' | 'tabs' | 'activeTabId'>; redact: (text: string) => string } {
   const redactions = pageTextRedactions(driver);
   const redact = (text: string): string => redactions.reduce((redacted, redaction) => redaction.redact(redacted), text);
-  return {
+  const fields = {
     url: oneLine(redact(active.url), 2000),
     title: oneLine(redact(active.title), 500),
     tabs: redactions.length === 0 ? tabs : tabs.map((tab) => ({ ...tab, url: redact(tab.url), title: redact(tab.title) })),
     activeTabId: active.id,
+  };
+  return { fields, redact };
+}
+
+/** The state of a tab whose page shows `dialog`: no elements, the dialog, and the dialogs closed before it. */
+export async function dialogState(driver: BrowserDriver, dialog: PageDialog, closed: readonly ClosedDialog[], call: CallOptions): Promise<PageState> {
+  const [tabs, active] = await Promise.all([driver.tabs(call), driver.activeTab(call)]);
+  const { fields, redact } = tabFields(driver, tabs, active);
+  return {
+    ...fields,
     elementsText: '',
     elements: new Map(),
     newIndices: new Set(),

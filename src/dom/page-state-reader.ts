@@ -4,13 +4,12 @@
 
 import type { PageState } from '../browser/page-state';
 import type { BrowserDriver, CallOptions, ClosedDialog, FrameInfo, PageDialog, TabInfo } from '../browser/types';
-import { dialogState, redactClosed } from './dialog-state';
+import { dialogState, redactClosed, tabFields } from './dialog-state';
 import { isFatalError } from '../errors';
 import { bytesToBase64 } from '../util/base64';
 import { readOneDocument } from './document-read';
 import { ElementIndexer } from './serialize';
 import { callRuntime } from './page-runtime';
-import { pageTextRedactions } from './page-text-redaction';
 import type { FrameSnapshot, SnapshotScriptOptions } from './types';
 import { oneLine, validateFrameSnapshot } from './validate-snapshot';
 
@@ -162,15 +161,9 @@ export class PageStateReader {
     const screenshot = options.screenshot
       ? bytesToBase64(await this.driver.screenshot({ ...call, quality: 70, elements: [...page.elements.values()] }))
       : undefined;
-    // The URL and title come from the driver, never from the snapshot: the page controls what the
-    // snapshot script returns. They are page text too: redacted before they are cut.
-    const redactions = pageTextRedactions(this.driver);
-    const redact = (text: string): string => redactions.reduce((redacted, redaction) => redaction.redact(redacted), text);
+    // The URL and title come from the driver, never from the snapshot: the page controls what the snapshot script returns.
     return {
-      url: oneLine(redact(active.url), 2000),
-      title: oneLine(redact(active.title), 500),
-      tabs: redactions.length === 0 ? tabs : tabs.map((tab) => ({ ...tab, url: redact(tab.url), title: redact(tab.title) })),
-      activeTabId: active.id,
+      ...tabFields(this.driver, tabs, active).fields,
       elementsText: page.text,
       elements: page.elements,
       newIndices: page.newIndices,

@@ -8,6 +8,7 @@ import type { BrowserDriver } from '../browser/types';
 import { ConfigError } from '../errors';
 import type { ModelRetryOptions } from '../llm/generate-object';
 import type { LLMClient } from '../llm/types';
+import { modelRetryOptionsSchema } from '../llm/retry';
 import type { PriceTable } from '../llm/usage';
 import type { UrlPolicyOptions } from '../security/url-policy';
 import type { SecretsOption } from '../security/secrets';
@@ -284,7 +285,6 @@ const abortSignal = z.custom<AbortSignal>(
 );
 
 const positiveInteger = z.number({ error: 'must be a number' }).int('must be an integer').positive('must be a positive integer');
-const nonNegativeInteger = z.number({ error: 'must be a number' }).int('must be an integer').nonnegative('must be 0 or more');
 
 const actionShape = z.custom<Action>(
   (value) => typeof value === 'object' && value !== null && typeof (value as Action).name === 'string' && typeof (value as Action).handler === 'function',
@@ -323,15 +323,7 @@ const optionsSchema = z
     useVisionForPlanner: z.boolean({ error: 'must be a boolean' }).default(true),
     recordScreenshots: z.boolean({ error: 'must be a boolean' }).default(false),
     maxInputTokens: z.number().int('must be an integer').min(1000, 'must be at least 1000').default(128_000),
-    modelRetry: z
-      .object({
-        retries: nonNegativeInteger.optional(),
-        minTimeout: nonNegativeInteger.optional(),
-        maxTimeout: nonNegativeInteger.optional(),
-        maxRetryTime: nonNegativeInteger.optional(),
-      })
-      .strict()
-      .default({}),
+    modelRetry: modelRetryOptionsSchema.default({}),
     modelTimeoutMs: positiveInteger.default(defaultTimeouts.model),
     browserTimeouts: z
       .object({

@@ -3,6 +3,7 @@
 // Used by generateObject for the agents and by withRetries for direct calls; adapters never retry.
 
 import pRetry from 'p-retry';
+import { z } from 'zod';
 import { ChatModelRateLimitError, type PlannavError } from '../errors';
 import { raceAbort, sleep, throwIfAborted } from '../util/abort';
 import { toCallError } from './model-errors';
@@ -19,6 +20,13 @@ export interface ModelRetryOptions {
   /** Upper bound of the time spent on one call and its retries, in milliseconds. @defaultValue 120000 */
   readonly maxRetryTime?: number | undefined;
 }
+
+const retryBound = z.number({ error: 'must be a number' }).int('must be an integer').nonnegative('must be 0 or more');
+
+/** What the options that take {@link ModelRetryOptions} check them with (the Executor's, the Collector's, act()'s and extract()'s). */
+export const modelRetryOptionsSchema = z
+  .object({ retries: retryBound.optional(), minTimeout: retryBound.optional(), maxTimeout: retryBound.optional(), maxRetryTime: retryBound.optional() })
+  .strict();
 
 /** Options of {@link withRetries}: the retry bounds, and a hook told of each retry. @public */
 export interface WithRetriesOptions extends ModelRetryOptions {

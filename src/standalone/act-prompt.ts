@@ -2,6 +2,7 @@
 // action. Template functions and the answer's schema only; no model call, no browser.
 
 import { z } from 'zod';
+import { normalizeActions } from '../actions/action-list';
 import type { PageState } from '../browser/page-state';
 import type { ChatMessage } from '../llm/types';
 import { securityRules } from '../prompts/security-rules';
@@ -37,24 +38,10 @@ export function actUserMessage(instruction: string, state: PageState, secretName
   return { role: 'user', content: redact(`<user_request>\n${instruction}\n</user_request>\n${body}${secretsLine(secretNames)}`) };
 }
 
-/** Repairs the usual slips in the action list (one object instead of a list, a JSON string), as the Navigator's output does. */
-function actionList(value: unknown): unknown {
-  let list = value;
-  if (typeof list === 'string') {
-    try {
-      list = JSON.parse(list) as unknown;
-    } catch {
-      return list;
-    }
-  }
-  if (list !== null && typeof list === 'object' && !Array.isArray(list)) list = [list];
-  return Array.isArray(list) ? list.filter((item: unknown) => item !== null && item !== undefined) : list;
-}
-
 /** What the answer is validated against: the Navigator's shape, its `current_state` optional. */
 export const actAnswerSchema = z.object({
   action: z.preprocess(
-    actionList,
+    normalizeActions,
     z.array(z.record(z.string(), z.unknown()), { error: 'action must be a list of one {"action_name": {parameters}} object' }).min(1, 'write one action'),
   ),
 });

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { browserDriverProblem } from '../browser/driver-check';
 import type { BrowserDriver } from '../browser/types';
 import { ConfigError } from '../errors';
+import { modelRetryOptionsSchema } from '../llm/retry';
 
 /** The members every BrowserDriver implements; the rest have defaults in the core (resolveDriver). */
 /** `{ signal, timeout }`, as every standalone call takes them. */
@@ -55,12 +56,4 @@ export function checkBrowser(browser: unknown, call: string): asserts browser is
 }
 
 /** The `retry` option of act() and extract(): how the model call is retried (the model client's retry options). */
-export const modelRetrySchema = z
-  .object({
-    retries: z.number().int().nonnegative().optional(),
-    minTimeout: z.number().int().nonnegative().optional(),
-    maxTimeout: z.number().int().nonnegative().optional(),
-    maxRetryTime: z.number().int().nonnegative().optional(),
-  })
-  .strict()
-  .optional();
+export const modelRetrySchema = modelRetryOptionsSchema.optional();
