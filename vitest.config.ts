@@ -83,8 +83,10 @@ export default defineConfig({
             provider: playwright({
               launchOptions: {
                 // The system Chromium, as for the e2e tests: the `playwright` package downloads no browser.
-                // When none is found, Playwright looks for its own download and says how to get one.
-                executablePath: findChromium(),
+                // When none is found, Playwright looks for its own download and says how to get one. The page
+                // runtime's tests test the page, not the browser: under `npm test` they run on the headless shell
+                // (test/helpers/page-chromium.ts says why).
+                executablePath: process.env.PLANNAV_TEST_HEADLESS_SHELL || findChromium(),
                 args: [
                   '--no-sandbox', // containers and CI runners often forbid the sandbox's namespaces
                   '--disable-gpu',

@@ -145,6 +145,46 @@ export function ensureChromium(environment = {}) {
   return 1;
 }
 
+/** Where Debian's `chromium-headless-shell` package installs its binary. */
+export const HEADLESS_SHELL = '/usr/bin/chromium-headless-shell';
+
+/**
+ * `npm test` runs the tests of pages and of the loop on Chromium's headless shell (the same Chromium without the
+ * desktop browser around it, at about a third of the CPU; test/helpers/page-chromium.ts), and the others on full
+ * Chromium. Installs Debian's `chromium-headless-shell` when it is missing and that is possible (root on Debian).
+ * Never fails the set-up: without it those tests run on full Chromium, only slower. scripts/test.mjs picks it up.
+ * @param {MachineEnvironment} [environment] the machine, replaceable for tests
+ * @returns {boolean} whether the headless shell is there
+ */
+export function ensureHeadlessShell(environment = {}) {
+  const platform = environment.platform ?? process.platform;
+  const env = environment.env ?? process.env;
+  const exists = environment.exists ?? existsSync;
+  const log = environment.log ?? ((/** @type {string} */ message) => console.log(message));
+  if (platform !== 'linux') return false;
+  if (exists(HEADLESS_SHELL)) return true;
+  // A browser of the user's choice is what the tests run on (scripts/test.mjs), and a skipped browser check means no apt.
+  if (env.PLANNAV_CHROMIUM_PATH || env.PLANNAV_SKIP_BROWSER === '1') return false;
+  const isRoot = environment.isRoot ?? (typeof process.getuid === 'function' && process.getuid() === 0);
+  const os = environment.os ?? osIds();
+  const debian = (os.includes('debian') || (environment.os === undefined && existsSync('/etc/debian_version'))) && !os.includes('ubuntu');
+  if (!debian || !isRoot) {
+    log(`ensure-deps: ${HEADLESS_SHELL} is missing, so the browser tests run on full Chromium (slower; on Debian: apt-get install chromium-headless-shell).`);
+    return false;
+  }
+  log('ensure-deps: the browser tests run on Chromium\u2019s headless shell: installing the Debian package `chromium-headless-shell`');
+  const apt = environment.apt ?? runApt;
+  // Same version as `chromium`: both come from the same Debian source package, so update once more only when needed.
+  if (
+    (apt(['install', '-y', '--no-install-recommends', 'chromium-headless-shell']) ||
+      (apt(['update']) && apt(['install', '-y', '--no-install-recommends', 'chromium-headless-shell']))) &&
+    exists(HEADLESS_SHELL)
+  )
+    return true;
+  log('ensure-deps: apt-get could not install `chromium-headless-shell`, so the browser tests run on full Chromium (slower).');
+  return false;
+}
+
 /**
  * The `redis-server` binary the tests start: PLANNAV_REDIS_SERVER when set, else the first one on PATH.
  * test/helpers/redis-server.ts starts the same one this finds.
@@ -206,10 +246,10 @@ export function ensureRedis(environment = {}) {
 }
 
 /**
- * Whether this run needs Redis: `npm test` (npm names the script in npm_lifecycle_event) or an explicit
- * `--redis`; `npm run demo` and `npm run bench` do not, until a feature they run needs it.
+ * Whether this is the tests' set-up, which also needs Redis and the headless shell: `npm test` (npm names the script
+ * in npm_lifecycle_event) or an explicit `--redis`; `npm run demo` and `npm run bench` need neither.
  */
-const needsRedis = () => process.argv.includes('--redis') || process.env.npm_lifecycle_event === 'test';
+const isTestSetUp = () => process.argv.includes('--redis') || process.env.npm_lifecycle_event === 'test';
 
 /** True when this file is the script node runs, not a module a test imports. */
 function isMain() {
@@ -224,8 +264,9 @@ if (isMain()) {
   ensureNodeModules();
   const code = ensureChromium();
   if (code !== 0) process.exit(code);
-  if (needsRedis()) {
+  if (isTestSetUp()) {
     const redisCode = ensureRedis();
     if (redisCode !== 0) process.exit(redisCode);
+    ensureHeadlessShell();
   }
 }

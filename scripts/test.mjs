@@ -11,6 +11,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { HEADLESS_SHELL } from './ensure-deps.mjs';
 
 const MIN_SRC_LINE_COVERAGE = 90; // percent
 const COVERAGE_SUMMARY = 'coverage/coverage-summary.json';
@@ -190,6 +191,20 @@ async function sourceTests() {
   }
   return files ?? [];
 }
+
+/**
+ * The files that test pages, the view and the loop rather than the browser (test/helpers/page-chromium.ts) run on
+ * Chromium's headless shell when scripts/ensure-deps.mjs could install it: the same Chromium without the desktop
+ * browser around it, at about a third of the CPU (docs/development.md has the figures). Every other browser test runs
+ * on full Chromium, as users do; with PLANNAV_CHROMIUM_PATH set, every test runs on that browser.
+ */
+function chooseHeadlessShell() {
+  if (process.env.PLANNAV_CHROMIUM_PATH) return `every browser test runs on ${process.env.PLANNAV_CHROMIUM_PATH} (PLANNAV_CHROMIUM_PATH)`;
+  if (process.platform !== 'linux' || !existsSync(HEADLESS_SHELL)) return 'every browser test runs on full Chromium (chromium-headless-shell is not installed)';
+  process.env.PLANNAV_TEST_HEADLESS_SHELL = HEADLESS_SHELL;
+  return `the page and loop tests run on ${HEADLESS_SHELL}, the others on full Chromium`;
+}
+console.log(`Browsers: ${chooseHeadlessShell()}`);
 
 // Every stage below bundles the page runtime first (typecheck, lint and build each need it); doing it once here, before
 // they start side by side, means none of them rewrites the generated file while another reads it.

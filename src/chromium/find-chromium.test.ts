@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ensureChromium, linuxChromiumCandidates as scriptCandidates } from '../../scripts/ensure-deps.mjs';
+import { ensureChromium, ensureHeadlessShell, HEADLESS_SHELL, linuxChromiumCandidates as scriptCandidates } from '../../scripts/ensure-deps.mjs';
 import { findChromium, linuxChromiumCandidates } from './find-chromium';
 
 describe('the Chromium candidates', () => {
@@ -55,5 +55,64 @@ describe('ensure-deps ensureChromium', () => {
     let installed = false;
     expect(run({ exists: (path) => installed && path === '/usr/bin/chromium', apt: (args) => ((installed ||= args[0] === 'install'), true) }).code).toBe(0);
     expect(run({ env: { PLANNAV_SKIP_BROWSER: '1' } }).code).toBe(0);
+  });
+});
+
+describe('ensure-deps ensureHeadlessShell (the browser of `npm test`)', () => {
+  const run = (environment: Parameters<typeof ensureHeadlessShell>[0]): { there: boolean; logs: string[]; aptCalls: string[][] } => {
+    const logs: string[] = [];
+    const aptCalls: string[][] = [];
+    const there = ensureHeadlessShell({
+      platform: 'linux',
+      env: {},
+      exists: () => false,
+      isRoot: true,
+      os: ['debian'],
+      apt: (args) => (aptCalls.push(args), false),
+      log: (message) => logs.push(message),
+      ...environment,
+    });
+    return { there, logs, aptCalls };
+  };
+
+  it('is there without apt when installed', () => {
+    const result = run({ exists: (path) => path === HEADLESS_SHELL });
+    expect(result).toEqual({ there: true, logs: [], aptCalls: [] });
+  });
+
+  it('installs the Debian package, updating the lists only when the first try fails', () => {
+    let installed = false;
+    let updated = false;
+    const calls: string[][] = [];
+    const result = run({
+      exists: (path) => installed && path === HEADLESS_SHELL,
+      apt: (args) => {
+        calls.push(args);
+        if (args[0] === 'update') updated = true;
+        else if (updated) installed = true;
+        return args[0] === 'update' || installed;
+      },
+    });
+    expect(result.there).toBe(true);
+    expect(calls.map((args) => args.join(' '))).toEqual([
+      'install -y --no-install-recommends chromium-headless-shell',
+      'update',
+      'install -y --no-install-recommends chromium-headless-shell',
+    ]);
+  });
+
+  it('never fails the set-up: without it, or with a browser of your own, the tests run on full Chromium', () => {
+    const failed = run({});
+    expect(failed.there).toBe(false);
+    expect(failed.logs.at(-1)).toMatch(/could not install .*full Chromium/);
+    for (const environment of [{ isRoot: false }, { os: ['ubuntu', 'debian'] }, { platform: 'darwin' as const }]) {
+      const result = run(environment);
+      expect(result.there, JSON.stringify(environment)).toBe(false);
+      expect(result.aptCalls).toEqual([]);
+    }
+    for (const env of [{ PLANNAV_CHROMIUM_PATH: '/opt/x/chrome' }, { PLANNAV_SKIP_BROWSER: '1' }]) {
+      const result = run({ env });
+      expect(result).toEqual({ there: false, logs: [], aptCalls: [] });
+    }
   });
 });

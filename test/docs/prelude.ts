@@ -10,8 +10,8 @@ import { Executor, type ExecutionResult, type RunHistory } from 'plannav';
 import { saveHistory } from 'plannav/node';
 import { PlaywrightDriver } from 'plannav/playwright';
 import { ScriptedLLM, scriptedActions, scriptedPlan, type ScriptedRequest, type ScriptedResponse } from 'plannav/testing';
-import { findChromium } from '../../src/chromium/find-chromium';
 import { chromiumLaunchArgs } from '../../src/chromium/launch-args';
+import { pageChromium } from '../helpers/page-chromium';
 
 const PAGES: Record<string, string> = {
   '/': `<title>Mugs</title><h1>Mugs</h1>
@@ -108,7 +108,7 @@ function newModel(): ScriptedLLM {
 let shared: Promise<Browser> | undefined;
 
 function sharedBrowser(): Promise<Browser> {
-  shared ??= chromium.launch({ executablePath: findChromium(), args: [...chromiumLaunchArgs] });
+  shared ??= chromium.launch({ executablePath: pageChromium(), args: [...chromiumLaunchArgs] });
   return shared;
 }
 

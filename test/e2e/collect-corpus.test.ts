@@ -8,6 +8,7 @@ import { templateOf } from '../../src/collect/listing-plan';
 import { PlaywrightDriver } from '../../src/playwright/index';
 import { startCollectCorpus, type CollectCorpus, type CorpusRecord } from '../fixtures/collect-corpus/index';
 import { corpusModel, type ModelLedger } from '../helpers/collect-corpus-model';
+import { pageChromium } from '../helpers/page-chromium';
 
 const Listing = z.object({
   id: z.string().describe('The last part of the record link'),
@@ -32,7 +33,10 @@ let run: {
 beforeAll(async () => {
   // A third of the corpus keeps CI short; every style and every kind of fault is still in it.
   corpus = await startCollectCorpus({ scale: 0.3, hangMs: 6000 });
-  browsers = await Promise.all([PlaywrightDriver.launch({ headless: true }), PlaywrightDriver.launch({ headless: true })]);
+  browsers = await Promise.all([
+    PlaywrightDriver.launch({ headless: true, executablePath: pageChromium() }),
+    PlaywrightDriver.launch({ headless: true, executablePath: pageChromium() }),
+  ]);
   const { llm, ledger } = corpusModel(corpus.truth, corpus.url);
   const collector = new Collector<Listing>({
     llm,

@@ -9,6 +9,7 @@ import { Collector, type CollectOptions, type CollectorEventMap } from '../../sr
 import { fileCollectionStore } from '../../src/node/index';
 import { PlaywrightDriver } from '../../src/playwright/index';
 import { collectSiteModel as siteModel, Job } from '../../examples/collect-site/scripted-model';
+import { pageChromium } from '../helpers/page-chromium';
 
 const fastRetry = { retries: 0, minTimeout: 1, maxTimeout: 1 };
 let browser: PlaywrightDriver;
@@ -18,7 +19,10 @@ const sites: CollectSite[] = [];
 const runs: Collector<Job>[] = [];
 
 beforeAll(async () => {
-  [browser, secondBrowser] = await Promise.all([PlaywrightDriver.launch({ headless: true }), PlaywrightDriver.launch({ headless: true })]);
+  [browser, secondBrowser] = await Promise.all([
+    PlaywrightDriver.launch({ headless: true, executablePath: pageChromium() }),
+    PlaywrightDriver.launch({ headless: true, executablePath: pageChromium() }),
+  ]);
 }, 60_000);
 afterAll(async () => {
   await Promise.all([browser?.close(), secondBrowser?.close()]);

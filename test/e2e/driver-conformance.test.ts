@@ -5,11 +5,11 @@ import { chromium, type Browser } from 'playwright-core';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CustomDriver } from '../../examples/custom-driver';
 import type { BrowserDriver, FrameInfo, PageScript } from '../../src/browser/types';
-import { findChromium } from '../../src/playwright/find-chromium';
 import { PlaywrightDriver } from '../../src/playwright/index';
 import { ConformanceError, registerConformance, type ConformanceCase } from '../../src/testing/conformance';
 import { driverConformance, type DriverConformanceOptions } from '../../src/testing/driver-conformance';
 import { rejectionOf } from '../helpers/rejection';
+import { pageChromium } from '../helpers/page-chromium';
 
 /** Each case starts a driver; under a loaded machine that alone can take seconds. */
 const caseTimeout = 45_000;
@@ -19,7 +19,7 @@ let browser: Browser | undefined;
 
 /** A CustomDriver in a fresh context of the one browser this file launches (contexts are cheap). */
 async function customDriver(): Promise<CustomDriver> {
-  browser ??= await chromium.launch({ executablePath: findChromium(), args: ['--no-sandbox', '--disable-gpu'] });
+  browser ??= await chromium.launch({ executablePath: pageChromium(), args: ['--no-sandbox', '--disable-gpu'] });
   return CustomDriver.create(await browser.newContext({ viewport: { width: 1280, height: 900 } }));
 }
 
@@ -31,7 +31,7 @@ describe('PlaywrightDriver', () => {
   // Attached to a fresh context of the file's one browser per case: launching a browser per case
   // would take most of the file's time. test/e2e/playwright-driver.test.ts covers launch().
   const createDriver = async (): Promise<PlaywrightDriver> => {
-    browser ??= await chromium.launch({ executablePath: findChromium(), args: ['--no-sandbox', '--disable-gpu'] });
+    browser ??= await chromium.launch({ executablePath: pageChromium(), args: ['--no-sandbox', '--disable-gpu'] });
     return PlaywrightDriver.attach(await browser.newContext({ viewport: { width: 1280, height: 900 } }), { settle: { maxWaitMs: 2000 } });
   };
   registerCases(driverConformance({ createDriver, caseTimeout }));

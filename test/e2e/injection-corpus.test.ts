@@ -18,6 +18,7 @@ import { Executor, type ExecutorOptions } from '../../src/index';
 import { PlaywrightDriver } from '../../src/playwright/index';
 import { buildCorpus, secretValues, startUrl, tabUrl, type CorpusPage } from '../helpers/injection-corpus';
 import { corpusModel } from '../helpers/injection-models';
+import { pageChromium } from '../helpers/page-chromium';
 import { judge, outcomes, taskDone, type Outcome } from '../helpers/injection-oracle';
 import { startCorpusSites, type CorpusSites } from '../helpers/injection-site';
 
@@ -210,7 +211,7 @@ beforeAll(async () => {
   for (let index = 0; index < laneCount; index++) {
     lanes.push({
       sites: await startCorpusSites(corpus),
-      driver: await PlaywrightDriver.launch({ settle: { networkQuietMs: 50, domQuietMs: 50, maxWaitMs: 3000 } }),
+      driver: await PlaywrightDriver.launch({ executablePath: pageChromium(), settle: { networkQuietMs: 50, domQuietMs: 50, maxWaitMs: 3000 } }),
     });
   }
   const started = performance.now();

@@ -17,6 +17,7 @@ import { PlaywrightDriver } from '../../src/playwright/index';
 import { ScriptedLLM, scriptedActions, scriptedPlan, type ScriptedRequest } from '../../src/testing/index';
 import { startCorpusSite, type CorpusSite, type Received, type Registration } from '../fixtures/replay-corpus/site';
 import { FORM_VARIANTS, SHOP_VARIANTS, VARIANTS, type Variant } from '../fixtures/replay-corpus/variants';
+import { pageChromium } from '../helpers/page-chromium';
 
 const CUSTOMER = { name: 'Ada Lovelace', email: 'ada@example.com' };
 const REGISTRATION: Registration = {
@@ -245,7 +246,7 @@ export function describeReplayCorpus(siteName: Variant['site']): void {
     folder = await mkdtemp(join(tmpdir(), 'plannav-replay-corpus-'));
     site = await startCorpusSite(variantNamed(`${siteName}/original`));
     // Shorter quiet windows than the defaults (200 ms each), so ~60 replays fit the file's time; the replay options stay the defaults.
-    browser = await PlaywrightDriver.launch({ headless: true, settle: { networkQuietMs: 50, domQuietMs: 50 } });
+    browser = await PlaywrightDriver.launch({ headless: true, executablePath: pageChromium(), settle: { networkQuietMs: 50, domQuietMs: 50 } });
     if (siteName === 'shop') {
       const shop = await record(
         variantNamed('shop/original'),
