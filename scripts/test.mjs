@@ -9,7 +9,7 @@
 // run streams as it runs.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { HEADLESS_SHELL } from './ensure-deps.mjs';
 
@@ -222,7 +222,8 @@ const buildAndAfter = stage('build (tsup)', 'build').then(async (built) => {
   }
   const [, files] = await Promise.all([
     stage('API report and docs (api-extractor, api-documenter)', 'api'),
-    tests('package tests (vitest: package)', ['--project=package'], false),
+    // Beside the sources' tests, which take longer: as many files at once as CPUs is enough, and keeps the load down.
+    tests('package tests (vitest: package)', ['--project=package', `--maxWorkers=${availableParallelism()}`], false),
   ]);
   return files ?? [];
 });

@@ -51,10 +51,10 @@ beforeAll(async () => {
   await writeFile(schemaFile, JSON.stringify(itemSchema));
   // Two runs side by side: each starts its own shop and browser.
   [human, json] = await Promise.all([
-    runCli(['run', '--demo', '--out', humanOut], { timeoutMs: 90_000 }),
-    runCli(['run', '--demo', '--json', '--output-schema', schemaFile, '--out', jsonOut], { timeoutMs: 90_000 }),
+    runCli(['run', '--demo', '--out', humanOut], { timeoutMs: 150_000 }),
+    runCli(['run', '--demo', '--json', '--output-schema', schemaFile, '--out', jsonOut], { timeoutMs: 150_000 }),
   ]);
-}, 120_000);
+}, 180_000);
 
 afterAll(async () => {
   if (work) await rm(work, { recursive: true, force: true });
