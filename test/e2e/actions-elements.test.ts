@@ -49,7 +49,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await fixture?.close();
-  if (files) rmSync(files, { recursive: true, force: true });
+  if (files) rmSync(files, { recursive: true, force: true, maxRetries: 5 });
 });
 
 function run(name: string, params: unknown, state: PageState, options: Omit<LiveContextOptions, 'state'> = {}): Promise<ActionResult> {

@@ -45,7 +45,8 @@ beforeAll(async () => {
 afterAll(async () => {
   await chrome?.kill();
   await site?.close();
-  if (userDataDir) rmSync(userDataDir, { recursive: true, force: true });
+  // A killed Chromium's helpers can still be writing to the profile for a moment: rmSync retries (ENOTEMPTY, EBUSY).
+  if (userDataDir) rmSync(userDataDir, { recursive: true, force: true, maxRetries: 5 });
 });
 
 describe.each(libraries)('attached to a running Chrome with $name', (library) => {

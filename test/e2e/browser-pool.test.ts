@@ -83,7 +83,7 @@ async function inScratch(body: (scratch: string) => Promise<void>): Promise<void
   } finally {
     if (saved === undefined) delete process.env.TMPDIR;
     else process.env.TMPDIR = saved;
-    rmSync(scratch, { recursive: true, force: true });
+    rmSync(scratch, { recursive: true, force: true, maxRetries: 5 });
   }
 }
 

@@ -21,7 +21,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await site?.close();
-  if (scratch) rmSync(scratch, { recursive: true, force: true });
+  if (scratch) rmSync(scratch, { recursive: true, force: true, maxRetries: 5 });
 });
 
 const flat = (text: string) => text.replace(/\s+/g, ' ');
