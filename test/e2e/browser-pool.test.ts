@@ -12,6 +12,7 @@ import { observe } from '../../src/index';
 import { PlaywrightDriver } from '../../src/playwright/index';
 import { PuppeteerDriver } from '../../src/puppeteer/index';
 import { rejectionOf } from '../helpers/rejection';
+import { eventually } from '../helpers/eventually';
 
 let server: Server;
 let origin: string;
@@ -64,14 +65,6 @@ const browsersUnder = (scratch: string): number[] =>
   processesUnder(scratch)
     .filter((process) => process.browser)
     .map((process) => process.pid);
-
-/** Polls `done` every 100 ms for at most `ms`; returns its last answer. */
-async function eventually(done: () => boolean, ms = 10_000): Promise<boolean> {
-  for (const until = Date.now() + ms; ; await new Promise((resolve) => setTimeout(resolve, 100))) {
-    if (done()) return true;
-    if (Date.now() > until) return false;
-  }
-}
 
 /** Runs `body` with the temporary folder (where each launch makes its profile) set to a fresh one, then removes it. */
 async function inScratch(body: (scratch: string) => Promise<void>): Promise<void> {

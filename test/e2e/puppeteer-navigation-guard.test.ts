@@ -10,6 +10,7 @@ import type { BlockedNavigation, NavigationGuard } from '../../src/browser/types
 import { URLNotAllowedError } from '../../src/errors';
 import { findChromium } from '../../src/puppeteer/find-chromium';
 import { PuppeteerDriver } from '../../src/puppeteer/index';
+import { eventually } from '../helpers/eventually';
 
 const fixturesDir = resolve(import.meta.dirname, '../fixtures');
 
@@ -76,12 +77,6 @@ function hostGuard(): NavigationGuard & { readonly reports: BlockedNavigation[] 
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((done) => setTimeout(done, ms));
-
-/** Polls `condition` every 25 ms for at most `timeoutMs`; returns whether it held. */
-async function eventually(condition: () => boolean, timeoutMs = 5000): Promise<boolean> {
-  for (const end = Date.now() + timeoutMs; Date.now() < end; await sleep(25)) if (condition()) return true;
-  return condition();
-}
 
 const redirect = (to: string): string => `${allowed.origin}/redirect?to=${encodeURIComponent(to)}`;
 const fixture = (file: string, to: string): string => `${allowed.origin}/fixtures/${file}?to=${encodeURIComponent(to)}`;
