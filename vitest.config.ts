@@ -9,7 +9,7 @@ import { availableParallelism } from 'node:os';
 import { playwright } from '@vitest/browser-playwright';
 import { configDefaults, defineConfig } from 'vitest/config';
 import SlowestFirst from './scripts/test-sequencer.mjs';
-import { findChromium } from './src/chromium/find-chromium.js';
+import { pageChromium } from './test/helpers/page-chromium.js';
 
 const BROWSER_TESTS = 'src/**/*.browser.test.ts';
 const PACKAGE_TESTS = ['test/package/**/*.test.ts', 'test/bundle/**/*.test.ts'];
@@ -90,7 +90,7 @@ export default defineConfig({
                 // When none is found, Playwright looks for its own download and says how to get one. The page
                 // runtime's tests test the page, not the browser: under `npm test` they run on the headless shell
                 // (test/helpers/page-chromium.ts says why).
-                executablePath: process.env.PLANNAV_TEST_HEADLESS_SHELL || findChromium(),
+                executablePath: pageChromium(),
                 args: [
                   '--no-sandbox', // containers and CI runners often forbid the sandbox's namespaces
                   '--disable-gpu',

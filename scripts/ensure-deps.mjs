@@ -100,17 +100,34 @@ const runApt = (/** @type {string[]} */ args) =>
  */
 
 /**
+ * The machine as the checks below see it: each member from `environment`, else from this process and this system.
+ * `debian` is true on Debian and on distributions built on it (Ubuntu included: `ubuntu` tells them apart).
+ * @param {MachineEnvironment} environment
+ */
+function machineOf(environment) {
+  const platform = environment.platform ?? process.platform;
+  const os = environment.os ?? osIds();
+  return {
+    platform,
+    env: environment.env ?? process.env,
+    exists: environment.exists ?? existsSync,
+    log: environment.log ?? ((/** @type {string} */ message) => console.log(message)),
+    error: environment.error ?? ((/** @type {string} */ message) => console.error(message)),
+    isRoot: environment.isRoot ?? (typeof process.getuid === 'function' && process.getuid() === 0),
+    debian: platform === 'linux' && (os.includes('debian') || (environment.os === undefined && existsSync('/etc/debian_version'))),
+    ubuntu: os.includes('ubuntu'),
+    apt: environment.apt ?? runApt,
+  };
+}
+
+/**
  * The browser tests (test/e2e) and `npm run bench` drive a system Chromium through playwright-core.
  * Installs Debian's `chromium` when none is found and that is possible (root on Debian).
  * @param {MachineEnvironment} [environment] the machine, replaceable for tests
  * @returns {number} the exit code: 0 when a browser is there, was installed or the check is skipped (PLANNAV_SKIP_BROWSER=1); 1 otherwise
  */
 export function ensureChromium(environment = {}) {
-  const platform = environment.platform ?? process.platform;
-  const env = environment.env ?? process.env;
-  const exists = environment.exists ?? existsSync;
-  const log = environment.log ?? ((/** @type {string} */ message) => console.log(message));
-  const error = environment.error ?? ((/** @type {string} */ message) => console.error(message));
+  const { platform, env, exists, log, error, isRoot, debian, ubuntu, apt } = machineOf(environment);
   if (platform !== 'linux') return 0; // macOS / Windows: PlaywrightDriver finds Chrome where it is installed
   const configured = env.PLANNAV_CHROMIUM_PATH ?? env.CHROME_PATH;
   const found = () => (configured !== undefined && configured !== '' && exists(configured)) || linuxChromiumCandidates.some((path) => exists(path));
@@ -119,11 +136,7 @@ export function ensureChromium(environment = {}) {
     log('ensure-deps: no Chromium found; PLANNAV_SKIP_BROWSER=1, so the browser check is skipped (the browser tests will fail).');
     return 0;
   }
-  const isRoot = environment.isRoot ?? (typeof process.getuid === 'function' && process.getuid() === 0);
-  const os = environment.os ?? osIds();
-  const debian = os.includes('debian') || (environment.os === undefined && existsSync('/etc/debian_version'));
   // Ubuntu's `chromium` package only installs the snap, which does not run in containers.
-  const ubuntu = os.includes('ubuntu');
   let why;
   if (!debian || ubuntu)
     why = ubuntu
@@ -132,7 +145,6 @@ export function ensureChromium(environment = {}) {
   else if (!isRoot) why = 'installing it needs root (run `sudo apt-get install chromium`)';
   else {
     log('ensure-deps: Chromium is missing: installing the Debian package `chromium`');
-    const apt = environment.apt ?? runApt;
     if (apt(['update']) && apt(['install', '-y', '--no-install-recommends', 'chromium']) && found()) return 0;
     why = 'apt-get could not install the Debian package `chromium`';
   }
@@ -157,23 +169,16 @@ export const HEADLESS_SHELL = '/usr/bin/chromium-headless-shell';
  * @returns {boolean} whether the headless shell is there
  */
 export function ensureHeadlessShell(environment = {}) {
-  const platform = environment.platform ?? process.platform;
-  const env = environment.env ?? process.env;
-  const exists = environment.exists ?? existsSync;
-  const log = environment.log ?? ((/** @type {string} */ message) => console.log(message));
+  const { platform, env, exists, log, isRoot, debian, ubuntu, apt } = machineOf(environment);
   if (platform !== 'linux') return false;
   if (exists(HEADLESS_SHELL)) return true;
   // A browser of the user's choice is what the tests run on (scripts/test.mjs), and a skipped browser check means no apt.
   if (env.PLANNAV_CHROMIUM_PATH || env.PLANNAV_SKIP_BROWSER === '1') return false;
-  const isRoot = environment.isRoot ?? (typeof process.getuid === 'function' && process.getuid() === 0);
-  const os = environment.os ?? osIds();
-  const debian = (os.includes('debian') || (environment.os === undefined && existsSync('/etc/debian_version'))) && !os.includes('ubuntu');
-  if (!debian || !isRoot) {
+  if (!debian || ubuntu || !isRoot) {
     log(`ensure-deps: ${HEADLESS_SHELL} is missing, so the browser tests run on full Chromium (slower; on Debian: apt-get install chromium-headless-shell).`);
     return false;
   }
   log('ensure-deps: the browser tests run on Chromium\u2019s headless shell: installing the Debian package `chromium-headless-shell`');
-  const apt = environment.apt ?? runApt;
   // Same version as `chromium`: both come from the same Debian source package, so update once more only when needed.
   if (
     (apt(['install', '-y', '--no-install-recommends', 'chromium-headless-shell']) ||
@@ -207,11 +212,7 @@ export function findRedisServer(env = process.env, exists = existsSync) {
  * @returns {number} the exit code: 0 when redis-server is there, was installed or the check is skipped (PLANNAV_SKIP_REDIS=1); 1 otherwise
  */
 export function ensureRedis(environment = {}) {
-  const platform = environment.platform ?? process.platform;
-  const env = environment.env ?? process.env;
-  const exists = environment.exists ?? existsSync;
-  const log = environment.log ?? ((/** @type {string} */ message) => console.log(message));
-  const error = environment.error ?? ((/** @type {string} */ message) => console.error(message));
+  const { platform, env, exists, log, error, isRoot, debian, apt } = machineOf(environment);
   const found = () => findRedisServer(env, exists) !== undefined;
   if (found()) return 0;
   if (env.PLANNAV_REDIS_SERVER) {
@@ -225,15 +226,11 @@ export function ensureRedis(environment = {}) {
     log('ensure-deps: no redis-server found; PLANNAV_SKIP_REDIS=1, so the Redis check is skipped (the Redis tests will fail).');
     return 0;
   }
-  const isRoot = environment.isRoot ?? (typeof process.getuid === 'function' && process.getuid() === 0);
-  const os = environment.os ?? osIds();
-  const debian = platform === 'linux' && (os.includes('debian') || (environment.os === undefined && existsSync('/etc/debian_version')));
   let why;
   if (!debian) why = platform === 'linux' ? 'this is not Debian, so it was not installed automatically' : `it is not installed automatically on ${platform}`;
   else if (!isRoot) why = 'installing it needs root (run `sudo apt-get install redis-server`)';
   else {
     log('ensure-deps: redis-server is missing: installing the Debian package `redis-server`');
-    const apt = environment.apt ?? runApt;
     if (apt(['update']) && apt(['install', '-y', '--no-install-recommends', 'redis-server']) && found()) return 0;
     why = 'apt-get could not install the Debian package `redis-server`';
   }
