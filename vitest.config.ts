@@ -12,6 +12,8 @@ import SlowestFirst from './scripts/test-sequencer.mjs';
 import { pageChromium } from './test/helpers/page-chromium.js';
 
 const BROWSER_TESTS = 'src/**/*.browser.test.ts';
+/** Runs the file on Chromium's headless shell or on full Chromium (test/helpers/page-chromium.ts). */
+const CHROMIUM_SETUP = 'test/helpers/chromium-setup.ts';
 const PACKAGE_TESTS = ['test/package/**/*.test.ts', 'test/bundle/**/*.test.ts'];
 /**
  * Test files that need a process of their own: they replace a module (`vi.mock`), or change the process itself (the
@@ -61,6 +63,7 @@ export default defineConfig({
         test: {
           name: 'node',
           include: ['test/**/*.test.ts'],
+          setupFiles: [CHROMIUM_SETUP],
           exclude: [...configDefaults.exclude, ...PACKAGE_TESTS, ...ISOLATED_TESTS],
           environment: 'node',
           pool: 'forks',
@@ -69,7 +72,7 @@ export default defineConfig({
       },
       {
         extends: true,
-        test: { name: 'isolated', include: ISOLATED_TESTS, environment: 'node', pool: 'forks' },
+        test: { name: 'isolated', include: ISOLATED_TESTS, environment: 'node', pool: 'forks', setupFiles: [CHROMIUM_SETUP] },
       },
       {
         extends: true,

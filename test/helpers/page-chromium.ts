@@ -1,12 +1,43 @@
-// The browser of the test files that test pages, the view and the loop, not the browser: Chromium's headless shell
-// when `npm test` found it (scripts/test.mjs sets PLANNAV_TEST_HEADLESS_SHELL), else the one findChromium() finds.
+// Which Chromium the browser tests run on under `npm test`: Chromium's headless shell for the tests of pages, the view,
+// the loop and the package's front doors, and full Chromium for the tests of what the browser itself does.
 //
 // The headless shell is the same Chromium (Blink, V8, the DevTools protocol) without the desktop browser around it, and
-// needs about a third of the CPU. It is not full Chromium in what the browser itself does, so every file that tests
-// that runs on full Chromium, as users do: it has no PDF viewer and no profile lock, runs speculation rules, and
-// sends WebSockets past a `--proxy-pac-url` (docs/development.md lists what failed on it). Use this only where none
-// of that is under test.
+// needs about a third of the CPU. It is not full Chromium in what the browser itself does: it has no PDF viewer and no
+// profile lock, runs speculation rules, sends WebSockets past a `--proxy-pac-url`, reports some new tabs otherwise,
+// and its processes differ (docs/development.md lists what failed on it). So the files that test any of that, the
+// URL policy's guards and the drivers' own tests run on full Chromium, as users do.
+//
+// scripts/test.mjs sets PLANNAV_TEST_HEADLESS_SHELL when the shell is installed and PLANNAV_CHROMIUM_PATH is not set
+// (a browser of the user's choice runs every test). test/helpers/chromium-setup.ts, a set-up file of the `node` and
+// `isolated` projects, then points PLANNAV_CHROMIUM_PATH (what the drivers' own search reads first, and what the
+// processes a test starts inherit) at the shell for each file not listed below.
 import { findChromium } from '../../src/chromium/find-chromium';
+
+/** The test files that run on full Chromium: they test what the browser itself does, or the guards that rely on it. */
+export const FULL_CHROMIUM_TESTS: readonly string[] = [
+  // The URL policy's guards: speculation rules, WebSockets through the PAC proxy, popups, data: URLs, egress.
+  'test/e2e/navigation-guard.test.ts',
+  'test/e2e/puppeteer-navigation-guard.test.ts',
+  'test/e2e/request-guard.test.ts',
+  'test/e2e/webrtc-guard.test.ts',
+  'test/e2e/guard-between-tasks.test.ts',
+  'test/e2e/refused-navigation.test.ts',
+  'test/e2e/secrets-canary.test.ts',
+  // The browser's own features: the PDF viewer, the profile lock, downloads, new tabs.
+  'test/e2e/pdf.test.ts',
+  'test/e2e/profile.test.ts',
+  'test/e2e/downloads.test.ts',
+  'test/e2e/actions-elements.test.ts',
+  // The browser's processes: launched, shared, killed, gone.
+  'test/e2e/browser-pool.test.ts',
+  'test/e2e/browser-gone.test.ts',
+  'test/e2e/driver-kill.test.ts',
+  'test/e2e/close-while-dying.test.ts',
+  // The drivers' own tests, and the demo as users run it.
+  'test/e2e/playwright-driver.test.ts',
+  'test/e2e/puppeteer-driver.test.ts',
+  'test/e2e/demo.test.ts',
+];
 
 /** The binary for a launch in a file that tests pages and the loop; `undefined` lets the driver find one. */
 export function pageChromium(): string | undefined {
