@@ -32,8 +32,20 @@ export interface LaunchedChromium<B> {
 }
 
 /**
+ * Whether `product` (the DevTools protocol's `Browser.getVersion`) names Chromium's headless shell,
+ * `HeadlessChrome/<version>`; full Chrome and Chromium say `Chrome/<version>`, headless or not.
+ */
+function isHeadlessShell(product: string | undefined): boolean {
+  return product?.startsWith('HeadlessChrome/') === true;
+}
+
+/**
  * Launches Chromium through `launch` (given the switches and the profile folder); a browser that
  * dies (killed, crashed) takes its profile folder and proxy with it, close() or not (`onGone`).
+ *
+ * Chromium's headless shell does not open its WebSockets through a `--proxy-pac-url` proxy (seen
+ * with Chromium 156): on it the proxy would check nothing, so none is returned (`product` tells the
+ * shell apart), and the request guard then says that WebSockets go unchecked instead of counting on it.
  * @throws `BrowserError` saying where it looked when the browser could not be started; with code
  * `PROFILE_IN_USE` when a running browser holds the user's `userDataDir`.
  */
@@ -41,6 +53,7 @@ export async function launchChromium<B>(
   request: LaunchRequest,
   launch: (args: string[], userDataDir: string | undefined) => Promise<B>,
   onGone: (browser: B, listener: () => void) => void,
+  product: (browser: B) => Promise<string | undefined>,
 ): Promise<LaunchedChromium<B>> {
   let userDataDir: string | undefined;
   let proxy: EgressProxy | undefined;
@@ -59,8 +72,10 @@ export async function launchChromium<B>(
     throw new BrowserError(`Could not launch Chromium from ${where}: ${firstLine(error)}. Install Chromium or pass \`executablePath\`.`, { cause: error });
   }
   if (userDataDir && !userProfile) removeProfileWhenGone(userDataDir, (listener) => onGone(browser, listener));
-  onGone(browser, () => void proxy?.close());
-  return { browser, proxy, userDataDir, keepProfile: userProfile !== undefined };
+  const started = proxy;
+  onGone(browser, () => void started?.close());
+  const tunnels = started !== undefined && !isHeadlessShell(await product(browser).catch(() => undefined));
+  return { browser, proxy: tunnels ? started : undefined, userDataDir, keepProfile: userProfile !== undefined };
 }
 
 /**

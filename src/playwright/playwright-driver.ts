@@ -12,7 +12,7 @@ import { launchChromium, openDriver, openInDefaultContext, openInRemoteContext }
 import { launchStorageState, storageStateOf, writeStorageStateFile } from '../chromium/storage-state';
 import type { StorageState, StorageStateOptions } from '../browser/storage-state';
 import type { PlaywrightConnectOptions, PlaywrightDriverOptions, PlaywrightLaunchOptions, PlaywrightPoolOptions } from './options';
-import { launchPooledChromium, playwrightOwnChromium, type PlaywrightPool } from './pool';
+import { launchPooledChromium, playwrightOwnChromium, productOfContext, type PlaywrightPool } from './pool';
 import { PlaywrightTransport, type Ownership } from './transport';
 import { checkRecordingOptions, explainRecordingFailure, TraceRecording, videoContextOptions } from './trace';
 
@@ -95,6 +95,7 @@ export class PlaywrightDriver extends DownloadingDriverCore<Page, Frame, Element
           timeout: options.launchTimeout ?? 30_000,
         }),
       (launched, listener) => void launched.once('close', listener),
+      productOfContext,
     ).catch(explainRecordingFailure(recording));
     return openDriver(
       () => new PlaywrightDriver(context, { context, userDataDir, proxy, keepProfile }, options),

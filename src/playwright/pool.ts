@@ -1,7 +1,7 @@
 // The browser pool of PlaywrightDriver: the one Chromium it launches (same switches and WebSocket
 // proxy as launch()), and the pool's public type. Opening a driver in it is the driver's own code.
 
-import { chromium, type Browser } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type CDPSession } from 'playwright-core';
 import type { SharedBrowser } from '../chromium/browser-pool';
 import { findChromium } from '../chromium/find-chromium';
 import { launchChromium, sharedBrowser } from '../chromium/launch';
@@ -42,6 +42,23 @@ export async function launchPooledChromium(options: PlaywrightPoolOptions): Prom
     { executablePath, unnamed: playwrightOwnChromium, args: options.args, ownProxy: options.contextOptions?.proxy !== undefined, profile: false },
     (args) => chromium.launch({ executablePath, headless: options.headless ?? true, args, timeout: options.launchTimeout ?? 30_000 }),
     (browser, listener) => void browser.once('disconnected', listener),
+    (browser) => productOver(() => browser.newBrowserCDPSession()),
   );
   return sharedBrowser(launched);
+}
+
+/** The browser's product (`Browser.getVersion`: `Chrome/…`, or `HeadlessChrome/…` for the headless shell), over a session `open` makes. */
+async function productOver(open: () => Promise<CDPSession>): Promise<string> {
+  const session = await open();
+  try {
+    return (await session.send('Browser.getVersion')).product;
+  } finally {
+    await session.detach().catch(() => undefined);
+  }
+}
+
+/** The product of the browser of a persistent context, asked over its first tab; undefined when it has none. */
+export async function productOfContext(context: BrowserContext): Promise<string | undefined> {
+  const page = context.pages()[0];
+  return page ? productOver(() => context.newCDPSession(page)) : undefined;
 }

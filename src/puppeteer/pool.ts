@@ -53,6 +53,7 @@ export async function launchPuppeteer(options: PuppeteerPoolOptions | PuppeteerL
         timeout: options.launchTimeout ?? 30_000,
       }),
     (browser, listener) => void browser.once('disconnected', listener),
+    (browser) => browser.version(),
   );
 }
 

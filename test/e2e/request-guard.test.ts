@@ -2,6 +2,7 @@
 // 127.0.0.1 fires every kind of request at a recording server on 127.0.0.2, which must see none.
 // The browser knows that server as denied.test: Chromium never sends a WebSocket to a loopback
 // address through the drivers' proxy, and the policy's loopback case has its own test.
+import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -271,6 +272,29 @@ describe.each(drivers)('$name', ({ launch, socketUrls }) => {
     expect(await driver.setNavigationGuard?.(guard)).toEqual({ scope: 'navigation' });
     await firePage(driver, guard);
     expect(recording.requests).toContain('/fetch');
+  });
+});
+
+// Chromium's headless shell opens its WebSockets past the driver's PAC proxy: a driver launched on it must not count on
+// the proxy, and says which WebSockets go unchecked (it said none, and all of them got through).
+describe("a launch on Chromium's headless shell", () => {
+  const shell = ['/usr/bin/chromium-headless-shell', process.env.PLANNAV_TEST_HEADLESS_SHELL].find((path) => path && existsSync(path));
+  it.for([
+    { name: 'PlaywrightDriver', launch: (executablePath: string) => PlaywrightDriver.launch({ executablePath }), uncovered: /^WebSocket handshakes \(/ },
+    {
+      name: 'PuppeteerDriver',
+      launch: (executablePath: string) => PuppeteerDriver.launch({ executablePath }),
+      uncovered: /^WebSocket handshakes of shared and service workers$/,
+    },
+  ])('$name says which WebSockets go unchecked', async ({ launch, uncovered }, context) => {
+    if (!shell) return context.skip('chromium-headless-shell is not installed (npm test installs it on Debian)');
+    const driver = await launch(shell);
+    try {
+      const status = await driver.setNavigationGuard?.(hostGuard('all-requests'));
+      expect(status.unenforced).toEqual([expect.stringMatching(uncovered)]);
+    } finally {
+      await driver.close();
+    }
   });
 });
 

@@ -11,7 +11,7 @@
 // (a browser of the user's choice runs every test). test/helpers/chromium-setup.ts, a set-up file of the `node` and
 // `isolated` projects, then points PLANNAV_CHROMIUM_PATH (what the drivers' own search reads first, and what the
 // processes a test starts inherit) at the shell for each file not listed below.
-import { findChromium } from '../../src/chromium/find-chromium';
+import { findChromium } from '../../src/chromium/find-chromium.js';
 
 /** The test files that run on full Chromium: they test what the browser itself does, or the guards that rely on it. */
 export const FULL_CHROMIUM_TESTS: readonly string[] = [
