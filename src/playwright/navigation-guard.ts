@@ -5,6 +5,7 @@ import type { BrowserContext, CDPSession, Frame, Page, Request, Route } from 'pl
 import type { NavigationGuard } from '../browser/types';
 import { frameIds, GuardedNavigations, startedOrDisposed, type CreatedTarget, type PausedRequest, type SendCommand } from '../chromium/navigation-guard';
 import { portable } from './page-function';
+import { removeSpeculationRules } from '../chromium/speculation-rules';
 
 /** What the enforcer needs from the driver that owns the context. */
 export interface NavigationGuardHooks {
@@ -379,39 +380,3 @@ function bounded<T>(work: Promise<T | undefined>): Promise<T | undefined> {
   const expired = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), watchTimeoutMs)));
   return Promise.race([work.catch(() => undefined), expired]).finally(() => clearTimeout(timer));
 }
-
-/* v8 ignore start -- runs inside the page */
-/**
- * Removes `<script type="speculationrules">` elements as they are added, before the browser acts
- * on them (the observer's microtask runs before the one that starts the prefetches). Uses the
- * DOM functions as they were when the document started, so the page cannot switch it off by
- * replacing them.
- */
-function removeSpeculationRules(): void {
-  const marker = '__plannavNoSpeculation';
-  if (Object.prototype.hasOwnProperty.call(window, marker)) return;
-  Object.defineProperty(window, marker, { value: true, enumerable: false });
-  const apply = Reflect.apply;
-  // Natives taken before the page can replace them, and called through Reflect.apply. (querySelectorAll is not
-  // deprecated: one of its overloads, for deprecated tag names, is.)
-  /* eslint-disable @typescript-eslint/unbound-method, @typescript-eslint/no-deprecated -- see above */
-  const remove = Element.prototype.remove;
-  const getAttribute = Element.prototype.getAttribute;
-  const querySelectorAll = Element.prototype.querySelectorAll;
-  /* eslint-enable @typescript-eslint/unbound-method, @typescript-eslint/no-deprecated */
-  const isRules = (node: Node): boolean =>
-    node.nodeType === 1 && (node as Element).localName === 'script' && (apply(getAttribute, node, ['type']) ?? '').trim().toLowerCase() === 'speculationrules';
-  const sweep = (node: Node): void => {
-    if (isRules(node)) apply(remove, node, []);
-    else if (node.nodeType === 1)
-      for (const script of apply(querySelectorAll, node, ['script']) as NodeListOf<Element>) if (isRules(script)) apply(remove, script, []);
-  };
-  new MutationObserver((records) => {
-    for (const record of records) {
-      if (record.type === 'attributes') sweep(record.target);
-      else for (const node of record.addedNodes) sweep(node);
-    }
-  }).observe(document, { childList: true, subtree: true, attributes: true, attributeFilter: ['type'] });
-  if (document.documentElement) sweep(document.documentElement);
-}
-/* v8 ignore stop */

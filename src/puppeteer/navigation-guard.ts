@@ -1,6 +1,7 @@
 // Enforces a NavigationGuard on every navigation of one Puppeteer browser context: first requests,
 // redirect hops, popups, frames, prefetches. It must not let a denied one leave, nor stop other contexts' requests.
 
+import { speculationRulesRemover } from '../chromium/speculation-rules';
 import type { Browser, CDPSession, Frame, Page } from 'puppeteer-core';
 import type { BlockedNavigation, NavigationGuard } from '../browser/types';
 import {
@@ -77,8 +78,9 @@ function isPrefetch(event: PausedRequest): boolean {
  * (CDP `Target.getTargetInfo`) or a frame of one of the driver's tabs (`Page.getFrameTree`);
  * others continue untouched. After each commit, a document the guard denies that loaded without
  * a request (`data:`, `blob:`, a page restored from the back-forward cache) is left for
- * `about:blank` and reported. Speculation rules (`<script type=speculationrules>`) are not seen:
- * the browser fetches them itself (a launched browser's profile turns them off). Chromium refuses
+ * `about:blank` and reported. Speculation rules (`<script type=speculationrules>`) are not seen,
+ * the browser fetches them itself: a script removes them from each watched tab's documents (a
+ * launched full Chromium's profile turns them off too). Chromium refuses
  * a `data:` URL in a top frame itself (a link, a location change, a popup) and says so only in
  * the tab's console: each tab's session reads it, the refusal is reported like a stopped
  * navigation, and a popup left empty by it is closed.
@@ -159,6 +161,9 @@ export class NavigationGuardEnforcer extends GuardedNavigations<Page, Navigation
     let session: CDPSession | undefined;
     try {
       session = await page.createCDPSession();
+      // Speculation rules prefetch where no interception sees it: removed from every document of the tab.
+      const { identifier } = await page.evaluateOnNewDocument(speculationRulesRemover);
+      await Promise.all(page.frames().map((frame) => frame.evaluate(speculationRulesRemover).catch(() => undefined)));
       const { targetInfo } = (await session.send('Target.getTargetInfo')) as { targetInfo: TargetInfo };
       const committed = (frame: Frame): void => this.committed(page, frame);
       page.on('framenavigated', committed);
@@ -173,6 +178,7 @@ export class NavigationGuardEnforcer extends GuardedNavigations<Page, Navigation
         session: own,
         dispose: async () => {
           page.off('framenavigated', committed);
+          await page.removeScriptToEvaluateOnNewDocument(identifier).catch(() => undefined);
           await own.detach().catch(() => undefined);
         },
       };

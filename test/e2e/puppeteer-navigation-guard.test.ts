@@ -283,6 +283,22 @@ describe('speculation rules', () => {
 });
 
 describe('an attached browser', () => {
+  // A browser the driver did not launch runs speculation rules (the test above shows it), and no interception sees
+  // their prefetches: the guard removes the rules from the tab's documents.
+  it('removes speculation rules from its tab, where the browser would prefetch past the guard', async () => {
+    const browser = await puppeteer.launch({ executablePath: findChromium(), headless: true, args: ['--no-sandbox', '--disable-gpu'] });
+    try {
+      const attached = await PuppeteerDriver.attach(await browser.newPage());
+      await attached.setNavigationGuard(hostGuard());
+      await attached.goto(fixture('guard-speculation.html', `${denied.origin}/attached-speculation`));
+      await sleep(1000);
+      expect(denied.received).toEqual([]);
+      await attached.close();
+    } finally {
+      await browser.close();
+    }
+  });
+
   it('guards only the context the driver drives', async () => {
     const browser = await puppeteer.launch({ executablePath: findChromium(), headless: true, args: ['--no-sandbox', '--disable-gpu'] });
     try {
