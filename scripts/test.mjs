@@ -193,16 +193,16 @@ async function sourceTests() {
 }
 
 /**
- * The files that test pages, the view and the loop rather than the browser (test/helpers/page-chromium.ts) run on
- * Chromium's headless shell when scripts/ensure-deps.mjs could install it: the same Chromium without the desktop
- * browser around it, at about a third of the CPU (docs/development.md has the figures). Every other browser test runs
- * on full Chromium, as users do; with PLANNAV_CHROMIUM_PATH set, every test runs on that browser.
+ * The browser tests run on Chromium's headless shell when scripts/ensure-deps.mjs could install it: the same Chromium
+ * without the desktop browser around it, at about a third of the CPU (docs/development.md has the figures). The files
+ * that test what the browser itself does (FULL_CHROMIUM_TESTS, test/helpers/page-chromium.ts) run on full Chromium, as
+ * users do; with PLANNAV_CHROMIUM_PATH set, every test runs on that browser.
  */
 function chooseHeadlessShell() {
   if (process.env.PLANNAV_CHROMIUM_PATH) return `every browser test runs on ${process.env.PLANNAV_CHROMIUM_PATH} (PLANNAV_CHROMIUM_PATH)`;
   if (process.platform !== 'linux' || !existsSync(HEADLESS_SHELL)) return 'every browser test runs on full Chromium (chromium-headless-shell is not installed)';
   process.env.PLANNAV_TEST_HEADLESS_SHELL = HEADLESS_SHELL;
-  return `the page and loop tests run on ${HEADLESS_SHELL}, the others on full Chromium`;
+  return `the browser tests run on ${HEADLESS_SHELL}, those of FULL_CHROMIUM_TESTS (test/helpers/page-chromium.ts) on full Chromium`;
 }
 console.log(`Browsers: ${chooseHeadlessShell()}`);
 

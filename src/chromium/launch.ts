@@ -31,12 +31,28 @@ export interface LaunchedChromium<B> {
   readonly keepProfile?: boolean | undefined;
 }
 
+/** How long a launch waits for the browser to name itself (`Browser.getVersion`). */
+const productTimeoutMs = 5000;
+
 /**
- * Whether `product` (the DevTools protocol's `Browser.getVersion`) names Chromium's headless shell,
- * `HeadlessChrome/<version>`; full Chrome and Chromium say `Chrome/<version>`, headless or not.
+ * Whether the browser `product` names (the DevTools protocol's `Browser.getVersion`) opens its
+ * WebSockets through a `--proxy-pac-url` proxy: full Chrome and Chromium, `Chrome/<version>`,
+ * headless or not. Chromium's headless shell says `HeadlessChrome/<version>` and does not; a
+ * browser that did not answer, or names itself otherwise, is not counted on either.
  */
-function isHeadlessShell(product: string | undefined): boolean {
-  return product?.startsWith('HeadlessChrome/') === true;
+function proxiesWebSockets(product: string | undefined): boolean {
+  return product?.startsWith('Chrome/') === true;
+}
+
+/** What the browser names itself, or undefined when it fails or does not answer within {@link productTimeoutMs}. */
+async function productWithin<B>(browser: B, product: (browser: B) => Promise<string | undefined>): Promise<string | undefined> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const expired = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), productTimeoutMs)));
+  try {
+    return await Promise.race([product(browser).catch(() => undefined), expired]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /**
@@ -44,8 +60,9 @@ function isHeadlessShell(product: string | undefined): boolean {
  * dies (killed, crashed) takes its profile folder and proxy with it, close() or not (`onGone`).
  *
  * Chromium's headless shell does not open its WebSockets through a `--proxy-pac-url` proxy (seen
- * with Chromium 156): on it the proxy would check nothing, so none is returned (`product` tells the
- * shell apart), and the request guard then says that WebSockets go unchecked instead of counting on it.
+ * with Chromium 156): on it the proxy would check nothing. So the proxy is returned only for a
+ * browser that names itself full Chrome or Chromium (`product`); otherwise the request guard says
+ * that WebSockets go unchecked instead of counting on it. The proxy runs on until the browser is gone.
  * @throws `BrowserError` saying where it looked when the browser could not be started; with code
  * `PROFILE_IN_USE` when a running browser holds the user's `userDataDir`.
  */
@@ -74,7 +91,7 @@ export async function launchChromium<B>(
   if (userDataDir && !userProfile) removeProfileWhenGone(userDataDir, (listener) => onGone(browser, listener));
   const started = proxy;
   onGone(browser, () => void started?.close());
-  const tunnels = started !== undefined && !isHeadlessShell(await product(browser).catch(() => undefined));
+  const tunnels = started !== undefined && proxiesWebSockets(await productWithin(browser, product));
   return { browser, proxy: tunnels ? started : undefined, userDataDir, keepProfile: userProfile !== undefined };
 }
 

@@ -247,7 +247,7 @@ const unenforcedWebRtc =
 
 /** What the drivers let through in the `all-requests` scope without either WebSocket check: see {@link RequestGuard}. */
 const unenforcedWebSockets =
-  'WebSocket handshakes (the Fetch domain does not see them; they are checked only with a guard that gives its rules, in a browser the driver launched without a proxy of your own, or in pages, frames and dedicated workers with the Puppeteer driver)';
+  'WebSocket handshakes (the Fetch domain does not see them; they are checked only with a guard that gives its rules, in full Chrome or Chromium (not its headless shell) that the driver launched without a proxy of your own, or in pages, frames and dedicated workers with the Puppeteer driver)';
 
 /**
  * Brings a driver's request guard in line with the guard given to `setNavigationGuard`: started

@@ -159,11 +159,15 @@ export class NavigationGuardEnforcer extends GuardedNavigations<Page, Navigation
 
   private async startWatch(page: Page): Promise<PageWatch | undefined> {
     let session: CDPSession | undefined;
+    let remover: { identifier: string } | undefined;
+    const removeRemover = (): Promise<void> =>
+      remover ? page.removeScriptToEvaluateOnNewDocument(remover.identifier).catch(() => undefined) : Promise.resolve();
     try {
       session = await page.createCDPSession();
-      // Speculation rules prefetch where no interception sees it: removed from every document of the tab.
-      const { identifier } = await page.evaluateOnNewDocument(speculationRulesRemover);
-      await Promise.all(page.frames().map((frame) => frame.evaluate(speculationRulesRemover).catch(() => undefined)));
+      // Speculation rules prefetch where no interception sees it: removed from every document of the tab, best effort
+      // (the watch's other checks do not wait on it, nor fail with it).
+      remover = await page.evaluateOnNewDocument(speculationRulesRemover).catch(() => undefined);
+      for (const frame of page.frames()) void frame.evaluate(speculationRulesRemover).catch(() => undefined);
       const { targetInfo } = (await session.send('Target.getTargetInfo')) as { targetInfo: TargetInfo };
       const committed = (frame: Frame): void => this.committed(page, frame);
       page.on('framenavigated', committed);
@@ -178,7 +182,7 @@ export class NavigationGuardEnforcer extends GuardedNavigations<Page, Navigation
         session: own,
         dispose: async () => {
           page.off('framenavigated', committed);
-          await page.removeScriptToEvaluateOnNewDocument(identifier).catch(() => undefined);
+          await removeRemover();
           await own.detach().catch(() => undefined);
         },
       };
@@ -188,6 +192,7 @@ export class NavigationGuardEnforcer extends GuardedNavigations<Page, Navigation
       }
       return watch;
     } catch {
+      await removeRemover();
       await session?.detach().catch(() => undefined);
       return undefined;
     }

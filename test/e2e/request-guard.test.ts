@@ -296,6 +296,25 @@ describe("a launch on Chromium's headless shell", () => {
       await driver.close();
     }
   });
+
+  it.for([
+    { name: 'PlaywrightDriver', pool: (executablePath: string) => PlaywrightDriver.pool({ executablePath, size: 1 }), uncovered: /^WebSocket handshakes \(/ },
+    {
+      name: 'PuppeteerDriver',
+      pool: (executablePath: string) => PuppeteerDriver.pool({ executablePath, size: 1 }),
+      uncovered: /^WebSocket handshakes of shared and service workers$/,
+    },
+  ])('$name: a pool on it says so too', async ({ pool: makePool, uncovered }, context) => {
+    if (!shell) return context.skip('chromium-headless-shell is not installed (npm test installs it on Debian)');
+    const pool = makePool(shell);
+    try {
+      const driver = await pool.create();
+      const status = await driver.setNavigationGuard?.(hostGuard('all-requests'));
+      expect(status.unenforced).toEqual([expect.stringMatching(uncovered)]);
+    } finally {
+      await pool.close();
+    }
+  });
 });
 
 describe('a launch with a proxy of its own', () => {

@@ -23,11 +23,15 @@ export const FULL_CHROMIUM_TESTS: readonly string[] = [
   'test/e2e/guard-between-tasks.test.ts',
   'test/e2e/refused-navigation.test.ts',
   'test/e2e/secrets-canary.test.ts',
-  // The browser's own features: the PDF viewer, the profile lock, downloads, new tabs.
+  // The browser's own features: the PDF viewer, profiles, downloads, new tabs and popups, a tab closing mid-load.
   'test/e2e/pdf.test.ts',
   'test/e2e/profile.test.ts',
   'test/e2e/downloads.test.ts',
   'test/e2e/actions-elements.test.ts',
+  'test/e2e/attached-drivers.test.ts',
+  'test/e2e/goto-closing-tab.test.ts',
+  'test/e2e/standalone-navigation.test.ts',
+  'test/front/ui.test.ts',
   // The browser's processes: launched, shared, killed, gone.
   'test/e2e/browser-pool.test.ts',
   'test/e2e/browser-gone.test.ts',
