@@ -2,6 +2,7 @@
 // plannav's BrowserError, so the loop sees one error type whatever went wrong in the browser.
 // Generic over the library: a driver with its own words for a failure passes its own hooks.
 
+import { valueWithin } from '../util/value-within';
 import type { CallOptions } from '../browser/types';
 import { BrowserError, PlannavError } from '../errors';
 import { raceAbort, throwIfAborted } from '../util/abort';
@@ -101,14 +102,7 @@ export async function guardedCall<T>(
 
 /** What the abandon hook has to say, within its bound; nothing when there is no hook or it fails. */
 async function abandon(onAbandon: CallHooks['onAbandon']): Promise<string | undefined> {
-  if (!onAbandon) return undefined;
-  let bound: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<undefined>((resolve) => (bound = setTimeout(() => resolve(undefined), onAbandonBoundMs)));
-  try {
-    return await Promise.race([onAbandon().catch(() => undefined), late]);
-  } finally {
-    clearTimeout(bound);
-  }
+  return onAbandon ? valueWithin(onAbandon(), onAbandonBoundMs) : undefined;
 }
 
 /** Resolves after `ms` milliseconds, whatever happens; for bounds on waits that must never fail. */

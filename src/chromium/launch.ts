@@ -7,6 +7,7 @@ import { BrowserError } from '../errors';
 import { firstLine } from './call';
 import { startLaunchProxy, type EgressProxy } from './egress-proxy';
 import { chromiumLaunchArgs } from './launch-args';
+import { valueWithin } from '../util/value-within';
 import type { SharedBrowser } from './browser-pool';
 import { createProfile, prepareUserProfile, removeProfile, removeProfileWhenGone } from './profile';
 
@@ -31,7 +32,7 @@ export interface LaunchedChromium<B> {
   readonly keepProfile?: boolean | undefined;
 }
 
-/** How long a launch waits for the browser to name itself (`Browser.getVersion`). */
+/** How long a launch waits for the browser to name itself (`Browser.getVersion`); one that does not is not counted on. */
 const productTimeoutMs = 5000;
 
 /**
@@ -42,17 +43,6 @@ const productTimeoutMs = 5000;
  */
 function proxiesWebSockets(product: string | undefined): boolean {
   return product?.startsWith('Chrome/') === true;
-}
-
-/** What the browser names itself, or undefined when it fails or does not answer within {@link productTimeoutMs}. */
-async function productWithin<B>(browser: B, product: (browser: B) => Promise<string | undefined>): Promise<string | undefined> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const expired = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), productTimeoutMs)));
-  try {
-    return await Promise.race([product(browser).catch(() => undefined), expired]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 /**
@@ -91,7 +81,7 @@ export async function launchChromium<B>(
   if (userDataDir && !userProfile) removeProfileWhenGone(userDataDir, (listener) => onGone(browser, listener));
   const started = proxy;
   onGone(browser, () => void started?.close());
-  const tunnels = started !== undefined && proxiesWebSockets(await productWithin(browser, product));
+  const tunnels = started !== undefined && proxiesWebSockets(await valueWithin(product(browser), productTimeoutMs));
   return { browser, proxy: tunnels ? started : undefined, userDataDir, keepProfile: userProfile !== undefined };
 }
 

@@ -6,6 +6,7 @@ import type { NavigationGuard } from '../browser/types';
 import { frameIds, GuardedNavigations, startedOrDisposed, type CreatedTarget, type PausedRequest, type SendCommand } from '../chromium/navigation-guard';
 import { portable } from './page-function';
 import { removeSpeculationRules } from '../chromium/speculation-rules';
+import { valueWithin } from '../util/value-within';
 
 /** What the enforcer needs from the driver that owns the context. */
 export interface NavigationGuardHooks {
@@ -376,7 +377,5 @@ function frameOf(request: Request): Frame | undefined {
 
 /** Resolves with the value, or with undefined after the bound: a navigation never waits forever. */
 function bounded<T>(work: Promise<T | undefined>): Promise<T | undefined> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const expired = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), watchTimeoutMs)));
-  return Promise.race([work.catch(() => undefined), expired]).finally(() => clearTimeout(timer));
+  return valueWithin(work, watchTimeoutMs);
 }
