@@ -7,6 +7,7 @@ import type { BrowserDriver } from '../../src/browser/types';
 import { BrowserDisconnectedError } from '../../src/errors';
 import { Executor, type ExecutorEventMap } from '../../src/index';
 import { ScriptedLLM, scriptedActions, scriptedPlan, type ScriptedRequest } from '../../src/testing/index';
+import { onFullChromium } from '../helpers/page-chromium';
 import { browserPid, drivers, indexWhere, killAndWait, startFaultSite, type FaultSite } from './fault-site';
 
 let site: FaultSite;
@@ -86,51 +87,55 @@ describe.each(drivers)('%s: the last tab closed by the page', (_name, launch) =>
   });
 });
 
+// The browser's process is found and killed here, and the headless shell's process tree differs: full Chromium.
 describe.each(drivers)('%s: the browser killed mid-task', (_name, launch) => {
-  it('ends the task at once with a BrowserDisconnectedError after one failed step, history complete; a new driver works', async () => {
-    const marker = `--plannav-test-run=${randomUUID()}`;
-    const driver = await launch({ args: [marker] });
-    try {
-      await driver.goto(site.url('/start'));
-      const llm = model([
-        () => [{ go_to_url: { url: site.url('/elsewhere') } }],
-        async (state) => {
-          // The browser dies while the model thinks; the action it chose then meets no browser.
-          await killAndWait(browserPid(marker));
-          return [{ click_element: { index: indexWhere(state, /Order/) } }];
-        },
-      ]);
-      // The Planner finishes only on a page the task never reaches, so only the kill can end the task.
-      const executor = new Executor({ sensitiveActions: false, task: 'Order elsewhere', llm, browser: driver, planningInterval: 10 });
-      const stepEnds = collect(executor, 'step-end');
-      const result = await executor.execute();
+  it(
+    'ends the task at once with a BrowserDisconnectedError after one failed step, history complete; a new driver works',
+    onFullChromium(async () => {
+      const marker = `--plannav-test-run=${randomUUID()}`;
+      const driver = await launch({ args: [marker] });
+      try {
+        await driver.goto(site.url('/start'));
+        const llm = model([
+          () => [{ go_to_url: { url: site.url('/elsewhere') } }],
+          async (state) => {
+            // The browser dies while the model thinks; the action it chose then meets no browser.
+            await killAndWait(browserPid(marker));
+            return [{ click_element: { index: indexWhere(state, /Order/) } }];
+          },
+        ]);
+        // The Planner finishes only on a page the task never reaches, so only the kill can end the task.
+        const executor = new Executor({ sensitiveActions: false, task: 'Order elsewhere', llm, browser: driver, planningInterval: 10 });
+        const stepEnds = collect(executor, 'step-end');
+        const result = await executor.execute();
 
-      expect(result.status).toBe('failed');
-      expect(BrowserDisconnectedError.isInstance(result.error)).toBe(true);
-      expect(result.error?.code).toBe('BROWSER_DISCONNECTED');
-      const failed = stepEnds.filter((event) => event.error !== undefined);
-      expect(failed.map((event) => event.error?.code)).toEqual(['BROWSER_DISCONNECTED']);
-      expect(stepEnds.at(-1)?.error?.code).toBe('BROWSER_DISCONNECTED');
-      // Every step is in the history, the failed one with its error and the model's choice.
-      const steps = result.history.steps.filter((step) => step.taskId === result.taskId);
-      expect(steps).toHaveLength(stepEnds.length);
-      expect(steps.at(-1)?.error?.code).toBe('BROWSER_DISCONNECTED');
-      expect(JSON.stringify(steps.at(-1)?.modelOutput)).toContain('click_element');
-      expect(result.history.tasks.at(-1)?.status).toBe('failed');
-      // Every later call says the same, at once.
-      await expect(driver.tabs()).rejects.toSatisfy((error: unknown) => BrowserDisconnectedError.isInstance(error));
-    } finally {
-      await driver.close();
-    }
+        expect(result.status).toBe('failed');
+        expect(BrowserDisconnectedError.isInstance(result.error)).toBe(true);
+        expect(result.error?.code).toBe('BROWSER_DISCONNECTED');
+        const failed = stepEnds.filter((event) => event.error !== undefined);
+        expect(failed.map((event) => event.error?.code)).toEqual(['BROWSER_DISCONNECTED']);
+        expect(stepEnds.at(-1)?.error?.code).toBe('BROWSER_DISCONNECTED');
+        // Every step is in the history, the failed one with its error and the model's choice.
+        const steps = result.history.steps.filter((step) => step.taskId === result.taskId);
+        expect(steps).toHaveLength(stepEnds.length);
+        expect(steps.at(-1)?.error?.code).toBe('BROWSER_DISCONNECTED');
+        expect(JSON.stringify(steps.at(-1)?.modelOutput)).toContain('click_element');
+        expect(result.history.tasks.at(-1)?.status).toBe('failed');
+        // Every later call says the same, at once.
+        await expect(driver.tabs()).rejects.toSatisfy((error: unknown) => BrowserDisconnectedError.isInstance(error));
+      } finally {
+        await driver.close();
+      }
 
-    const next = await launch({});
-    try {
-      await next.goto(site.url('/start'));
-      const llm = model([() => [{ go_to_url: { url: site.url('/elsewhere') } }]]);
-      const result = await new Executor({ sensitiveActions: false, task: 'Reach the page elsewhere', llm, browser: next, planningInterval: 1 }).execute();
-      expect(result.status).toBe('ok');
-    } finally {
-      await next.close();
-    }
-  });
+      const next = await launch({});
+      try {
+        await next.goto(site.url('/start'));
+        const llm = model([() => [{ go_to_url: { url: site.url('/elsewhere') } }]]);
+        const result = await new Executor({ sensitiveActions: false, task: 'Reach the page elsewhere', llm, browser: next, planningInterval: 1 }).execute();
+        expect(result.status).toBe('ok');
+      } finally {
+        await next.close();
+      }
+    }),
+  );
 });

@@ -13,6 +13,7 @@ import { PlaywrightDriver } from '../../src/playwright/index';
 import { PuppeteerDriver } from '../../src/puppeteer/index';
 import { rejectionOf } from '../helpers/rejection';
 import { eventually } from '../helpers/eventually';
+import { onFullChromium } from '../helpers/page-chromium';
 
 let server: Server;
 let origin: string;
@@ -152,59 +153,68 @@ describe.each([
     }
   });
 
-  it('launches the browser once, closes it with the last driver and leaves nothing behind', { timeout: 60_000 }, async () => {
-    await inScratch(async (scratch) => {
-      const pool = makePool(4);
-      expect(browsersUnder(scratch)).toEqual([]); // lazy: nothing before the first create()
-      const drivers = await Promise.all([0, 1, 2, 3].map(() => pool.create()));
-      const [browser] = browsersUnder(scratch);
-      expect(browsersUnder(scratch)).toEqual([browser]);
-      expect(await rejectionOf(pool.create())).toBeInstanceOf(ConfigError); // size 4
-      for (const driver of drivers.slice(0, 3)) await driver.close();
-      expect(browsersUnder(scratch)).toEqual([browser]);
-      // The driver left still works after the others' contexts closed.
-      await drivers[3]?.goto(`${origin}/page/7`);
-      expect((await observe(drivers[3] as Driver)).title).toBe('Page 7');
-      await drivers[3]?.close();
-      expect(await eventually(() => processesUnder(scratch).length === 0 && readdirSync(scratch).length === 0)).toBe(true);
+  // The browser's processes are what these two cases read, and the headless shell's differ: they run on full Chromium.
+  it(
+    'launches the browser once, closes it with the last driver and leaves nothing behind',
+    { timeout: 60_000 },
+    onFullChromium(async () => {
+      await inScratch(async (scratch) => {
+        const pool = makePool(4);
+        expect(browsersUnder(scratch)).toEqual([]); // lazy: nothing before the first create()
+        const drivers = await Promise.all([0, 1, 2, 3].map(() => pool.create()));
+        const [browser] = browsersUnder(scratch);
+        expect(browsersUnder(scratch)).toEqual([browser]);
+        expect(await rejectionOf(pool.create())).toBeInstanceOf(ConfigError); // size 4
+        for (const driver of drivers.slice(0, 3)) await driver.close();
+        expect(browsersUnder(scratch)).toEqual([browser]);
+        // The driver left still works after the others' contexts closed.
+        await drivers[3]?.goto(`${origin}/page/7`);
+        expect((await observe(drivers[3] as Driver)).title).toBe('Page 7');
+        await drivers[3]?.close();
+        expect(await eventually(() => processesUnder(scratch).length === 0 && readdirSync(scratch).length === 0)).toBe(true);
 
-      // The next create() launches again; close() ends it, and the pool then refuses.
-      const again = await pool.create();
-      await again.goto(`${origin}/page/8`);
-      expect(browsersUnder(scratch)).toHaveLength(1);
-      await pool.close();
-      await pool.close(); // idempotent
-      expect(await rejectionOf(again.currentUrl())).toBeInstanceOf(BrowserDisconnectedError);
-      expect(await rejectionOf(pool.create())).toBeInstanceOf(BrowserDisconnectedError);
-      expect(await eventually(() => processesUnder(scratch).length === 0 && readdirSync(scratch).length === 0)).toBe(true);
-    });
-  });
-
-  it('fails every driver with BROWSER_DISCONNECTED when the shared browser is killed', { timeout: 60_000 }, async () => {
-    await inScratch(async (scratch) => {
-      const pool = makePool(3);
-      try {
-        const drivers = await Promise.all([0, 1, 2].map(() => pool.create()));
-        await Promise.all(drivers.map((driver, slot) => driver.goto(`${origin}/page/${slot}`)));
-        for (const pid of browsersUnder(scratch)) process.kill(pid, 'SIGKILL');
-        for (const driver of drivers) {
-          const error = await rejectionOf(driver.goto(`${origin}/page/9`));
-          expect(error).toBeInstanceOf(BrowserDisconnectedError);
-          expect((error as BrowserDisconnectedError).code).toBe('BROWSER_DISCONNECTED');
-        }
-        await Promise.all(drivers.map((driver) => driver.close()));
-        // Playwright's non-persistent launch removes its profile, but not the singleton-socket folder a killed Chromium leaves.
-        const leftover = (): string[] => readdirSync(scratch).filter((entry) => name !== 'PlaywrightDriver' || !entry.startsWith('org.chromium.Chromium.'));
-        expect(await eventually(() => processesUnder(scratch).length === 0 && leftover().length === 0)).toBe(true);
-        // A new browser for the next driver.
-        const next = await pool.create();
-        await next.goto(`${origin}/page/5`);
-        expect((await observe(next)).title).toBe('Page 5');
-      } finally {
+        // The next create() launches again; close() ends it, and the pool then refuses.
+        const again = await pool.create();
+        await again.goto(`${origin}/page/8`);
+        expect(browsersUnder(scratch)).toHaveLength(1);
         await pool.close();
-      }
-    });
-  });
+        await pool.close(); // idempotent
+        expect(await rejectionOf(again.currentUrl())).toBeInstanceOf(BrowserDisconnectedError);
+        expect(await rejectionOf(pool.create())).toBeInstanceOf(BrowserDisconnectedError);
+        expect(await eventually(() => processesUnder(scratch).length === 0 && readdirSync(scratch).length === 0)).toBe(true);
+      });
+    }),
+  );
+
+  it(
+    'fails every driver with BROWSER_DISCONNECTED when the shared browser is killed',
+    { timeout: 60_000 },
+    onFullChromium(async () => {
+      await inScratch(async (scratch) => {
+        const pool = makePool(3);
+        try {
+          const drivers = await Promise.all([0, 1, 2].map(() => pool.create()));
+          await Promise.all(drivers.map((driver, slot) => driver.goto(`${origin}/page/${slot}`)));
+          for (const pid of browsersUnder(scratch)) process.kill(pid, 'SIGKILL');
+          for (const driver of drivers) {
+            const error = await rejectionOf(driver.goto(`${origin}/page/9`));
+            expect(error).toBeInstanceOf(BrowserDisconnectedError);
+            expect((error as BrowserDisconnectedError).code).toBe('BROWSER_DISCONNECTED');
+          }
+          await Promise.all(drivers.map((driver) => driver.close()));
+          // Playwright's non-persistent launch removes its profile, but not the singleton-socket folder a killed Chromium leaves.
+          const leftover = (): string[] => readdirSync(scratch).filter((entry) => name !== 'PlaywrightDriver' || !entry.startsWith('org.chromium.Chromium.'));
+          expect(await eventually(() => processesUnder(scratch).length === 0 && leftover().length === 0)).toBe(true);
+          // A new browser for the next driver.
+          const next = await pool.create();
+          await next.goto(`${origin}/page/5`);
+          expect((await observe(next)).title).toBe('Page 5');
+        } finally {
+          await pool.close();
+        }
+      });
+    }),
+  );
 });
 
 describe('pool options', () => {

@@ -32,16 +32,36 @@ export const FULL_CHROMIUM_TESTS: readonly string[] = [
   'test/e2e/goto-closing-tab.test.ts',
   'test/e2e/standalone-navigation.test.ts',
   'test/front/ui.test.ts',
-  // The browser's processes: launched, shared, killed, gone.
-  'test/e2e/browser-pool.test.ts',
-  'test/e2e/browser-gone.test.ts',
+  // The browser's processes: killed while a call runs, closed while dying. (The pool's and the killed browser's cases of
+  // browser-pool.test.ts and browser-gone.test.ts run on full Chromium through onFullChromium, the rest of them on the
+  // shell.)
   'test/e2e/driver-kill.test.ts',
   'test/e2e/close-while-dying.test.ts',
-  // The drivers' own tests, and the demo as users run it.
+  // The drivers' own tests. (The demo runs on full Chromium from the packed package: test/package/cli-bin.test.ts.)
   'test/e2e/playwright-driver.test.ts',
   'test/e2e/puppeteer-driver.test.ts',
-  'test/e2e/demo.test.ts',
 ];
+
+/**
+ * Runs `body` on full Chromium in a file that runs on the headless shell: for the one case of a file that tests what the
+ * browser itself does (its processes, a profile lock, a popup), where the rest of the file tests what plannav does with
+ * any Chromium. Wrap the test's function: `it('…', onFullChromium(async () => { … }))`. Launches inside `body`, and the
+ * processes it starts, find full Chromium; the file's own shell is back once `body` ends. The tests of a file run one by
+ * one in their worker, so no other test sees the change. Without the shell (PLANNAV_TEST_HEADLESS_SHELL unset) it is
+ * `body` itself.
+ */
+export function onFullChromium<A extends unknown[]>(body: (...args: A) => Promise<void>): (...args: A) => Promise<void> {
+  return async (...args) => {
+    const shell = process.env.PLANNAV_TEST_HEADLESS_SHELL;
+    if (!shell || process.env.PLANNAV_CHROMIUM_PATH !== shell) return body(...args);
+    delete process.env.PLANNAV_CHROMIUM_PATH;
+    try {
+      await body(...args);
+    } finally {
+      process.env.PLANNAV_CHROMIUM_PATH = shell;
+    }
+  };
+}
 
 /** The binary for a launch in a file that tests pages and the loop; `undefined` lets the driver find one. */
 export function pageChromium(): string | undefined {
