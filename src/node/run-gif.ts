@@ -294,21 +294,25 @@ function isBlank(toolkit: GifToolkit, dataUri: string, size: { width: number; he
   // A transparent background: an image that fails to decode leaves every pixel transparent, one bucket.
   const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${size.width}" height="${size.height}"><image width="${size.width}" height="${size.height}" preserveAspectRatio="none" href="${svgText(dataUri)}"/></svg>`;
   const { pixels } = new toolkit.resvg.Resvg(svg, { font: { loadSystemFonts: false } }).render();
+  const total = pixels.length / 4;
+  const allowed = total * blankPageNoise;
   // 4 bits a channel: JPEG noise stays in its bucket, text and its anti-aliased edges do not.
-  const buckets = new Map<number, number>();
+  const buckets = new Uint32Array(1 << 16);
   let most = 0;
-  for (let offset = 0; offset < pixels.length; offset += 4) {
+  for (let offset = 0, seen = 1; offset < pixels.length; offset += 4, seen++) {
     const key =
       ((pixels[offset] as number) >> 4) |
       (((pixels[offset + 1] as number) >> 4) << 4) |
       (((pixels[offset + 2] as number) >> 4) << 8) |
       (((pixels[offset + 3] as number) >> 4) << 12);
-    const count = (buckets.get(key) ?? 0) + 1;
-    buckets.set(key, count);
-    most = Math.max(most, count);
+    const count = (buckets[key] as number) + 1;
+    buckets[key] = count;
+    if (count > most) most = count;
+    // More pixels already outside the fullest bucket than a blank page has: no bucket can hold the rest. A page that
+    // shows anything ends here, usually within its first lines, instead of after every pixel.
+    else if (seen - most > allowed) return false;
   }
-  const total = pixels.length / 4;
-  return total - most <= total * blankPageNoise;
+  return total - most <= allowed;
 }
 
 function base64(bytes: Uint8Array): string {
