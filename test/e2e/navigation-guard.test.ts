@@ -654,11 +654,12 @@ describe('a browser the driver attached to', () => {
       expect(guard.reports).toEqual([]);
       // Its own popups and frames are guarded all the same.
       await attached.goto(fixture('guard-triggers.html', redirect(`${denied.origin}/own-popup`)));
+      const ownPopup = stoppedPopupOf(context);
       await attached.page.locator('#open').click();
       expect(await eventually(() => guard.reports.length === 1)).toBe(true);
       // The guard reports the popup's denied hop, then closes the popup: load the next page once
       // it is gone, or the load may start in the popup as it closes (net::ERR_ABORTED).
-      expect(await eventually(() => context.pages().length === 1)).toBe(true);
+      await ownPopup.closed();
       await attached.goto(fixture('guard-frame.html', redirect(`${denied.origin}/own-frame`)));
       expect(await eventually(() => guard.reports.length === 2)).toBe(true);
       await sleep(300);
