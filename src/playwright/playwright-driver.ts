@@ -60,8 +60,11 @@ export class PlaywrightDriver extends DownloadingDriverCore<Page, Frame, Element
    * browser and removes the folder. Its WebSockets (only they) go through a local proxy of the
    * driver on 127.0.0.1, which lets the URL policy's `all-requests` scope stop them; a proxy of
    * your own (a proxy switch in `args`, `contextOptions.proxy`, or `http_proxy` and the like in
-   * the environment) replaces it. With `storageState` the browser starts logged in; with
-   * `userDataDir` it runs on that persistent profile, which `close()` keeps.
+   * the environment) replaces it. Chromium's headless shell (`chrome-headless-shell`) opens
+   * WebSockets past that proxy: the driver counts on it only in a browser that names itself
+   * `Chrome/…`, and otherwise lists the WebSockets as unchecked (`unenforced`). With `storageState`
+   * the browser starts logged in; with `userDataDir` it runs on that persistent profile, which
+   * `close()` keeps.
    * @throws `BrowserError` when no browser could be started (the message says where it looked),
    * with code `PROFILE_IN_USE` when a running browser holds `userDataDir`; `ConfigError` for a
    * bad `storageState` (before anything starts), or a bad `trace` or `video` option.

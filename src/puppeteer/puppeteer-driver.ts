@@ -59,7 +59,10 @@ export class PuppeteerDriver extends DownloadingDriverCore<Page, Frame, ElementH
    * browser and removes the folder. Headless unless `headless: false`. Its WebSockets (only they)
    * go through a local proxy of the driver on 127.0.0.1, which lets the URL policy's
    * `all-requests` scope stop them; a proxy of your own (a switch in `args`, or `http_proxy` and
-   * the like in the environment) replaces it. With `storageState` the browser starts logged in
+   * the like in the environment) replaces it. Chromium's headless shell (`chrome-headless-shell`)
+   * opens WebSockets past that proxy: the driver counts on it only in a browser that names itself
+   * `Chrome/…`, and otherwise lists the WebSockets as unchecked (`unenforced`). With `storageState`
+   * the browser starts logged in
    * (cookies and localStorage; IndexedDB is left out); with `userDataDir` it runs on that
    * persistent profile, which `close()` keeps.
    * @throws `ConfigError` for a bad option, a bad `storageState` among them (before anything
