@@ -36,7 +36,9 @@ const registry = new ActionRegistry([
 ]);
 
 beforeAll(async () => {
-  fixture = await startBrowser();
+  // The drivers' default settle bound (5 s), not the shorter one of the other snapshot tests: on a loaded machine a tab
+  // or a load a click starts can come later than 2 s, after a shorter wait ended, and then show up in the next case.
+  fixture = await startBrowser({ settle: { maxWaitMs: 5000 } });
   files = mkdtempSync(join(tmpdir(), 'plannav-upload-'));
   mkdirSync(join(files, 'allowed'));
   mkdirSync(join(files, 'allowed-evil'));
@@ -49,7 +51,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await fixture?.close();
-  if (files) rmSync(files, { recursive: true, force: true, maxRetries: 5 });
+  if (files) rmSync(files, { recursive: true, force: true, maxRetries: 10 });
 });
 
 function run(name: string, params: unknown, state: PageState, options: Omit<LiveContextOptions, 'state'> = {}): Promise<ActionResult> {

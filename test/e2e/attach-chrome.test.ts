@@ -45,8 +45,9 @@ beforeAll(async () => {
 afterAll(async () => {
   await chrome?.kill();
   await site?.close();
-  // A killed Chromium's helpers can still be writing to the profile for a moment: rmSync retries (ENOTEMPTY, EBUSY).
-  if (userDataDir) rmSync(userDataDir, { recursive: true, force: true, maxRetries: 5 });
+  // A killed Chromium's helpers can still be writing to the profile for a moment (seconds on a loaded machine): rmSync
+  // retries (ENOTEMPTY, EBUSY) with a growing pause, about 5 s in all.
+  if (userDataDir) rmSync(userDataDir, { recursive: true, force: true, maxRetries: 10 });
 });
 
 describe.each(libraries)('attached to a running Chrome with $name', (library) => {

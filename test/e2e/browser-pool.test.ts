@@ -77,7 +77,7 @@ async function inScratch(body: (scratch: string) => Promise<void>): Promise<void
   } finally {
     if (saved === undefined) delete process.env.TMPDIR;
     else process.env.TMPDIR = saved;
-    rmSync(scratch, { recursive: true, force: true, maxRetries: 5 });
+    rmSync(scratch, { recursive: true, force: true, maxRetries: 10 });
   }
 }
 

@@ -35,7 +35,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await site?.close();
-  if (scratch) rmSync(scratch, { recursive: true, force: true, maxRetries: 5 });
+  if (scratch) rmSync(scratch, { recursive: true, force: true, maxRetries: 10 });
 });
 
 /** The index of the element line holding `label` in a state text. */

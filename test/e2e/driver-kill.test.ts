@@ -51,7 +51,7 @@ describe.each([
     } finally {
       if (saved === undefined) delete process.env.TMPDIR;
       else process.env.TMPDIR = saved;
-      rmSync(scratch, { recursive: true, force: true, maxRetries: 5 });
+      rmSync(scratch, { recursive: true, force: true, maxRetries: 10 });
     }
   });
 });

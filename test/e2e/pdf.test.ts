@@ -21,7 +21,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await site?.close();
-  if (scratch) rmSync(scratch, { recursive: true, force: true, maxRetries: 5 });
+  if (scratch) rmSync(scratch, { recursive: true, force: true, maxRetries: 10 });
 });
 
 const flat = (text: string) => text.replace(/\s+/g, ' ');

@@ -297,7 +297,7 @@ describe('ways in', () => {
     } finally {
       if (saved === undefined) delete process.env.TMPDIR;
       else process.env.TMPDIR = saved;
-      rmSync(scratch, { recursive: true, force: true, maxRetries: 5 });
+      rmSync(scratch, { recursive: true, force: true, maxRetries: 10 });
     }
   });
 

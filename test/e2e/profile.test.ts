@@ -20,7 +20,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await site?.close();
-  if (scratch) rmSync(scratch, { recursive: true, force: true, maxRetries: 5 });
+  if (scratch) rmSync(scratch, { recursive: true, force: true, maxRetries: 10 });
 });
 
 /** A fresh, empty folder for a profile (the driver makes what it needs in it). */

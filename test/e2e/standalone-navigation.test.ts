@@ -137,7 +137,7 @@ const userBrowsers: Record<'playwright' | 'puppeteer', () => Promise<UserBrowser
       close: async () => {
         await driver.close();
         await context.close();
-        rmSync(profile, { recursive: true, force: true, maxRetries: 5 });
+        rmSync(profile, { recursive: true, force: true, maxRetries: 10 });
       },
     };
   },
@@ -153,7 +153,7 @@ const userBrowsers: Record<'playwright' | 'puppeteer', () => Promise<UserBrowser
       close: async () => {
         await driver.close();
         await browser.close();
-        rmSync(profile, { recursive: true, force: true, maxRetries: 5 });
+        rmSync(profile, { recursive: true, force: true, maxRetries: 10 });
       },
     };
   },

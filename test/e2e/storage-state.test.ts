@@ -23,7 +23,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await site?.close();
-  if (scratch) rmSync(scratch, { recursive: true, force: true, maxRetries: 5 });
+  if (scratch) rmSync(scratch, { recursive: true, force: true, maxRetries: 10 });
 });
 
 /** Launches a browser with `library`, logs in on the site, and returns the driver. */
