@@ -5,12 +5,25 @@ import { statSync } from 'node:fs';
 import type { ClickResult, ElementRef } from '../browser/types';
 import type { ClickTarget } from '../dom/page/driver/pointer';
 import { BrowserError } from '../errors';
-import { firstLine } from './call';
+import { firstLine, within } from './call';
+import { loadBudget } from './pending-navigation';
 import type { RuntimeFrame } from './runtime-calls';
 import type { ChromiumElement, ChromiumPage, ChromiumTransport, PointerClick } from './transport';
 
 /** How long a click waits for its target to settle when the pointer changed its box (a hover style growing an icon). */
 const growingTargetMs = 1000;
+
+/** How long a click that gave up waits for the page to say whether its press arrived. */
+const pressWitnessMs = 1000;
+
+/**
+ * How long the pointer's click may wait for the page to take it: the call's load budget, at most the settle bound (at
+ * least 1 s). A page that starts a long script on the press cannot acknowledge the release; past this bound the click
+ * counts as made (when its press reached the page), and the settle wait takes over.
+ */
+export function pressBound(timeout: number, settleMaxWaitMs: number): number {
+  return Math.min(loadBudget(timeout), Math.max(1000, settleMaxWaitMs));
+}
 
 /** The click of `click()`: hit test, pointer first (a hover may grow the target), then a press, or a dispatched click. */
 export async function clickElement<P extends ChromiumPage<F>, F extends RuntimeFrame & object, E extends ChromiumElement>(
@@ -37,8 +50,14 @@ export async function clickElement<P extends ChromiumPage<F>, F extends RuntimeF
     );
   }
   const coveredBy = target.kind === 'unseen' ? undefined : (target.coveredBy ?? undefined);
-  if ((target.kind === 'centre' || target.kind === 'offset') && (await transport.pointerClick(page, element, target, click)))
-    return target.kind === 'centre' ? { method: 'pointer' } : { method: 'pointer-offset', ...(coveredBy ? { coveredBy } : {}) };
+  if (target.kind === 'centre' || target.kind === 'offset') {
+    const byPointer: ClickResult = target.kind === 'centre' ? { method: 'pointer' } : { method: 'pointer-offset', ...(coveredBy ? { coveredBy } : {}) };
+    if (await transport.pointerClick(page, element, target, click)) return byPointer;
+    // The pointer's click gave up. If its press reached the page, or the page is too busy to say (a handler still
+    // running), the click was made: a dispatched click would be a second one (a second order, a second payment).
+    const arrived = await within(transport.onElement(element, 'pressArrived', undefined), pressWitnessMs, 'unknown' as const);
+    if (arrived !== false) return byPointer;
+  }
   await transport.onElement(element, 'dispatchClick', { button: click.button, modifiers: [...click.modifiers] });
   return { method: 'dom', ...(coveredBy ? { coveredBy } : {}) };
 }

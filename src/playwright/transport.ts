@@ -8,6 +8,7 @@ import { BrowserError, type PlannavError } from '../errors';
 import { asBrowserError, firstLine } from '../chromium/call';
 import type { CoreOwnership } from '../chromium/driver-core';
 import { loadBudget } from '../chromium/pending-navigation';
+import { pressBound } from '../chromium/element-actions';
 import type { BrowserSession, RequestGuardOptions } from '../chromium/request-guard';
 import { installRuntime } from '../chromium/runtime-calls';
 import { resolveSettleOptions, type SettleOptions } from '../chromium/settle-options';
@@ -155,13 +156,14 @@ export class PlaywrightTransport implements ChromiumTransport<Page, Frame, Eleme
   async pointerClick(_page: Page, element: ElementHandle<Element>, point: ElementPoint, click: PointerClick): Promise<boolean> {
     const { button, modifiers, timeout } = click;
     try {
+      // Bounded as Puppeteer's click is: past the bound, clickElement asks the page whether the press arrived.
       // The hit test stands in for Playwright's actionability checks, which would wait out the timeout on a covered element.
       await element.click({
         position: { x: point.x, y: point.y },
         force: true,
         button,
         modifiers: [...modifiers],
-        timeout: Math.min(loadBudget(timeout), 5000),
+        timeout: pressBound(timeout, this.settler.maxWaitMs),
       });
       return true;
     } catch (error) {

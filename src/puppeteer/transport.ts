@@ -6,6 +6,7 @@ import type { Browser, BrowserContext, CDPSession, Dialog, ElementHandle, Frame,
 import type { ElementRef, NavigationGuard, NavigationResponse, ScreenshotOptions } from '../browser/types';
 import { BrowserError, type PlannavError } from '../errors';
 import { firstLine, within } from '../chromium/call';
+import { pressBound } from '../chromium/element-actions';
 import type { CoreOwnership } from '../chromium/driver-core';
 import type { BrowserSession, RequestGuardOptions } from '../chromium/request-guard';
 import { installRuntime } from '../chromium/runtime-calls';
@@ -178,7 +179,7 @@ export class PuppeteerTransport implements ChromiumTransport<Page, Frame, Elemen
         await page.keyboard.down(modifier);
         held.push(modifier);
       }
-      await within(page.mouse.click(x, y, { button }), Math.min(timeout, Math.max(1000, this.settler.maxWaitMs)), undefined);
+      await within(page.mouse.click(x, y, { button }), pressBound(timeout, this.settler.maxWaitMs), undefined);
     } finally {
       for (const modifier of held.reverse()) await within(page.keyboard.up(modifier), 1000, undefined);
     }

@@ -77,6 +77,7 @@ describe('the installed runtime', () => {
       'fillField',
       'findOption',
       'frameBoxes',
+      'pressArrived',
       'scroll',
       'setFormattedValue',
       'stableBox',

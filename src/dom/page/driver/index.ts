@@ -6,13 +6,19 @@ import { resolveElement, type ElementLocator, type LookupFailure } from '../regi
 import { frameContentBoxes } from './frames';
 import { drawHighlights, removeHighlights } from './highlight';
 import { goBack, pressKeys } from './keys';
-import { boxKey, clickTarget, dispatchClick, waitForStableBox, type ClickTarget } from './pointer';
+import { boxKey, clickTarget, dispatchClick, pressArrived, waitForStableBox, watchPresses, type ClickTarget } from './pointer';
 import { scrollInPage } from './scrolling';
 import { chooseOption, fillField, findOption, setFormattedValue } from './values';
 
 /** Methods on an element a driver holds a handle to (Playwright's ElementHandle, Puppeteer's). */
 export const elementMethods = {
-  clickTarget,
+  /** The element's click target (see clickTarget); from now on the document counts the presses that reach it. */
+  clickTarget: (element: Element): ClickTarget => {
+    watchPresses();
+    return clickTarget(element);
+  },
+  /** Whether a trusted press reached the element's document since its click target was last asked for. */
+  pressArrived: (): boolean => pressArrived(),
   dispatchClick,
   boxKey,
   /**

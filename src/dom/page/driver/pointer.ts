@@ -99,6 +99,30 @@ export function clickTarget(element: Element): ClickTarget {
   return { kind: 'covered', coveredBy };
 }
 
+/** Trusted presses this document has had since {@link watchPresses} was last called; undefined before the first call. */
+let presses: number | undefined;
+
+/**
+ * Starts counting the trusted presses (`pointerdown`, `mousedown`) that reach this document, from zero. A driver
+ * calls it as it hit-tests an element, so that {@link pressArrived} can later tell whether its pointer's press reached
+ * the page, and a page too busy to acknowledge the click in time does not get a second, dispatched one.
+ */
+export function watchPresses(): void {
+  if (presses === undefined) {
+    const count = (event: Event): void => {
+      if (event.isTrusted && presses !== undefined) presses++;
+    };
+    window.addEventListener('pointerdown', count, { capture: true });
+    window.addEventListener('mousedown', count, { capture: true });
+  }
+  presses = 0;
+}
+
+/** Whether a trusted press reached this document since {@link watchPresses} was last called. */
+export function pressArrived(): boolean {
+  return (presses ?? 0) > 0;
+}
+
 /** A click dispatched in the page, for an element no mouse can reach; handlers run as for a real click. */
 export function dispatchClick(element: Element, { button, modifiers }: { button: 'left' | 'right' | 'middle'; modifiers: string[] }): void {
   const init: MouseEventInit = {
