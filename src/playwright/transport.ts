@@ -100,9 +100,36 @@ export class PlaywrightTransport implements ChromiumTransport<Page, Frame, Eleme
     await Promise.all(tabs.livePages().flatMap((page) => page.frames().map((frame) => installRuntime(frame))));
   }
 
-  /** Playwright's watch of a new tab: its dialogs (the runtime comes with the context's init script). */
+  /** Playwright's watch of a new tab: its dialogs and the new windows it asks for (the runtime comes with the context's init script). */
   watch(page: Page): () => void {
-    return this.watchDialogs(page);
+    const stopDialogs = this.watchDialogs(page);
+    const stopWindows = this.watchWindowRequests(page);
+    return () => {
+      stopDialogs();
+      stopWindows();
+    };
+  }
+
+  /**
+   * Tells the tab tracker when the page asks the browser for a new window (CDP `Page.windowOpen`, which comes before
+   * Playwright announces the new page), so that the settle wait of the click that asked waits for the new tab.
+   */
+  private watchWindowRequests(page: Page): () => void {
+    let stopped = false;
+    let session: CDPSession | undefined;
+    void this.context
+      .newCDPSession(page)
+      .then(async (opened) => {
+        session = opened;
+        if (stopped) return void opened.detach().catch(() => undefined);
+        opened.on('Page.windowOpen', () => this.tabs?.windowRequested());
+        await opened.send('Page.enable');
+      })
+      .catch(() => undefined);
+    return () => {
+      stopped = true;
+      void session?.detach().catch(() => undefined);
+    };
   }
 
   newPage(): Promise<Page> {
