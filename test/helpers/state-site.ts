@@ -148,13 +148,38 @@ export interface UserChromium {
   readonly exited: Promise<void>;
   /** The DevTools HTTP address, such as `http://127.0.0.1:9222`, when started with a debugging port. */
   debuggingUrl(): Promise<string>;
-  /** Ends the process with SIGKILL (if still running) and waits for it. */
+  /**
+   * Ends the browser and every process it started (its process group: zygotes, renderers, the storage and network
+   * services) with SIGKILL, and waits until none is left running, so that nothing writes to the profile after.
+   */
   kill(): Promise<void>;
+}
+
+/** Whether a process of the group `pgid` is still running (a zombie, which has ended, does not count). */
+function groupRunning(pgid: number): boolean {
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+    } catch {
+      continue; // ended meanwhile
+    }
+    // After the command's closing parenthesis: state, parent pid, process group.
+    const [state, , group] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    if (Number(group) === pgid && state !== 'Z') return true;
+  }
+  return false;
 }
 
 /** Starts /usr/bin/chromium on `userDataDir` with `extraArgs` (and the URLs to open last). */
 export function spawnChromium(userDataDir: string, extraArgs: readonly string[] = [], urls: readonly string[] = []): UserChromium {
-  const child = spawn('/usr/bin/chromium', [...userChromiumArgs, `--user-data-dir=${userDataDir}`, ...extraArgs, ...urls], { stdio: 'ignore' });
+  // A process group of its own, so that kill() reaches the helpers too: a killed browser's storage service went on
+  // writing to the profile for seconds on a loaded machine, and removing the profile failed (ENOTEMPTY).
+  const child = spawn('/usr/bin/chromium', [...userChromiumArgs, `--user-data-dir=${userDataDir}`, ...extraArgs, ...urls], {
+    stdio: 'ignore',
+    detached: true,
+  });
   const exited = new Promise<void>((resolve) => {
     if (child.exitCode !== null || child.signalCode !== null) resolve();
     else child.once('exit', () => resolve());
@@ -170,8 +195,15 @@ export function spawnChromium(userDataDir: string, extraArgs: readonly string[] 
       return `http://127.0.0.1:${port}`;
     },
     kill: async () => {
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      const pgid = child.pid;
+      if (pgid === undefined) return;
+      try {
+        process.kill(-pgid, 'SIGKILL');
+      } catch {
+        // The group has ended already.
+      }
       await exited;
+      await pollUntil('the killed browser\'s processes to end', () => !groupRunning(pgid) || undefined, 15_000);
     },
   };
 }
