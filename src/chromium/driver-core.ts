@@ -210,8 +210,8 @@ export class ChromiumDriverCore<P extends ChromiumPage<F>, F extends RuntimeFram
    * opens becomes active. The element is hit-tested in the page first (the runtime's
    * `clickTarget`): the mouse clicks its centre (`pointer`), or another visible point of it when
    * the centre is covered (`pointer-offset`); when no point can be reached the click is
-   * dispatched in the page (`dom`), naming what covered it. A pointer click that gives up (a handler still running)
-   * after its press reached the page counts as made: it is never dispatched a second time.
+   * dispatched in the page (`dom`), naming what covered it. A pointer click whose press reached the element is never
+   * dispatched again; one a busy page cannot say it took is a retryable `BrowserError` (the model looks first).
    * @throws `BrowserError` when the element is gone or disabled.
    */
   async click(ref: ElementRef, options?: ClickOptions): Promise<ClickResult> {

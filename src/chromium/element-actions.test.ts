@@ -1,17 +1,18 @@
 import { describe, expect, it } from 'vitest';
 import type { ElementRef } from '../browser/types';
 import type { ClickTarget } from '../dom/page/driver/pointer';
-import { clickElement, pressBound } from './element-actions';
-import type { ChromiumTransport, PointerClick } from './transport';
+import { BrowserError } from '../errors';
+import { clickElement } from './element-actions';
+import type { ChromiumTransport, PointerClick, PointerOutcome } from './transport';
 
 const ref = { index: 3, tagName: 'button' } as ElementRef;
 const click: PointerClick = { button: 'left', modifiers: [], timeout: 30_000, startedLoad: () => false };
 
 /**
- * A transport whose pointer click gives up (as on a busy page or an element that moved away), and whose page answers
- * `pressArrived` with `arrived` (or never, for a page still running a handler). Records the element calls.
+ * A transport whose pointer click ends with `outcome`, and whose page answers `pressArrived` with `arrived` (or never,
+ * for a page still running a script). Records the element calls.
  */
-function givingUpTransport(arrived: boolean | 'never') {
+function transportWhere(outcome: PointerOutcome, arrived: boolean | 'never' = false) {
   const calls: string[] = [];
   const target: ClickTarget = { kind: 'centre', x: 5, y: 5, coveredBy: null };
   const answers: Record<string, () => Promise<unknown>> = {
@@ -27,37 +28,49 @@ function givingUpTransport(arrived: boolean | 'never') {
       return (answers[method] ?? (() => Promise.reject(new Error(`unexpected ${method}`))))();
     },
     hover: () => Promise.resolve(true),
-    pointerClick: () => Promise.resolve(false),
+    pointerClick: () => Promise.resolve(outcome),
   } as unknown as ChromiumTransport<never, never, never>;
-  return { transport, calls };
+  return { transport, calls, run: () => clickElement(transport, {} as never, {} as never, ref, click) };
 }
 
-describe('clickElement when the pointer click gives up', () => {
-  it('dispatches the click in the page when no press reached it', async () => {
-    const { transport, calls } = givingUpTransport(false);
-    expect(await clickElement(transport, {} as never, {} as never, ref, click)).toEqual({ method: 'dom' });
+describe('clickElement after the pointer click', () => {
+  it('is done when the pointer click was made', async () => {
+    const { calls, run } = transportWhere('made');
+    expect(await run()).toEqual({ method: 'pointer' });
+    expect(calls).not.toContain('pressArrived');
+    expect(calls).not.toContain('dispatchClick');
+  });
+
+  it('dispatches the click in the page when no press was sent (the element moved away), without asking the page', async () => {
+    const { calls, run } = transportWhere('not-sent');
+    expect(await run()).toEqual({ method: 'dom' });
+    expect(calls).not.toContain('pressArrived');
     expect(calls).toContain('dispatchClick');
   });
 
-  it('does not click a second time when the press reached the page', async () => {
-    const { transport, calls } = givingUpTransport(true);
-    expect(await clickElement(transport, {} as never, {} as never, ref, click)).toEqual({ method: 'pointer' });
+  it('dispatches the click when the pointer click timed out and the page says no press reached the element', async () => {
+    const { calls, run } = transportWhere('timed-out', false);
+    expect(await run()).toEqual({ method: 'dom' });
+    expect(calls).toContain('dispatchClick');
+  });
+
+  it('does not click a second time when the pointer click timed out after its press reached the element', async () => {
+    const { calls, run } = transportWhere('timed-out', true);
+    expect(await run()).toEqual({ method: 'pointer' });
     expect(calls).not.toContain('dispatchClick');
   });
 
-  it('counts the click as made, within a bound, when the page is too busy to say', async () => {
-    const { transport, calls } = givingUpTransport('never');
+  it('neither clicks again nor says it clicked when the page is too busy to say: a retryable error, within a bound', async () => {
+    const { calls, run } = transportWhere('timed-out', 'never');
     const started = Date.now();
-    expect(await clickElement(transport, {} as never, {} as never, ref, click)).toEqual({ method: 'pointer' });
+    const error = await run().then(
+      () => undefined,
+      (failure: unknown) => failure,
+    );
     expect(Date.now() - started).toBeLessThan(5000);
+    expect(error).toBeInstanceOf(BrowserError);
+    expect((error as BrowserError).retryable).toBe(true);
+    expect((error as Error).message).toMatch(/got no answer: the page is busy .* Read the page state/);
     expect(calls).not.toContain('dispatchClick');
-  });
-});
-
-describe('pressBound', () => {
-  it('is the settle bound, at least 1 s, within the call budget', () => {
-    expect(pressBound(30_000, 5000)).toBe(5000);
-    expect(pressBound(30_000, 200)).toBe(1000);
-    expect(pressBound(2000, 5000)).toBe(1600);
   });
 });

@@ -6,7 +6,6 @@ import type { ClickResult, ElementRef } from '../browser/types';
 import type { ClickTarget } from '../dom/page/driver/pointer';
 import { BrowserError } from '../errors';
 import { firstLine, within } from './call';
-import { loadBudget } from './pending-navigation';
 import type { RuntimeFrame } from './runtime-calls';
 import type { ChromiumElement, ChromiumPage, ChromiumTransport, PointerClick } from './transport';
 
@@ -14,16 +13,7 @@ import type { ChromiumElement, ChromiumPage, ChromiumTransport, PointerClick } f
 const growingTargetMs = 1000;
 
 /** How long a click that gave up waits for the page to say whether its press arrived. */
-const pressWitnessMs = 1000;
-
-/**
- * How long the pointer's click may wait for the page to take it: the call's load budget, at most the settle bound (at
- * least 1 s). A page that starts a long script on the press cannot acknowledge the release; past this bound the click
- * counts as made (when its press reached the page), and the settle wait takes over.
- */
-export function pressBound(timeout: number, settleMaxWaitMs: number): number {
-  return Math.min(loadBudget(timeout), Math.max(1000, settleMaxWaitMs));
-}
+const pressWitnessMs = 2000;
 
 /** The click of `click()`: hit test, pointer first (a hover may grow the target), then a press, or a dispatched click. */
 export async function clickElement<P extends ChromiumPage<F>, F extends RuntimeFrame & object, E extends ChromiumElement>(
@@ -52,14 +42,27 @@ export async function clickElement<P extends ChromiumPage<F>, F extends RuntimeF
   const coveredBy = target.kind === 'unseen' ? undefined : (target.coveredBy ?? undefined);
   if (target.kind === 'centre' || target.kind === 'offset') {
     const byPointer: ClickResult = target.kind === 'centre' ? { method: 'pointer' } : { method: 'pointer-offset', ...(coveredBy ? { coveredBy } : {}) };
-    if (await transport.pointerClick(page, element, target, click)) return byPointer;
-    // The pointer's click gave up. If its press reached the page, or the page is too busy to say (a handler still
-    // running), the click was made: a dispatched click would be a second one (a second order, a second payment).
-    const arrived = await within(transport.onElement(element, 'pressArrived', undefined), pressWitnessMs, 'unknown' as const);
-    if (arrived !== false) return byPointer;
+    const outcome = await transport.pointerClick(page, element, target, click);
+    if (outcome === 'made') return byPointer;
+    if (outcome === 'timed-out') {
+      // The pointer's click gave up waiting. If its press reached the element, the click was made: a dispatched click
+      // would be a second one (a second order, a second payment). A page that cannot say is still busy: the click may
+      // or may not have been taken, and the model must look before it clicks again.
+      const arrived = await within(transport.onElement(element, 'pressArrived', undefined), pressWitnessMs, 'unknown' as const);
+      if (arrived === true) return byPointer;
+      if (arrived === 'unknown') throw unansweredClick(ref);
+    }
   }
   await transport.onElement(element, 'dispatchClick', { button: click.button, modifiers: [...click.modifiers] });
   return { method: 'dom', ...(coveredBy ? { coveredBy } : {}) };
+}
+
+/** The retryable error of a click the page was too busy to acknowledge, or to say whether its press arrived. */
+function unansweredClick(ref: ElementRef): BrowserError {
+  return new BrowserError(
+    `The click on element ${ref.index} (<${ref.tagName}>) got no answer: the page is busy (a script running), so it may or may not have taken the click. Read the page state to see whether the click took effect before you click again.`,
+    { retryable: true },
+  );
 }
 
 /** A file that can be uploaded, or a BrowserError saying why this path cannot be. */

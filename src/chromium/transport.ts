@@ -39,6 +39,12 @@ export interface ElementPoint {
   readonly y: number;
 }
 
+/**
+ * What became of a pointer click: `made`; `not-sent` when no press was sent (the element moved away or went, before
+ * any input); `timed-out` when the library gave up waiting, which may be before or after the press reached the page.
+ */
+export type PointerOutcome = 'made' | 'not-sent' | 'timed-out';
+
 /** How a pointer click is made; `startedLoad` says whether the click started a load meanwhile. */
 export interface PointerClick {
   readonly button: NonNullable<ClickOptions['button']>;
@@ -111,7 +117,7 @@ export interface ChromiumTransport<P extends ChromiumPage<F>, F extends RuntimeF
   lookUp(frame: F, ref: ElementRef): Promise<E | 'document' | 'removed'>;
   /** Input primitives: hover and click at a point of the element (false: could not reach it), type, choose, set files, keys. */
   hover(page: P, element: E, point: ElementPoint, click: PointerClick): Promise<boolean>;
-  pointerClick(page: P, element: E, point: ElementPoint, click: PointerClick): Promise<boolean>;
+  pointerClick(page: P, element: E, point: ElementPoint, click: PointerClick): Promise<PointerOutcome>;
   typeText(page: P, element: E, ref: ElementRef, text: string, timeout: number): Promise<void>;
   chooseOption(element: E, index: number, timeout: number): Promise<string[]>;
   setFiles(element: E, ref: ElementRef, files: readonly string[], count: number, timeout: number): Promise<void>;

@@ -8,12 +8,20 @@ import { BrowserError, type PlannavError } from '../errors';
 import { asBrowserError, firstLine } from '../chromium/call';
 import type { CoreOwnership } from '../chromium/driver-core';
 import { loadBudget } from '../chromium/pending-navigation';
-import { pressBound } from '../chromium/element-actions';
 import type { BrowserSession, RequestGuardOptions } from '../chromium/request-guard';
 import { installRuntime } from '../chromium/runtime-calls';
 import { resolveSettleOptions, type SettleOptions } from '../chromium/settle-options';
 import type { TabHooks } from '../chromium/tabs';
-import type { ChromiumTransport, ElementMethods, ElementPoint, GuardEnforcer, MouseStep, PageSession, PointerClick } from '../chromium/transport';
+import type {
+  ChromiumTransport,
+  ElementMethods,
+  ElementPoint,
+  GuardEnforcer,
+  MouseStep,
+  PageSession,
+  PointerClick,
+  PointerOutcome,
+} from '../chromium/transport';
 import type { PageCdpSession } from '../chromium/downloading-driver';
 import type { OpenedDownloadSession } from '../chromium/downloads';
 import { DialogWatch } from '../chromium/dialogs';
@@ -100,36 +108,9 @@ export class PlaywrightTransport implements ChromiumTransport<Page, Frame, Eleme
     await Promise.all(tabs.livePages().flatMap((page) => page.frames().map((frame) => installRuntime(frame))));
   }
 
-  /** Playwright's watch of a new tab: its dialogs and the new windows it asks for (the runtime comes with the context's init script). */
+  /** Playwright's watch of a new tab: its dialogs (the runtime comes with the context's init script). */
   watch(page: Page): () => void {
-    const stopDialogs = this.watchDialogs(page);
-    const stopWindows = this.watchWindowRequests(page);
-    return () => {
-      stopDialogs();
-      stopWindows();
-    };
-  }
-
-  /**
-   * Tells the tab tracker when the page asks the browser for a new window (CDP `Page.windowOpen`, which comes before
-   * Playwright announces the new page), so that the settle wait of the click that asked waits for the new tab.
-   */
-  private watchWindowRequests(page: Page): () => void {
-    let stopped = false;
-    let session: CDPSession | undefined;
-    void this.context
-      .newCDPSession(page)
-      .then(async (opened) => {
-        session = opened;
-        if (stopped) return void opened.detach().catch(() => undefined);
-        opened.on('Page.windowOpen', () => this.tabs?.windowRequested());
-        await opened.send('Page.enable');
-      })
-      .catch(() => undefined);
-    return () => {
-      stopped = true;
-      void session?.detach().catch(() => undefined);
-    };
+    return this.watchDialogs(page);
   }
 
   newPage(): Promise<Page> {
@@ -180,24 +161,26 @@ export class PlaywrightTransport implements ChromiumTransport<Page, Frame, Eleme
     );
   }
 
-  async pointerClick(_page: Page, element: ElementHandle<Element>, point: ElementPoint, click: PointerClick): Promise<boolean> {
+  async pointerClick(_page: Page, element: ElementHandle<Element>, point: ElementPoint, click: PointerClick): Promise<PointerOutcome> {
     const { button, modifiers, timeout } = click;
     try {
-      // Bounded as Puppeteer's click is: past the bound, clickElement asks the page whether the press arrived.
       // The hit test stands in for Playwright's actionability checks, which would wait out the timeout on a covered element.
       await element.click({
         position: { x: point.x, y: point.y },
         force: true,
         button,
         modifiers: [...modifiers],
-        timeout: pressBound(timeout, this.settler.maxWaitMs),
+        timeout: Math.min(loadBudget(timeout), 5000),
       });
-      return true;
+      return 'made';
     } catch (error) {
       // The click went through and started a load that Playwright waits for: the settle wait takes it from here.
-      if (click.startedLoad()) return true;
-      // Detached or moved away between the hit test and the click: the page's own handlers still get a dispatched click.
-      if (/timeout|not stable|outside of the viewport|not visible|not attached|detached/i.test(firstLine(error))) return false;
+      if (click.startedLoad()) return 'made';
+      const message = firstLine(error);
+      if (/timeout/i.test(message)) return timedOutClick(error);
+      // Detached or moved away between the hit test and the click, before any input: the page's own handlers still get
+      // a dispatched click.
+      if (/not stable|outside of the viewport|not visible|not attached|detached/i.test(message)) return 'not-sent';
       throw error;
     }
   }
@@ -433,4 +416,17 @@ export class PlaywrightTransport implements ChromiumTransport<Page, Frame, Eleme
     const session = await this.context.newCDPSession(page);
     return { send: (method, params) => session.send(method as 'Page.enable', params), detach: () => session.detach() };
   }
+}
+
+/**
+ * What became of a Playwright pointer click that timed out, from its call log: after `click action done` the press and
+ * the release were taken (Playwright was waiting for navigations a busy page had yet to schedule); after `performing
+ * click action` the press may have reached the page or not (the page was busy), which clickElement asks the page; before
+ * it (scrolling into view) no input was sent. A log this does not know is asked about too.
+ */
+function timedOutClick(error: unknown): PointerOutcome {
+  const log = error instanceof Error ? error.message : String(error);
+  if (/\baction done\b/.test(log)) return 'made';
+  if (/\bperforming \w+ action\b/.test(log) || !/\battempting \w+ action\b/.test(log)) return 'timed-out';
+  return 'not-sent';
 }

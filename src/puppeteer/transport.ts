@@ -6,13 +6,21 @@ import type { Browser, BrowserContext, CDPSession, Dialog, ElementHandle, Frame,
 import type { ElementRef, NavigationGuard, NavigationResponse, ScreenshotOptions } from '../browser/types';
 import { BrowserError, type PlannavError } from '../errors';
 import { firstLine, within } from '../chromium/call';
-import { pressBound } from '../chromium/element-actions';
 import type { CoreOwnership } from '../chromium/driver-core';
 import type { BrowserSession, RequestGuardOptions } from '../chromium/request-guard';
 import { installRuntime } from '../chromium/runtime-calls';
 import { resolveSettleOptions, type SettleOptions } from '../chromium/settle-options';
 import type { TabHooks } from '../chromium/tabs';
-import type { ChromiumTransport, ElementMethods, ElementPoint, GuardEnforcer, MouseStep, PageSession, PointerClick } from '../chromium/transport';
+import type {
+  ChromiumTransport,
+  ElementMethods,
+  ElementPoint,
+  GuardEnforcer,
+  MouseStep,
+  PageSession,
+  PointerClick,
+  PointerOutcome,
+} from '../chromium/transport';
 import { DialogWatch } from '../chromium/dialogs';
 import type { CdpChannel } from '../chromium/websocket-targets';
 import type { PageCdpSession } from '../chromium/downloading-driver';
@@ -160,11 +168,12 @@ export class PuppeteerTransport implements ChromiumTransport<Page, Frame, Elemen
     return true;
   }
 
-  async pointerClick(page: Page, element: ElementHandle, point: ElementPoint, click: PointerClick): Promise<boolean> {
+  async pointerClick(page: Page, element: ElementHandle, point: ElementPoint, click: PointerClick): Promise<PointerOutcome> {
     const corner = await paddingCorner(element);
-    if (!corner) return false;
+    if (!corner) return 'not-sent';
+    // A press the page cannot acknowledge in time counts as made here (mouseClickOn): the press was sent.
     await this.mouseClickOn(page, corner.x + point.x, corner.y + point.y, click.button, click.modifiers, click.timeout);
-    return true;
+    return 'made';
   }
 
   /**
@@ -179,7 +188,7 @@ export class PuppeteerTransport implements ChromiumTransport<Page, Frame, Elemen
         await page.keyboard.down(modifier);
         held.push(modifier);
       }
-      await within(page.mouse.click(x, y, { button }), pressBound(timeout, this.settler.maxWaitMs), undefined);
+      await within(page.mouse.click(x, y, { button }), Math.min(timeout, Math.max(1000, this.settler.maxWaitMs)), undefined);
     } finally {
       for (const modifier of held.reverse()) await within(page.keyboard.up(modifier), 1000, undefined);
     }

@@ -5,6 +5,7 @@ import { actionMethods } from './actions/index';
 import { probeChanges } from './changes';
 import { driverMethods, elementMethods } from './driver/index';
 import { fingerprints } from './fingerprint';
+import { installPressWatch } from './driver/pointer';
 import { installRecorder } from './recorder';
 import { documentToken, elementIdOf, resolveElement, type ElementLocator, type LookupFailure } from './registry';
 import { startTimerProbe, timerProbeFired, waitForDomQuiet } from './settle';
@@ -49,6 +50,7 @@ export function install(): boolean {
   const host = window as unknown as Record<string, unknown>;
   if (host[key]) return false;
   installRecorder();
+  installPressWatch();
   const methods = runtimeMethods as unknown as Record<string, (argument: unknown) => unknown>;
   const runtime: InstalledRuntime = {
     version: key,

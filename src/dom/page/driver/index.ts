@@ -12,12 +12,12 @@ import { chooseOption, fillField, findOption, setFormattedValue } from './values
 
 /** Methods on an element a driver holds a handle to (Playwright's ElementHandle, Puppeteer's). */
 export const elementMethods = {
-  /** The element's click target (see clickTarget); from now on the document counts the presses that reach it. */
+  /** The element's click target (see clickTarget); from now on the runtime notes whether a trusted press reaches it. */
   clickTarget: (element: Element): ClickTarget => {
-    watchPresses();
+    watchPresses(element);
     return clickTarget(element);
   },
-  /** Whether a trusted press reached the element's document since its click target was last asked for. */
+  /** Whether a trusted press reached the element since its click target was last asked for. */
   pressArrived: (): boolean => pressArrived(),
   dispatchClick,
   boxKey,

@@ -99,28 +99,42 @@ export function clickTarget(element: Element): ClickTarget {
   return { kind: 'covered', coveredBy };
 }
 
-/** Trusted presses this document has had since {@link watchPresses} was last called; undefined before the first call. */
-let presses: number | undefined;
+/** The element a driver is about to click, and whether a trusted press has reached it since it was armed. */
+let armed: { readonly element: Element; pressed: boolean } | undefined;
 
-/**
- * Starts counting the trusted presses (`pointerdown`, `mousedown`) that reach this document, from zero. A driver
- * calls it as it hit-tests an element, so that {@link pressArrived} can later tell whether its pointer's press reached
- * the page, and a page too busy to acknowledge the click in time does not get a second, dispatched one.
- */
-export function watchPresses(): void {
-  if (presses === undefined) {
-    const count = (event: Event): void => {
-      if (event.isTrusted && presses !== undefined) presses++;
-    };
-    window.addEventListener('pointerdown', count, { capture: true });
-    window.addEventListener('mousedown', count, { capture: true });
-  }
-  presses = 0;
+/** Whether an event's path reaches `element`: through it, or through the host of the shadow root it is in (a closed root hides what is inside from the path a window listener sees). */
+function pathReaches(event: Event, element: Element): boolean {
+  const path = event.composedPath();
+  if (path.includes(element)) return true;
+  const root = element.getRootNode();
+  return root instanceof ShadowRoot && path.includes(root.host);
 }
 
-/** Whether a trusted press reached this document since {@link watchPresses} was last called. */
+/**
+ * Listens, on the window and in the capture phase, for the trusted presses (`pointerdown`, `mousedown`) that reach the
+ * element armed by {@link watchPresses}. The runtime calls it as it is installed, before the page's scripts where it
+ * can, so that a page listener that stops the press from propagating cannot hide it.
+ */
+export function installPressWatch(): void {
+  const count = (event: Event): void => {
+    if (event.isTrusted && armed && !armed.pressed && pathReaches(event, armed.element)) armed.pressed = true;
+  };
+  window.addEventListener('pointerdown', count, { capture: true });
+  window.addEventListener('mousedown', count, { capture: true });
+}
+
+/**
+ * Arms the press watch on `element`: from now on {@link pressArrived} says whether a trusted press reached it. A driver
+ * calls it as it hit-tests the element, so that after a pointer click that gave up it can tell whether the press reached
+ * the page, and a page too busy to acknowledge the click in time does not get a second, dispatched one.
+ */
+export function watchPresses(element: Element): void {
+  armed = { element, pressed: false };
+}
+
+/** Whether a trusted press reached the element armed by {@link watchPresses}. */
 export function pressArrived(): boolean {
-  return (presses ?? 0) > 0;
+  return armed?.pressed ?? false;
 }
 
 /** A click dispatched in the page, for an element no mouse can reach; handlers run as for a real click. */
