@@ -180,6 +180,15 @@ export function spawnChromium(userDataDir: string, extraArgs: readonly string[] 
     stdio: 'ignore',
     detached: true,
   });
+  // Its own group outlives this process unless killed: a worker that ends (a failed run, Ctrl-C) takes it along.
+  const killGroup = (): void => {
+    try {
+      if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
+    } catch {
+      // The group has ended already.
+    }
+  };
+  process.once('exit', killGroup);
   const exited = new Promise<void>((resolve) => {
     if (child.exitCode !== null || child.signalCode !== null) resolve();
     else child.once('exit', () => resolve());
@@ -195,15 +204,12 @@ export function spawnChromium(userDataDir: string, extraArgs: readonly string[] 
       return `http://127.0.0.1:${port}`;
     },
     kill: async () => {
+      process.off('exit', killGroup);
       const pgid = child.pid;
       if (pgid === undefined) return;
-      try {
-        process.kill(-pgid, 'SIGKILL');
-      } catch {
-        // The group has ended already.
-      }
+      killGroup();
       await exited;
-      await pollUntil('the killed browser\'s processes to end', () => !groupRunning(pgid) || undefined, 15_000);
+      await pollUntil("the killed browser's processes to end", () => !groupRunning(pgid) || undefined, 15_000);
     },
   };
 }
