@@ -12,7 +12,7 @@ const click: PointerClick = { button: 'left', modifiers: [], timeout: 30_000, st
  * A transport whose pointer click ends with `outcome`, and whose page answers `pressArrived` with `arrived` (or never,
  * for a page still running a script). Records the element calls.
  */
-function transportWhere(outcome: PointerOutcome, arrived: boolean | 'never' = false) {
+function transportWhere(outcome: PointerOutcome, arrived: boolean | null | 'never' = false) {
   const calls: string[] = [];
   const target: ClickTarget = { kind: 'centre', x: 5, y: 5, coveredBy: null };
   const answers: Record<string, () => Promise<unknown>> = {
@@ -60,6 +60,12 @@ describe('clickElement after the pointer click', () => {
     expect(calls).not.toContain('dispatchClick');
   });
 
+  it('neither clicks again nor says it clicked when the page cannot tell (its own listeners came first)', async () => {
+    const { calls, run } = transportWhere('timed-out', null);
+    await expect(run()).rejects.toThrow(/timed out: the page was busy/);
+    expect(calls).not.toContain('dispatchClick');
+  });
+
   it('neither clicks again nor says it clicked when the page is too busy to say: a retryable error, within a bound', async () => {
     const { calls, run } = transportWhere('timed-out', 'never');
     const started = Date.now();
@@ -70,7 +76,7 @@ describe('clickElement after the pointer click', () => {
     expect(Date.now() - started).toBeLessThan(5000);
     expect(error).toBeInstanceOf(BrowserError);
     expect((error as BrowserError).retryable).toBe(true);
-    expect((error as Error).message).toMatch(/got no answer: the page is busy .* Read the page state/);
+    expect((error as Error).message).toMatch(/timed out: the page was busy .* Read the page state/);
     expect(calls).not.toContain('dispatchClick');
   });
 });

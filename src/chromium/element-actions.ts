@@ -50,7 +50,7 @@ export async function clickElement<P extends ChromiumPage<F>, F extends RuntimeF
       // or may not have been taken, and the model must look before it clicks again.
       const arrived = await within(transport.onElement(element, 'pressArrived', undefined), pressWitnessMs, 'unknown' as const);
       if (arrived === true) return byPointer;
-      if (arrived === 'unknown') throw unansweredClick(ref);
+      if (arrived !== false) throw unansweredClick(ref);
     }
   }
   await transport.onElement(element, 'dispatchClick', { button: click.button, modifiers: [...click.modifiers] });
@@ -60,7 +60,7 @@ export async function clickElement<P extends ChromiumPage<F>, F extends RuntimeF
 /** The retryable error of a click the page was too busy to acknowledge, or to say whether its press arrived. */
 function unansweredClick(ref: ElementRef): BrowserError {
   return new BrowserError(
-    `The click on element ${ref.index} (<${ref.tagName}>) got no answer: the page is busy (a script running), so it may or may not have taken the click. Read the page state to see whether the click took effect before you click again.`,
+    `The click on element ${ref.index} (<${ref.tagName}>) timed out: the page was busy (a script running), and it may or may not have taken the click. Read the page state to see whether the click took effect before you click again.`,
     { retryable: true },
   );
 }

@@ -424,7 +424,7 @@ export class PlaywrightTransport implements ChromiumTransport<Page, Frame, Eleme
  * click action` the press may have reached the page or not (the page was busy), which clickElement asks the page; before
  * it (scrolling into view) no input was sent. A log this does not know is asked about too.
  */
-function timedOutClick(error: unknown): PointerOutcome {
+export function timedOutClick(error: unknown): PointerOutcome {
   const log = error instanceof Error ? error.message : String(error);
   if (/\baction done\b/.test(log)) return 'made';
   if (/\bperforming \w+ action\b/.test(log) || !/\battempting \w+ action\b/.test(log)) return 'timed-out';

@@ -17,8 +17,8 @@ export const elementMethods = {
     watchPresses(element);
     return clickTarget(element);
   },
-  /** Whether a trusted press reached the element since its click target was last asked for. */
-  pressArrived: (): boolean => pressArrived(),
+  /** Whether a trusted press reached the element since its click target was last asked for; `null` when it cannot tell. */
+  pressArrived: (element: Element): boolean | null => pressArrived(element),
   dispatchClick,
   boxKey,
   /**

@@ -10,6 +10,28 @@ export type ClickTarget =
   | { kind: 'unseen' }
   | { kind: 'disabled' };
 
+/** The deepest element at a point of the viewport, through open and recorded closed shadow roots. */
+function deepHitAt(x: number, y: number): Element | null {
+  let hit = document.elementFromPoint(x, y);
+  for (let depth = 0; hit && depth < 32; depth++) {
+    const root = shadowRootOf(hit);
+    const deeper = root?.elementFromPoint(x, y);
+    if (!deeper || deeper === hit) break;
+    hit = deeper;
+  }
+  return hit;
+}
+
+/** Whether a pointer on `hit` reaches `element`: `hit` is in it (through shadow roots), or is in a label of it. */
+function hitReaches(hit: Element | null, element: Element): boolean {
+  for (let node = hit, depth = 0; node && depth < 256; node = composedParent(node), depth++) {
+    if (node === element) return true;
+    // A click on the element's label reaches the element.
+    if (node instanceof HTMLLabelElement && node.control === element) return true;
+  }
+  return false;
+}
+
 /**
  * Scrolls the element into view and hit-tests it (through open and recorded closed shadow roots):
  * its centre when that is the element, else the visible point of it nearest the centre, else
@@ -29,24 +51,7 @@ export function clickTarget(element: Element): ClickTarget {
     rects = visibleRects();
   }
   if (rects.length === 0) return { kind: 'unseen' };
-  const hitAt = (x: number, y: number): Element | null => {
-    let hit = document.elementFromPoint(x, y);
-    for (let depth = 0; hit && depth < 32; depth++) {
-      const root = shadowRootOf(hit);
-      const deeper = root?.elementFromPoint(x, y);
-      if (!deeper || deeper === hit) break;
-      hit = deeper;
-    }
-    return hit;
-  };
-  const reaches = (hit: Element | null): boolean => {
-    for (let node = hit, depth = 0; node && depth < 256; node = parentOf(node), depth++) {
-      if (node === element) return true;
-      // A click on the element's label reaches the element.
-      if (node instanceof HTMLLabelElement && node.control === element) return true;
-    }
-    return false;
-  };
+  const reaches = (hit: Element | null): boolean => hitReaches(hit, element);
   const contains = (outer: Element, inner: Element): boolean => {
     for (let node: Element | null = inner, depth = 0; node && depth < 256; node = parentOf(node), depth++) if (node === outer) return true;
     return false;
@@ -80,7 +85,7 @@ export function clickTarget(element: Element): ClickTarget {
     const top = Math.max(0, rect.top);
     const bottom = Math.min(window.innerHeight, rect.bottom);
     const centre = { x: (left + right) / 2, y: (top + bottom) / 2 };
-    const centreHit = hitAt(centre.x, centre.y);
+    const centreHit = deepHitAt(centre.x, centre.y);
     if (reaches(centreHit)) return { kind: rect === rects[0] ? 'centre' : 'offset', ...relative(centre.x, centre.y), coveredBy };
     coveredBy ??= describe(centreHit);
     // Other points of a grid over the visible part, nearest the centre first, a pixel inside the edges.
@@ -94,30 +99,27 @@ export function clickTarget(element: Element): ClickTarget {
       }
     }
     points.sort((a, b) => Math.hypot(a.x - centre.x, a.y - centre.y) - Math.hypot(b.x - centre.x, b.y - centre.y));
-    for (const point of points) if (reaches(hitAt(point.x, point.y))) return { kind: 'offset', ...relative(point.x, point.y), coveredBy };
+    for (const point of points) if (reaches(deepHitAt(point.x, point.y))) return { kind: 'offset', ...relative(point.x, point.y), coveredBy };
   }
   return { kind: 'covered', coveredBy };
 }
 
 /** The element a driver is about to click, and whether a trusted press has reached it since it was armed. */
 let armed: { readonly element: Element; pressed: boolean } | undefined;
-
-/** Whether an event's path reaches `element`: through it, or through the host of the shadow root it is in (a closed root hides what is inside from the path a window listener sees). */
-function pathReaches(event: Event, element: Element): boolean {
-  const path = event.composedPath();
-  if (path.includes(element)) return true;
-  const root = element.getRootNode();
-  return root instanceof ShadowRoot && path.includes(root.host);
-}
+/** Whether the runtime came after the document's own scripts (a page a driver attached to), whose listeners then come first. */
+let watchedLate = false;
 
 /**
  * Listens, on the window and in the capture phase, for the trusted presses (`pointerdown`, `mousedown`) that reach the
- * element armed by {@link watchPresses}. The runtime calls it as it is installed, before the page's scripts where it
- * can, so that a page listener that stops the press from propagating cannot hide it.
+ * element armed by {@link watchPresses}, by the hit test a click makes (the element, through shadow roots, or a label of
+ * it). The runtime calls it as it is installed, before the page's scripts where it can, so that a page listener that
+ * stops the press from propagating cannot hide it.
  */
 export function installPressWatch(): void {
+  watchedLate = document.readyState !== 'loading';
   const count = (event: Event): void => {
-    if (event.isTrusted && armed && !armed.pressed && pathReaches(event, armed.element)) armed.pressed = true;
+    if (!event.isTrusted || !armed || armed.pressed || !(event instanceof MouseEvent)) return;
+    if (event.composedPath().includes(armed.element) || hitReaches(deepHitAt(event.clientX, event.clientY), armed.element)) armed.pressed = true;
   };
   window.addEventListener('pointerdown', count, { capture: true });
   window.addEventListener('mousedown', count, { capture: true });
@@ -132,9 +134,13 @@ export function watchPresses(element: Element): void {
   armed = { element, pressed: false };
 }
 
-/** Whether a trusted press reached the element armed by {@link watchPresses}. */
-export function pressArrived(): boolean {
-  return armed?.pressed ?? false;
+/**
+ * Whether a trusted press reached `element` since it was armed; `null` when the watch cannot tell: it was armed on another
+ * element since, or the page's own listeners came first (they could have stopped a press from propagating) and saw none.
+ */
+export function pressArrived(element: Element): boolean | null {
+  if (armed?.element !== element) return null;
+  return armed.pressed ? true : watchedLate ? null : false;
 }
 
 /** A click dispatched in the page, for an element no mouse can reach; handlers run as for a real click. */
