@@ -11,16 +11,8 @@ import type { BrowserSession, RequestGuardOptions } from '../chromium/request-gu
 import { installRuntime } from '../chromium/runtime-calls';
 import { resolveSettleOptions, type SettleOptions } from '../chromium/settle-options';
 import type { TabHooks } from '../chromium/tabs';
-import type {
-  ChromiumTransport,
-  ElementMethods,
-  ElementPoint,
-  GuardEnforcer,
-  MouseStep,
-  PageSession,
-  PointerClick,
-  PointerOutcome,
-} from '../chromium/transport';
+import type { ChromiumTransport, ElementMethods, ElementPoint, GuardEnforcer, MouseStep, PageSession } from '../chromium/transport';
+import type { PointerClick, PointerOutcome } from '../chromium/transport';
 import { DialogWatch } from '../chromium/dialogs';
 import type { CdpChannel } from '../chromium/websocket-targets';
 import type { PageCdpSession } from '../chromium/downloading-driver';
