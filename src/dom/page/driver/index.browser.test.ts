@@ -5,7 +5,7 @@ import { beginSnapshot, elementIdOf } from '../registry';
 import { drawHighlights, removeHighlights } from './highlight';
 import { driverMethods, elementMethods } from './index';
 import { goBack, pressKeys } from './keys';
-import { clickTarget } from './pointer';
+import { clickTarget, installPressWatch } from './pointer';
 
 /** Puts `html` in the document and gives each element with an id a snapshot id; returns the locators by id. */
 function listed(html: string): Record<string, { elementId: string; selector: null }> {
@@ -88,8 +88,18 @@ describe('driverMethods', () => {
 });
 
 describe('elementMethods', () => {
-  it('are the page-side functions for an element a driver holds, unwrapped', () => {
-    expect(elementMethods.clickTarget).toBe(clickTarget);
+  it('are the page-side functions for an element a driver holds; asking for a click target arms the press watch', () => {
+    installPressWatch();
+    document.body.innerHTML = '<button>Go</button><a href="#x">Elsewhere</a>';
+    const button = document.querySelector('button')!;
+    const link = document.querySelector('a')!;
+    expect(elementMethods.clickTarget(button)).toEqual(clickTarget(button));
+    // Armed on the button: a press a script makes does not count, and a question about another element has no answer.
+    button.dispatchEvent(new MouseEvent('mousedown', { bubbles: true, composed: true }));
+    expect(elementMethods.pressArrived(button)).not.toBe(true);
+    expect(elementMethods.pressArrived(link)).toBeNull();
+    // This document was loaded before the watch came (as a page a driver attached to): it cannot say no press came.
+    expect(elementMethods.pressArrived(button)).toBeNull();
     document.body.innerHTML = '<select><option value="a">A</option><option value="b">B</option></select>';
     const select = document.querySelector('select')!;
     const found = elementMethods.findOption(select, 'B');
