@@ -11,7 +11,6 @@ import { BrowserError, RequestCancelledError } from '../../src/errors';
 import { buildStateMessage } from '../../src/prompts/state-message';
 import { PlaywrightDriver } from '../../src/playwright/index';
 import { findChromium } from '../../src/playwright/find-chromium';
-import { onFullChromium } from '../helpers/page-chromium';
 import { capture, indexWith, lineWith, startBrowser, type BrowserFixture } from './snapshot-helpers';
 
 let fixture: BrowserFixture;
@@ -209,76 +208,67 @@ describe('ways in', () => {
     );
   });
 
-  it(
-    'attaches to a user\u2019s page and never closes it',
-    onFullChromium(async () => {
-      const browser = await chromium.launch({ executablePath: findChromium(), args: ['--no-sandbox', '--disable-gpu'] });
-      try {
-        const context = await browser.newContext();
-        const page = await context.newPage();
-        await page.goto(fixture.server.url('interactive.html'));
-        const driver = await PlaywrightDriver.attach(page);
-        const state = await capture({ ...fixture, driver }, undefined);
-        expect(lineWith(state.elementsText, 'Native button')).toBeDefined();
-        await driver.close();
-        await driver.close();
-        expect(page.isClosed()).toBe(false);
-        expect(await page.title()).toBe('Interactive');
-        await expect(driver.currentUrl()).rejects.toThrow(/closed/);
-        const contextDriver = await PlaywrightDriver.attach(context);
-        expect((await contextDriver.activeTab()).title).toBe('Interactive');
-        await contextDriver[Symbol.asyncDispose]();
-        expect(context.pages()).toHaveLength(1);
-      } finally {
-        await browser.close();
-      }
-    }),
-  );
+  it('attaches to a user\u2019s page and never closes it', async () => {
+    const browser = await chromium.launch({ executablePath: findChromium(), args: ['--no-sandbox', '--disable-gpu'] });
+    try {
+      const context = await browser.newContext();
+      const page = await context.newPage();
+      await page.goto(fixture.server.url('interactive.html'));
+      const driver = await PlaywrightDriver.attach(page);
+      const state = await capture({ ...fixture, driver }, undefined);
+      expect(lineWith(state.elementsText, 'Native button')).toBeDefined();
+      await driver.close();
+      await driver.close();
+      expect(page.isClosed()).toBe(false);
+      expect(await page.title()).toBe('Interactive');
+      await expect(driver.currentUrl()).rejects.toThrow(/closed/);
+      const contextDriver = await PlaywrightDriver.attach(context);
+      expect((await contextDriver.activeTab()).title).toBe('Interactive');
+      await contextDriver[Symbol.asyncDispose]();
+      expect(context.pages()).toHaveLength(1);
+    } finally {
+      await browser.close();
+    }
+  });
 
-  it(
-    'connects to a Playwright server by wsEndpoint and closes only its own context',
-    onFullChromium(async () => {
-      const server = await chromium.launchServer({ executablePath: findChromium(), args: ['--no-sandbox', '--disable-gpu'], host: '127.0.0.1' });
-      try {
-        const driver = await PlaywrightDriver.connect({ wsEndpoint: server.wsEndpoint() });
-        await driver.goto(fixture.server.url('tab-target.html'));
-        expect((await driver.activeTab()).title).toBe('Target page');
-        await driver.close();
-        const again = await PlaywrightDriver.connect({ wsEndpoint: server.wsEndpoint() });
-        expect(await again.currentUrl()).toBe('about:blank');
-        await again.close();
-      } finally {
-        await server.close();
-      }
-    }),
-  );
+  it('connects to a Playwright server by wsEndpoint and closes only its own context', async () => {
+    const server = await chromium.launchServer({ executablePath: findChromium(), args: ['--no-sandbox', '--disable-gpu'], host: '127.0.0.1' });
+    try {
+      const driver = await PlaywrightDriver.connect({ wsEndpoint: server.wsEndpoint() });
+      await driver.goto(fixture.server.url('tab-target.html'));
+      expect((await driver.activeTab()).title).toBe('Target page');
+      await driver.close();
+      const again = await PlaywrightDriver.connect({ wsEndpoint: server.wsEndpoint() });
+      expect(await again.currentUrl()).toBe('about:blank');
+      await again.close();
+    } finally {
+      await server.close();
+    }
+  });
 
-  it(
-    'connects to a Chromium by CDP URL and leaves the browser running',
-    onFullChromium(async () => {
-      const port = await new Promise<number>((resolve) => {
-        const probe = createServer();
-        probe.listen(0, '127.0.0.1', () => {
-          const { port: free } = probe.address() as { port: number };
-          probe.close(() => resolve(free));
-        });
+  it('connects to a Chromium by CDP URL and leaves the browser running', async () => {
+    const port = await new Promise<number>((resolve) => {
+      const probe = createServer();
+      probe.listen(0, '127.0.0.1', () => {
+        const { port: free } = probe.address() as { port: number };
+        probe.close(() => resolve(free));
       });
-      const browser = await chromium.launch({
-        executablePath: findChromium(),
-        args: ['--no-sandbox', '--disable-gpu', `--remote-debugging-port=${port}`, '--remote-debugging-address=127.0.0.1'],
-      });
-      try {
-        const driver = await PlaywrightDriver.connect({ cdpUrl: `http://127.0.0.1:${port}` });
-        await driver.goto(fixture.server.url('tab-target.html'));
-        const state = await capture({ ...fixture, driver }, undefined);
-        expect(lineWith(state.elementsText, 'Target button')).toBeDefined();
-        await driver.close();
-        expect(browser.isConnected()).toBe(true);
-      } finally {
-        await browser.close();
-      }
-    }),
-  );
+    });
+    const browser = await chromium.launch({
+      executablePath: findChromium(),
+      args: ['--no-sandbox', '--disable-gpu', `--remote-debugging-port=${port}`, '--remote-debugging-address=127.0.0.1'],
+    });
+    try {
+      const driver = await PlaywrightDriver.connect({ cdpUrl: `http://127.0.0.1:${port}` });
+      await driver.goto(fixture.server.url('tab-target.html'));
+      const state = await capture({ ...fixture, driver }, undefined);
+      expect(lineWith(state.elementsText, 'Target button')).toBeDefined();
+      await driver.close();
+      expect(browser.isConnected()).toBe(true);
+    } finally {
+      await browser.close();
+    }
+  });
 
   it('works with page JavaScript off: nothing a script would add, the markup still counts', async () => {
     const driver = await PlaywrightDriver.launch({ contextOptions: { javaScriptEnabled: false }, settle: { maxWaitMs: 2000 } });
@@ -293,26 +283,23 @@ describe('ways in', () => {
     }
   });
 
-  it(
-    'closes the browser and removes its profile when startup fails',
-    onFullChromium(async () => {
-      // os.tmpdir() follows TMPDIR, and this worker's environment is its own: the folder below sees
-      // only this launch, whatever other test files run meanwhile.
-      const scratch = mkdtempSync(join(tmpdir(), 'plannav-launch-test-'));
-      const saved = process.env.TMPDIR;
-      process.env.TMPDIR = scratch;
-      try {
-        const profiles = (): string[] => readdirSync(scratch).filter((name) => name.startsWith('plannav-chromium-'));
-        expect(profiles()).toEqual([]);
-        await expect(PlaywrightDriver.launch({ startUrl: 'http://127.0.0.1:1/' })).rejects.toThrow(BrowserError);
-        expect(profiles()).toEqual([]);
-      } finally {
-        if (saved === undefined) delete process.env.TMPDIR;
-        else process.env.TMPDIR = saved;
-        rmSync(scratch, { recursive: true, force: true, maxRetries: 10 });
-      }
-    }),
-  );
+  it('closes the browser and removes its profile when startup fails', async () => {
+    // os.tmpdir() follows TMPDIR, and this worker's environment is its own: the folder below sees
+    // only this launch, whatever other test files run meanwhile.
+    const scratch = mkdtempSync(join(tmpdir(), 'plannav-launch-test-'));
+    const saved = process.env.TMPDIR;
+    process.env.TMPDIR = scratch;
+    try {
+      const profiles = (): string[] => readdirSync(scratch).filter((name) => name.startsWith('plannav-chromium-'));
+      expect(profiles()).toEqual([]);
+      await expect(PlaywrightDriver.launch({ startUrl: 'http://127.0.0.1:1/' })).rejects.toThrow(BrowserError);
+      expect(profiles()).toEqual([]);
+    } finally {
+      if (saved === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = saved;
+      rmSync(scratch, { recursive: true, force: true, maxRetries: 10 });
+    }
+  });
 
   it('leaves no listener on an attached page after close, however often it attaches', async () => {
     const browser = await chromium.launch({ executablePath: findChromium(), args: ['--no-sandbox', '--disable-gpu'] });
