@@ -49,8 +49,9 @@ export function install(): boolean {
   const key = __PLANNAV_RUNTIME_KEY__;
   const host = window as unknown as Record<string, unknown>;
   if (host[key]) return false;
-  installRecorder();
+  // The press watch first: its listeners come before the page's, and the recorder does not list them as the page's.
   installPressWatch();
+  installRecorder();
   const methods = runtimeMethods as unknown as Record<string, (argument: unknown) => unknown>;
   const runtime: InstalledRuntime = {
     version: key,
