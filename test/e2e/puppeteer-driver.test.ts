@@ -18,7 +18,6 @@ import { linuxChromiumCandidates as playwrightCandidates } from '../../src/playw
 import { findChromium, linuxChromiumCandidates } from '../../src/puppeteer/find-chromium';
 import { PuppeteerDriver } from '../../src/puppeteer/index';
 import { ScriptedLLM, scriptedActions, scriptedPlan } from '../../src/testing/index';
-import { onFullChromium } from '../helpers/page-chromium';
 import { startFixtureServer, type FixtureServer } from './fixture-server';
 import { indexWith, lineWith, scriptOptions } from './snapshot-helpers';
 
@@ -371,80 +370,74 @@ describe('ways in', () => {
     await expect(PuppeteerDriver.connect({})).rejects.toThrow(/exactly one of `browserWSEndpoint`/);
   });
 
-  it(
-    'launches headless with a fresh profile and removes it on close, also when startup fails',
-    onFullChromium(async () => {
-      // os.tmpdir() follows TMPDIR, and this worker's environment is its own: the folder sees only these launches.
-      const scratch = mkdtempSync(join(tmpdir(), 'plannav-puppeteer-test-'));
-      const saved = process.env.TMPDIR;
-      process.env.TMPDIR = scratch;
-      try {
-        const profiles = (): string[] => readdirSync(scratch).filter((name) => name.startsWith('plannav-chromium-'));
-        const launched = await PuppeteerDriver.launch({ startUrl: server.url('tab-target.html') });
-        expect(profiles()).toHaveLength(1);
-        expect((await launched.activeTab()).title).toBe('Target page');
-        expect(await launched.page.evaluate('navigator.userAgent')).toContain('HeadlessChrome');
-        expect(launched.page.browser().process()?.spawnargs).toEqual(
-          expect.arrayContaining([
-            '--no-sandbox',
-            '--disable-gpu',
-            '--disable-background-networking',
-            '--disable-component-update',
-            '--no-first-run',
-            '--disable-sync',
-          ]),
-        );
-        await launched.close();
-        await launched.close();
-        await launched[Symbol.asyncDispose]();
-        expect(profiles()).toEqual([]);
-        await expect(launched.currentUrl()).rejects.toThrow(/closed/);
-        await expect(PuppeteerDriver.launch({ startUrl: 'http://127.0.0.1:1/' })).rejects.toThrow(BrowserError);
-        expect(profiles()).toEqual([]);
-      } finally {
-        if (saved === undefined) delete process.env.TMPDIR;
-        else process.env.TMPDIR = saved;
-        rmSync(scratch, { recursive: true, force: true, maxRetries: 10 });
-      }
-    }),
-  );
+  it('launches headless with a fresh profile and removes it on close, also when startup fails', async () => {
+    // os.tmpdir() follows TMPDIR, and this worker's environment is its own: the folder sees only these launches.
+    const scratch = mkdtempSync(join(tmpdir(), 'plannav-puppeteer-test-'));
+    const saved = process.env.TMPDIR;
+    process.env.TMPDIR = scratch;
+    try {
+      const profiles = (): string[] => readdirSync(scratch).filter((name) => name.startsWith('plannav-chromium-'));
+      const launched = await PuppeteerDriver.launch({ startUrl: server.url('tab-target.html') });
+      expect(profiles()).toHaveLength(1);
+      expect((await launched.activeTab()).title).toBe('Target page');
+      expect(await launched.page.evaluate('navigator.userAgent')).toContain('HeadlessChrome');
+      expect(launched.page.browser().process()?.spawnargs).toEqual(
+        expect.arrayContaining([
+          '--no-sandbox',
+          '--disable-gpu',
+          '--disable-background-networking',
+          '--disable-component-update',
+          '--no-first-run',
+          '--disable-sync',
+        ]),
+      );
+      await launched.close();
+      await launched.close();
+      await launched[Symbol.asyncDispose]();
+      expect(profiles()).toEqual([]);
+      await expect(launched.currentUrl()).rejects.toThrow(/closed/);
+      await expect(PuppeteerDriver.launch({ startUrl: 'http://127.0.0.1:1/' })).rejects.toThrow(BrowserError);
+      expect(profiles()).toEqual([]);
+    } finally {
+      if (saved === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = saved;
+      rmSync(scratch, { recursive: true, force: true, maxRetries: 10 });
+    }
+  });
 
-  it(
-    'attaches to a user\u2019s page and browser, never closes them, and leaves no listener or script behind',
-    onFullChromium(async () => {
-      const browser = await ownBrowser();
-      try {
-        const page = await browser.newPage();
-        await page.goto(server.url('interactive.html'));
-        const events = ['request', 'requestfinished', 'requestfailed', 'close', 'load', 'domcontentloaded', 'framenavigated', 'dialog'] as const;
-        const counts = (): number[] => events.map((event) => page.listenerCount(event));
-        const before = counts();
-        for (let round = 0; round < 2; round++) {
-          const attached = await PuppeteerDriver.attach(page);
-          // The document loaded before the driver came gets the runtime too.
-          const state = await capture(attached, undefined);
-          expect(lineWith(state.elementsText, 'Native button')).toBeDefined();
-          expect(counts()).not.toEqual(before);
-          await attached.close();
-          await attached.close();
-          expect(page.isClosed()).toBe(false);
-          await expect(attached.currentUrl()).rejects.toThrow(/closed/);
-        }
-        expect(counts()).toEqual(before);
-        // The new-document script went with the driver: a new document has no runtime.
-        await page.goto(server.url('tab-target.html'));
-        expect(await page.evaluate('Object.getOwnPropertyNames(window).some((name) => name.startsWith("__plannav"))')).toBe(false);
-        const browserDriver = await PuppeteerDriver.attach(browser);
-        expect((await browserDriver.tabs()).map((tab) => tab.title)).toContain('Target page');
-        await browserDriver.closeTab((await browserDriver.tabs())[0]!.id);
-        await browserDriver[Symbol.asyncDispose]();
-        expect(browser.connected).toBe(true);
-        expect((await browser.pages()).some((open) => open === page)).toBe(true);
-      } finally {
-        await browser.close();
+  it('attaches to a user\u2019s page and browser, never closes them, and leaves no listener or script behind', async () => {
+    const browser = await ownBrowser();
+    try {
+      const page = await browser.newPage();
+      await page.goto(server.url('interactive.html'));
+      const events = ['request', 'requestfinished', 'requestfailed', 'close', 'load', 'domcontentloaded', 'framenavigated', 'dialog'] as const;
+      const counts = (): number[] => events.map((event) => page.listenerCount(event));
+      const before = counts();
+      for (let round = 0; round < 2; round++) {
+        const attached = await PuppeteerDriver.attach(page);
+        // The document loaded before the driver came gets the runtime too.
+        const state = await capture(attached, undefined);
+        expect(lineWith(state.elementsText, 'Native button')).toBeDefined();
+        expect(counts()).not.toEqual(before);
+        await attached.close();
+        await attached.close();
+        expect(page.isClosed()).toBe(false);
+        await expect(attached.currentUrl()).rejects.toThrow(/closed/);
       }
-    }),
-  );
+      expect(counts()).toEqual(before);
+      // The new-document script went with the driver: a new document has no runtime.
+      await page.goto(server.url('tab-target.html'));
+      expect(await page.evaluate('Object.getOwnPropertyNames(window).some((name) => name.startsWith("__plannav"))')).toBe(false);
+      const browserDriver = await PuppeteerDriver.attach(browser);
+      expect((await browserDriver.tabs()).map((tab) => tab.title)).toContain('Target page');
+      await browserDriver.closeTab((await browserDriver.tabs())[0]!.id);
+      await browserDriver[Symbol.asyncDispose]();
+      expect(browser.connected).toBe(true);
+      expect((await browser.pages()).some((open) => open === page)).toBe(true);
+    } finally {
+      await browser.close();
+    }
+  });
 
   it('closes on close() the blank tab it opened after closing the last tab of an attached browser', async () => {
     const browser = await ownBrowser();
@@ -461,44 +454,41 @@ describe('ways in', () => {
     }
   });
 
-  it(
-    'connects by browserWSEndpoint and by browserURL, and closes only its own context',
-    onFullChromium(async () => {
-      const port = await new Promise<number>((resolve) => {
-        const probe = createServer();
-        probe.listen(0, '127.0.0.1', () => {
-          const { port: free } = probe.address() as { port: number };
-          probe.close(() => resolve(free));
-        });
+  it('connects by browserWSEndpoint and by browserURL, and closes only its own context', async () => {
+    const port = await new Promise<number>((resolve) => {
+      const probe = createServer();
+      probe.listen(0, '127.0.0.1', () => {
+        const { port: free } = probe.address() as { port: number };
+        probe.close(() => resolve(free));
       });
-      const browser = await ownBrowser([`--remote-debugging-port=${port}`, '--remote-debugging-address=127.0.0.1']);
-      try {
-        const byEndpoint = await PuppeteerDriver.connect({ browserWSEndpoint: browser.wsEndpoint() });
-        await byEndpoint.goto(server.url('tab-target.html'));
-        expect((await byEndpoint.activeTab()).title).toBe('Target page');
-        // The driver's tab lives in a context of its own: closing the driver closes that context's tabs.
-        const pageUrls = (): string[] =>
-          browser
-            .targets()
-            .filter((target) => target.type() === TargetType.PAGE)
-            .map((target) => target.url());
-        expect(pageUrls()).toContain(server.url('tab-target.html'));
-        await byEndpoint.close();
-        await expect.poll(pageUrls).not.toContain(server.url('tab-target.html'));
-        const byUrl = await PuppeteerDriver.connect({ browserURL: `http://127.0.0.1:${port}` });
-        expect(await byUrl.currentUrl()).toBe('about:blank');
-        const state = await capture(byUrl, 'tab-target.html');
-        expect(lineWith(state.elementsText, 'Target button')).toBeDefined();
-        await byUrl.close();
-        expect(browser.connected).toBe(true);
-        await expect(PuppeteerDriver.connect({ browserURL: 'http://127.0.0.1:1', connectTimeout: 3000 })).rejects.toThrow(
-          /^Could not connect to http:\/\/127\.0\.0\.1:1: \S/,
-        );
-      } finally {
-        await browser.close();
-      }
-    }),
-  );
+    });
+    const browser = await ownBrowser([`--remote-debugging-port=${port}`, '--remote-debugging-address=127.0.0.1']);
+    try {
+      const byEndpoint = await PuppeteerDriver.connect({ browserWSEndpoint: browser.wsEndpoint() });
+      await byEndpoint.goto(server.url('tab-target.html'));
+      expect((await byEndpoint.activeTab()).title).toBe('Target page');
+      // The driver's tab lives in a context of its own: closing the driver closes that context's tabs.
+      const pageUrls = (): string[] =>
+        browser
+          .targets()
+          .filter((target) => target.type() === TargetType.PAGE)
+          .map((target) => target.url());
+      expect(pageUrls()).toContain(server.url('tab-target.html'));
+      await byEndpoint.close();
+      await expect.poll(pageUrls).not.toContain(server.url('tab-target.html'));
+      const byUrl = await PuppeteerDriver.connect({ browserURL: `http://127.0.0.1:${port}` });
+      expect(await byUrl.currentUrl()).toBe('about:blank');
+      const state = await capture(byUrl, 'tab-target.html');
+      expect(lineWith(state.elementsText, 'Target button')).toBeDefined();
+      await byUrl.close();
+      expect(browser.connected).toBe(true);
+      await expect(PuppeteerDriver.connect({ browserURL: 'http://127.0.0.1:1', connectTimeout: 3000 })).rejects.toThrow(
+        /^Could not connect to http:\/\/127\.0\.0\.1:1: \S/,
+      );
+    } finally {
+      await browser.close();
+    }
+  });
 
   it('works on a page with JavaScript off without waiting out the settle bound', async () => {
     const browser = await ownBrowser();
