@@ -1,11 +1,12 @@
 // A small loopback site for the fault tests: pages that load, a URL whose server never answers, and
 // a page that closes its own tab; plus the two real drivers, launched the same way.
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { BrowserDriver } from '../../src/browser/types';
 import { PlaywrightDriver } from '../../src/playwright/index';
 import { PuppeteerDriver } from '../../src/puppeteer/index';
+import { procFiles } from '../helpers/proc';
 
 /** The running site; `close()` drops every connection, hanging ones included. */
 export interface FaultSite {
@@ -77,16 +78,9 @@ export function indexWhere(state: string, pattern: RegExp): number {
  * its renderers), read from /proc: only the browser this test started carries the marker.
  */
 export function browserPid(marker: string): number {
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    let commandLine: string;
-    try {
-      commandLine = readFileSync(`/proc/${entry}/cmdline`, 'utf8');
-    } catch {
-      continue;
-    }
+  for (const [pid, commandLine] of procFiles('cmdline')) {
     const switches = commandLine.split('\0');
-    if (switches.includes(marker) && !switches.some((item) => item.startsWith('--type='))) return Number(entry);
+    if (switches.includes(marker) && !switches.some((item) => item.startsWith('--type='))) return pid;
   }
   throw new Error(`no browser process runs with ${marker}`);
 }

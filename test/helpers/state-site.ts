@@ -4,9 +4,10 @@
 // page sees). The secrets are random per site, so a test can search any text for them.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { procFiles } from './proc';
 import { startRecordingServer, type RecordingServer } from './recording-server';
 
 /** What the account page found on one visit. */
@@ -157,14 +158,7 @@ export interface UserChromium {
 
 /** Whether a process of the group `pgid` is still running (a zombie, which has ended, does not count). */
 function groupRunning(pgid: number): boolean {
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    let stat: string;
-    try {
-      stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-    } catch {
-      continue; // ended meanwhile
-    }
+  for (const [, stat] of procFiles('stat')) {
     // After the command's closing parenthesis: state, parent pid, process group.
     const [state, , group] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     if (Number(group) === pgid && state !== 'Z') return true;
@@ -216,15 +210,9 @@ export function spawnChromium(userDataDir: string, extraArgs: readonly string[] 
 
 /** The browser process (not a renderer or helper, which carry `--type=`) running on `userDataDir`, if any. */
 export function browserPidOf(userDataDir: string): number | undefined {
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    let args: string[];
-    try {
-      args = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0');
-    } catch {
-      continue; // ended meanwhile
-    }
-    if (args.some((arg) => arg === `--user-data-dir=${userDataDir}`) && !args.some((arg) => arg.startsWith('--type='))) return Number(entry);
+  for (const [pid, commandLine] of procFiles('cmdline')) {
+    const args = commandLine.split('\0');
+    if (args.some((arg) => arg === `--user-data-dir=${userDataDir}`) && !args.some((arg) => arg.startsWith('--type='))) return pid;
   }
   return undefined;
 }
