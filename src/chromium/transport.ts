@@ -115,7 +115,7 @@ export interface ChromiumTransport<P extends ChromiumPage<F>, F extends RuntimeF
   /** Calls a runtime element method on an element handle; looks a ref up in a frame. */
   onElement<M extends keyof ElementMethods>(element: E, method: M, argument: Parameters<ElementMethods[M]>[1]): Promise<ReturnType<ElementMethods[M]>>;
   lookUp(frame: F, ref: ElementRef): Promise<E | 'document' | 'removed'>;
-  /** Input primitives: hover and click at a point of the element (false: could not reach it), type, choose, set files, keys. */
+  /** Input primitives: hover (false: could not reach it) and click at a point of the element, type, choose, set files, keys. */
   hover(page: P, element: E, point: ElementPoint, click: PointerClick): Promise<boolean>;
   pointerClick(page: P, element: E, point: ElementPoint, click: PointerClick): Promise<PointerOutcome>;
   typeText(page: P, element: E, ref: ElementRef, text: string, timeout: number): Promise<void>;

@@ -18,7 +18,7 @@ export const elementMethods = {
     return clickTarget(element);
   },
   /** Whether a trusted press reached the element since its click target was last asked for; `null` when it cannot tell. */
-  pressArrived: (element: Element): boolean | null => pressArrived(element),
+  pressArrived,
   dispatchClick,
   boxKey,
   /**
